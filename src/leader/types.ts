@@ -18,6 +18,12 @@ export type Endpoint = (typeof ENDPOINTS)[keyof typeof ENDPOINTS];
 
 /** One request to the leader, relative to the leader's base URL (…/api/v1). */
 export interface LeaderRequest<T> {
+  /** Default GET. */
+  method?: 'GET' | 'POST';
+  /** Request body (POST), with its media type. */
+  body?: { contentType: string; payload: string };
+  /** Send without the Authorization header (/health, /auth/login). */
+  anonymous?: boolean;
   /** Route template, for metrics and logs. */
   endpoint: Endpoint;
   /** Path below the base URL, every dynamic segment already encoded with encodeURIComponent. */
@@ -52,7 +58,7 @@ export type LeaderResult<T> =
 export interface LeaderClient {
   /** Base URL (…/api/v1), without credentials. */
   readonly baseUrl: string;
-  get<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>>;
+  request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>>;
   /** Aborts in-flight requests and releases the connection pool. */
   close(): Promise<void>;
 }
