@@ -27,7 +27,8 @@ export interface NodeProvidedInfo {
   platform: string;
   release: string;
   node: string; // Node.js version of the node, e.g. v22.17.1
-  env: Record<string, string>;
+  /** Always sent by real leaders; optional here because the exporter drops it after decoding (memory). */
+  env?: Record<string, string>;
   cribl: HBCriblInfo;
   freeDiskSpace?: number; // bytes
   totalDiskSpace?: number; // bytes

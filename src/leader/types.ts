@@ -6,6 +6,7 @@ import type { FailureReason } from './failure.js';
 export const ENDPOINTS = {
   workers: '/products/{product}/workers',
   masterWorkers: '/master/workers',
+  masterGroups: '/master/groups',
   groups: '/products/{product}/groups',
   nodeHealth: '/w/{nodeId}/health',
   nodeMetadata: '/w/{nodeId}/edge/metadata',

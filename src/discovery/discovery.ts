@@ -1,0 +1,175 @@
+import type { Logger } from 'pino';
+import type { FailureReason } from '../leader/failure.js';
+import type { ConfigGroup, Product, WorkerEntry } from '../leader/shapes.js';
+import { ENDPOINTS, type LeaderClient, type LeaderRequest, type LeaderResult } from '../leader/types.js';
+import type { GroupState } from '../store/types.js';
+import { decodeGroupPage, decodeWorkerPage, type GroupPage, type WorkerPage } from './decode.js';
+
+/** A node found by discovery. Keys are node ids: a node listed twice (or on two pages) is exported once. */
+export interface DiscoveredNode {
+  product: Product;
+  worker: WorkerEntry;
+}
+
+export type DiscoveryOutcome =
+  | {
+      ok: true;
+      nodes: Map<string, DiscoveredNode>;
+      groups: GroupState[];
+      /** Requests this discovery sent. */
+      requests: number;
+      malformed: number;
+    }
+  | { ok: false; reason: FailureReason; message: string; requests: number };
+
+export interface DiscoveryOptions {
+  client: LeaderClient;
+  products: readonly Product[];
+  logger: Logger;
+  /** Listing page size; 500 keeps listing at ≤ 1 request per 500 nodes. */
+  pageSize?: number;
+  /** Hard stop against a leader that pages forever. */
+  maxPages?: number;
+}
+
+type RequestTarget = Pick<LeaderRequest<unknown>, 'endpoint' | 'path' | 'query'>;
+
+/** The product a node belongs to when the leader only has the product-less /master/workers. */
+function productOfLegacy(w: WorkerEntry): Product | undefined {
+  switch (w.info.cribl.distMode) {
+    case 'edge':
+    case 'managed-edge':
+      return 'edge';
+    case 'worker':
+      return 'stream';
+    default:
+      return undefined;
+  }
+}
+
+/** Groups of other kinds (search, lake, outpost) are not ours. */
+function groupBelongs(g: ConfigGroup, product: Product): boolean {
+  return g.type === undefined || g.type === product;
+}
+
+/**
+ * Lists a leader's nodes and groups. Remembers, per leader, that it only serves the pre-4.17
+ * /master/workers (after one 404 on /products/{product}/workers).
+ */
+export class Discoverer {
+  readonly #o: Required<DiscoveryOptions>;
+  #legacy = false;
+
+  constructor(opts: DiscoveryOptions) {
+    this.#o = { pageSize: 500, maxPages: 10_000, ...opts };
+  }
+
+  /** True once the leader turned out to be older than 4.17. */
+  get legacy(): boolean {
+    return this.#legacy;
+  }
+
+  /** One full discovery; `deadline` bounds every request (and its retries). */
+  async discover(deadline: number, signal?: AbortSignal): Promise<DiscoveryOutcome> {
+    const nodes = new Map<string, DiscoveredNode>();
+    let requests = 0;
+    let malformed = 0;
+    const add = (product: Product, page: WorkerPage): void => {
+      malformed += page.malformed;
+      for (const w of page.items) if (!nodes.has(w.id)) nodes.set(w.id, { product, worker: w });
+    };
+
+    if (!this.#legacy) {
+      for (const product of this.#o.products) {
+        const r = await this.#pages(
+          (offset) => ({
+            endpoint: ENDPOINTS.workers,
+            path: `/products/${encodeURIComponent(product)}/workers`,
+            query: { limit: this.#o.pageSize, offset },
+          }),
+          decodeWorkerPage,
+          deadline,
+          signal,
+          (page) => add(product, page),
+        );
+        requests += r.requests;
+        if (!r.ok && r.status === 404 && nodes.size === 0 && product === this.#o.products[0]) {
+          this.#o.logger.info({ leader: this.#o.client.baseUrl }, 'leader has no /products/{product}/workers (before 4.17): using /master/workers');
+          this.#legacy = true;
+          break;
+        }
+        if (!r.ok) return { ok: false, reason: r.reason, message: r.message, requests };
+      }
+    }
+    if (this.#legacy) {
+      const wanted = new Set(this.#o.products);
+      const r = await this.#pages(
+        (offset) => ({ endpoint: ENDPOINTS.masterWorkers, path: '/master/workers', query: { limit: this.#o.pageSize, offset } }),
+        decodeWorkerPage,
+        deadline,
+        signal,
+        (page) => {
+          malformed += page.malformed;
+          for (const w of page.items) {
+            const product = productOfLegacy(w);
+            if (product && wanted.has(product) && !nodes.has(w.id)) nodes.set(w.id, { product, worker: w });
+          }
+        },
+      );
+      requests += r.requests;
+      if (!r.ok) return { ok: false, reason: r.reason, message: r.message, requests };
+    }
+
+    const groups: GroupState[] = [];
+    for (const product of this.#o.products) {
+      const r = await this.#pages(
+        (offset): RequestTarget =>
+          this.#legacy
+            ? { endpoint: ENDPOINTS.masterGroups, path: '/master/groups', query: { product, limit: this.#o.pageSize, offset } }
+            : {
+                endpoint: ENDPOINTS.groups,
+                path: `/products/${encodeURIComponent(product)}/groups`,
+                query: { limit: this.#o.pageSize, offset },
+              },
+        decodeGroupPage,
+        deadline,
+        signal,
+        (page) => {
+          for (const g of page.items) if (groupBelongs(g, product)) groups.push({ product, group: g });
+        },
+      );
+      requests += r.requests;
+      // Groups are context, not the fleet: a failure here is logged, and discovery still counts.
+      if (!r.ok) this.#o.logger.warn({ product, reason: r.reason, err: r.message }, 'listing groups failed');
+    }
+    if (malformed > 0) this.#o.logger.warn({ malformed }, 'skipped malformed node entries in the listing');
+    return { ok: true, nodes, groups, requests, malformed };
+  }
+
+  /**
+   * Pages with limit/offset until the listing is complete: offset reaches totalCount when the
+   * leader sends it, otherwise a short or empty page ends it (as the official SDK does).
+   */
+  async #pages<P extends WorkerPage | GroupPage>(
+    build: (offset: number) => RequestTarget,
+    decode: (json: unknown) => P,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    onPage: (page: P) => void,
+  ): Promise<{ ok: true; requests: number } | (Extract<LeaderResult<P>, { ok: false }> & { requests: number })> {
+    const limit = this.#o.pageSize;
+    let offset = 0;
+    for (let requests = 1; requests <= this.#o.maxPages; requests++) {
+      const res = await this.#o.client.request<P>({ ...build(offset), decode, deadline, ...(signal ? { signal } : {}) });
+      if (!res.ok) return { ...res, requests };
+      const page = res.body;
+      onPage(page);
+      offset += page.received;
+      const done =
+        page.received === 0 ||
+        (page.totalCount !== undefined ? offset >= page.totalCount : page.received < limit);
+      if (done) return { ok: true, requests };
+    }
+    return { ok: false, reason: 'decode', message: `listing did not end after ${this.#o.maxPages} pages`, requests: this.#o.maxPages };
+  }
+}

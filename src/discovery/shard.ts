@@ -1,0 +1,43 @@
+/**
+ * Consistent assignment of nodes to shards: FNV-1a 64 of the node id, then jump consistent hash
+ * (Lamping & Veach), as kube-state-metrics does. Growing the shard count moves only 1/n of the nodes.
+ */
+
+const FNV_OFFSET = 0xcbf29ce484222325n;
+const FNV_PRIME = 0x100000001b3n;
+const MASK64 = 0xffffffffffffffffn;
+
+/** FNV-1a 64-bit hash of the UTF-8 bytes of `s`. */
+export function fnv1a64(s: string): bigint {
+  let h = FNV_OFFSET;
+  for (const byte of Buffer.from(s, 'utf8')) {
+    h ^= BigInt(byte);
+    h = (h * FNV_PRIME) & MASK64;
+  }
+  return h;
+}
+
+/** Jump consistent hash: the bucket in [0, buckets) for a 64-bit key. */
+export function jumpHash(key: bigint, buckets: number): number {
+  if (!Number.isInteger(buckets) || buckets < 1) throw new RangeError(`buckets must be a positive integer, got ${buckets}`);
+  let k = key & MASK64;
+  let b = -1;
+  let j = 0;
+  while (j < buckets) {
+    b = j;
+    k = (k * 2862933555777941757n + 1n) & MASK64;
+    j = Math.floor(((b + 1) * 2 ** 31) / (Number(k >> 33n) + 1));
+  }
+  return b;
+}
+
+/** The shard that owns a node. */
+export function shardOf(nodeId: string, total: number): number {
+  return total <= 1 ? 0 : jumpHash(fnv1a64(nodeId), total);
+}
+
+/** Parses the ordinal of a StatefulSet pod name (`cribl-exporter-3` → 3); undefined when there is none. */
+export function ordinalFromPodName(podName: string): number | undefined {
+  const m = /-(\d+)$/.exec(podName.trim());
+  return m?.[1] === undefined ? undefined : Number(m[1]);
+}
