@@ -65,7 +65,7 @@ export function decodeWorkerPage(json: unknown): WorkerPage {
   let malformed = 0;
   for (const raw of page.items) {
     const r = workerSchema.safeParse(raw);
-    if (r.success) items.push(r.data as WorkerEntry);
+    if (r.success) items.push(r.data);
     else malformed++;
   }
   return { items, received: page.items.length, malformed, ...(page.totalCount === undefined ? {} : { totalCount: page.totalCount }) };
@@ -96,7 +96,7 @@ export function decodeGroupPage(json: unknown): GroupPage {
   const items: ConfigGroup[] = [];
   for (const raw of page.items) {
     const r = groupSchema.safeParse(raw);
-    if (r.success) items.push(r.data as ConfigGroup);
+    if (r.success) items.push(r.data);
   }
   return { items, received: page.items.length, ...(page.totalCount === undefined ? {} : { totalCount: page.totalCount }) };
 }

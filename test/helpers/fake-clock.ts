@@ -24,14 +24,14 @@ export class FakeClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {
-        reject(signal.reason);
+        reject(signal.reason as Error);
         return;
       }
       const s: Sleeper = { until: this.#now + Math.max(0, ms), resolve, reject, signal, onAbort: undefined };
       if (signal) {
         s.onAbort = () => {
           this.#sleepers = this.#sleepers.filter((x) => x !== s);
-          reject(signal.reason);
+          reject(signal.reason as Error);
         };
         signal.addEventListener('abort', s.onAbort, { once: true });
       }
