@@ -1,0 +1,217 @@
+import type { Logger } from 'pino';
+import type { DiscoveredNode } from '../discovery/discovery.js';
+import { ENDPOINTS, type LeaderClient } from '../leader/types.js';
+import type { LeaderSnapshot, NodeState } from '../store/types.js';
+import type { Clock } from '../util/clock.js';
+import { decodeHealth, decodeMetadata } from './decode.js';
+
+/** Where the poller reports its cycles (the prom-client side lives in exposition). */
+export interface PollerMetrics {
+  healthCycle(targetSeconds: number, durationSeconds: number): void;
+  overrun(active: boolean): void;
+}
+
+export interface PollerOptions {
+  client: LeaderClient;
+  snapshot: LeaderSnapshot;
+  clock: Clock;
+  logger: Logger;
+  healthIntervalMs: number;
+  metadataIntervalMs: number;
+  /**
+   * Requests this poller keeps outstanding at most (waiting for the budget or in flight). The budget
+   * decides the real concurrency; this bound keeps memory flat when the leader is slow.
+   */
+  maxOutstanding: number;
+  metrics?: PollerMetrics;
+}
+
+interface Entry {
+  state: NodeState;
+  /** Node start time (listing) last seen; a change means the node restarted. */
+  startTime: number;
+  /** Process start time from the node's own /health answer. */
+  healthStartTime?: number;
+  metadataDue: boolean;
+  lastMetadataPollMs?: number;
+  healthPolled: boolean;
+}
+
+/**
+ * Polls every node's health through the leader, spread evenly over the health interval, and its
+ * metadata on the metadata interval and after restarts. Writes every outcome to the snapshot.
+ */
+export class Poller {
+  readonly #o: PollerOptions;
+  readonly #nodes = new Map<string, Entry>();
+  #overrun = false;
+
+  constructor(opts: PollerOptions) {
+    this.#o = opts;
+  }
+
+  /** Number of nodes polled. */
+  get size(): number {
+    return this.#nodes.size;
+  }
+
+  /**
+   * Applies a discovery: updates listing facts, removes nodes that left (their series vanish), and
+   * marks restarted nodes for a metadata poll.
+   */
+  setNodes(nodes: ReadonlyMap<string, DiscoveredNode>): void {
+    for (const key of this.#nodes.keys()) {
+      if (!nodes.has(key)) {
+        this.#nodes.delete(key);
+        this.#o.snapshot.deleteNode(key);
+      }
+    }
+    for (const [key, d] of nodes) {
+      const startTime = d.worker.info.cribl.startTime;
+      const prev = this.#nodes.get(key);
+      if (!prev) {
+        const state: NodeState = { product: d.product, group: d.worker.group, nodeId: d.worker.id, worker: d.worker };
+        this.#nodes.set(key, { state, startTime, metadataDue: true, healthPolled: false });
+        this.#o.snapshot.setNode(key, state);
+        continue;
+      }
+      if (prev.startTime !== startTime) prev.metadataDue = true;
+      prev.startTime = startTime;
+      prev.state = { ...prev.state, product: d.product, group: d.worker.group, worker: d.worker };
+      this.#o.snapshot.setNode(key, prev.state);
+    }
+  }
+
+  /**
+   * One health cycle. Nodes never polled go first, as fast as the budget allows; the others are
+   * spread evenly over the interval. When the budget cannot keep up, the cycle stretches.
+   */
+  async runHealthCycle(signal: AbortSignal): Promise<void> {
+    const { clock, healthIntervalMs: interval } = this.#o;
+    const start = clock.now();
+    const keys = [...this.#nodes.keys()];
+    const fresh = keys.filter((k) => !this.#nodes.get(k)?.healthPolled);
+    const steady = keys.filter((k) => this.#nodes.get(k)?.healthPolled);
+    const slot = steady.length > 0 ? interval / steady.length : 0;
+    const order = [...fresh.map((k) => ({ k, at: start })), ...steady.map((k, i) => ({ k, at: start + i * slot }))];
+
+    await this.#dispatch(order, signal, (k) => this.#pollHealth(k, signal));
+    if (signal.aborted) return;
+
+    const duration = clock.now() - start;
+    this.#o.metrics?.healthCycle(interval / 1000, duration / 1000);
+    const over = duration > interval * 1.05;
+    if (over !== this.#overrun) {
+      this.#overrun = over;
+      this.#o.metrics?.overrun(over);
+      if (over)
+        this.#o.logger.warn(
+          { nodes: keys.length, durationSeconds: duration / 1000, targetSeconds: interval / 1000 },
+          'health cycle stretched past its interval: the leader request budget cannot cover the fleet',
+        );
+      else this.#o.logger.info({ durationSeconds: duration / 1000 }, 'health cycle back within its interval');
+    }
+  }
+
+  /** Polls metadata of the nodes that are due (restarted, new, or older than the metadata interval). */
+  async runMetadataCycle(signal: AbortSignal): Promise<void> {
+    const now = this.#o.clock.now();
+    const due: { k: string; at: number }[] = [];
+    for (const [k, e] of this.#nodes) {
+      if (e.metadataDue || e.lastMetadataPollMs === undefined || now - e.lastMetadataPollMs >= this.#o.metadataIntervalMs * 0.95)
+        due.push({ k, at: now });
+    }
+    await this.#dispatch(due, signal, (k) => this.#pollMetadata(k, signal));
+  }
+
+  /** True when some node restarted (or is new) and waits for its metadata poll. */
+  hasMetadataDue(): boolean {
+    for (const e of this.#nodes.values()) if (e.metadataDue) return true;
+    return false;
+  }
+
+  /** Runs `work` for each key at or after its time, with at most maxOutstanding in progress. */
+  async #dispatch(order: { k: string; at: number }[], signal: AbortSignal, work: (k: string) => Promise<void>): Promise<void> {
+    const inProgress = new Set<Promise<void>>();
+    for (const { k, at } of order) {
+      if (signal.aborted) break;
+      const wait = at - this.#o.clock.now();
+      if (wait > 0) await this.#o.clock.sleep(wait, signal).catch(() => undefined);
+      while (inProgress.size >= this.#o.maxOutstanding && !signal.aborted) await Promise.race(inProgress);
+      if (signal.aborted || !this.#nodes.has(k)) continue;
+      const p: Promise<void> = work(k).finally(() => inProgress.delete(p));
+      inProgress.add(p);
+    }
+    await Promise.all(inProgress);
+  }
+
+  async #pollHealth(key: string, signal: AbortSignal): Promise<void> {
+    const entry = this.#nodes.get(key);
+    if (!entry) return;
+    const id = entry.state.nodeId;
+    const res = await this.#o.client.request({
+      endpoint: ENDPOINTS.nodeHealth,
+      path: `/w/${encodeURIComponent(id)}/health`,
+      accept: [200, 420],
+      nodeScoped: true,
+      // A retry may run until this node's next poll would be due, never later.
+      deadline: this.#o.clock.now() + this.#o.healthIntervalMs,
+      decode: decodeHealth,
+      signal,
+    });
+    const current = this.#nodes.get(key);
+    if (!current || signal.aborted) return; // removed meanwhile: its series are already gone
+    current.healthPolled = true;
+    const prevHealth = current.state.health;
+    if (res.ok) {
+      const started = res.body.startTime;
+      if (started !== undefined) {
+        if (current.healthStartTime !== undefined && started !== current.healthStartTime) current.metadataDue = true;
+        current.healthStartTime = started;
+      }
+      current.state = { ...current.state, health: { up: true, status: res.body.status, lastSuccessMs: this.#o.clock.now() } };
+    } else {
+      this.#o.logger.debug({ node: id, reason: res.reason, status: res.status, err: res.message }, 'health poll failed');
+      current.state = {
+        ...current.state,
+        health: {
+          up: false,
+          failure: res.reason,
+          ...(prevHealth?.lastSuccessMs === undefined ? {} : { lastSuccessMs: prevHealth.lastSuccessMs }),
+        },
+      };
+    }
+    this.#o.snapshot.setNode(key, current.state);
+  }
+
+  async #pollMetadata(key: string, signal: AbortSignal): Promise<void> {
+    const entry = this.#nodes.get(key);
+    if (!entry) return;
+    const id = entry.state.nodeId;
+    entry.metadataDue = false;
+    entry.lastMetadataPollMs = this.#o.clock.now();
+    const res = await this.#o.client.request({
+      endpoint: ENDPOINTS.nodeMetadata,
+      path: `/w/${encodeURIComponent(id)}/edge/metadata`,
+      nodeScoped: true,
+      deadline: this.#o.clock.now() + Math.min(this.#o.metadataIntervalMs, this.#o.healthIntervalMs),
+      decode: decodeMetadata,
+      signal,
+    });
+    const current = this.#nodes.get(key);
+    if (!current || signal.aborted) return;
+    const prev = current.state.metadata;
+    current.state = {
+      ...current.state,
+      metadata: res.ok
+        ? { item: res.body, lastSuccessMs: this.#o.clock.now() }
+        : {
+            ...(prev?.item ? { item: prev.item } : {}),
+            ...(prev?.lastSuccessMs === undefined ? {} : { lastSuccessMs: prev.lastSuccessMs }),
+            failure: res.reason,
+          },
+    };
+    if (!res.ok) this.#o.logger.debug({ node: id, reason: res.reason, status: res.status, err: res.message }, 'metadata poll failed');
+    this.#o.snapshot.setNode(key, current.state);
+  }
+}

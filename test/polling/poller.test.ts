@@ -1,0 +1,240 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { DiscoveredNode } from '../../src/discovery/discovery.js';
+import type { LeaderRequest } from '../../src/leader/types.js';
+import { Poller } from '../../src/polling/poller.js';
+import { serialRunner } from '../../src/polling/scheduler.js';
+import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
+import { fakeLeaderClient, type FakeAnswer } from '../helpers/fake-leader-client.js';
+import { MemorySnapshot } from '../helpers/memory-snapshot.js';
+import { workerEntry } from '../helpers/workers.js';
+
+const logger = pino({ level: 'silent' });
+
+function fleet(ids: string[], startTime = 1717200000000): Map<string, DiscoveredNode> {
+  return new Map(
+    ids.map((id) => {
+      const w = workerEntry(id);
+      w.info.cribl.startTime = startTime;
+      return [id, { product: 'stream' as const, worker: w }];
+    }),
+  );
+}
+
+const healthy = { status: 200, json: { status: 'healthy', startTime: 1, role: 'primary' } };
+
+function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer, opts: { maxOutstanding?: number; interval?: number } = {}) {
+  const clock = new FakeClock();
+  const snapshot = new MemorySnapshot();
+  const times: { path: string; at: number }[] = [];
+  const client = fakeLeaderClient((req) => {
+    times.push({ path: req.path, at: clock.now() });
+    return answer(req);
+  });
+  const cycles: [number, number][] = [];
+  const overruns: boolean[] = [];
+  const poller = new Poller({
+    client,
+    snapshot,
+    clock,
+    logger,
+    healthIntervalMs: opts.interval ?? 30_000,
+    metadataIntervalMs: 600_000,
+    maxOutstanding: opts.maxOutstanding ?? 16,
+    metrics: { healthCycle: (t, d) => cycles.push([t, d]), overrun: (a) => overruns.push(a) },
+  });
+  return { clock, snapshot, client, poller, times, cycles, overruns };
+}
+
+describe('Poller health', () => {
+  it('maps 200 healthy, 420 shutting down / standby and failures to node state', async () => {
+    const { poller, snapshot, clock } = setup((req) => {
+      if (req.path === '/w/a/health') return healthy;
+      if (req.path === '/w/b/health') return { status: 420, json: { status: 'shutting down', startTime: 1 } };
+      if (req.path === '/w/c/health') return { status: 420, json: { status: 'standby', startTime: 1, role: 'standby' } };
+      if (req.path === '/w/d/health') return { status: 502, json: { status: 'error', message: 'upstream' } };
+      return { status: 200, json: { status: 'nonsense' } };
+    });
+    poller.setNodes(fleet(['a', 'b', 'c', 'd', 'e']));
+    const now = clock.now();
+    await poller.runHealthCycle(new AbortController().signal);
+    const h = (k: string) => snapshot.nodes.get(k)?.health;
+    expect(h('a')).toEqual({ up: true, status: 'healthy', lastSuccessMs: now });
+    expect(h('b')).toEqual({ up: true, status: 'shutting down', lastSuccessMs: now });
+    expect(h('c')).toEqual({ up: true, status: 'standby', lastSuccessMs: now });
+    expect(h('d')).toEqual({ up: false, failure: 'http_5xx' });
+    expect(h('e')).toEqual({ up: false, failure: 'decode' });
+  });
+
+  it('keeps the last success time across a failure', async () => {
+    let fail = false;
+    const { poller, snapshot, clock } = setup(() => (fail ? { fail: { ok: false, reason: 'timeout', message: 't' } } : healthy));
+    poller.setNodes(fleet(['a']));
+    await poller.runHealthCycle(new AbortController().signal);
+    const t0 = clock.now();
+    fail = true;
+    await clock.advance(30_000);
+    await poller.runHealthCycle(new AbortController().signal);
+    expect(snapshot.nodes.get('a')?.health).toEqual({ up: false, failure: 'timeout', lastSuccessMs: t0 });
+  });
+
+  it('encodes every node id as one path segment and marks node requests as node-scoped', async () => {
+    const ids = ['../../auth/login', 'a/b', 'x?y#z', '100%', 'ünï cødé', '"q"\\'];
+    const { poller, client } = setup(() => healthy);
+    poller.setNodes(fleet(ids));
+    await poller.runHealthCycle(new AbortController().signal);
+    const paths = client.calls.map((c) => c.path);
+    expect(paths).toEqual(ids.map((id) => `/w/${encodeURIComponent(id)}/health`));
+    for (const p of paths) expect(p.split('/')).toHaveLength(4);
+    expect(client.calls.every((c) => c.nodeScoped === true && c.accept?.includes(420))).toBe(true);
+  });
+
+  it('polls new nodes at once and spreads known nodes evenly over the interval', async () => {
+    const { poller, clock, times, cycles } = setup(() => healthy, { interval: 30_000 });
+    poller.setNodes(fleet(['a', 'b', 'c']));
+    const t0 = clock.now();
+    await poller.runHealthCycle(new AbortController().signal);
+    expect(times.map((t) => t.at - t0)).toEqual([0, 0, 0]);
+    times.length = 0;
+    const t1 = clock.now();
+    const run = poller.runHealthCycle(new AbortController().signal);
+    await clock.advance(30_000);
+    await run;
+    expect(times.map((t) => t.at - t1)).toEqual([0, 10_000, 20_000]);
+    expect(cycles.at(-1)?.[0]).toBe(30);
+  });
+
+  it('keeps at most maxOutstanding requests outstanding', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const clock = new FakeClock();
+    const snapshot = new MemorySnapshot();
+    const client = fakeLeaderClient(() => healthy);
+    const slow = {
+      ...client,
+      async request<T>(req: LeaderRequest<T>) {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await clock.sleep(100);
+        inFlight--;
+        return client.request(req);
+      },
+    };
+    const poller = new Poller({ client: slow, snapshot, clock, logger, healthIntervalMs: 30_000, metadataIntervalMs: 600_000, maxOutstanding: 3 });
+    poller.setNodes(fleet(Array.from({ length: 20 }, (_, i) => `n${i}`)));
+    const run = poller.runHealthCycle(new AbortController().signal);
+    await clock.advance(2_000);
+    await run;
+    expect(peak).toBe(3);
+    expect(snapshot.nodes.get('n19')?.health?.up).toBe(true);
+  });
+
+  it('reports a stretched cycle once when it starts and once when it ends', async () => {
+    let slowMs = 100;
+    const clock = new FakeClock();
+    const snapshot = new MemorySnapshot();
+    const base = fakeLeaderClient(() => healthy);
+    const client = { ...base, async request<T>(req: LeaderRequest<T>) { await clock.sleep(slowMs); return base.request(req); } };
+    const overruns: boolean[] = [];
+    const durations: number[] = [];
+    const poller = new Poller({
+      client, snapshot, clock, logger, healthIntervalMs: 1_000, metadataIntervalMs: 600_000, maxOutstanding: 1,
+      metrics: { healthCycle: (_t, d) => durations.push(d), overrun: (a) => overruns.push(a) },
+    });
+    poller.setNodes(fleet(['a', 'b', 'c', 'd']));
+    const cycle = async () => { const r = poller.runHealthCycle(new AbortController().signal); await clock.advance(5_000); await r; };
+    await cycle();
+    slowMs = 600; // 4 nodes × 600 ms, one at a time: 2.4 s for a 1 s interval
+    await cycle();
+    await cycle();
+    slowMs = 10;
+    await cycle();
+    expect(durations[1]).toBeGreaterThan(2);
+    expect(overruns).toEqual([true, false]);
+  });
+});
+
+describe('Poller discovery updates and metadata', () => {
+  it('removes nodes that left the listing from the snapshot', async () => {
+    const { poller, snapshot } = setup(() => healthy);
+    poller.setNodes(fleet(['a', 'b']));
+    await poller.runHealthCycle(new AbortController().signal);
+    poller.setNodes(fleet(['b']));
+    expect([...snapshot.nodes.keys()]).toEqual(['b']);
+    expect(poller.size).toBe(1);
+  });
+
+  it('fetches metadata for new nodes, then only after the interval or a restart', async () => {
+    const meta = { status: 200, json: { count: 1, items: [{ timestamp: 1, cribl: { mode: 'managed-edge', version: '4.15.1' }, os: { os_name: 'Ubuntu', os_version: '22.04' } }] } };
+    const { poller, snapshot, client, clock } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : healthy));
+    poller.setNodes(fleet(['a', 'b']));
+    await poller.runMetadataCycle(new AbortController().signal);
+    expect(client.calls.map((c) => c.path)).toEqual(['/w/a/edge/metadata', '/w/b/edge/metadata']);
+    expect(snapshot.nodes.get('a')?.metadata?.item?.os?.os_name).toBe('Ubuntu');
+    client.calls.length = 0;
+    await clock.advance(60_000);
+    await poller.runMetadataCycle(new AbortController().signal);
+    expect(client.calls).toHaveLength(0);
+    expect(poller.hasMetadataDue()).toBe(false);
+
+    // b restarted: its start time in the listing changed.
+    const next = fleet(['a', 'b']);
+    next.get('b')!.worker.info.cribl.startTime += 1000;
+    poller.setNodes(next);
+    expect(poller.hasMetadataDue()).toBe(true);
+    await poller.runMetadataCycle(new AbortController().signal);
+    expect(client.calls.map((c) => c.path)).toEqual(['/w/b/edge/metadata']);
+    client.calls.length = 0;
+    await clock.advance(600_000);
+    await poller.runMetadataCycle(new AbortController().signal);
+    expect(client.calls).toHaveLength(2);
+  });
+
+  it('a changed startTime in a node\'s own health answer also triggers a metadata poll', async () => {
+    let started = 1;
+    const { poller } = setup(() => ({ status: 200, json: { status: 'healthy', startTime: started } }));
+    poller.setNodes(fleet(['a']));
+    await poller.runHealthCycle(new AbortController().signal);
+    await poller.runMetadataCycle(new AbortController().signal);
+    expect(poller.hasMetadataDue()).toBe(false);
+    started = 2;
+    await poller.runHealthCycle(new AbortController().signal);
+    expect(poller.hasMetadataDue()).toBe(true);
+  });
+});
+
+describe('serialRunner', () => {
+  it('never overlaps runs; a tick during a run starts the next run right after it', async () => {
+    let active = 0;
+    let peak = 0;
+    let runs = 0;
+    const releases: (() => void)[] = [];
+    let overruns = 0;
+    const r = serialRunner(
+      async () => {
+        active++;
+        runs++;
+        peak = Math.max(peak, active);
+        await new Promise<void>((res) => releases.push(res));
+        active--;
+      },
+      () => overruns++,
+      () => {},
+    );
+    r.tick();
+    r.tick();
+    r.tick();
+    expect(runs).toBe(1);
+    expect(overruns).toBe(1);
+    releases.shift()!();
+    await flushMicrotasks();
+    expect(runs).toBe(2);
+    releases.shift()!();
+    await flushMicrotasks();
+    expect(runs).toBe(2);
+    expect(peak).toBe(1);
+    r.stop();
+    r.tick();
+    expect(runs).toBe(2);
+  });
+});
