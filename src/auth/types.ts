@@ -1,3 +1,6 @@
+import type { AuthToken } from '../leader/shapes.js';
+import type { LeaderResult } from '../leader/types.js';
+
 /** Which credentials a leader connection uses; exactly one per leader. */
 export type AuthMode = 'token' | 'login' | 'cloud' | 'none';
 
@@ -7,12 +10,49 @@ export type AuthMode = 'token' | 'login' | 'cloud' | 'none';
  */
 export interface AuthProvider {
   readonly mode: AuthMode;
-  /** The current token, obtaining or renewing it when needed (renewal requests go through the leader budget). */
+  /**
+   * The current token, obtaining or renewing it when needed (renewal requests go through the leader budget).
+   * Mode `none` resolves to '' (send no Authorization header). Rejects with an `AuthError` (src/auth/errors.ts).
+   */
   token(signal?: AbortSignal): Promise<string>;
-  /** Drops the current token after a 401. Returns false when this mode cannot obtain a different one. */
-  invalidate(): boolean;
+  /**
+   * Drops the current token after a 401. Returns false when this mode cannot obtain a different one.
+   * `rejected` (optional) is the token the 401 answered: when it is no longer the current one, nothing is
+   * dropped and the caller may retry with the newer token.
+   */
+  invalidate(rejected?: string): boolean;
   /** Expiry of the current token in epoch ms, when known. */
   expiresAt(): number | undefined;
   /** Stops file watches and timers. */
   close(): void;
 }
+
+/** Why obtaining a token failed: the `reason` label of `cribl_exporter_auth_failures_total`. */
+export const AUTH_FAILURE_REASONS = [
+  'invalid_credentials',
+  'rate_limited',
+  'unreachable',
+  'bad_response',
+  'file_unreadable',
+] as const;
+export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
+
+/**
+ * Hooks the exposition wires to `cribl_exporter_auth_token_expiry_timestamp_seconds{leader,mode}` and
+ * `cribl_exporter_auth_failures_total{leader,mode,reason}` (one hook object per leader).
+ */
+export interface AuthMetrics {
+  /** Expiry of the token now in use (epoch ms), or undefined when unknown or dropped. */
+  onTokenExpiry(mode: AuthMode, epochMs: number | undefined): void;
+  /** One failed attempt to obtain a token. */
+  onFailure(mode: AuthMode, reason: AuthFailureReason): void;
+}
+
+/** POST /auth/login through the leader's request budget (anonymous), implemented by the app with the leader client. */
+export type LoginFn = (
+  body: { username: string; password: string },
+  signal?: AbortSignal,
+) => Promise<LeaderResult<AuthToken>>;
+
+/** Reads a small text file (a secret, a certificate) synchronously: re-read cheaply, and callable from `invalidate()`. */
+export type ReadFile = (path: string) => string;

@@ -1,0 +1,155 @@
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import { cloudRequest, describeUrl } from '../cloud/http.js';
+import type { CloudResponse } from '../cloud/http.js';
+import type { AuthConfig } from '../config/types.js';
+import { backoffDelay } from '../leader/backoff.js';
+import { parseRetryAfter } from '../leader/retry-after.js';
+import type { Clock, Random } from '../util/clock.js';
+import { AuthConfigError, AuthError } from './errors.js';
+import { decodeJwtExpiry, normalizeToken } from './jwt.js';
+import { createRenewingProvider } from './renewing.js';
+import type { ObtainedToken, RenewTiming } from './renewing.js';
+import { errorCode, readSecretFile } from './secrets.js';
+import type { AuthMetrics, AuthProvider, ReadFile } from './types.js';
+
+/** The Cribl.Cloud settings of {@link AuthConfig}. */
+export type CloudAuthConfig = Extract<AuthConfig, { mode: 'cloud' }>;
+
+/** Retries of one token request (the token endpoint is not a leader, so the leader budget does not apply). */
+export interface TokenRetryPolicy {
+  /** Attempts per token request, the first included. @default 3 */
+  maxAttempts: number;
+  /** Upper bound of the first backoff (full jitter). @default 1_000 */
+  baseDelayMs: number;
+  /** Upper bound of any backoff. @default 10_000 */
+  maxDelayMs: number;
+  /** A longer Retry-After ends the request (rate_limited) and the next attempt waits for it. @default 30_000 */
+  maxInlineRetryAfterMs: number;
+  /** Headers and body timeout of one attempt. @default 10_000 */
+  timeoutMs: number;
+}
+
+/** Defaults of {@link TokenRetryPolicy}. */
+export const DEFAULT_TOKEN_RETRY: TokenRetryPolicy = {
+  maxAttempts: 3,
+  baseDelayMs: 1_000,
+  maxDelayMs: 10_000,
+  maxInlineRetryAfterMs: 30_000,
+  timeoutMs: 10_000,
+};
+
+/** Token lifetime assumed when the endpoint gives neither `expires_in` nor a JWT `exp`. */
+export const CLOUD_FALLBACK_TTL_MS = 3_600_000;
+
+/** What the Cribl.Cloud provider needs. */
+export interface CloudAuthDeps {
+  clock: Clock;
+  readFile: ReadFile;
+  logger: Logger;
+  dispatcher: Dispatcher;
+  random: Random;
+  metrics?: AuthMetrics;
+  timing?: Partial<RenewTiming>;
+  retry?: Partial<TokenRetryPolicy>;
+}
+
+const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
+
+/**
+ * Cribl.Cloud client credentials: POST to the token URL (JSON or form body, with the audience), token cached until
+ * shortly before `expires_in`, one shared request for concurrent callers, a new token once after a 401.
+ */
+export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): AuthProvider {
+  if (cfg.clientId === '') throw new AuthConfigError('--cloud.client-id is empty');
+  if (cfg.clientSecret !== undefined && cfg.clientSecretFile !== undefined) {
+    throw new AuthConfigError('CRIBL_CLIENT_SECRET and --cloud.client-secret-file are both set: use one of them');
+  }
+  if (cfg.clientSecret === undefined && cfg.clientSecretFile === undefined) {
+    throw new AuthConfigError(
+      '--cloud.client-id needs a secret: set CRIBL_CLIENT_SECRET or --cloud.client-secret-file',
+    );
+  }
+  try {
+    new URL(cfg.tokenUrl);
+  } catch {
+    throw new AuthConfigError('--cloud.token-url is not a valid URL');
+  }
+  const policy: TokenRetryPolicy = { ...DEFAULT_TOKEN_RETRY, ...deps.retry };
+  const { clock } = deps;
+  const where = `Cribl.Cloud token request (POST ${describeUrl(cfg.tokenUrl)})`;
+
+  const fetchToken = async (signal: AbortSignal): Promise<ObtainedToken> => {
+    const secret =
+      cfg.clientSecret ??
+      readSecretFile(deps.readFile, cfg.clientSecretFile ?? '', '--cloud.client-secret-file', 'cloud');
+    const fields = {
+      grant_type: 'client_credentials',
+      client_id: cfg.clientId,
+      client_secret: secret,
+      audience: cfg.audience,
+    };
+    const body = cfg.tokenBody === 'json' ? JSON.stringify(fields) : new URLSearchParams(fields).toString();
+    const contentType = cfg.tokenBody === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
+
+    for (let attempt = 1; ; attempt++) {
+      let res: CloudResponse;
+      try {
+        res = await cloudRequest({
+          url: cfg.tokenUrl,
+          method: 'POST',
+          headers: { 'content-type': contentType, accept: 'application/json' },
+          body,
+          dispatcher: deps.dispatcher,
+          signal,
+          timeoutMs: policy.timeoutMs,
+        });
+      } catch (e) {
+        if (signal.aborted) throw e;
+        const err = new AuthError('cloud', 'unreachable', `${where} failed: ${errorCode(e)}`);
+        if (attempt >= policy.maxAttempts) throw err;
+        await clock.sleep(backoff(attempt), signal);
+        continue;
+      }
+      if (res.status === 200) return decodeTokenResponse(res.json, clock.now(), where);
+      if (!RETRYABLE.has(res.status)) {
+        const reason = res.status >= 400 && res.status < 500 ? 'invalid_credentials' : 'bad_response';
+        throw new AuthError('cloud', reason, `${where} failed: HTTP ${res.status}${oauthError(res.json)}`);
+      }
+      const serverDelay = parseRetryAfter(res.headers, clock.now());
+      const reason = res.status === 429 ? 'rate_limited' : 'bad_response';
+      const err = new AuthError('cloud', reason, `${where} failed: HTTP ${res.status}${oauthError(res.json)}`, serverDelay);
+      if (attempt >= policy.maxAttempts || (serverDelay ?? 0) > policy.maxInlineRetryAfterMs) throw err;
+      await clock.sleep(serverDelay ?? backoff(attempt), signal);
+    }
+  };
+
+  const backoff = (attempt: number): number =>
+    backoffDelay({ attempt, baseMs: policy.baseDelayMs, capMs: policy.maxDelayMs, random: deps.random });
+
+  return createRenewingProvider('cloud', fetchToken, deps);
+}
+
+/** Reads `{access_token, token_type, expires_in}`; the error never quotes the body (it holds the token). */
+export function decodeTokenResponse(json: unknown, now: number, where = 'token request'): ObtainedToken {
+  const body = (typeof json === 'object' && json !== null ? json : {}) as {
+    access_token?: unknown;
+    expires_in?: unknown;
+  };
+  if (typeof body.access_token !== 'string' || normalizeToken(body.access_token) === '') {
+    throw new AuthError('cloud', 'bad_response', `${where} answered 200 without an access_token`);
+  }
+  const token = normalizeToken(body.access_token);
+  const expiresIn = typeof body.expires_in === 'string' ? Number(body.expires_in) : body.expires_in;
+  if (typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0) {
+    return { token, expiresAt: now + expiresIn * 1000 };
+  }
+  const exp = decodeJwtExpiry(token);
+  return { token, expiresAt: exp !== undefined && exp > now ? exp : now + CLOUD_FALLBACK_TTL_MS };
+}
+
+/** The OAuth `error` code of an error body (e.g. access_denied) when it is a plain identifier; never free text. */
+function oauthError(json: unknown): string {
+  const code = typeof json === 'object' && json !== null ? (json as { error?: unknown }).error : undefined;
+  return typeof code === 'string' && /^[a-z_]{1,64}$/.test(code) ? ` (${code})` : '';
+}

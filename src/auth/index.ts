@@ -1,0 +1,62 @@
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { AuthConfig } from '../config/types.js';
+import type { Clock, Random } from '../util/clock.js';
+import { createCloudProvider } from './cloud.js';
+import type { TokenRetryPolicy } from './cloud.js';
+import { AuthConfigError } from './errors.js';
+import { createLoginProvider } from './login.js';
+import type { RenewTiming } from './renewing.js';
+import { createStaticTokenProvider } from './static-token.js';
+import type { AuthMetrics, AuthProvider, LoginFn, ReadFile } from './types.js';
+
+export { AuthConfigError, AuthError } from './errors.js';
+export { createLoginFn, decodeAuthToken } from './login.js';
+export { SECRET_KEYS, SECRET_LOG_PATHS, stripUrlCredentials } from './secrets.js';
+export { decodeJwtExpiry } from './jwt.js';
+
+/** Everything an auth provider may need; each mode uses its part. */
+export interface AuthDeps {
+  clock: Clock;
+  readFile: ReadFile;
+  logger: Logger;
+  metrics?: AuthMetrics;
+  /** Required by `login`: POST /auth/login through the leader client (see `createLoginFn`). */
+  login?: LoginFn;
+  /** Required by `cloud`: the dispatcher to reach the token URL (usually the leader's, for its proxy and CA). */
+  dispatcher?: Dispatcher;
+  /** Jitter of the cloud token retries. @default Math.random */
+  random?: Random;
+  timing?: Partial<RenewTiming>;
+  retry?: Partial<TokenRetryPolicy>;
+  /** Re-read interval of `--leader.token-file`. */
+  tokenFileReloadMs?: number;
+}
+
+/** The AuthProvider for one leader's auth settings; throws AuthConfigError when they are incomplete or conflict. */
+export function createAuthProvider(config: AuthConfig, deps: AuthDeps): AuthProvider {
+  switch (config.mode) {
+    case 'none':
+      return noAuth;
+    case 'token':
+      return createStaticTokenProvider(config, {
+        ...deps,
+        ...(deps.tokenFileReloadMs !== undefined ? { reloadIntervalMs: deps.tokenFileReloadMs } : {}),
+      });
+    case 'login':
+      if (!deps.login) throw new AuthConfigError('login auth needs the leader client (deps.login)');
+      return createLoginProvider(config, { ...deps, login: deps.login });
+    case 'cloud':
+      if (!deps.dispatcher) throw new AuthConfigError('Cribl.Cloud auth needs a dispatcher (deps.dispatcher)');
+      return createCloudProvider(config, { ...deps, dispatcher: deps.dispatcher, random: deps.random ?? Math.random });
+  }
+}
+
+/** No credentials: the client sends no Authorization header when the token is ''. */
+const noAuth: AuthProvider = {
+  mode: 'none',
+  token: () => Promise.resolve(''),
+  invalidate: () => false,
+  expiresAt: () => undefined,
+  close: () => undefined,
+};

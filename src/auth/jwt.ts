@@ -1,0 +1,21 @@
+/**
+ * Expiry (epoch ms) from a JWT's `exp` claim, or undefined when the token is not a JWT or has no numeric exp.
+ * The signature is not checked: the leader does that; we only want to know when to renew.
+ */
+export function decodeJwtExpiry(token: string): number | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts[1]) return undefined;
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+    if (typeof payload !== 'object' || payload === null) return undefined;
+    const exp = (payload as { exp?: unknown }).exp;
+    return typeof exp === 'number' && Number.isFinite(exp) && exp > 0 ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Trims whitespace and one leading "Bearer " (some tools store the header value rather than the token). */
+export function normalizeToken(raw: string): string {
+  return raw.trim().replace(/^bearer\s+/i, '').trim();
+}

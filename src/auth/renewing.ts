@@ -1,0 +1,162 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../util/clock.js';
+import { AuthError } from './errors.js';
+import type { AuthMetrics, AuthMode, AuthProvider } from './types.js';
+
+/** A freshly obtained token and when it expires (epoch ms; the fetcher applies any fallback TTL). */
+export interface ObtainedToken {
+  token: string;
+  expiresAt: number;
+}
+
+/** When to renew and how long to wait after a failure. */
+export interface RenewTiming {
+  /** Renew at most this long before expiry… @default 60_000 */
+  renewBeforeMaxMs: number;
+  /** …or this fraction of the token's lifetime before it, whichever is smaller. @default 0.1 */
+  renewBeforeFraction: number;
+  /** Wait after a failed attempt, doubled per consecutive failure. @default 5_000 */
+  minRetryDelayMs: number;
+  /** Cap of that wait; keeps wrong passwords from locking accounts. @default 300_000 */
+  maxRetryDelayMs: number;
+}
+
+/** Defaults of {@link RenewTiming}. */
+export const DEFAULT_RENEW_TIMING: RenewTiming = {
+  renewBeforeMaxMs: 60_000,
+  renewBeforeFraction: 0.1,
+  minRetryDelayMs: 5_000,
+  maxRetryDelayMs: 300_000,
+};
+
+/** What a renewing provider needs besides its fetcher. */
+export interface RenewingDeps {
+  clock: Clock;
+  logger: Logger;
+  metrics?: AuthMetrics;
+  timing?: Partial<RenewTiming>;
+}
+
+interface Current {
+  token: string;
+  expiresAt: number;
+  renewAt: number;
+  obtainedAt: number;
+  /** Obtained because a 401 dropped the previous token. */
+  after401: boolean;
+}
+
+/**
+ * An AuthProvider around a token fetcher (login, OAuth): caches the token until shortly before it expires,
+ * shares one in-flight fetch between concurrent callers, keeps using a still-valid token when a renewal
+ * fails, and waits (exponentially longer) after failures instead of retrying in a loop.
+ */
+export function createRenewingProvider(
+  mode: AuthMode,
+  fetchToken: (signal: AbortSignal) => Promise<ObtainedToken>,
+  deps: RenewingDeps,
+): AuthProvider {
+  const timing: RenewTiming = { ...DEFAULT_RENEW_TIMING, ...deps.timing };
+  const { clock, logger, metrics } = deps;
+  const closer = new AbortController();
+  let current: Current | undefined;
+  let inflight: Promise<string> | undefined;
+  let failures = 0;
+  let nextAttemptAt = 0;
+  let lastError: AuthError | undefined;
+  let dropped401 = false;
+
+  const obtain = async (): Promise<string> => {
+    const previous = current;
+    const after401 = dropped401;
+    try {
+      const got = await fetchToken(closer.signal);
+      const now = clock.now();
+      const lifetime = got.expiresAt - now;
+      const before = Math.min(timing.renewBeforeMaxMs, lifetime * timing.renewBeforeFraction);
+      // A token that is (by our clock) already expired must not make every call renew.
+      const renewAt = lifetime > 0 ? got.expiresAt - before : now + timing.minRetryDelayMs;
+      current = { token: got.token, expiresAt: got.expiresAt, renewAt, obtainedAt: now, after401 };
+      failures = 0;
+      nextAttemptAt = 0;
+      lastError = undefined;
+      dropped401 = false;
+      metrics?.onTokenExpiry(mode, got.expiresAt);
+      logger.info({ mode, expiresAt: new Date(got.expiresAt).toISOString() }, 'obtained a leader API token');
+      return got.token;
+    } catch (e) {
+      if (closer.signal.aborted) throw e;
+      const err =
+        e instanceof AuthError ? e : new AuthError(mode, 'bad_response', `obtaining a token failed unexpectedly`);
+      const now = clock.now();
+      failures += 1;
+      const backoff = Math.min(timing.maxRetryDelayMs, timing.minRetryDelayMs * 2 ** (failures - 1));
+      const wait = Math.max(backoff, err.retryAfterMs ?? 0);
+      nextAttemptAt = now + wait;
+      lastError = err;
+      metrics?.onFailure(mode, err.reason);
+      logger.warn({ mode, reason: err.reason, retryInMs: wait }, err.message);
+      if (previous && current === previous && now < previous.expiresAt) return previous.token;
+      throw err;
+    }
+  };
+
+  return {
+    mode,
+    async token(signal) {
+      signal?.throwIfAborted();
+      const now = clock.now();
+      if (current && now < current.renewAt) return current.token;
+      if (!inflight) {
+        if (now < nextAttemptAt) {
+          if (current && now < current.expiresAt) return current.token;
+          throw lastError ?? new AuthError(mode, 'bad_response', 'no token available yet');
+        }
+        inflight = obtain().finally(() => {
+          inflight = undefined;
+        });
+      }
+      return raceSignal(inflight, signal);
+    },
+    invalidate(rejected) {
+      if (inflight) return true;
+      if (current) {
+        // The 401 answered an older token: the current one is already different.
+        if (rejected !== undefined && rejected !== current.token) return true;
+        // Concurrent requests sent with the old token come back 401 after the renewal: one renewal is enough.
+        if (rejected === undefined && current.after401 && clock.now() - current.obtainedAt < timing.minRetryDelayMs) {
+          return true;
+        }
+        current = undefined;
+        dropped401 = true;
+        metrics?.onTokenExpiry(mode, undefined);
+        logger.info({ mode }, 'the leader rejected the token (401); obtaining a new one');
+      }
+      return clock.now() >= nextAttemptAt;
+    },
+    expiresAt: () => current?.expiresAt,
+    close() {
+      closer.abort(new Error('auth provider closed'));
+      current = undefined;
+    },
+  };
+}
+
+/** Waits for a shared promise, giving up (without cancelling it) when this caller's signal aborts. */
+function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: Error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

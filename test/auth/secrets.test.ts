@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { AuthError } from '../../src/auth/errors.js';
+import { readSecretFile, SECRET_LOG_PATHS, stripUrlCredentials } from '../../src/auth/secrets.js';
+import { captureLogger } from './helpers.js';
+
+describe('SECRET_LOG_PATHS', () => {
+  it('redacts secret keys at every depth pino is asked to log', () => {
+    const { logger, lines } = captureLogger();
+    logger.info(
+      {
+        password: 's1',
+        auth: { clientSecret: 's2', token: 's3' },
+        config: { leaders: [{ auth: { password: 's4' } }] },
+        req: { headers: { authorization: 'Bearer s5', 'proxy-authorization': 'Basic s6' } },
+        body: { access_token: 's7', client_secret: 's8' },
+        username: 'admin',
+      },
+      'hello',
+    );
+    const out = lines.join('');
+    for (const s of ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8']) expect(out).not.toContain(`"${s}"`);
+    expect(out).not.toContain('Bearer s5');
+    expect(out).toContain('"username":"admin"');
+    expect(out).toContain('[REDACTED]');
+  });
+});
+
+describe('stripUrlCredentials', () => {
+  it.each([
+    ['http://user:pa55@proxy.corp:3128', 'http://proxy.corp:3128/'],
+    ['http://proxy.corp:3128', 'http://proxy.corp:3128'],
+    ['https://tok@proxy.corp/', 'https://proxy.corp/'],
+    ['not a url', '(unparseable URL)'],
+  ])('%s → %s', (url, want) => {
+    expect(stripUrlCredentials(url)).toBe(want);
+  });
+});
+
+describe('readSecretFile', () => {
+  const files: Record<string, string> = { '/s/ok': 'pa ss\n', '/s/crlf': 'x\r\n', '/s/empty': '\n' };
+  const readFile = (p: string): string => {
+    const v = files[p];
+    if (v === undefined) throw Object.assign(new Error(`ENOENT: no such file, open '${p}'`), { code: 'ENOENT' });
+    return v;
+  };
+
+  it.each([
+    ['/s/ok', 'pa ss'],
+    ['/s/crlf', 'x'],
+  ])('%s → %j (only trailing line breaks are stripped)', (path, want) => {
+    expect(readSecretFile(readFile, path, '--leader.password-file', 'login')).toBe(want);
+  });
+
+  it.each([
+    ['/s/empty', '--leader.password-file /s/empty is empty'],
+    ['/s/missing', 'cannot read --leader.password-file /s/missing: ENOENT'],
+  ])('%s fails naming the setting and the file', (path, message) => {
+    let caught: unknown;
+    try {
+      readSecretFile(readFile, path, '--leader.password-file', 'login');
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(AuthError);
+    expect((caught as AuthError).message).toBe(message);
+    expect((caught as AuthError).reason).toBe('file_unreadable');
+  });
+});
