@@ -36,20 +36,32 @@ export function fakeJwt(exp: number | undefined, extra: Record<string, unknown> 
   return `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: 'admin', ...extra, ...(exp !== undefined ? { exp } : {}) })}.c2ln`;
 }
 
-/** Waits (for real I/O, without sleeping) until the fake clock has a pending sleep. */
-export async function untilSleeping(clock: FakeClock, count = 1, rounds = 500): Promise<void> {
-  for (let i = 0; i < rounds; i++) {
-    if (clock.pending >= count) return;
-    await flushMicrotasks(2);
-  }
-  throw new Error('the code under test never slept');
+/** Waits (for real I/O, without timers) until the fake clock has a pending sleep; gives up after 5 s of I/O. */
+export async function untilSleeping(clock: FakeClock, count = 1): Promise<void> {
+  await until(() => clock.pending >= count, 'the code under test never slept');
 }
 
-/** Waits until a condition holds, polling the event loop (no timers). */
-export async function until(cond: () => boolean, rounds = 2000): Promise<void> {
-  for (let i = 0; i < rounds; i++) {
+/** Waits until a condition holds, yielding to the event loop between checks (I/O completes; no timers). */
+export async function until(cond: () => boolean, what = 'condition never held'): Promise<void> {
+  const giveUpAt = performance.now() + 5_000;
+  while (performance.now() < giveUpAt) {
     if (cond()) return;
     await flushMicrotasks(2);
   }
-  throw new Error('condition never held');
+  throw new Error(what);
+}
+
+/** Settles a promise whose code sleeps on the fake clock, advancing the clock by `stepMs` whenever it sleeps. */
+export async function settleWithClock<T>(clock: FakeClock, p: Promise<T>, stepMs: number): Promise<unknown> {
+  let done = false;
+  const settled = p.then(
+    (v) => v,
+    (e: unknown) => e,
+  );
+  void settled.finally(() => (done = true));
+  for (;;) {
+    await until(() => done || clock.pending > 0, 'neither settled nor sleeping');
+    if (done) return settled;
+    await clock.advance(stepMs);
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError } from '../../src/auth/errors.js';
-import { readSecretFile, SECRET_LOG_PATHS, stripUrlCredentials } from '../../src/auth/secrets.js';
+import { readSecretFile, stripUrlCredentials } from '../../src/auth/secrets.js';
 import { captureLogger } from './helpers.js';
 
 describe('SECRET_LOG_PATHS', () => {
