@@ -1,0 +1,244 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { Workspace } from '../leader/shapes.js';
+import type { TokenStore } from './auth.js';
+import type { FaultEngine } from './fault-engine.js';
+import { formatIssues } from './faults.js';
+import type { Faults } from './faults.js';
+import { NODE_HEALTH_MODES, listingStatus } from './fleet.js';
+import type { SimFleet, SimNode } from './fleet.js';
+import { workspaceSchema } from './scenario.js';
+import type { StatsRecorder } from './stats.js';
+
+/** What the admin endpoint reads and changes (the simulator app implements it). */
+export interface AdminDeps {
+  readonly fleet: SimFleet;
+  readonly stats: StatsRecorder;
+  readonly tokens: TokenStore;
+  readonly engine: FaultEngine;
+  workspaces: Workspace[];
+  /** Validates and applies faults; throws a one-line Error when invalid. */
+  patchFaults(patch: unknown, replace?: boolean): Faults;
+}
+
+const ADMIN_BODY_LIMIT = 1024 * 1024;
+const healthMode = z.enum(NODE_HEALTH_MODES as [string, ...string[]]);
+
+const addNodeSchema = z.strictObject({
+  product: z.enum(['stream', 'edge']).optional(),
+  group: z.string().min(1).optional(),
+  id: z.string().min(1).optional(),
+  hostname: z.string().min(1).optional(),
+  health: healthMode.optional(),
+  disconnected: z.boolean().optional(),
+  count: z.number().int().min(1).max(100_000).optional(),
+  hostile: z.boolean().optional(),
+});
+
+const patchNodeSchema = z.strictObject({
+  health: healthMode.optional(),
+  disconnected: z.boolean().optional(),
+  restart: z.boolean().optional(),
+  configVersion: z.string().min(1).optional(),
+});
+
+const leaderSchema = z.strictObject({ state: z.enum(['healthy', 'standby', 'shutting down']) });
+const deploySchema = z.strictObject({ message: z.string().optional(), rollout: z.boolean().optional() });
+
+class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** JSON summary of a node on the admin endpoint. */
+export function nodeSummary(n: SimNode): Record<string, unknown> {
+  return {
+    id: n.id,
+    product: n.product,
+    group: n.group,
+    hostname: n.hostname,
+    health: n.health,
+    status: listingStatus(n.health),
+    disconnected: n.disconnected,
+    configVersion: n.configVersion,
+    startTime: n.startTime,
+    hostile: n.hostile,
+  };
+}
+
+/**
+ * Serves /_sim/… (loopback clients only; checked by the caller). Requests here bypass faults and
+ * statistics. Errors are `{error: "<one line>"}`.
+ */
+export async function handleAdmin(
+  deps: AdminDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  rest: readonly string[],
+  search: string,
+): Promise<void> {
+  let status = 200;
+  let body: unknown;
+  try {
+    [status, body] = await route(deps, req, rest, search);
+  } catch (e) {
+    status = e instanceof AdminError ? e.status : 400;
+    body = { error: e instanceof Error ? e.message : String(e) };
+  }
+  if (status === 204) {
+    res.writeHead(204).end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function route(deps: AdminDeps, req: IncomingMessage, rest: readonly string[], search: string): Promise<[number, unknown]> {
+  const method = req.method ?? 'GET';
+  const [a = '', b, c] = rest;
+  const { fleet } = deps;
+  const key = `${method} ${a}${b === undefined ? '' : b === '' ? '/' : '/:x'}${c === undefined ? '' : `/${c}`}`;
+  switch (key) {
+    case 'GET ':
+    case 'GET /':
+      return [200, { endpoints: ENDPOINTS }];
+    case 'GET stats':
+      return [200, deps.stats.snapshot()];
+    case 'POST stats/:x':
+      if (b !== 'reset') break;
+      drain(req);
+      deps.stats.reset();
+      return [200, deps.stats.snapshot()];
+    case 'GET faults':
+      return [200, deps.engine.faults];
+    case 'PUT faults':
+      return [200, deps.patchFaults(await readJson(req), true)];
+    case 'PATCH faults':
+      return [200, deps.patchFaults(await readJson(req))];
+    case 'GET nodes': {
+      const q = new URLSearchParams(search);
+      const offset = Number(q.get('offset') ?? 0) || 0;
+      const limit = q.has('limit') ? Number(q.get('limit')) : undefined;
+      const all = fleet.nodes();
+      const items = all.slice(offset, limit === undefined ? undefined : offset + limit).map(nodeSummary);
+      return [200, { count: items.length, totalCount: all.length, items }];
+    }
+    case 'POST nodes': {
+      const opts = parse(addNodeSchema, await readJson(req));
+      if (opts.hostile) return [201, { items: fleet.addHostileNodes(opts.product).map(nodeSummary) }];
+      const { count = 1, hostile: _h, ...nodeOpts } = opts;
+      if (count > 1 && nodeOpts.id !== undefined) throw new AdminError(400, 'id cannot be combined with count > 1');
+      const added: SimNode[] = [];
+      for (let i = 0; i < count; i++) added.push(fleet.addNode(nodeOpts as Parameters<SimFleet['addNode']>[0]));
+      return [201, { items: added.map(nodeSummary) }];
+    }
+    case 'GET nodes/:x':
+    case 'DELETE nodes/:x':
+    case 'PATCH nodes/:x': {
+      if (c !== undefined) break;
+      const id = decodeSegment(b ?? '');
+      const node = fleet.node(id);
+      if (!node) throw new AdminError(404, `unknown node id ${JSON.stringify(id)}`);
+      if (method === 'GET') return [200, { ...nodeSummary(node), entry: node.entry }];
+      if (method === 'DELETE') {
+        drain(req);
+        fleet.removeNode(id);
+        return [204, undefined];
+      }
+      const patch = parse(patchNodeSchema, await readJson(req));
+      if (patch.restart) fleet.restart(id);
+      if (patch.health !== undefined) fleet.setHealth(id, patch.health as SimNode['health']);
+      if (patch.disconnected !== undefined) fleet.setDisconnected(id, patch.disconnected);
+      if (patch.configVersion !== undefined) fleet.setConfigVersion(id, patch.configVersion);
+      return [200, nodeSummary(fleet.node(id) as SimNode)];
+    }
+    case 'GET leader':
+      return [200, { state: deps.engine.leaderState(fleet.leaderState()), manual: fleet.leaderState() }];
+    case 'POST leader': {
+      const { state } = parse(leaderSchema, await readJson(req));
+      fleet.setLeaderState(state);
+      return [200, { state: deps.engine.leaderState(state), manual: state }];
+    }
+    case 'GET groups':
+      return [200, { stream: fleet.groups('stream'), edge: fleet.groups('edge') }];
+    case 'POST groups/:x/deploy': {
+      const id = decodeSegment(b ?? '');
+      if (!fleet.hasGroup(id)) throw new AdminError(404, `unknown group ${JSON.stringify(id)}`);
+      const opts = parse(deploySchema, await readJson(req, true));
+      const deployOpts: { message?: string; rollout?: boolean } = {};
+      if (opts.message !== undefined) deployOpts.message = opts.message;
+      if (opts.rollout !== undefined) deployOpts.rollout = opts.rollout;
+      return [200, { group: id, configVersion: fleet.deployGroup(id, deployOpts) }];
+    }
+    case 'POST tokens/:x':
+      if (b !== 'revoke') break;
+      drain(req);
+      return [200, { revoked: deps.tokens.revokeIssued() }];
+    case 'GET workspaces':
+      return [200, { items: deps.workspaces, count: deps.workspaces.length }];
+    case 'PUT workspaces': {
+      const body = await readJson(req);
+      const list = parse(z.array(workspaceSchema), Array.isArray(body) ? body : (body as { items?: unknown } | null)?.items);
+      deps.workspaces = list;
+      return [200, { items: deps.workspaces, count: deps.workspaces.length }];
+    }
+  }
+  drain(req);
+  const known = ENDPOINTS.some((e) => e.split(' ')[1]?.split('/')[2] === a);
+  throw new AdminError(known ? 405 : 404, `no admin endpoint ${method} /_sim/${rest.join('/')}`);
+}
+
+const ENDPOINTS = [
+  'GET /_sim/stats',
+  'POST /_sim/stats/reset',
+  'GET|PUT|PATCH /_sim/faults',
+  'GET|POST /_sim/nodes',
+  'GET|PATCH|DELETE /_sim/nodes/{id}',
+  'GET|POST /_sim/leader',
+  'GET /_sim/groups',
+  'POST /_sim/groups/{id}/deploy',
+  'POST /_sim/tokens/revoke',
+  'GET|PUT /_sim/workspaces',
+];
+
+function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new AdminError(400, formatIssues(r.error, ''));
+  return r.data;
+}
+
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw new AdminError(400, 'malformed percent-encoding in path');
+  }
+}
+
+function drain(req: IncomingMessage): void {
+  req.resume();
+}
+
+async function readJson(req: IncomingMessage, emptyIsObject = false): Promise<unknown> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > ADMIN_BODY_LIMIT) throw new AdminError(413, 'admin request body larger than 1 MB');
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '' && emptyIsObject) return {};
+  if (type !== 'application/json') throw new AdminError(415, 'admin requests with a body need Content-Type: application/json');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AdminError(400, 'request body is not valid JSON');
+  }
+}

@@ -1,0 +1,84 @@
+import { createHash, createHmac } from 'node:crypto';
+import type { Clock } from '../util/clock.js';
+
+/** Outcome of checking a bearer token. */
+export type TokenCheck = 'ok' | 'forbidden' | 'invalid';
+
+interface Issued {
+  /** Epoch ms; undefined = never expires. */
+  expiresAt: number | undefined;
+  permitted: boolean;
+}
+
+function b64url(data: string | Buffer): string {
+  return Buffer.from(data).toString('base64url');
+}
+
+/**
+ * Tokens the simulated leader accepts: the static token, a static token without permissions (403), and
+ * JWTs it issued (login and OAuth) until their `exp`. Tokens are compared exactly; nothing is logged.
+ */
+export class TokenStore {
+  readonly #clock: Clock;
+  readonly #secret: string;
+  readonly #tokens = new Map<string, Issued>();
+  #jti = 0;
+
+  constructor(clock: Clock, secret: string, staticToken: string, forbiddenToken: string) {
+    this.#clock = clock;
+    this.#secret = secret;
+    this.#tokens.set(staticToken, { expiresAt: undefined, permitted: true });
+    this.#tokens.set(forbiddenToken, { expiresAt: undefined, permitted: false });
+  }
+
+  /** Issues a signed HS256 JWT whose `exp` (seconds) is now + ttlMs; returns it with its expiry in ms. */
+  issue(subject: string, ttlMs: number, permitted = true): { token: string; expiresAt: number } {
+    const now = this.#clock.now();
+    // `exp` is whole seconds; the token really expires at that second, so clients reading exp are exact.
+    const exp = Math.floor((now + ttlMs) / 1000);
+    const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+    const payload = b64url(JSON.stringify({ sub: subject, iat: Math.floor(now / 1000), exp, jti: String(++this.#jti) }));
+    const sig = createHmac('sha256', this.#secret).update(`${header}.${payload}`).digest('base64url');
+    const token = `${header}.${payload}.${sig}`;
+    this.#prune(now);
+    this.#tokens.set(token, { expiresAt: exp * 1000, permitted });
+    return { token, expiresAt: exp * 1000 };
+  }
+
+  /** Checks a bearer token (without the "Bearer " prefix). */
+  check(token: string): TokenCheck {
+    const t = this.#tokens.get(token);
+    if (!t) return 'invalid';
+    if (t.expiresAt !== undefined && this.#clock.now() >= t.expiresAt) return 'invalid';
+    return t.permitted ? 'ok' : 'forbidden';
+  }
+
+  /** Revokes every issued JWT (the static tokens stay); returns how many were revoked. */
+  revokeIssued(): number {
+    let n = 0;
+    for (const [token, t] of this.#tokens) {
+      if (t.expiresAt !== undefined) {
+        this.#tokens.delete(token);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  #prune(now: number): void {
+    if (this.#tokens.size < 10_000) return;
+    for (const [token, t] of this.#tokens) if (t.expiresAt !== undefined && t.expiresAt <= now) this.#tokens.delete(token);
+  }
+}
+
+/** A stable, non-reversible label for a token, so statistics can name clients without exposing secrets. */
+export function tokenLabel(token: string): string {
+  return `token:${createHash('sha256').update(token).digest('hex').slice(0, 12)}`;
+}
+
+/** Extracts the token of an `Authorization: Bearer …` header. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m?.[1];
+}

@@ -1,0 +1,141 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { ScenarioError, parseScenario } from './scenario.js';
+import type { Scenario } from './scenario.js';
+import { startSimulator } from './server.js';
+
+/** What the command may touch: output lines and the stop signal (src/cli.ts wires them to the process). */
+export interface SimulateIo {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  signal: AbortSignal;
+}
+
+/** Address the simulator listens on by default: loopback, on the leader's usual API port. */
+export const DEFAULT_SIMULATE_ADDRESS = '127.0.0.1:9000';
+
+const USAGE = [
+  'Usage: cribl-exporter simulate [flags]',
+  '',
+  'Runs a simulated Cribl leader (control-plane API) for trying the exporter, dashboards and alerts.',
+  '',
+  'Flags:',
+  '  --nodes N                  fleet size (default 50)',
+  '  --seed N                   seed of the fleet and of fault rolls (default 1)',
+  "  --leader-version V         leader generation: 4.16 serves only /master/workers, 4.17+ /products/{product}/workers (default 4.19)",
+  '  --scenario FILE            YAML or JSON scenario with fleet settings and faults (see docs/simulator.md)',
+  `  --web.listen-address ADDR  host:port to listen on; port 0 picks a free port (default ${DEFAULT_SIMULATE_ADDRESS})`,
+  '  --help                     show this help',
+  '',
+  'When ready, prints one line with the base URL and the bearer token. The admin endpoint',
+  '(loopback only) is at /_sim. Stops on SIGINT/SIGTERM.',
+];
+
+/** Splits "host:port", "[::1]:port" or ":port" (all interfaces); undefined when malformed. */
+export function parseListenAddress(text: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
+  if (!m) return undefined;
+  const port = Number(m[3]);
+  if (port > 65535) return undefined;
+  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+}
+
+function intFlag(name: string, value: string | undefined, min: number): number | string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value) || Number(value) < min) return `--${name}: expected an integer ≥ ${min}, got "${value}"`;
+  return Number(value);
+}
+
+/**
+ * `cribl-exporter simulate`: parses flags, starts the simulator, prints its URL and token on one
+ * line, and runs until `io.signal` aborts. Returns the exit code (2 for bad flags or scenario).
+ */
+export async function runSimulateCommand(argv: string[], io: SimulateIo): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        nodes: { type: 'string' },
+        seed: { type: 'string' },
+        'leader-version': { type: 'string' },
+        scenario: { type: 'string' },
+        'web.listen-address': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    io.stderr(`simulate: ${(e instanceof Error ? e.message : String(e)).split('\n')[0] ?? ''}`);
+    return 2;
+  }
+  if (values.help) {
+    USAGE.forEach((l) => io.stdout(l));
+    return 0;
+  }
+  const str = (k: string): string | undefined => (typeof values[k] === 'string' ? values[k] : undefined);
+
+  const nodes = intFlag('nodes', str('nodes'), 0);
+  const seed = intFlag('seed', str('seed'), Number.MIN_SAFE_INTEGER);
+  for (const v of [nodes, seed]) {
+    if (typeof v === 'string') {
+      io.stderr(`simulate: ${v}`);
+      return 2;
+    }
+  }
+  const leaderVersion = str('leader-version');
+  if (leaderVersion !== undefined && !/^\d+\.\d+(\.\d+)?$/.test(leaderVersion)) {
+    io.stderr(`simulate: --leader-version: expected a version such as 4.16 or 4.19.0, got "${leaderVersion}"`);
+    return 2;
+  }
+  const addressText = str('web.listen-address') ?? DEFAULT_SIMULATE_ADDRESS;
+  const address = parseListenAddress(addressText);
+  if (!address) {
+    io.stderr(`simulate: --web.listen-address: expected host:port (port 0 picks a free one), got "${addressText}"`);
+    return 2;
+  }
+  let scenario: Scenario | undefined;
+  const scenarioPath = str('scenario');
+  if (scenarioPath !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(scenarioPath, 'utf8');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'error';
+      io.stderr(`simulate: --scenario: cannot read ${scenarioPath} (${code})`);
+      return 2;
+    }
+    try {
+      scenario = parseScenario(text, scenarioPath);
+    } catch (e) {
+      if (!(e instanceof ScenarioError)) throw e;
+      io.stderr(`simulate: --scenario: ${e.message}`);
+      return 2;
+    }
+  }
+
+  if (io.signal.aborted) return 0;
+  let sim;
+  try {
+    sim = await startSimulator({
+      ...(typeof nodes === 'number' ? { nodes } : {}),
+      ...(typeof seed === 'number' ? { seed } : {}),
+      ...(leaderVersion !== undefined ? { leaderVersion } : {}),
+      ...(scenario ? { scenario } : {}),
+      host: address.host,
+      port: address.port,
+    });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    io.stderr(`simulate: cannot listen on ${addressText}: ${err.code ?? err.message}`);
+    return 1;
+  }
+  io.stdout(`cribl simulated leader listening on ${sim.baseUrl} token=${sim.token} admin=${sim.adminUrl}`);
+  await new Promise<void>((resolve) => {
+    if (io.signal.aborted) resolve();
+    else io.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await sim.close();
+  return 0;
+}

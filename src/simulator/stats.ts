@@ -1,0 +1,112 @@
+/** Request statistics of the simulator, as GET /_sim/stats serves them. */
+export interface SimulatorStats {
+  /** Epoch ms when the simulator started (windows count from here). */
+  startedAt: number;
+  uptimeMs: number;
+  totalRequests: number;
+  /** route template (or "(unmatched)") → status code (or "reset" for a dropped connection) → count. */
+  requests: Record<string, Record<string, number>>;
+  inFlight: number;
+  peakConcurrent: number;
+  /** Answers that carried a Retry-After header. */
+  retryAfterSent: number;
+  /** Requests that arrived while a Retry-After sent to the same client was still running. */
+  retryAfterViolations: number;
+  /** Same, per client: "token:<12 hex of sha256(token)>" for bearer requests, "addr:<ip>" otherwise. */
+  retryAfterViolationsByClient: Record<string, number>;
+  /** Faults injected so far, by kind (ratelimit, login-ratelimit, unavailable, leader-420, reset, truncated, malformed, oversized, slow). */
+  faultsInjected: Record<string, number>;
+}
+
+/** Counts requests; cheap on the hot path (two map lookups per request). */
+export class StatsRecorder {
+  readonly #now: () => number;
+  readonly #startedAt: number;
+  #requests = new Map<string, Map<string, number>>();
+  #total = 0;
+  #inFlight = 0;
+  #peak = 0;
+  #retryAfterSent = 0;
+  #violations = 0;
+  #violationsByClient = new Map<string, number>();
+  #faults = new Map<string, number>();
+  /** client → epoch ms until which its last Retry-After runs. */
+  readonly #retryUntil = new Map<string, number>();
+
+  constructor(now: () => number) {
+    this.#now = now;
+    this.#startedAt = now();
+  }
+
+  /** A request arrived. */
+  begin(): void {
+    this.#total++;
+    if (++this.#inFlight > this.#peak) this.#peak = this.#inFlight;
+  }
+
+  /** A request finished (answered or dropped). */
+  end(route: string, status: string): void {
+    this.#inFlight--;
+    let byStatus = this.#requests.get(route);
+    if (!byStatus) this.#requests.set(route, (byStatus = new Map<string, number>()));
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+  }
+
+  /** A fault was injected. */
+  fault(kind: string): void {
+    this.#faults.set(kind, (this.#faults.get(kind) ?? 0) + 1);
+  }
+
+  /** True when some client has a Retry-After running (so the caller must compute client keys). */
+  get watching(): boolean {
+    return this.#retryUntil.size > 0;
+  }
+
+  /** Counts a violation when `client` is still inside a Retry-After we sent it. */
+  checkRetryAfter(client: string): void {
+    const until = this.#retryUntil.get(client);
+    if (until === undefined) return;
+    if (this.#now() < until) {
+      this.#violations++;
+      this.#violationsByClient.set(client, (this.#violationsByClient.get(client) ?? 0) + 1);
+    } else {
+      this.#retryUntil.delete(client);
+    }
+  }
+
+  /** We told `client` to come back no earlier than `until` (epoch ms). */
+  sentRetryAfter(client: string, until: number): void {
+    this.#retryAfterSent++;
+    const prev = this.#retryUntil.get(client) ?? 0;
+    this.#retryUntil.set(client, Math.max(prev, until));
+  }
+
+  /** Clears the counters; Retry-After periods still running keep running. */
+  reset(): void {
+    this.#requests = new Map();
+    this.#total = 0;
+    this.#peak = this.#inFlight;
+    this.#retryAfterSent = 0;
+    this.#violations = 0;
+    this.#violationsByClient = new Map();
+    this.#faults = new Map();
+  }
+
+  /** A JSON-ready copy. */
+  snapshot(): SimulatorStats {
+    const requests: Record<string, Record<string, number>> = {};
+    for (const [route, byStatus] of this.#requests) requests[route] = Object.fromEntries(byStatus);
+    return {
+      startedAt: this.#startedAt,
+      uptimeMs: this.#now() - this.#startedAt,
+      totalRequests: this.#total,
+      requests,
+      inFlight: this.#inFlight,
+      peakConcurrent: this.#peak,
+      retryAfterSent: this.#retryAfterSent,
+      retryAfterViolations: this.#violations,
+      retryAfterViolationsByClient: Object.fromEntries(this.#violationsByClient),
+      faultsInjected: Object.fromEntries(this.#faults),
+    };
+  }
+}

@@ -1,0 +1,83 @@
+import type { Workspace } from '../leader/shapes.js';
+import type { Clock, Random } from '../util/clock.js';
+import type { Faults, FaultsPatch } from './faults.js';
+import type { Fleet } from './fleet.js';
+import type { Scenario } from './scenario.js';
+import type { SimulatorStats } from './stats.js';
+
+/** A user for POST /auth/login; `permitted: false` gets tokens that answer 403. */
+export interface SimUser {
+  username: string;
+  password: string;
+  permitted?: boolean;
+}
+
+/** An OAuth client for the client-credentials token endpoint. */
+export interface SimClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** Options of startSimulator; options win over the scenario's `fleet` section. */
+export interface SimulatorOptions {
+  /** @default 50 */
+  nodes?: number;
+  /** @default 1 */
+  seed?: number;
+  /** '4.16' serves only /master/workers; '4.17'+ serve /products/{product}/workers. @default '4.19' */
+  leaderVersion?: string;
+  scenario?: Scenario;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** @default 0 */
+  port?: number;
+  /** Heartbeats, token expiry, windows, latency and churn use it. @default systemClock */
+  clock?: Clock;
+  /** Randomness of fault rolls and jitter. @default seeded from `seed` */
+  random?: Random;
+  /** Static bearer token accepted. @default 'sim-' + hex derived from `seed` */
+  token?: string;
+  /** Static bearer token that authenticates but has no permission (403). @default 'sim-noperm-' + hex */
+  forbiddenToken?: string;
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** For POST /auth/login. @default [{ username: 'admin', password: 'admin' }] */
+  users?: SimUser[];
+  /** For the OAuth token endpoint. @default [{ clientId: 'sim-client', clientSecret: 'sim-secret' }] */
+  clients?: SimClient[];
+  /** Management-plane listing content (mutable at run time). @default [] */
+  workspaces?: Workspace[];
+  /** When set, the management plane answers 403 for other organization ids. */
+  organizationId?: string;
+}
+
+/** A running simulated leader. */
+export interface Simulator {
+  /** e.g. http://127.0.0.1:PORT */
+  readonly origin: string;
+  /** origin + '/api/v1' */
+  readonly baseUrl: string;
+  /** origin + '/_sim' */
+  readonly adminUrl: string;
+  /** A valid static bearer token. */
+  readonly token: string;
+  /** A static bearer token without permissions (403 everywhere it is checked). */
+  readonly forbiddenToken: string;
+  /** Absolute URL of the OAuth token endpoint (origin + '/oauth/token'). */
+  readonly oauthTokenUrl: string;
+  /** Base of the management plane (GET {managementUrl}/v1/organizations/{org}/workspaces); equals origin. */
+  readonly managementUrl: string;
+  /** Truth and control of nodes, groups and the leader's state. */
+  readonly fleet: Fleet;
+  /** Replaces the given top-level fault keys (same as PATCH /_sim/faults); throws on invalid values. */
+  setFaults(patch: FaultsPatch): void;
+  /** The faults in force (durations in ms). */
+  faults(): Faults;
+  /** Replaces the management-plane workspace list. */
+  setWorkspaces(workspaces: Workspace[]): void;
+  /** Revokes every token issued by /auth/login and the OAuth endpoint; returns how many. */
+  revokeTokens(): number;
+  stats(): SimulatorStats;
+  resetStats(): void;
+  /** Closes the server and every open socket promptly; pending delays are abandoned. */
+  close(): Promise<void>;
+}
