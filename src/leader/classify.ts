@@ -1,0 +1,95 @@
+import type { FailureReason } from './failure.js';
+import type { PermitOutcome } from './budget.js';
+
+/**
+ * What to do after a failed attempt:
+ * - `none`: final (400, 403, 404, 405, 415, other 4xx and 5xx, decode failures);
+ * - `backoff`: retry after a per-request backoff (502, 504, timeouts, transient connection errors);
+ * - `pause`: the whole budget pauses (429, 503); the retry waits for the pause like everyone else;
+ * - `unavailable`: the leader is not serving (420 outside host context): hold the budget, probe /health;
+ * - `refresh`: 401: refresh the credentials once, then retry once.
+ */
+export type RetryKind = 'none' | 'backoff' | 'pause' | 'unavailable' | 'refresh';
+
+/** How one unaccepted status or transport error is reported, retried and fed to the budget. */
+export interface Classification {
+  reason: FailureReason;
+  retry: RetryKind;
+  outcome: PermitOutcome;
+}
+
+/**
+ * Classifies a status the caller did not accept. A 420 in host context (`/w/{id}/…`) is that node's own state
+ * and never pauses the fleet.
+ */
+export function classifyStatus(status: number, opts: { nodeScoped: boolean; anonymous: boolean }): Classification {
+  switch (status) {
+    case 420:
+      return opts.nodeScoped
+        ? { reason: 'http_4xx', retry: 'none', outcome: 'ok' }
+        : { reason: 'leader_unavailable', retry: 'unavailable', outcome: 'overload' };
+    case 429:
+    case 503:
+      return { reason: 'throttled', retry: 'pause', outcome: 'overload' };
+    case 401:
+      return { reason: 'http_4xx', retry: opts.anonymous ? 'none' : 'refresh', outcome: 'ok' };
+    case 502:
+      return { reason: 'http_5xx', retry: 'backoff', outcome: 'neutral' };
+    case 504:
+      return { reason: 'http_5xx', retry: 'backoff', outcome: 'timeout' };
+  }
+  // Everything else is final: 400, 403, 404, 405, 415 and the rest. Unexpected 1xx–3xx count as 4xx
+  // (we do not follow redirects: a redirect from an API endpoint is a misconfigured URL).
+  if (status >= 500) return { reason: 'http_5xx', retry: 'none', outcome: 'neutral' };
+  return { reason: 'http_4xx', retry: 'none', outcome: 'ok' };
+}
+
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+]);
+
+// Connection failures that may heal by themselves (restart, failover, DNS blip). TLS and proxy
+// configuration errors are left out: retrying them only adds load.
+const TRANSIENT_CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+]);
+
+/** Classifies an error thrown by the transport (undici or node:net); the code is found on the error or its cause. */
+export function classifyError(err: unknown): Classification & { code: string } {
+  const code = errorCode(err) ?? 'UNKNOWN';
+  if (TIMEOUT_CODES.has(code)) return { reason: 'timeout', retry: 'backoff', outcome: 'timeout', code };
+  if (TRANSIENT_CONNECT_CODES.has(code)) return { reason: 'connect', retry: 'backoff', outcome: 'neutral', code };
+  return { reason: 'connect', retry: 'none', outcome: 'neutral', code };
+}
+
+/** The stable `code` of an error, looking through `cause` and AggregateError (happy eyeballs) members. */
+export function errorCode(err: unknown, depth = 0): string | undefined {
+  if (typeof err !== 'object' || err === null || depth > 4) return undefined;
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string' && e.code !== '') return e.code;
+  const fromCause = errorCode(e.cause, depth + 1);
+  if (fromCause) return fromCause;
+  if (Array.isArray(e.errors)) {
+    for (const inner of e.errors as unknown[]) {
+      const c = errorCode(inner, depth + 1);
+      if (c) return c;
+    }
+  }
+  return undefined;
+}
