@@ -1,0 +1,252 @@
+/**
+ * The HTTP(S) server: GET/HEAD {telemetryPath} (the cached body plus self-metrics, negotiated
+ * format and gzip), /healthz, /readyz, a landing page at /, and the exporter-toolkit web
+ * configuration (TLS, mTLS, basic auth, headers, rate limit), re-read when its files change.
+ */
+
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../util/clock.js';
+import type { BodyCache } from './body.js';
+import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from './format.js';
+import { landingPage } from './landing.js';
+import { acceptsGzip, negotiateFormat } from './negotiate.js';
+import {
+  createBasicAuth,
+  createWebConfigSource,
+  type ClientAuthType,
+  type LoadedWebConfig,
+  type ReloadResult,
+  type WebConfigSource,
+} from './web-config.js';
+
+const gzip = promisify(gzipCallback);
+
+/** Options of startServer. */
+export interface ServerOptions {
+  /** `host:port`, `[v6]:port` or `:port` (all interfaces). */
+  listenAddress: string;
+  /** @default '/metrics' */
+  telemetryPath?: string;
+  body: BodyCache;
+  /** Self-metrics, rendered per scrape in the negotiated format; also told about web config reloads. */
+  selfMetrics?: { render(format: Format): Promise<string>; setWebConfigReloadSuccessful?(ok: boolean): void };
+  /** /readyz answers 200 only once this returns true (after the first successful discovery). */
+  ready: () => boolean;
+  /** Shown on the landing page. */
+  version: string;
+  /** `--web.config.file`; TLS is on when it configures a certificate. */
+  webConfigFile?: string;
+  /** Web config files are stat'ed at most this often. @default 1000 */
+  webConfigRecheckMs?: number;
+  clock?: Clock;
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** gzip level of the self-metrics part (the cached part has its own). @default 1 */
+  gzipLevel?: number;
+}
+
+/** A listening server. */
+export interface RunningServer {
+  /** Base URL, e.g. http://127.0.0.1:9864 */
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting, drops open connections and resolves when closed. */
+  close(): Promise<void>;
+}
+
+/** Probes stay reachable without credentials: kubelets and load balancers rarely carry them. */
+const PUBLIC_PATHS = new Set(['/healthz', '/readyz']);
+
+/** Splits a listen address into host (undefined = all interfaces) and port; throws one line. */
+export function parseListenAddress(address: string): { host: string | undefined; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(address);
+  const port = Number(m?.[3]);
+  if (!m || port > 65535) throw new Error(`--web.listen-address "${address}": expected host:port, [ipv6]:port or :port`);
+  return { host: m[1] ?? (m[2] || undefined), port };
+}
+
+function plain(res: ServerResponse, status: number, text: string, head: boolean, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...extra });
+  res.end(head ? undefined : text);
+}
+
+/** Values of the peer certificate's subjectAltName, as the toolkit compares them. */
+function peerSans(socket: TLSSocket): string[] {
+  const alt = socket.getPeerCertificate().subjectaltname ?? '';
+  return alt
+    .split(', ')
+    .map((entry) => entry.slice(entry.indexOf(':') + 1))
+    .filter((v) => v !== '');
+}
+
+/** Whether a TLS connection may proceed under the client auth policy; Node's own checks cover the rest. */
+function connectionAllowed(socket: TLSSocket, clientAuth: ClientAuthType, allowedSans: readonly string[] | undefined): boolean {
+  const cert = socket.getPeerCertificate();
+  const hasCert = Object.keys(cert).length > 0;
+  if (clientAuth === 'RequireAnyClientCert' && !hasCert) return false;
+  if ((clientAuth === 'VerifyClientCertIfGiven' || clientAuth === 'RequireAndVerifyClientCert') && hasCert && !socket.authorized) {
+    return false;
+  }
+  if (clientAuth === 'RequireAndVerifyClientCert' && !hasCert) return false;
+  if (allowedSans) return hasCert && peerSans(socket).some((san) => allowedSans.includes(san));
+  return true;
+}
+
+/** Starts the server; rejects with a one-line error when the web config or the address is unusable. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock;
+  const telemetryPath = options.telemetryPath ?? '/metrics';
+  const { host, port } = parseListenAddress(options.listenAddress);
+  const basicAuth = createBasicAuth();
+  const gzipLevel = options.gzipLevel ?? zlibConstants.Z_BEST_SPEED;
+  const rate = { tokens: 0, at: clock.now() };
+
+  let server: HttpServer | HttpsServer | undefined;
+  let webConfig: WebConfigSource | undefined;
+  let tlsAtStart = false;
+
+  const applyTls = (loaded: LoadedWebConfig): void => {
+    const tls = loaded.config.tls;
+    if (!tls || !loaded.secureContext || !server || !('setSecureContext' in server)) return;
+    server.setSecureContext(loaded.secureContext);
+    // Node reads these per connection; the secure context API has no place for them.
+    const policy = server as unknown as { requestCert: boolean; rejectUnauthorized: boolean };
+    policy.requestCert = tls.clientAuth !== 'NoClientCert';
+    policy.rejectUnauthorized = tls.clientAuth === 'RequireAndVerifyClientCert';
+  };
+
+  const onReload = (result: ReloadResult): void => {
+    options.selfMetrics?.setWebConfigReloadSuccessful?.(result.ok);
+    if (!result.ok) return options.logger?.error(`${result.error.message}; keeping the previous web config`);
+    applyTls(result.config);
+    options.logger?.info(`web config ${options.webConfigFile ?? ''} reloaded`);
+  };
+
+  let initial: LoadedWebConfig | undefined;
+  if (options.webConfigFile) {
+    webConfig = await createWebConfigSource({
+      path: options.webConfigFile,
+      clock,
+      recheckMs: options.webConfigRecheckMs ?? 1000,
+      // The listener is HTTP or HTTPS from the start: switching needs a restart.
+      accept: (next) => (!!next.config.tls !== tlsAtStart ? 'turning TLS on or off needs a restart' : undefined),
+      onReload,
+    });
+    initial = webConfig.latest();
+    tlsAtStart = !!initial.config.tls;
+  }
+
+  const rateLimited = (config: LoadedWebConfig['config'] | undefined): boolean => {
+    const limit = config?.rateLimit;
+    if (!limit) return false;
+    const now = clock.now();
+    rate.tokens = Math.min(limit.burst, rate.tokens + (now - rate.at) / limit.intervalMs);
+    rate.at = now;
+    if (rate.tokens < 1) return true;
+    rate.tokens -= 1;
+    return false;
+  };
+
+  const metrics = async (req: IncomingMessage, res: ServerResponse, head: boolean): Promise<void> => {
+    const format = negotiateFormat(req.headers.accept);
+    const useGzip = acceptsGzip(req.headers['accept-encoding']);
+    const [body, self] = await Promise.all([options.body.current(), options.selfMetrics?.render(format) ?? Promise.resolve('')]);
+    const tailText = Buffer.from(format === 'openmetrics' ? self + OPENMETRICS_EOF : self, 'utf8');
+    // A fresh gzip member after the cached one: concatenated members are one valid gzip stream.
+    const tail = useGzip ? await gzip(tailText, { level: gzipLevel }) : tailText;
+    const chunks = [...(useGzip ? body.gzip : body.identity), tail];
+    const length = (useGzip ? body.gzipBytes : body.identityBytes) + tail.length;
+    res.writeHead(200, {
+      'Content-Type': CONTENT_TYPES[format],
+      'Content-Length': length,
+      Vary: 'Accept, Accept-Encoding',
+      ...(useGzip ? { 'Content-Encoding': 'gzip' } : {}),
+    });
+    if (head) {
+      res.end();
+      return;
+    }
+    res.cork();
+    for (const chunk of chunks) if (chunk.length > 0) res.write(chunk);
+    res.end();
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const loaded = webConfig ? await webConfig.current() : undefined;
+    const config = loaded?.config;
+    for (const [name, value] of Object.entries(config?.headers ?? {})) res.setHeader(name, value);
+    const head = req.method === 'HEAD';
+    if (rateLimited(config)) return plain(res, 429, 'Too Many Requests\n', head);
+    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    if (config && config.users.size > 0 && !PUBLIC_PATHS.has(path)) {
+      if (!(await basicAuth.check(config.users, req.headers.authorization))) {
+        return plain(res, 401, 'Unauthorized\n', head, { 'WWW-Authenticate': 'Basic' });
+      }
+    }
+    if (req.method !== 'GET' && !head) return plain(res, 405, 'Method Not Allowed\n', false, { Allow: 'GET, HEAD' });
+    if (path === telemetryPath) return metrics(req, res, head);
+    if (path === '/healthz') return plain(res, 200, 'ok\n', head);
+    if (path === '/readyz') return options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
+    if (path === '/') {
+      const html = landingPage({ version: options.version, telemetryPath });
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(html) });
+      return void res.end(head ? undefined : html);
+    }
+    return plain(res, 404, 'Not Found\n', head);
+  };
+
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).catch((err: unknown) => {
+      options.logger?.error({ err }, `${req.method ?? 'GET'} ${req.url ?? ''} failed`);
+      if (!res.headersSent) plain(res, 500, 'Internal Server Error\n', req.method === 'HEAD');
+      else res.destroy();
+    });
+  };
+
+  if (initial?.secureContext && initial.config.tls) {
+    const tls = initial.config.tls;
+    const https = createHttpsServer(
+      {
+        ...initial.secureContext,
+        requestCert: tls.clientAuth !== 'NoClientCert',
+        rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert',
+      },
+      listener,
+    );
+    // Runs before the HTTP parser sees a byte: a refused client never reaches a handler.
+    https.prependListener('secureConnection', (socket: TLSSocket) => {
+      const t = webConfig?.latest().config.tls ?? tls;
+      if (!connectionAllowed(socket, t.clientAuth, t.clientAllowedSans)) socket.destroy();
+    });
+    server = https;
+  } else {
+    server = createHttpServer(listener);
+  }
+  options.selfMetrics?.setWebConfigReloadSuccessful?.(true);
+
+  const s = server;
+  await new Promise<void>((resolve, reject) => {
+    s.once('error', reject);
+    s.listen(port, host, () => {
+      s.off('error', reject);
+      resolve();
+    });
+  });
+  const address = s.address() as AddressInfo;
+  const shownHost = host === undefined || host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const scheme = initial?.secureContext ? 'https' : 'http';
+  return {
+    url: `${scheme}://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`,
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        s.close((err) => (err ? reject(err) : resolve()));
+        s.closeAllConnections();
+      }),
+  };
+}
