@@ -76,7 +76,9 @@ export function parseScenario(text: string, source: string): Scenario {
     doc = parseYaml(text, { prettyErrors: false });
   } catch (e) {
     const first = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
-    throw new ScenarioError(`${source}: not valid YAML or JSON: ${first}`);
+    const pos = (e as { pos?: number[] }).pos?.[0];
+    const line = pos === undefined ? undefined : text.slice(0, pos).split('\n').length;
+    throw new ScenarioError(`${source}: not valid YAML or JSON${line ? ` (line ${line})` : ''}: ${first}`);
   }
   if (doc === null || doc === undefined) doc = {};
   if (typeof doc !== 'object' || Array.isArray(doc)) {
