@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# cribl-exporter: built with dev dependencies, run with production dependencies only, on a distroless
+# Node.js LTS base as a non-root user. Needs nothing but the repository: docker build -t cribl-exporter .
+# At run time nothing is written to the filesystem, so it runs with a read-only root filesystem.
+
+ARG NODE_MAJOR=22
+
+FROM node:${NODE_MAJOR}-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:${NODE_MAJOR}-bookworm-slim AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# No production dependency needs an install script, so none gets to run.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM gcr.io/distroless/nodejs${NODE_MAJOR}-debian12:nonroot
+LABEL org.opencontainers.image.title="cribl-exporter" \
+      org.opencontainers.image.description="Prometheus exporter for the control plane of Cribl Stream and Cribl Edge leaders" \
+      org.opencontainers.image.licenses="Apache-2.0"
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# "type": "module" makes dist/*.js ESM; the version comes from here too.
+COPY package.json ./
+# Numeric, so that Kubernetes can check runAsNonRoot (distroless "nonroot").
+USER 65532:65532
+EXPOSE 9864
+# Exec form: node is PID 1 and receives SIGTERM itself; the exporter shuts down on it.
+ENTRYPOINT ["/nodejs/bin/node", "/app/dist/cli.js"]

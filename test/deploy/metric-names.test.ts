@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { loadRuleGroups, ROOT } from './prometheusrule.js';
+
+// The dashboard and the rules may use only metric names we export: docs/ARCHITECTURE.md is the contract.
+
+const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan', 'atan2']);
+
+/** Metric names a PromQL expression (or a Grafana `label_values(expr, label)` query) selects. */
+function metricNames(promql: string): string[] {
+  const expr = promql
+    .replace(/^\s*label_values\(\s*\w+\s*\)\s*$/, '')
+    .replace(/^\s*label_values\(([\s\S]*),\s*\w+\s*\)\s*$/, '$1');
+  const bare = expr
+    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, ' ')
+    .replace(/\{[^}]*\}/g, ' ')
+    .replace(/\[[^\]]*\]/g, ' ')
+    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
+    .replace(/\$\{?\w+\}?/g, ' ')
+    .replace(/(?<![\w:])\d+(?:\.\d+)?(?:[eE][+-]?\d+|ms|s|m|h|d|w|y)?\b/g, ' ');
+  const names = [...bare.matchAll(/[a-zA-Z_:][\w:]*(?!\w)(?!\s*\()/g)].map((m) => m[0]).filter((n) => !KEYWORDS.has(n.toLowerCase()));
+  return [...new Set(names)];
+}
+
+describe('metricNames', () => {
+  it.each<[string, string[]]>([
+    ['up{job=~".*cribl-exporter.*"} == 0', ['up']],
+    ['sum without (code) (rate(cribl_exporter_leader_throttled_total[5m])) > 0', ['cribl_exporter_leader_throttled_total']],
+    ['(a == 0) unless ignoring (product, group, node_id) (b == 0)', ['a', 'b']],
+    ['time() - x_timestamp_seconds > 300', ['x_timestamp_seconds']],
+    ['histogram_quantile(0.99, sum by (le) (rate(h_bucket{l="$v"}[$__rate_interval])))', ['h_bucket']],
+    ['count(m{a="b"} == 0) or vector(0)', ['m']],
+    ['2 ^ max by (job) (t) - 1 - sum(2 ^ i) offset 5m', ['t', 'i']],
+    ['level:metric:rate5m * 1e3', ['level:metric:rate5m']],
+    ['label_values(cribl_node_info{job=~"$job"}, group)', ['cribl_node_info']],
+    ['label_values(job)', []],
+  ])('%s', (expr, names) => expect(metricNames(expr)).toEqual(names));
+});
+
+/** Names in the metric tables of docs/ARCHITECTURE.md, with the series a histogram exposes. */
+function contractNames(): Set<string> {
+  const names = new Set<string>();
+  for (const line of readFileSync(join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8').split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (cells.length < 4) continue;
+    const [, first = '', type = ''] = cells;
+    for (const [, name = ''] of first.matchAll(/`([a-z_:][a-z0-9_:]*)`/g)) {
+      names.add(name);
+      if (type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(name + s);
+    }
+  }
+  return names;
+}
+
+/** prom-client's default process_* and nodejs_* metrics (the contract's last row), as they are named. */
+async function defaultMetricNames(): Promise<Set<string>> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const names = new Set<string>();
+  for (const m of await registry.getMetricsAsJSON()) {
+    names.add(m.name);
+    if (String(m.type) === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(m.name + s);
+  }
+  return names;
+}
+
+// Series Prometheus itself writes for every scrape target and alert.
+const PROMETHEUS_NAMES = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'ALERTS'];
+
+interface Dashboard {
+  templating: { list: { type: string; query?: string | { query: string } }[] };
+  panels: { title: string; type: string; targets?: { expr: string }[] }[];
+}
+
+const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana/cribl-exporter.json'), 'utf8')) as Dashboard;
+const dashboardQueries = [
+  ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ where: `panel "${p.title}"`, expr: t.expr }))),
+  ...dashboard.templating.list
+    .filter((v) => v.type === 'query')
+    .map((v) => ({ where: 'variable', expr: typeof v.query === 'string' ? v.query : (v.query?.query ?? '') })),
+];
+const rules = loadRuleGroups().flatMap((g) => g.rules);
+const recorded = new Set(rules.flatMap((r) => (r.record ? [r.record] : [])));
+
+describe('metric names in the dashboard and the rules', async () => {
+  const contract = contractNames();
+  const allowed = new Set([...contract, ...(await defaultMetricNames()), ...PROMETHEUS_NAMES]);
+
+  it('the contract is read from docs/ARCHITECTURE.md', () => {
+    expect(contract).toContain('cribl_node_healthy');
+    expect(contract).toContain('cribl_exporter_shard_total');
+    expect(contract).toContain('cribl_exporter_leader_request_duration_seconds_bucket');
+    expect(readFileSync(join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8')).toContain('process_*, nodejs_*');
+  });
+
+  it('the dashboard uses only exported names', () => {
+    const used = dashboardQueries.flatMap((q) => metricNames(q.expr).map((name) => ({ ...q, name })));
+    expect(new Set(used.map((u) => u.name)).size).toBeGreaterThan(30);
+    expect(used.filter((u) => !allowed.has(u.name)).map((u) => `${u.where}: ${u.name}`)).toEqual([]);
+  });
+
+  it('the rules use only exported names and the rules they record', () => {
+    const used = rules.flatMap((r) => metricNames(r.expr).map((name) => ({ rule: r.alert ?? r.record, name })));
+    expect(used.length).toBeGreaterThan(20);
+    expect(used.filter((u) => !allowed.has(u.name) && !recorded.has(u.name)).map((u) => `${u.rule}: ${u.name}`)).toEqual([]);
+  });
+
+  it('the dashboard has the four sections, with a node_id variable and a Prometheus data source variable', () => {
+    expect(dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title)).toEqual([
+      'Fleet overview',
+      'Groups and fleets',
+      'Node $node_id',
+      'Exporter and leader budget',
+    ]);
+    const vars = dashboard.templating.list as { name?: string; type: string; query?: unknown }[];
+    expect(vars.find((v) => v.name === 'datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
+    expect(vars.find((v) => v.name === 'node_id')?.type).toBe('query');
+  });
+});

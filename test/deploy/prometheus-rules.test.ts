@@ -1,0 +1,125 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { loadRuleGroups, ROOT, RULE_FILES, type Rule } from './prometheusrule.js';
+import { run, skipWithout } from './tools.js';
+
+const TESTS_DIR = 'deploy/prometheus/tests';
+const testFiles = readdirSync(join(ROOT, TESTS_DIR))
+  .filter((f) => f.endsWith('.test.yaml'))
+  .map((f) => `${TESTS_DIR}/${f}`);
+
+const rules = loadRuleGroups().flatMap((g) => g.rules);
+const alerts = rules.filter((r): r is Rule & { alert: string } => r.alert !== undefined);
+const records = rules.filter((r) => r.record !== undefined).map((r) => r.record!);
+
+interface UnitTests {
+  tests: {
+    alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[];
+    promql_expr_test?: { expr: string }[];
+  }[];
+}
+const unitTests = testFiles.flatMap((f) => (parse(readFileSync(join(ROOT, f), 'utf8')) as UnitTests).tests);
+const alertCases = unitTests.flatMap((t) => t.alert_rule_test ?? []);
+
+/** GitHub's heading anchor: lower case, punctuation dropped, spaces to dashes. */
+function githubSlug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+const runbook = readFileSync(join(ROOT, 'docs/runbook.md'), 'utf8');
+const runbookAnchors = new Set([...runbook.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => githubSlug(m[1]!)));
+
+describe('githubSlug', () => {
+  it.each([
+    ['CriblExporterDown', 'criblexporterdown'],
+    ['Exporter down (CriblExporterDown)', 'exporter-down-criblexporterdown'],
+    [' Leader: throttling us ', 'leader-throttling-us'],
+  ])('%s → %s', (heading, slug) => expect(githubSlug(heading)).toBe(slug));
+});
+
+describe.each(alerts.map((a) => [a.alert, a] as const))('alert %s', (alertname, a) => {
+  it('has a severity, a summary, a description and a runbook section that exists', () => {
+    expect(['critical', 'warning', 'info']).toContain(a.labels?.severity);
+    expect(a.annotations?.summary).toMatch(/\S/);
+    expect(a.annotations?.description).toMatch(/\S/);
+    const anchor = /^docs\/runbook\.md#(.+)$/.exec(a.annotations?.runbook_url ?? '')?.[1];
+    expect(anchor).toBe(alertname.toLowerCase());
+    expect(runbookAnchors).toContain(anchor);
+  });
+
+  it('has promtool cases where it fires and where it does not', () => {
+    const cases = alertCases.filter((c) => c.alertname === alertname);
+    expect(cases.some((c) => (c.exp_alerts ?? []).length > 0), 'a firing case').toBe(true);
+    expect(cases.some((c) => (c.exp_alerts ?? []).length === 0), 'a quiet case').toBe(true);
+  });
+
+  if (alertname.startsWith('CriblNode')) {
+    it('stays quiet while the leader is unreachable', () => {
+      expect(a.expr).toMatch(/unless ignoring \(product, group, node_id\) \(cribl_leader_up == 0\)\s*$/);
+    });
+  }
+});
+
+describe('recording rules', () => {
+  it.each(records)('%s has a promtool case', (record) => {
+    const tested = unitTests.flatMap((t) => t.promql_expr_test ?? []).map((c) => c.expr);
+    expect(tested).toContain(record);
+  });
+});
+
+describe('Alertmanager inhibition', () => {
+  const file = 'deploy/alertmanager/inhibit-rules.yaml';
+  interface Inhibit {
+    source_matchers: string[];
+    target_matchers: string[];
+    equal: string[];
+  }
+  const inhibit = (parse(readFileSync(join(ROOT, file), 'utf8')) as { inhibit_rules: Inhibit[] }).inhibit_rules;
+  const names = alerts.map((a) => a.alert);
+
+  /** The alerts an `alertname` matcher selects (anchored like Alertmanager's). */
+  const selected = (matchers: string[]): string[] => {
+    const m = matchers.map((s) => /^alertname\s*(=~|=)\s*"?([^"]*)"?$/.exec(s.trim())).find((x) => x !== null);
+    if (!m) return [];
+    return m[1] === '=' ? names.filter((n) => n === m[2]) : names.filter((n) => new RegExp(`^(?:${m[2]})$`).test(n));
+  };
+
+  it.each(inhibit.map((r, i) => [i, r] as const))('rule %i names alerts that exist', (_, r) => {
+    expect(selected(r.source_matchers)).toHaveLength(1);
+    expect(selected(r.target_matchers).length).toBeGreaterThan(0);
+    // Without a shared job, one exporter's alert would silence every other exporter's.
+    expect(r.equal).toContain('job');
+  });
+
+  it('lets one leader outage hold back every node alert', () => {
+    const rule = inhibit.find((r) => selected(r.source_matchers)[0] === 'CriblLeaderUnreachable');
+    expect(selected(rule?.target_matchers ?? []).sort()).toEqual(names.filter((n) => n.startsWith('CriblNode')).sort());
+  });
+
+  it('is shown in docs/deploy.md as it is in the file', () => {
+    const docs = readFileSync(join(ROOT, 'docs/deploy.md'), 'utf8');
+    const blocks = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parseAllDocuments(m[1]!).map((d) => d.toJS() as unknown));
+    expect(blocks.flat()).toContainEqual({ inhibit_rules: inhibit });
+  });
+});
+
+describe.skipIf(skipWithout('promtool'))('promtool', () => {
+  it('check rules: every rule file is valid', () => {
+    const r = run('promtool', ['check', 'rules', ...RULE_FILES], ROOT);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(`SUCCESS: ${alerts.length} rules found`);
+    expect(r.stdout).toContain(`SUCCESS: ${records.length} rules found`);
+  });
+
+  it('test rules: every unit test passes', () => {
+    const r = run('promtool', ['test', 'rules', ...testFiles], ROOT);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout.match(/SUCCESS/g)).toHaveLength(testFiles.length);
+  });
+});
