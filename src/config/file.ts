@@ -1,0 +1,200 @@
+import { dirname, isAbsolute, join } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+import { FLAG_TABLE, type FlagSpec } from './flags.js';
+import type { Raw } from './values.js';
+
+/** A value together with how the user named it, so that errors can point at it. */
+export interface Setting {
+  readonly value: Raw;
+  /** e.g. `--health.interval`, `CRIBL_HEALTH_INTERVAL`, `cribl.yml: leaders[0].url`. */
+  readonly where: string;
+}
+
+/** Settings of one source, keyed by flag name (`health.interval`). */
+export type Layer = ReadonlyMap<string, Setting>;
+
+/** One `leaders:` entry of the file. */
+export interface LeaderEntry {
+  readonly index: number;
+  /** Keyed by flag name (`leader.token-file`, `cloud.workspace`, `products`), not by the entry's own key. */
+  readonly settings: Layer;
+  readonly labels?: Readonly<Record<string, string>>;
+  /** `cribl.yml: leaders[2]`, for errors about the entry as a whole. */
+  readonly where: string;
+}
+
+/** What a config file holds. */
+export interface FileSettings {
+  readonly settings: Layer;
+  readonly leaders?: readonly LeaderEntry[];
+}
+
+const FILE_FLAGS = FLAG_TABLE.filter((f) => !f.notInFile);
+const ENTRY_FLAGS = new Map(FLAG_TABLE.flatMap((f) => (f.leaderKey ? [[f.leaderKey, f] as const] : [])));
+
+// Inline secrets get their own message instead of "unknown key", pointing at the file-based setting.
+const INLINE_SECRETS: Readonly<Record<string, string>> = {
+  'leader.token': 'leader.token-file or CRIBL_TOKEN',
+  'leader.password': 'leader.password-file or CRIBL_PASSWORD',
+  'cloud.client-secret': 'cloud.client-secret-file or CRIBL_CLIENT_SECRET',
+  token: 'leader.token-file or CRIBL_TOKEN',
+  password: 'leader.password-file or CRIBL_PASSWORD',
+  'client-secret': 'cloud.client-secret-file or CRIBL_CLIENT_SECRET',
+};
+const INLINE_ENTRY_SECRETS: Readonly<Record<string, string>> = {
+  token: 'token-file',
+  password: 'password-file',
+  'client-secret': 'client-secret-file',
+};
+
+function scalarSchema(flag: FlagSpec): z.ZodType {
+  switch (flag.kind) {
+    case 'bool':
+      return z.boolean({ error: 'must be true or false' });
+    case 'list':
+      return z.union([z.string(), z.array(z.string())], { error: 'must be a list of strings or a comma-separated string' });
+    default:
+      // Numbers are fine (e.g. `shard.total: 3`); they are parsed from their text like flags and env.
+      return z.union([z.string(), z.number()], { error: 'must be a string or a number' });
+  }
+}
+
+const labelsSchema = z.record(z.string(), z.string({ error: 'label values must be strings (quote them)' }), {
+  error: 'must be a mapping of label names to values',
+});
+
+const entrySchema = z.strictObject(
+  {
+    ...Object.fromEntries([...ENTRY_FLAGS].map(([key, flag]) => [key, scalarSchema(flag).optional()])),
+    labels: labelsSchema.optional(),
+  },
+  { error: 'must be a mapping of settings (url: ..., token-file: ...)' },
+);
+
+const fileSchema = z.strictObject({
+  ...Object.fromEntries(FILE_FLAGS.map((f) => [f.name, scalarSchema(f).optional()])),
+  leaders: z.array(entrySchema, { error: 'must be a list of leaders' }).min(1, { error: 'must list at least one leader' }).optional(),
+});
+
+type Mapping = Record<string, unknown>;
+
+const isMapping = (v: unknown): v is Mapping => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const pathText = (path: readonly PropertyKey[]): string =>
+  path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
+
+/**
+ * Turns nested mappings into dotted keys (`health: {interval: 30s}` → `health.interval`), so both spellings work.
+ * Keys in `keep` (leaves, `labels`, `leaders`) are not descended into.
+ */
+function flatten(node: Mapping, keep: (key: string) => boolean, file: string, at: string): Mapping {
+  const out: Mapping = {};
+  const visit = (m: Mapping, prefix: string): void => {
+    for (const [k, v] of Object.entries(m)) {
+      const key = prefix + k;
+      // `key:` with no value is YAML null: treated as unset, like an empty environment variable.
+      if (v === null || v === undefined) continue;
+      if (isMapping(v) && !keep(key)) {
+        visit(v, `${key}.`);
+      } else if (Object.hasOwn(out, key)) {
+        throw new ConfigError(`${file}: ${at}${key} is set twice (dotted and nested)`);
+      } else {
+        out[key] = v;
+      }
+    }
+  };
+  visit(node, '');
+  return out;
+}
+
+function toRaw(value: unknown): Raw {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  return (value as readonly string[]).slice();
+}
+
+function layerOf(
+  values: Mapping,
+  flagOf: (key: string) => FlagSpec | undefined,
+  file: string,
+  at: string,
+): Map<string, Setting> {
+  const layer = new Map<string, Setting>();
+  for (const [key, value] of Object.entries(values)) {
+    const flag = flagOf(key);
+    if (!flag || value === undefined || value === null) continue;
+    let raw = toRaw(value);
+    // Paths in the file are relative to the file, as in Prometheus' own configuration.
+    if (flag.kind === 'file' && typeof raw === 'string' && raw !== '' && !isAbsolute(raw)) raw = join(dirname(file), raw);
+    layer.set(flag.name, { value: raw, where: `${file}: ${at}${key}` });
+  }
+  return layer;
+}
+
+/** Parses and validates the YAML config file `text` read from `file`; throws ConfigError naming the key. */
+export function parseConfigFile(text: string, file: string): FileSettings {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
+  const yamlError = doc.errors[0];
+  if (yamlError) {
+    const pos = lineCounter.linePos(yamlError.pos[0]);
+    const reason = yamlError.message.split('\n')[0] ?? '';
+    throw new ConfigError(`${file}: invalid YAML at line ${pos.line}, column ${pos.col}: ${reason}`);
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (e) {
+    // Unresolved aliases and alias bombs surface only here.
+    throw new ConfigError(`${file}: invalid YAML: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (data === null || data === undefined) return { settings: new Map() };
+  if (!isMapping(data)) throw new ConfigError(`${file}: must be a mapping of settings (key: value)`);
+
+  const fileKeys = new Set<string>(FILE_FLAGS.map((f) => f.name));
+  const flat = flatten(data, (k) => fileKeys.has(k) || k === 'leaders', file, '');
+  for (const key of Object.keys(flat)) {
+    const instead = INLINE_SECRETS[key];
+    if (instead) throw new ConfigError(`${file}: ${key}: secrets are not allowed in the config file; use ${instead}`);
+    if (key === 'config.file') throw new ConfigError(`${file}: config.file cannot be set inside the config file`);
+  }
+  if (Array.isArray(flat.leaders)) {
+    flat.leaders = flat.leaders.map((entry: unknown, i) => {
+      if (!isMapping(entry)) return entry;
+      const at = `leaders[${i}].`;
+      const e = flatten(entry, (k) => ENTRY_FLAGS.has(k) || k === 'labels', file, at);
+      for (const key of Object.keys(e)) {
+        const instead = INLINE_ENTRY_SECRETS[key];
+        if (instead) throw new ConfigError(`${file}: ${at}${key}: secrets are not allowed in the config file; use ${instead}`);
+      }
+      return e;
+    });
+  }
+
+  const parsed = fileSchema.safeParse(flat);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = issue ? pathText(issue.path) : '';
+    if (issue?.code === 'unrecognized_keys') {
+      const prefix = at === '' ? '' : `${at}.`;
+      throw new ConfigError(`${file}: unknown key ${prefix}${issue.keys[0] ?? ''} (see docs/configuration.md)`);
+    }
+    throw new ConfigError(`${file}: ${at}: ${issue?.message ?? 'invalid'}`);
+  }
+
+  const topFlags = new Map(FILE_FLAGS.map((f) => [f.name, f]));
+  const settings = layerOf(flat, (k) => topFlags.get(k), file, '');
+  const leaders = parsed.data.leaders?.map((entry, index): LeaderEntry => {
+    const at = `leaders[${index}].`;
+    const labels = entry.labels;
+    return {
+      index,
+      settings: layerOf(entry, (k) => ENTRY_FLAGS.get(k), file, at),
+      where: `${file}: leaders[${index}]`,
+      ...(labels ? { labels } : {}),
+    };
+  });
+  return leaders ? { settings, leaders } : { settings };
+}

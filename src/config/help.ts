@@ -1,0 +1,112 @@
+import { FLAG_TABLE, SECRET_ENV, type FlagGroup, type FlagSpec } from './flags.js';
+
+const WIDTH = 100;
+const INDENT = '      ';
+
+function wrap(text: string, indent: string): string {
+  const lines: string[] = [];
+  let line = indent;
+  for (const word of text.split(/\s+/)) {
+    if (line.length + word.length + 1 > WIDTH && line.trim() !== '') {
+      lines.push(line.trimEnd());
+      line = indent;
+    }
+    line += (line.trim() === '' ? '' : ' ') + word;
+  }
+  lines.push(line.trimEnd());
+  return lines.join('\n');
+}
+
+function placeholder(f: FlagSpec): string {
+  switch (f.kind) {
+    case 'file':
+      return 'FILE';
+    case 'url':
+      return 'URL';
+    case 'duration':
+      return 'DURATION';
+    case 'bytes':
+      return 'SIZE';
+    case 'int':
+    case 'number':
+      return 'N';
+    case 'listen':
+      return 'HOST:PORT';
+    case 'enum':
+      return (f.values ?? []).join('|');
+    case 'list':
+      return 'LIST';
+    default:
+      return (f.name.split('.').pop() ?? 'value').toUpperCase().replace(/-/g, '_');
+  }
+}
+
+function usage(f: FlagSpec): string {
+  return f.kind === 'bool' ? `--[no-]${f.name}` : `--${f.name}=${placeholder(f)}`;
+}
+
+const GROUPS: readonly FlagGroup[] = ['General', 'Leader', 'Cribl.Cloud', 'Web', 'Polling', 'Sharding', 'Logging'];
+
+/** The text printed by --help: every flag with its environment variable, default and meaning. */
+export function helpText(): string {
+  const out: string[] = [
+    'Usage: cribl-exporter [flags]',
+    '',
+    'Prometheus exporter for the control plane of Cribl Stream and Cribl Edge leaders.',
+    '',
+    wrap(
+      'Every flag can also be set by the environment variable shown with it, or as a key of the YAML --config.file ' +
+        '(the flag name without --, dotted or nested). Flags win over the environment, the environment over the ' +
+        'file, the file over the defaults. Durations look like 30s, 5m, 1h30m; sizes like 64MiB.',
+      '',
+    ),
+  ];
+  for (const group of GROUPS) {
+    out.push('', `${group}:`);
+    if (group === 'General') {
+      out.push('  -h, --help', wrap('Show this help and exit.', INDENT), '  --version', wrap('Show the version and exit.', INDENT));
+    }
+    for (const f of FLAG_TABLE.filter((x) => x.group === group)) {
+      const facts = `(${[`env ${f.env}`, ...(f.default !== '' ? [`default ${f.default}`] : [])].join('; ')})`;
+      const head = `  ${usage(f)}  ${facts}`;
+      // A long default moves below the flag rather than running past the terminal's width.
+      if (head.length <= WIDTH) out.push(head, wrap(f.help, INDENT));
+      else out.push(`  ${usage(f)}`, wrap(`${f.help} ${facts}`, INDENT));
+    }
+  }
+  out.push('', 'Secrets (environment only, never flags):');
+  for (const s of SECRET_ENV) out.push(`  ${s.env}`, wrap(s.help, INDENT));
+  return `${out.join('\n')}\n`;
+}
+
+const cell = (text: string): string => text.replace(/\|/g, '\\|');
+const code = (text: string): string => (text === '' ? '' : `\`${text}\``);
+
+/** The Markdown tables of settings and secrets embedded in docs/configuration.md (and the README). */
+export function configTableMarkdown(): string {
+  const rows = FLAG_TABLE.map(
+    (f) => `| ${code(usage(f))} | ${code(f.env)} | ${cell(f.derived ? f.default : code(f.default))} | ${cell(f.help)} |`,
+  );
+  const secrets = SECRET_ENV.map((s) => `| ${code(s.env)} | ${cell(s.help)} |`);
+  return [
+    '| Flag | Environment variable | Default | Meaning |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    '| Secret (environment only) | Meaning |',
+    '|---|---|',
+    ...secrets,
+    '',
+  ].join('\n');
+}
+
+const BEGIN = '<!-- BEGIN GENERATED FLAG TABLE (UPDATE_DOCS=1 npx vitest run test/config/help.test.ts) -->';
+const END = '<!-- END GENERATED FLAG TABLE -->';
+
+/** `doc` with the text between the generated-table markers replaced by configTableMarkdown(); throws without markers. */
+export function replaceConfigTable(doc: string): string {
+  const start = doc.indexOf(BEGIN);
+  const end = doc.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`markers not found: ${BEGIN} … ${END}`);
+  return `${doc.slice(0, start + BEGIN.length)}\n${configTableMarkdown()}${doc.slice(end)}`;
+}
