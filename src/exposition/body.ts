@@ -71,6 +71,8 @@ export interface BodyCache {
   current(): Promise<SnapshotBody>;
   /** Builds now, or joins the build in flight. */
   rebuild(): Promise<SnapshotBody>;
+  /** Resolves once no build is in flight (for shutdown and tests). */
+  whenIdle(): Promise<void>;
   /** Stops scheduling builds and unsubscribes from the snapshots. */
   close(): void;
 }
@@ -137,6 +139,10 @@ class Cache implements BodyCache {
     });
     this.#building = building;
     return building;
+  }
+
+  async whenIdle(): Promise<void> {
+    while (this.#building) await this.#building.catch(() => undefined);
   }
 
   close(): void {

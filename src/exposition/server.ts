@@ -231,9 +231,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const s = server;
   await new Promise<void>((resolve, reject) => {
-    s.once('error', reject);
+    const onError = (err: Error): void => reject(new Error(`--web.listen-address "${options.listenAddress}": ${err.message}`));
+    s.once('error', onError);
     s.listen(port, host, () => {
-      s.off('error', reject);
+      s.off('error', onError);
       resolve();
     });
   });

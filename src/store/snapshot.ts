@@ -19,6 +19,10 @@ export interface LeaderSnapshotOptions {
 export interface RenderedLeaderSnapshot extends LeaderSnapshot, SnapshotSource {
   /** Number of nodes held. */
   readonly size: number;
+  /** The groups last written. */
+  groups(): readonly GroupState[];
+  /** The leader state last written. */
+  leader(): LeaderState | undefined;
 }
 
 interface Entry {

@@ -1,0 +1,180 @@
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { createBodyCache, type BuildStats, type SnapshotBody } from '../../src/exposition/body.js';
+import { createLeaderSnapshot } from '../../src/store/snapshot.js';
+import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
+import { node, worker } from './fixtures.js';
+
+const intervals = { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 };
+
+function text(body: SnapshotBody): string {
+  return Buffer.concat(body.identity).toString('utf8');
+}
+
+/** Metric names of the sample lines, in order. */
+function sampleNames(body: string): string[] {
+  return body
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(l)?.[0] ?? '');
+}
+
+/** Throws unless every family's lines (HELP, TYPE, samples) form one block. */
+function expectContiguous(body: string): void {
+  const seen = new Set<string>();
+  let current = '';
+  for (const line of body.split('\n').filter(Boolean)) {
+    const name = line.startsWith('#') ? (line.split(' ')[2] ?? '') : (/^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line)?.[0] ?? '');
+    if (name === current) continue;
+    expect(seen.has(name), `family ${name} appears in two places`).toBe(false);
+    seen.add(name);
+    current = name;
+  }
+}
+
+function setup(options: { labels?: Record<string, string>[]; chunkBytes?: number } = {}) {
+  const clock = new FakeClock();
+  const snapshots = (options.labels ?? [{}]).map((labels) => createLeaderSnapshot({ labels }));
+  const builds: BuildStats[] = [];
+  const cache = createBodyCache({
+    snapshots,
+    intervals,
+    clock,
+    ...(options.chunkBytes ? { chunkBytes: options.chunkBytes } : {}),
+    onBuild: (s) => builds.push(s),
+  });
+  return { clock, snapshots, cache, builds };
+}
+
+describe('createBodyCache', () => {
+  it('builds every family once with all leaders’ series, contiguous, headers before samples', async () => {
+    const { snapshots, cache } = setup({ labels: [{ workspace: 'a' }, { workspace: 'b' }] });
+    const [a, b] = snapshots;
+    a!.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
+    b!.setLeader({ up: false });
+    a!.setGroups([{ product: 'stream', group: { id: 'default', workerCount: 1 } }]);
+    a!.setNode('a1', node('a1'));
+    b!.setNode('b1', node('b1', { health: { up: false, failure: 'timeout' } }));
+    a!.setNode('a2', node('a2', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 } }));
+    const body = text(await cache.rebuild());
+
+    expectContiguous(body);
+    expect(body).toContain(
+      '# HELP cribl_leader_up 1 if the last discovery (node listing) succeeded, else 0. Refreshed by discovery every 1m; cached in between.\n' +
+        '# TYPE cribl_leader_up gauge\n' +
+        'cribl_leader_up{workspace="a"} 1\n' +
+        'cribl_leader_up{workspace="b"} 0\n',
+    );
+    expect(body).toContain(
+      '# TYPE cribl_node_connected gauge\n' +
+        'cribl_node_connected{workspace="a",product="stream",group="default",node_id="a1"} 1\n' +
+        'cribl_node_connected{workspace="a",product="stream",group="default",node_id="a2"} 1\n' +
+        'cribl_node_connected{workspace="b",product="stream",group="default",node_id="b1"} 1\n',
+    );
+    expect(body).toContain(
+      '# HELP cribl_node_health_up 1 if the last health poll of the node got an answer (HTTP 200 or 420), 0 if it failed; ' +
+        'absent until the first poll. Polled every 30s through the leader; cached between polls.\n',
+    );
+    expect(body).toContain('cribl_node_poll_failure_info{workspace="b",product="stream",group="default",node_id="b1",reason="timeout"} 1\n');
+    // Families without series have no header either (no disk reported anywhere).
+    expect(body).not.toContain('cribl_node_disk_free_bytes');
+    expect(body).not.toContain('# EOF');
+    expect(body.endsWith('\n')).toBe(true);
+  });
+
+  it('has no duplicate series', async () => {
+    const { snapshots, cache } = setup();
+    for (let i = 0; i < 50; i++) snapshots[0]!.setNode(`n${i}`, node(`n${i}`));
+    snapshots[0]!.setNode('n7', node('n7')); // written twice
+    const lines = text(await cache.rebuild()).split('\n').filter((l) => l && !l.startsWith('#'));
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(sampleNames(lines.join('\n')).filter((n) => n === 'cribl_node_info')).toHaveLength(50);
+  });
+
+  it('gzip holds exactly the identity bytes', async () => {
+    const { snapshots, cache } = setup({ chunkBytes: 200 });
+    for (let i = 0; i < 20; i++) snapshots[0]!.setNode(`n${i}`, node(`n${i}`));
+    const body = await cache.rebuild();
+    expect(body.identity.length).toBeGreaterThan(1); // built in several chunks
+    const identity = Buffer.concat(body.identity);
+    expect(identity.length).toBe(body.identityBytes);
+    expect(Buffer.concat(body.gzip).length).toBe(body.gzipBytes);
+    expect(gunzipSync(Buffer.concat(body.gzip)).equals(identity)).toBe(true);
+  });
+
+  it('concurrent requests share one build', async () => {
+    const { snapshots, cache, builds } = setup({ chunkBytes: 100 });
+    for (let i = 0; i < 10; i++) snapshots[0]!.setNode(`n${i}`, node(`n${i}`));
+    const [x, y, z] = await Promise.all([cache.current(), cache.current(), cache.rebuild()]);
+    expect(builds).toHaveLength(1);
+    expect(x).toBe(y);
+    expect(y).toBe(z);
+  });
+
+  it('serves the previous complete body while a rebuild runs', async () => {
+    const { snapshots, cache } = setup({ chunkBytes: 50 });
+    for (let i = 0; i < 30; i++) snapshots[0]!.setNode(`n${i}`, node(`n${i}`));
+    const first = await cache.rebuild();
+    snapshots[0]!.setNode('n0', node('n0', { worker: worker('n0', { workerProcesses: 9 }) }));
+    const rebuilding = cache.rebuild();
+    let settled = false;
+    void rebuilding.then(() => (settled = true));
+    await flushMicrotasks(2);
+    expect(settled).toBe(false); // still building (it yields between chunks)
+    const during = await cache.current();
+    expect(during).toBe(first);
+    expect(during.identityBytes).toBeGreaterThan(0);
+    const second = await rebuilding;
+    expect(await cache.current()).toBe(second);
+    expect(text(second)).toContain('cribl_node_worker_processes{product="stream",group="default",node_id="n0"} 9\n');
+    expect(second.generation).toBeGreaterThan(first.generation);
+  });
+
+  it('rebuilds after a change on its own, at most once per minRebuildIntervalMs', async () => {
+    const { snapshots, cache, builds, clock } = setup();
+    const s = snapshots[0]!;
+    s.setNode('a', node('a'));
+    await clock.advance(0);
+    await cache.whenIdle();
+    expect(builds).toHaveLength(1);
+    await clock.advance(100);
+    s.deleteNode('a');
+    s.setNode('b', node('b'));
+    await clock.advance(800); // 900 ms after the first build started
+    await cache.whenIdle();
+    expect(builds).toHaveLength(1);
+    expect(text(await cache.current())).toContain('node_id="a"');
+    await clock.advance(100);
+    await cache.whenIdle();
+    expect(builds).toHaveLength(2);
+    const body = text(await cache.current());
+    expect(body).not.toContain('node_id="a"'); // deleted: gone from the next body
+    expect(body).toContain('node_id="b"');
+    await clock.advance(10_000);
+    await cache.whenIdle();
+    expect(builds).toHaveLength(2); // no change, no build
+  });
+
+  it('stops after close', async () => {
+    const { snapshots, cache, builds, clock } = setup();
+    await cache.current();
+    cache.close();
+    snapshots[0]!.setNode('a', node('a'));
+    await clock.advance(5000);
+    await cache.whenIdle();
+    expect(builds).toHaveLength(1);
+  });
+
+  it('an empty snapshot is an empty body', async () => {
+    const { cache } = setup();
+    const body = await cache.current();
+    expect(body.identityBytes).toBe(0);
+    expect(gunzipSync(Buffer.concat(body.gzip)).length).toBe(0);
+  });
+
+  it('refuses two leaders with the same target labels', () => {
+    const clock = new FakeClock();
+    const snapshots = [createLeaderSnapshot({ labels: { workspace: 'x' } }), createLeaderSnapshot({ labels: { workspace: 'x' } })];
+    expect(() => createBodyCache({ snapshots, intervals, clock })).toThrow('two leaders have the same target labels');
+  });
+});

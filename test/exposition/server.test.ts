@@ -1,0 +1,175 @@
+import { gunzipSync } from 'node:zlib';
+import { Agent, request } from 'undici';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createBodyCache } from '../../src/exposition/body.js';
+import { createSelfMetrics } from '../../src/exposition/self-metrics.js';
+import { parseListenAddress, startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
+import { createLeaderSnapshot } from '../../src/store/snapshot.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { node } from './fixtures.js';
+
+const PROMETHEUS_3 =
+  'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,' +
+  'text/plain;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
+
+const agent = new Agent({ keepAliveTimeout: 10_000 });
+const servers: RunningServer[] = [];
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+afterAll(async () => {
+  await agent.close();
+});
+
+async function start(overrides: Partial<ServerOptions> = {}) {
+  const clock = new FakeClock();
+  const snapshot = createLeaderSnapshot({ labels: { workspace: 'main' } });
+  snapshot.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
+  snapshot.setNode('stream/w1', node('w1', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 } }));
+  const body = createBodyCache({ snapshots: [snapshot], intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 }, clock });
+  const selfMetrics = createSelfMetrics({ version: '9.9.9', nodejsVersion: 'v22.0.0', defaultMetrics: false });
+  let ready = false;
+  const server = await startServer({
+    listenAddress: '127.0.0.1:0',
+    body,
+    selfMetrics,
+    ready: () => ready,
+    version: '9.9.9',
+    clock,
+    ...overrides,
+  });
+  servers.push(server);
+  return { server, snapshot, body, selfMetrics, clock, setReady: (r: boolean) => (ready = r) };
+}
+
+async function get(url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' | 'POST' = 'GET') {
+  const res = await request(url, { method, headers, dispatcher: agent });
+  const bytes = Buffer.from(await res.body.arrayBuffer());
+  return { status: res.statusCode, headers: res.headers, bytes, text: bytes.toString('utf8') };
+}
+
+describe('parseListenAddress', () => {
+  it.each([
+    ['127.0.0.1:9864', { host: '127.0.0.1', port: 9864 }],
+    [':9864', { host: undefined, port: 9864 }],
+    ['[::1]:0', { host: '::1', port: 0 }],
+    ['localhost:80', { host: 'localhost', port: 80 }],
+  ])('%s', (address, expected) => {
+    expect(parseListenAddress(address)).toEqual(expected);
+  });
+
+  it.each(['9864', 'host:', 'host:99999', '::1:80'])('rejects %s', (address) => {
+    expect(() => parseListenAddress(address)).toThrow(`--web.listen-address "${address}"`);
+  });
+});
+
+describe('startServer', () => {
+  it('serves text 0.0.4 by default: snapshot families then self-metrics, no EOF', async () => {
+    const { server } = await start();
+    const res = await get(`${server.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers.vary).toBe('Accept, Accept-Encoding');
+    expect(Number(res.headers['content-length'])).toBe(res.bytes.length);
+    expect(res.text).toContain('cribl_leader_up{workspace="main"} 1\n');
+    expect(res.text).toContain('cribl_node_healthy{workspace="main",product="stream",group="default",node_id="w1"} 1\n');
+    expect(res.text).toContain('# TYPE cribl_exporter_leader_requests_total counter\n');
+    expect(res.text).toContain('cribl_exporter_build_info{version="9.9.9",nodejs_version="v22.0.0"} 1\n');
+    expect(res.text).not.toContain('# EOF');
+  });
+
+  it('serves OpenMetrics 1.0.0 to Prometheus 3, ending with # EOF', async () => {
+    const { server } = await start();
+    const res = await get(`${server.url}/metrics`, { accept: PROMETHEUS_3 });
+    expect(res.headers['content-type']).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+    expect(res.text.endsWith('\n# EOF\n')).toBe(true);
+    expect(res.text.indexOf('# EOF')).toBe(res.text.length - '# EOF\n'.length);
+    expect(res.text).toContain('# TYPE cribl_exporter_leader_requests counter\n');
+    expect(res.text).toContain('cribl_node_healthy{workspace="main",product="stream",group="default",node_id="w1"} 1\n');
+  });
+
+  it.each([
+    ['text', undefined],
+    ['openmetrics', PROMETHEUS_3],
+  ])('gzip (%s) is the identity body as concatenated gzip members', async (_format, accept) => {
+    const { server } = await start();
+    const headers: Record<string, string> = accept ? { accept } : {};
+    const plainRes = await get(`${server.url}/metrics`, headers);
+    const gz = await get(`${server.url}/metrics`, { ...headers, 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(Number(gz.headers['content-length'])).toBe(gz.bytes.length);
+    expect(gunzipSync(gz.bytes).toString('utf8')).toBe(plainRes.text);
+  });
+
+  it('refuses gzip when Accept-Encoding says q=0', async () => {
+    const { server } = await start();
+    const res = await get(`${server.url}/metrics`, { 'accept-encoding': 'gzip;q=0' });
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.text).toContain('cribl_leader_up');
+  });
+
+  it('serves the latest built body: a deleted node vanishes after the rebuild', async () => {
+    const { server, snapshot, body } = await start();
+    expect((await get(`${server.url}/metrics`)).text).toContain('node_id="w1"');
+    snapshot.deleteNode('stream/w1');
+    await body.rebuild();
+    expect((await get(`${server.url}/metrics`)).text).not.toContain('node_id="w1"');
+  });
+
+  it('HEAD has the headers of GET and no body', async () => {
+    const { server } = await start();
+    const full = await get(`${server.url}/metrics`);
+    const head = await get(`${server.url}/metrics`, {}, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(String(full.bytes.length));
+    expect(head.bytes.length).toBe(0);
+  });
+
+  it('/healthz is always 200; /readyz only once ready', async () => {
+    const { server, setReady } = await start();
+    expect((await get(`${server.url}/healthz`)).status).toBe(200);
+    expect((await get(`${server.url}/readyz`)).status).toBe(503);
+    setReady(true);
+    expect((await get(`${server.url}/readyz`)).status).toBe(200);
+  });
+
+  it('/ is a landing page with the version and links', async () => {
+    const { server } = await start({ version: '1.0.0 <b>' });
+    const res = await get(`${server.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.text).toContain('href="/metrics"');
+    expect(res.text).toContain('href="/healthz"');
+    expect(res.text).toContain('href="/readyz"');
+    expect(res.text).toContain('1.0.0 &#60;b&#62;');
+  });
+
+  it('404 elsewhere, 405 for other methods', async () => {
+    const { server } = await start();
+    expect((await get(`${server.url}/nope`)).status).toBe(404);
+    const post = await get(`${server.url}/metrics`, {}, 'POST');
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('serves metrics on a custom telemetry path only', async () => {
+    const { server } = await start({ telemetryPath: '/custom' });
+    expect((await get(`${server.url}/custom?x=1`)).text).toContain('cribl_leader_up');
+    expect((await get(`${server.url}/metrics`)).status).toBe(404);
+  });
+
+  it('close() returns promptly with keep-alive connections open, and stops serving', async () => {
+    const { server } = await start();
+    await get(`${server.url}/healthz`); // leaves a keep-alive connection
+    await server.close();
+    servers.splice(servers.indexOf(server), 1);
+    await expect(request(`${server.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('fails to start with one line when the port is taken', async () => {
+    const { server } = await start();
+    await expect(start({ listenAddress: `127.0.0.1:${server.port}` })).rejects.toThrow(/EADDRINUSE/);
+  });
+});
