@@ -96,10 +96,13 @@ export function decodeAuthToken(json: unknown): AuthToken {
   return { token, forcePasswordChange: forcePasswordChange === true };
 }
 
-/** The LoginFn the app passes to {@link createLoginProvider}: POST /auth/login through the leader client and its budget. */
-export function createLoginFn(client: LeaderClient): LoginFn {
+/**
+ * The LoginFn the app passes to {@link createLoginProvider}: POST /auth/login through the leader client and its
+ * budget. The client may be given lazily, since the client itself needs the auth provider.
+ */
+export function createLoginFn(client: Pick<LeaderClient, 'request'> | (() => Pick<LeaderClient, 'request'>)): LoginFn {
   return (body, signal): Promise<LeaderResult<AuthToken>> =>
-    client.request({
+    (typeof client === 'function' ? client() : client).request({
       endpoint: ENDPOINTS.login,
       method: 'POST',
       path: '/auth/login',

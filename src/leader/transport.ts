@@ -1,7 +1,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import type { Logger } from 'pino';
-import { Agent, EnvHttpProxyAgent, ProxyAgent } from 'undici';
+import { Agent, EnvHttpProxyAgent, Pool, ProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
 import { errorCode, stripUrlCredentials } from '../auth/secrets.js';
 import type { ReadFile } from '../auth/types.js';
@@ -48,7 +48,7 @@ export function createDispatcher(t: TransportConfig, deps: TransportDeps): Dispa
   if (t.proxyUrl !== undefined) {
     const uri = checkProxyUrl(t.proxyUrl, '--leader.proxy-url');
     log.info({ proxy: stripUrlCredentials(uri) }, 'sending leader requests through the proxy');
-    return new ProxyAgent({ ...pool, uri, requestTls: tls, proxyTls: proxyTls(tls) });
+    return new ProxyAgent({ ...pool, uri, requestTls: tls, proxyTls: proxyTls(tls), clientFactory: tunnelClient });
   }
 
   const env = (name: string): string => deps.env[name.toLowerCase()] ?? deps.env[name] ?? '';
@@ -76,7 +76,39 @@ export function createDispatcher(t: TransportConfig, deps: TransportDeps): Dispa
     connect: tls,
     requestTls: tls,
     proxyTls: proxyTls(tls),
+    clientFactory: tunnelClient,
   });
+}
+
+/** A proxy dropped the connection while a CONNECT tunnel was being set up. */
+export class ProxyTunnelError extends Error {
+  override readonly name = 'ProxyTunnelError';
+  readonly code = 'UND_ERR_PRX_CONN';
+}
+
+/**
+ * The proxy's connection pool. undici 7 retries a CONNECT that the proxy closes without an answer in a tight
+ * loop, forever (nodejs/undici#3897, fixed upstream by #5441 later): a socket error there becomes a final error.
+ */
+class TunnelPool extends Pool {
+  override connect(options: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData>;
+  override connect(options: Dispatcher.ConnectOptions, callback: (err: Error | null, data: Dispatcher.ConnectData) => void): void;
+  override connect(
+    options: Dispatcher.ConnectOptions,
+    callback?: (err: Error | null, data: Dispatcher.ConnectData) => void,
+  ): Promise<Dispatcher.ConnectData> | void {
+    if (callback) return super.connect(options, callback);
+    return super.connect(options).catch((err: unknown) => {
+      if ((err as { code?: unknown } | null)?.code === 'UND_ERR_SOCKET') {
+        throw new ProxyTunnelError('the proxy closed the connection while opening a tunnel (CONNECT)');
+      }
+      throw err;
+    });
+  }
+}
+
+function tunnelClient(origin: URL, opts: object): Dispatcher {
+  return new TunnelPool(origin, opts);
 }
 
 function tlsOptions(t: TransportConfig, deps: TransportDeps): TlsOptions {

@@ -54,7 +54,9 @@ export function startHttpLeader(): Promise<Started> {
  * A tiny forward proxy on 127.0.0.1:0: CONNECT tunnels (for https and undici's tunnelled http) and
  * absolute-URI requests; it records what it was asked for and the Proxy-Authorization it saw.
  */
-export async function startProxy(): Promise<Started & { seen: { method: string; target: string; auth?: string }[] }> {
+export async function startProxy(
+  opts: { dropTunnels?: boolean } = {},
+): Promise<Started & { seen: { method: string; target: string; auth?: string }[] }> {
   const seen: { method: string; target: string; auth?: string }[] = [];
   const server = createHttpServer((req, res) => {
     seen.push({ method: req.method ?? '', target: req.url ?? '', ...(req.headers['proxy-authorization'] ? { auth: req.headers['proxy-authorization'] } : {}) });
@@ -72,6 +74,10 @@ export async function startProxy(): Promise<Started & { seen: { method: string; 
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     seen.push({ method: 'CONNECT', target: req.url ?? '', ...(req.headers['proxy-authorization'] ? { auth: req.headers['proxy-authorization'] } : {}) });
     const [host, port] = (req.url ?? '').split(':');
+    if (opts.dropTunnels) {
+      client.destroy();
+      return;
+    }
     // Only ever to the loopback servers of the test.
     if (host !== '127.0.0.1') {
       client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
@@ -83,7 +89,8 @@ export async function startProxy(): Promise<Started & { seen: { method: string; 
       upstream.pipe(client);
       client.pipe(upstream);
     });
-    upstream.on('error', () => client.destroy());
+    // As real proxies do: 502 when the upstream cannot be reached.
+    upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
     client.on('error', () => upstream.destroy());
   });
   const started = await listen(server, 'http');

@@ -167,6 +167,24 @@ describe('proxies', () => {
     expect(out).not.toContain('pr0xy-pa55');
   });
 
+  it.each([
+    ['HTTPS_PROXY', (url: string) => [{ ...plain, caFile: pki.caFile }, { HTTPS_PROXY: url }] as const],
+    ['--leader.proxy-url', (url: string) => [{ ...plain, caFile: pki.caFile, proxyUrl: url }, {}] as const],
+  ])('%s: a proxy that drops the tunnel fails the request at once instead of reconnecting in a loop', async (_n, cfg) => {
+    const leader = await track(startHttpsLeader({ cert: pki.read(pki.serverCert), key: pki.read(pki.serverKey) }));
+    const proxy = await track(startProxy({ dropTunnels: true }));
+    const [t, env] = cfg(proxy.url);
+    const { d } = dispatcher(t, env);
+    expect(await failure(health(d, leader.url))).toBe('UND_ERR_PRX_CONN');
+    expect(proxy.seen).toHaveLength(1);
+  });
+
+  it('a proxy that cannot reach the leader (502) fails the request', async () => {
+    const proxy = await track(startProxy());
+    const { d } = dispatcher({ ...plain, caFile: pki.caFile }, { HTTPS_PROXY: proxy.url });
+    await expect(health(d, 'https://127.0.0.1:9')).rejects.toThrow('Proxy response (502)');
+  });
+
   it('no proxy variables: requests go straight to the leader', async () => {
     const leader = await track(startHttpLeader());
     const proxy = await track(startProxy());
