@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AUTH_FAILED, HOSTILE_IDS, startSimulator } from '../../src/simulator/index.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { JSON_BODY, call } from './helpers.js';
+import { JSON_BODY, call, idsOf, itemsOf } from './helpers.js';
 import { expectWorkerEntry } from './shapes.js';
 
 const sims: Simulator[] = [];
@@ -31,7 +31,7 @@ describe('GET /products/{product}/workers (4.17+)', () => {
       expect(r.json.count).toBe(s.fleet.size(product));
       expect(r.json.items).toHaveLength(r.json.count);
       for (const e of r.json.items) expectWorkerEntry(e, product);
-      expect(r.json.items.map((e: any) => e.id)).toEqual(s.fleet.nodes().filter((n) => n.product === product).map((n) => n.id));
+      expect(idsOf(r.json)).toEqual(s.fleet.nodes().filter((n) => n.product === product).map((n) => n.id));
     }
   });
 
@@ -43,7 +43,7 @@ describe('GET /products/{product}/workers (4.17+)', () => {
       const r = await call(s.origin, api(`/products/stream/workers?limit=7&offset=${offset}`), { token: s.token });
       expect(Object.keys(r.json)).toEqual(['count', 'items', 'offset', 'limit', 'totalCount']);
       expect(r.json).toMatchObject({ offset, limit: 7, totalCount: total, count: Math.min(7, total - offset) });
-      seen.push(...r.json.items.map((e: any) => e.id));
+      seen.push(...idsOf(r.json));
     }
     expect(seen).toEqual(s.fleet.nodes().filter((n) => n.product === 'stream').map((n) => n.id));
     const past = await call(s.origin, api(`/products/stream/workers?limit=5&offset=${total}`), { token: s.token });
@@ -83,9 +83,9 @@ describe('GET /master/workers', () => {
     const all = await call(s.origin, api('/master/workers'), { token: s.token });
     expect(Object.keys(all.json)).toEqual(['count', 'items']);
     expect(all.json.count).toBe(40);
-    expect(new Set(all.json.items.map((e: any) => e.info.cribl.distMode))).toEqual(new Set(['worker', 'managed-edge']));
+    expect(new Set(itemsOf(all.json).map((e) => String(e.info.cribl.distMode)))).toEqual(new Set(['worker', 'managed-edge']));
     const page = await call(s.origin, api('/master/workers?limit=10&offset=35'), { token: s.token });
-    expect(page.json).toEqual({ count: 5, items: all.json.items.slice(35) });
+    expect(page.json).toEqual({ count: 5, items: itemsOf(all.json).slice(35) });
   });
 });
 
@@ -228,7 +228,7 @@ describe('GET /products/{product}/groups', () => {
     const { s } = await sim();
     const r = await call(s.origin, api('/products/edge/groups'), { token: s.token });
     expect(Object.keys(r.json)).toEqual(['count', 'items']);
-    expect(r.json.items.map((g: any) => g.id)).toEqual(['default_fleet', 'retail-stores', 'factories']);
+    expect(idsOf(r.json)).toEqual(['default_fleet', 'retail-stores', 'factories']);
     const g = r.json.items[1];
     expect(g).toEqual({
       id: 'retail-stores',
@@ -255,7 +255,7 @@ describe('GET /products/{product}/groups', () => {
     const g = r.json.items[0];
     expect(g.id).toBe('prod-east');
     expect(g.git.commit).toMatch(/^[0-9a-f]{40}$/);
-    expect(g.git.commit.slice(0, 7)).toBe(g.configVersion);
+    expect(String(g.git.commit).slice(0, 7)).toBe(g.configVersion);
     expect(g.git.localChanges).toBe(0);
     expect(g.git.log[0]).toEqual({
       date: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0000$/),
@@ -272,7 +272,7 @@ describe('GET /products/{product}/groups', () => {
   it('GET /master/groups filters by ?product=', async () => {
     const { s } = await sim();
     const edge = await call(s.origin, api('/master/groups?product=edge'), { token: s.token });
-    expect(edge.json.items.every((g: any) => g.type === 'edge')).toBe(true);
+    expect(itemsOf(edge.json).every((g) => g.type === 'edge')).toBe(true);
     expect((await call(s.origin, api('/master/groups'), { token: s.token })).json.count).toBe(6);
   });
 });
@@ -297,7 +297,7 @@ describe('GET /m/{group}/version', () => {
     expect(paged.json).toEqual({ count: 2, items: commits.slice(1, 3), offset: 1, limit: 5, totalCount: 3 });
     const deployed = s.fleet.deployGroup('default', { message: 'new pipeline' });
     const head = (await call(s.origin, api('/m/default/version?limit=1'), { token: s.token })).json.items[0];
-    expect(head.hash.slice(0, 7)).toBe(deployed);
+    expect(String(head.hash).slice(0, 7)).toBe(deployed);
     expect(head.message).toBe('new pipeline');
   });
 
@@ -388,7 +388,7 @@ describe('POST /auth/login', () => {
     expect(r.status).toBe(200);
     expect(Object.keys(r.json)).toEqual(['token', 'forcePasswordChange']);
     expect(r.json.forcePasswordChange).toBe(false);
-    const [header, payload, sig] = r.json.token.split('.');
+    const [header, payload, sig] = String(r.json.token).split('.') as [string, string, string];
     expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT' });
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     expect(claims.sub).toBe('admin');
@@ -429,7 +429,7 @@ describe('OAuth client-credentials token endpoint', () => {
     const r = await call(s.origin, '/oauth/token', { method: 'POST', headers: { 'content-type': type }, body });
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 86_400 });
-    const claims = JSON.parse(Buffer.from(r.json.access_token.split('.')[1], 'base64url').toString());
+    const claims = JSON.parse(Buffer.from(String(r.json.access_token).split('.')[1]!, 'base64url').toString());
     expect(claims.exp).toBe(Math.floor((clock.now() + 86_400_000) / 1000));
     expect((await call(s.origin, api('/products/stream/workers?limit=1'), { token: r.json.access_token })).status).toBe(200);
   });

@@ -63,3 +63,16 @@ export const JSON_BODY = { 'content-type': 'application/json' };
 export function tick(): Promise<void> {
   return new Promise((r) => setImmediate(r));
 }
+
+/** One listed item, loosely typed for field-by-field assertions. */
+export type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON under test
+
+/** The `items` of a listing body. */
+export function itemsOf(body: unknown): Item[] {
+  return (body as { items: Item[] }).items;
+}
+
+/** The `id`s of a listing body's items. */
+export function idsOf(body: unknown): string[] {
+  return itemsOf(body).map((e) => String(e.id));
+}

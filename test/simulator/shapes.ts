@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { Item } from './helpers.js';
 
 /** Keys of a listing entry, exactly as api-shapes.md §1.5 lists what real leaders send (nodeUpgradeStatus: edge only). */
 export const ENTRY_KEYS = ['deployable', 'disconnected', 'firstMsgTime', 'group', 'id', 'info', 'lastMsgTime', 'status', 'workerProcesses'];
@@ -10,7 +11,7 @@ export const CRIBL_KEYS = ['config', 'distMode', 'group', 'guid', 'startTime', '
 const isEpochMs = (v: unknown): boolean => Number.isInteger(v) && (v as number) > 1e12 && (v as number) < 1e13;
 
 /** Asserts one worker entry field by field against api-shapes.md. */
-export function expectWorkerEntry(e: any, product: 'stream' | 'edge'): void {
+export function expectWorkerEntry(e: Item, product: 'stream' | 'edge'): void {
   expect(Object.keys(e).sort()).toEqual(product === 'edge' ? [...ENTRY_KEYS, 'nodeUpgradeStatus'].sort() : ENTRY_KEYS);
   expect(typeof e.id).toBe('string');
   expect(typeof e.group).toBe('string');
