@@ -313,11 +313,11 @@ export const SECRET_ENV = Object.freeze([
   { env: 'CRIBL_CLIENT_SECRET', help: 'Client secret of --cloud.client-id (alternative to --cloud.client-secret-file).' },
 ] as const);
 
+const FLAG_BY_NAME: ReadonlyMap<string, FlagSpec> = new Map(FLAG_TABLE.map((f) => [f.name, f]));
+
 /** The FlagSpec of a setting name; throws on a name that is not in FLAG_TABLE (a bug). */
 export function flagSpec(name: string): FlagSpec {
   const spec = FLAG_BY_NAME.get(name);
   if (!spec) throw new Error(`no such setting: ${name}`);
   return spec;
 }
-
-const FLAG_BY_NAME: ReadonlyMap<string, FlagSpec> = new Map(FLAG_TABLE.map((f) => [f.name, f]));
