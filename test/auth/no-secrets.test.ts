@@ -15,7 +15,8 @@ import { ENDPOINTS } from '../../src/leader/types.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { startProxy } from '../transport/servers.js';
-import { captureLogger, settleWithClock } from './helpers.js';
+import { createLogger } from '../../src/logger.js';
+import { settleWithClock } from './helpers.js';
 
 const PASSWORD = 'pw-9f8e7d6c5b4a';
 const CLIENT_SECRET = 'cs-1a2b3c4d5e6f';
@@ -24,7 +25,9 @@ const PROXY_PASSWORD = 'px-0a9b8c7d6e5f';
 describe('secrets never appear in logs, errors, results or /metrics', () => {
   it('in every auth mode, on success and on failure', async () => {
     const clock = new FakeClock();
-    const log = captureLogger();
+    // The process logger itself, with its redaction, at the most verbose level.
+    const lines: string[] = [];
+    const log = { logger: createLogger({ level: 'trace', format: 'json' }, { write: (l: string) => void lines.push(l) }), lines };
     const self = createSelfMetrics({ version: 'test', nodejsVersion: 'v0', defaultMetrics: false });
     const sim = await startSimulator({
       nodes: 2,
@@ -182,6 +185,7 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
     }
 
     const metricsText = await self.render('text');
+    expect(log.lines.length).toBeGreaterThan(20);
     const everything = [...log.lines, ...outputs, metricsText].join('\n');
     // The runs did exercise what they claim to.
     expect(metricsText).toContain('cribl_exporter_auth_failures_total{leader="login-bad",mode="login",reason="invalid_credentials"} 1');
