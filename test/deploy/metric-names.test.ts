@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { dashboardQueries, loadDashboard, unwrapLabelValues } from './dashboard.js';
 import { loadRuleGroups, ROOT } from './prometheusrule.js';
 
 // The dashboard and the rules may use only metric names we export: docs/ARCHITECTURE.md is the contract.
@@ -10,10 +11,7 @@ const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'grou
 
 /** Metric names a PromQL expression (or a Grafana `label_values(expr, label)` query) selects. */
 function metricNames(promql: string): string[] {
-  const expr = promql
-    .replace(/^\s*label_values\(\s*\w+\s*\)\s*$/, '')
-    .replace(/^\s*label_values\(([\s\S]*),\s*\w+\s*\)\s*$/, '$1');
-  const bare = expr
+  const bare = unwrapLabelValues(promql)
     .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, ' ')
     .replace(/\{[^}]*\}/g, ' ')
     .replace(/\[[^\]]*\]/g, ' ')
@@ -69,18 +67,8 @@ async function defaultMetricNames(): Promise<Set<string>> {
 // Series Prometheus itself writes for every scrape target and alert.
 const PROMETHEUS_NAMES = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'ALERTS'];
 
-interface Dashboard {
-  templating: { list: { type: string; query?: string | { query: string } }[] };
-  panels: { title: string; type: string; targets?: { expr: string }[] }[];
-}
-
-const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana/cribl-exporter.json'), 'utf8')) as Dashboard;
-const dashboardQueries = [
-  ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ where: `panel "${p.title}"`, expr: t.expr }))),
-  ...dashboard.templating.list
-    .filter((v) => v.type === 'query')
-    .map((v) => ({ where: 'variable', expr: typeof v.query === 'string' ? v.query : (v.query?.query ?? '') })),
-];
+const dashboard = loadDashboard();
+const queries = dashboardQueries(dashboard);
 const rules = loadRuleGroups().flatMap((g) => g.rules);
 const recorded = new Set(rules.flatMap((r) => (r.record ? [r.record] : [])));
 
@@ -96,7 +84,7 @@ describe('metric names in the dashboard and the rules', async () => {
   });
 
   it('the dashboard uses only exported names', () => {
-    const used = dashboardQueries.flatMap((q) => metricNames(q.expr).map((name) => ({ ...q, name })));
+    const used = queries.flatMap((q) => metricNames(q.expr).map((name) => ({ ...q, name })));
     expect(new Set(used.map((u) => u.name)).size).toBeGreaterThan(30);
     expect(used.filter((u) => !allowed.has(u.name)).map((u) => `${u.where}: ${u.name}`)).toEqual([]);
   });
@@ -114,7 +102,7 @@ describe('metric names in the dashboard and the rules', async () => {
       'Node $node_id',
       'Exporter and leader budget',
     ]);
-    const vars = dashboard.templating.list as { name?: string; type: string; query?: unknown }[];
+    const vars = dashboard.templating.list;
     expect(vars.find((v) => v.name === 'datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
     expect(vars.find((v) => v.name === 'node_id')?.type).toBe('query');
   });

@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROMETHEUS_BIN, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
-import { IN_CI } from './tools.js';
+import { skipWithout } from './tools.js';
 
 const listen = (server: Server): Promise<string> =>
   new Promise((resolve) =>
@@ -16,7 +15,7 @@ const listen = (server: Server): Promise<string> =>
   );
 
 // A real Prometheus scraping a static target: the helper the end-to-end tests build on.
-describe.skipIf(!IN_CI && !existsSync(PROMETHEUS_BIN))('startPrometheus', () => {
+describe.skipIf(skipWithout(PROMETHEUS_BIN))('startPrometheus', () => {
   let target: Server;
   let dir: string;
   let prom: RunningPrometheus;

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parse, stringify } from 'yaml';
 
-/** Where the Debian package installs the server. */
-export const PROMETHEUS_BIN = '/usr/bin/prometheus';
+/** The server binary, from the PATH (the Debian package installs /usr/bin/prometheus). */
+export const PROMETHEUS_BIN = 'prometheus';
 
 /** What to scrape and which rules to evaluate. */
 export interface PrometheusOptions {
