@@ -1,17 +1,13 @@
-import { pino } from 'pino';
 import type { Logger } from 'pino';
-import { SECRET_LOG_PATHS } from '../../src/auth/secrets.js';
+import { createLogger } from '../../src/logger.js';
 import type { AuthFailureReason, AuthMetrics, AuthMode } from '../../src/auth/types.js';
 import type { FakeClock } from '../helpers/fake-clock.js';
 import { flushMicrotasks } from '../helpers/fake-clock.js';
 
-/** A pino logger (with the production redaction) whose JSON lines are kept for assertions. */
+/** The process logger (with its redaction), at level trace, whose JSON lines are kept for assertions. */
 export function captureLogger(): { logger: Logger; lines: string[]; records: () => Record<string, unknown>[] } {
   const lines: string[] = [];
-  const logger = pino(
-    { level: 'trace', redact: { paths: [...SECRET_LOG_PATHS], censor: '[REDACTED]' } },
-    { write: (s: string) => void lines.push(s) },
-  );
+  const logger = createLogger({ level: 'trace', format: 'json' }, { write: (s: string) => void lines.push(s) });
   return { logger, lines, records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError } from '../../src/auth/errors.js';
-import { readSecretFile, stripUrlCredentials } from '../../src/auth/secrets.js';
+import { pino } from 'pino';
+import { readSecretFile, SECRET_LOG_PATHS, stripUrlCredentials } from '../../src/auth/secrets.js';
 import { captureLogger } from './helpers.js';
 
-describe('SECRET_LOG_PATHS', () => {
-  it('redacts secret keys at every depth pino is asked to log', () => {
+describe('the process logger', () => {
+  it('redacts secret keys at every depth, in the fields and the bindings', () => {
     const { logger, lines } = captureLogger();
     logger.info(
       {
@@ -17,11 +18,17 @@ describe('SECRET_LOG_PATHS', () => {
       },
       'hello',
     );
+    logger.child({ auth: { password: 's9' } }).info('child');
     const out = lines.join('');
-    for (const s of ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8']) expect(out).not.toContain(`"${s}"`);
+    for (const s of ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8', 's9']) expect(out).not.toContain(`"${s}"`);
     expect(out).not.toContain('Bearer s5');
     expect(out).toContain('"username":"admin"');
-    expect(out).toContain('[REDACTED]');
+    expect(out).toContain('[redacted]');
+  });
+
+  it('SECRET_LOG_PATHS is a list pino accepts', () => {
+    expect(() => pino({ redact: [...SECRET_LOG_PATHS] })).not.toThrow();
+    expect(SECRET_LOG_PATHS).toContain('password');
   });
 });
 

@@ -67,7 +67,7 @@ describe('TLS to the simulated leader', () => {
     const s = await tlsSim(clock);
     const { result, log } = await listThrough(s, clock, { insecureSkipVerify: true });
     expect(result.ok).toBe(true);
-    expect(log.records().some((r) => r.level === 40 && String(r.msg).includes('insecure-skip-verify'))).toBe(true);
+    expect(log.records().some((r) => r.level === 'warn' && String(r.msg).includes('insecure-skip-verify'))).toBe(true);
   });
 
   it('goes through HTTPS_PROXY (CONNECT) to the TLS simulator', async () => {

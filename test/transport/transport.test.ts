@@ -74,7 +74,7 @@ describe('TLS', () => {
   it('--leader.insecure-skip-verify accepts any certificate and logs a warning at start', async () => {
     const leader = await track(startHttpsLeader({ cert: pki.read(pki.serverCert), key: pki.read(pki.serverKey) }));
     const { d, log } = dispatcher({ insecureSkipVerify: true });
-    const warnings = log.records().filter((r) => r.level === 40);
+    const warnings = log.records().filter((r) => r.level === 'warn');
     expect(warnings.map((r) => r.msg)).toEqual([
       'TLS certificate verification of the leader is disabled (--leader.insecure-skip-verify)',
     ]);
