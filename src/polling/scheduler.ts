@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Cron } from 'croner';
 
 /** A periodic job; `stop()` ends scheduling and aborts a running run. */
@@ -26,6 +27,8 @@ export function serialRunner(
   onError: (e: unknown) => void,
 ): { tick(): void; stop(): void; idle(): Promise<void> } {
   const ac = new AbortController();
+  // One run fans out to many concurrent requests, each listening on this signal.
+  setMaxListeners(0, ac.signal);
   let running: Promise<void> | undefined;
   let again = false;
   const start = (): void => {

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+/**
+ * The entry point: the only module that touches `process` (argv, environment, stdout, exit, signals).
+ * `cribl-exporter [flags]` runs the exporter; `simulate` the simulated leader; `demo` both in one process.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { runCommand, type CommandIo } from './commands.js';
+
+const require = createRequire(import.meta.url);
+const { version } = require('../package.json') as { version: string };
+
+const ac = new AbortController();
+let stopping = false;
+const stop = (signal: NodeJS.Signals): void => {
+  if (stopping) return;
+  stopping = true;
+  ac.abort(new Error(signal));
+  // Shutdown must finish within 5 s whatever is in flight.
+  setTimeout(() => {
+    process.stderr.write('cribl-exporter: shutdown took longer than 5s, exiting\n');
+    process.exit(0);
+  }, 5_000).unref();
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+
+const io: CommandIo = {
+  argv: process.argv.slice(2),
+  env: process.env,
+  stdout: (line) => process.stdout.write(`${line}\n`),
+  stderr: (line) => process.stderr.write(`${line}\n`),
+  readFile: (path) => readFileSync(path, 'utf8'),
+  signal: ac.signal,
+  version,
+  nodejsVersion: process.version,
+};
+
+runCommand(io).then(
+  (code) => {
+    process.exitCode = code;
+    // Exit even if a stray handle (socket, timer) would keep the loop alive.
+    setImmediate(() => process.exit(code)).unref();
+  },
+  (e: unknown) => {
+    process.stderr.write(`cribl-exporter: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);
