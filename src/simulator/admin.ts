@@ -54,6 +54,13 @@ class AdminError extends Error {
   }
 }
 
+/** True for loopback peers (127.0.0.0/8, ::1, and IPv4-mapped 127.x): the only clients the admin endpoint serves. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4 === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
 /** JSON summary of a node on the admin endpoint. */
 export function nodeSummary(n: SimNode): Record<string, unknown> {
   return {

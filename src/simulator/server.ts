@@ -6,7 +6,7 @@ import type { Product, Workspace } from '../leader/shapes.js';
 import { PRODUCTS } from '../leader/shapes.js';
 import { systemClock } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
-import { handleAdmin } from './admin.js';
+import { handleAdmin, isLoopback } from './admin.js';
 import { TokenStore, bearerToken, tokenLabel } from './auth.js';
 import { FaultEngine } from './fault-engine.js';
 import { DEFAULT_FAULTS, faultsPatchSchema, formatIssues, mergeFaults } from './faults.js';
@@ -55,9 +55,6 @@ function planeOf(route: string): Plane {
   return 'control';
 }
 
-function isLoopback(address: string | undefined): boolean {
-  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1' || !!address?.startsWith('127.');
-}
 
 /** Everything a request handler needs; one per simulator. */
 class SimulatorApp {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HOSTILE_IDS, startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/index.js';
+import type { Faults, Simulator } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { JSON_BODY, call, idsOf, itemsOf } from './helpers.js';
 
@@ -56,6 +56,16 @@ describe('admin endpoint /_sim', () => {
     expect(put.json.rateLimit).toBeNull();
     expect(put.json.tokenTtl).toBe(3_600_000);
     expect((await call(s.origin, api('/health'))).status).toBe(503);
+  });
+
+  it('accepts its own Faults back (setFaults takes Partial<Faults>)', async () => {
+    const { s } = await sim();
+    s.setFaults({ rateLimit: { rate: 3, burst: 2 }, leaderWindows: [{ start: '1s', duration: '2s' }], latency: { '*': { fixed: 5 } } });
+    const current: Partial<Faults> = s.faults();
+    s.setFaults(current);
+    expect(s.faults()).toEqual(current);
+    const put = await call(s.origin, '/_sim/faults', json('PUT', current));
+    expect(put.json).toEqual(current);
   });
 
   it('rejects invalid faults with one line naming the field, changing nothing', async () => {

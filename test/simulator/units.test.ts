@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isLoopback } from '../../src/simulator/admin.js';
 import { parseListenAddress } from '../../src/simulator/cli.js';
 import { inWindow } from '../../src/simulator/faults.js';
 import { matchRoute } from '../../src/simulator/routes.js';
@@ -101,4 +102,18 @@ describe('matchRoute', () => {
   it('sends /_sim to the admin handler', () => {
     expect(matchRoute('/_sim/nodes/x', false)).toEqual({ kind: 'admin', rest: ['nodes', 'x'] });
   });
+});
+
+describe('isLoopback (admin endpoint guard)', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['10.0.0.1', false],
+    ['::ffff:10.0.0.1', false],
+    ['1270.0.0.1', false],
+    ['fe80::1', false],
+    [undefined, false],
+  ])('%s → %s', (addr, out) => expect(isLoopback(addr)).toBe(out));
 });
