@@ -32,6 +32,7 @@ export class StatsRecorder {
   #faults = new Map<string, number>();
   /** client → epoch ms until which its last Retry-After runs. */
   readonly #retryUntil = new Map<string, number>();
+  #checks = 0;
 
   constructor(now: () => number) {
     this.#now = now;
@@ -59,6 +60,12 @@ export class StatsRecorder {
 
   /** True when some client has a Retry-After running (so the caller must compute client keys). */
   get watching(): boolean {
+    if (this.#retryUntil.size === 0) return false;
+    // Clients that never come back would otherwise keep every request paying for client keys.
+    if (++this.#checks % 1024 === 0) {
+      const now = this.#now();
+      for (const [client, until] of this.#retryUntil) if (until <= now) this.#retryUntil.delete(client);
+    }
     return this.#retryUntil.size > 0;
   }
 
