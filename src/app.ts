@@ -87,7 +87,7 @@ class LeaderRuntime {
         return ref.auth?.mode ?? 'none';
       },
       token: (signal) => (ref.auth ? ref.auth.token(signal) : Promise.resolve('')),
-      invalidate: () => ref.auth?.invalidate() ?? false,
+      invalidate: (rejected) => ref.auth?.invalidate(rejected) ?? false,
       expiresAt: () => ref.auth?.expiresAt(),
       close: () => ref.auth?.close(),
     };
