@@ -8,15 +8,15 @@
 import { createGzip, constants as zlibConstants } from 'node:zlib';
 import type { Clock } from '../util/clock.js';
 import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, gaugeHeader, helpText, type RefreshIntervals } from './families.js';
-import type { NodeTexts } from './render.js';
+import type { RenderedNode } from './render.js';
 
 /** What the body reads from one leader's snapshot store (implemented by src/store/snapshot.ts). */
 export interface SnapshotSource {
   readonly labels: Readonly<Record<string, string>>;
   /** Grows on every visible change. */
   readonly generation: number;
-  /** Every node's texts, as of now. */
-  nodeTexts(): NodeTexts[];
+  /** Every node's rendered bytes, as of now. */
+  renderedNodes(): RenderedNode[];
   /** Group family texts (GROUP_FAMILIES order). */
   groupTexts(): readonly string[];
   /** Leader family texts (LEADER_FAMILIES order). */
@@ -29,8 +29,12 @@ export interface SnapshotSource {
 export interface SnapshotBody {
   /** Number of snapshot changes the body includes. */
   readonly generation: number;
-  /** The body as UTF-8 chunks, in order. Identical for both formats: only gauges, quote-free HELP. */
-  readonly identity: readonly Buffer[];
+  /**
+   * The body as UTF-8 chunks, in order; identical for both formats (only gauges, quote-free HELP).
+   * Undefined when larger than `identityCacheMaxBytes`: identity is then served by gunzipping `gzip`
+   * (Prometheus always asks for gzip, so large fleets keep one copy of the body, not two).
+   */
+  readonly identity: readonly Buffer[] | undefined;
   readonly identityBytes: number;
   /** The same bytes as one gzip member. */
   readonly gzip: readonly Buffer[];
@@ -59,8 +63,10 @@ export interface BodyCacheOptions {
   maxBuildShare?: number;
   /** gzip level; 1 is several times faster than 6 and the body compresses well anyway. @default 1 */
   gzipLevel?: number;
-  /** Text joined between two yields to the event loop. @default 1 MiB */
+  /** Bytes assembled between two yields to the event loop. @default 1 MiB */
   chunkBytes?: number;
+  /** Largest body whose identity bytes are kept besides the gzip. @default 32 MiB */
+  identityCacheMaxBytes?: number;
   onBuild?: (stats: BuildStats) => void;
   onError?: (err: unknown) => void;
 }
@@ -73,6 +79,11 @@ export interface BodyCache {
   rebuild(): Promise<SnapshotBody>;
   /** Resolves once no build is in flight (for shutdown and tests). */
   whenIdle(): Promise<void>;
+  /**
+   * Replaces the set of leaders (workspace discovery adds and removes leaders at run time); the next body
+   * has exactly these. Throws, keeping the old set, when two would share target labels.
+   */
+  setSnapshots(snapshots: readonly SnapshotSource[]): void;
   /** Stops scheduling builds and unsubscribes from the snapshots. */
   close(): void;
 }
@@ -95,8 +106,9 @@ function checkDistinctLabels(snapshots: readonly SnapshotSource[]): void {
 
 class Cache implements BodyCache {
   readonly #o: Required<Omit<BodyCacheOptions, 'onBuild' | 'onError'>> & Pick<BodyCacheOptions, 'onBuild' | 'onError'>;
-  readonly #headers: { leader: string[]; group: string[]; node: string[] };
-  readonly #unsubscribe: (() => void)[];
+  readonly #headers: { leader: Buffer[]; group: Buffer[]; node: Buffer[] };
+  #unsubscribe: (() => void)[];
+  #snapshots: readonly SnapshotSource[];
   readonly #abort = new AbortController();
   #body: SnapshotBody | undefined;
   #building: Promise<SnapshotBody> | undefined;
@@ -114,17 +126,27 @@ class Cache implements BodyCache {
       maxBuildShare: 0.1,
       gzipLevel: zlibConstants.Z_BEST_SPEED,
       chunkBytes: 1 << 20,
+      identityCacheMaxBytes: 32 << 20,
       ...options,
     };
-    const header = (f: Parameters<typeof helpText>[0]): string => {
+    const header = (f: Parameters<typeof helpText>[0]): Buffer => {
       const help = helpText(f, options.intervals);
       const text = gaugeHeader(f.name, help, 'text');
       // The node part is shared by both formats; that holds only while HELP needs no format-specific escaping.
       if (text !== gaugeHeader(f.name, help, 'openmetrics')) throw new Error(`HELP of ${f.name} differs between formats`);
-      return text;
+      return Buffer.from(text, 'utf8');
     };
     this.#headers = { leader: LEADER_FAMILIES.map(header), group: GROUP_FAMILIES.map(header), node: NODE_FAMILIES.map(header) };
+    this.#snapshots = options.snapshots;
     this.#unsubscribe = options.snapshots.map((s) => s.subscribe(() => this.#changed()));
+  }
+
+  setSnapshots(snapshots: readonly SnapshotSource[]): void {
+    checkDistinctLabels(snapshots);
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    this.#snapshots = [...snapshots];
+    this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed()));
+    this.#changed();
   }
 
   current(): Promise<SnapshotBody> {
@@ -178,13 +200,14 @@ class Cache implements BodyCache {
   }
 
   async #build(): Promise<SnapshotBody> {
-    const { clock, snapshots, chunkBytes } = this.#o;
+    const { clock } = this.#o;
+    const snapshots = this.#snapshots;
     const started = clock.now();
     this.#lastStart = started;
     const generation = this.#changes;
     this.#dirty = false;
     try {
-      const body = await this.#assemble(generation, snapshots, chunkBytes);
+      const body = await this.#assemble(generation, snapshots);
       this.#body = body;
       return body;
     } catch (err) {
@@ -204,7 +227,8 @@ class Cache implements BodyCache {
     }
   }
 
-  async #assemble(generation: number, snapshots: readonly SnapshotSource[], chunkBytes: number): Promise<SnapshotBody> {
+  async #assemble(generation: number, snapshots: readonly SnapshotSource[]): Promise<SnapshotBody> {
+    const { chunkBytes, identityCacheMaxBytes } = this.#o;
     const gzip = createGzip({ level: this.#o.gzipLevel, chunkSize: 256 * 1024 });
     const gzipped: Buffer[] = [];
     let gzipBytes = 0;
@@ -217,57 +241,83 @@ class Cache implements BodyCache {
       gzip.once('error', reject);
     });
 
-    const identity: Buffer[] = [];
+    let identity: Buffer[] | undefined = [];
     let identityBytes = 0;
-    let parts: string[] = [];
-    let pending = 0;
-    const flush = (): void => {
-      if (parts.length === 0) return;
-      const chunk = Buffer.from(parts.join(''), 'utf8');
-      parts = [];
-      pending = 0;
-      identity.push(chunk);
-      identityBytes += chunk.length;
-      gzip.write(chunk);
+
+    // Chunks that gzip has consumed are reused unless the identity body keeps them: assembling a
+    // 100 MB body then needs a few MB, not another 100 MB of short-lived buffers.
+    const spare: Buffer[] = [];
+    let chunk: Buffer = Buffer.allocUnsafeSlow(chunkBytes);
+    let pos = 0;
+
+    // Hands a finished chunk to gzip (on zlib's threads) and lets the event loop breathe.
+    const ship = async (out: Buffer, reusable?: Buffer): Promise<void> => {
+      identityBytes += out.length;
+      if (identity) {
+        identity.push(out);
+        if (identityBytes > identityCacheMaxBytes) identity = undefined;
+      }
+      const recycle = !identity && reusable ? () => void (spare.length < 8 && spare.push(reusable)) : undefined;
+      // Bounded backlog: a few chunks may queue for zlib's threads while the next ones are copied.
+      // ('drain' comes only after a write that returned false.)
+      if (!gzip.write(out, recycle) && gzip.writableLength > 4 * chunkBytes) {
+        await Promise.race([new Promise((resolve) => gzip.once('drain', resolve)), finished]);
+      } else await yieldToLoop();
     };
-    const add = (text: string): boolean => {
-      parts.push(text);
-      pending += text.length;
-      return pending >= chunkBytes;
+    const flush = async (): Promise<void> => {
+      if (pos === 0) return;
+      const full = chunk;
+      const out = chunk.subarray(0, pos);
+      chunk = spare.pop() ?? Buffer.allocUnsafeSlow(chunkBytes);
+      pos = 0;
+      await ship(out, full);
+    };
+    const put = async (bytes: Buffer, start = 0, end = bytes.length): Promise<void> => {
+      const length = end - start;
+      if (pos + length > chunkBytes) await flush();
+      // A text larger than a chunk (a hostile label value) travels as a chunk of its own.
+      if (length > chunkBytes) return ship(Buffer.from(bytes.subarray(start, end)));
+      bytes.copy(chunk, pos, start, end);
+      pos += length;
     };
 
-    // Small families first: leader and group texts are pre-rendered per leader.
-    const fixed: [string[], (s: SnapshotSource) => readonly string[]][] = [
+    // Small families first: leader and group texts are pre-rendered strings per leader.
+    const fixed: [Buffer[], (s: SnapshotSource) => readonly string[]][] = [
       [this.#headers.leader, (s) => s.leaderTexts()],
       [this.#headers.group, (s) => s.groupTexts()],
     ];
     for (const [headers, texts] of fixed) {
-      headers.forEach((header, f) => {
+      for (const [f, header] of headers.entries()) {
         const samples = snapshots.map((s) => texts(s)[f] ?? '').join('');
-        if (samples) add(header + samples);
-      });
+        if (!samples) continue;
+        await put(header);
+        await put(Buffer.from(samples, 'utf8'));
+      }
     }
 
-    // Per-node families: a family's series from every leader, contiguous, header only when non-empty.
-    const lists = snapshots.map((s) => s.nodeTexts());
+    // Per-node families: a family's series from every leader, contiguous; header only when non-empty.
+    const lists = snapshots.map((s) => s.renderedNodes());
     for (let f = 0; f < NODE_FAMILIES.length; f++) {
+      const header = this.#headers.node[f] ?? Buffer.alloc(0);
       let headerDone = false;
       for (const list of lists) {
-        for (const texts of list) {
-          const text = texts[f];
-          if (!text) continue;
+        for (const node of list) {
+          const start = node.offsets[f] ?? 0;
+          const end = node.offsets[f + 1] ?? 0;
+          if (start === end) continue;
           if (!headerDone) {
-            add(this.#headers.node[f] ?? '');
+            await put(header);
             headerDone = true;
           }
-          if (add(text)) {
-            flush();
-            await yieldToLoop();
-          }
+          // The synchronous copy is the common case; only a full chunk costs an await.
+          if (pos + end - start <= chunkBytes) {
+            node.bytes.copy(chunk, pos, start, end);
+            pos += end - start;
+          } else await put(node.bytes, start, end);
         }
       }
     }
-    flush();
+    await flush();
     gzip.end();
     await finished;
     return { generation, identity, identityBytes, gzip: gzipped, gzipBytes };

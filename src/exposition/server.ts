@@ -9,7 +9,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
-import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
+import { createGunzip, gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../util/clock.js';
 import type { BodyCache } from './body.js';
@@ -97,6 +97,17 @@ function connectionAllowed(socket: TLSSocket, clientAuth: ClientAuthType, allowe
   return true;
 }
 
+/** Sends the identity bytes of a large body by gunzipping its gzip on zlib's threads, then `tail`. */
+function streamIdentity(gzipped: readonly Buffer[], tail: Buffer, res: ServerResponse): void {
+  const gunzip = createGunzip({ chunkSize: 256 * 1024 });
+  gunzip.once('error', () => res.destroy());
+  res.once('close', () => gunzip.destroy());
+  gunzip.pipe(res, { end: false });
+  gunzip.once('end', () => res.end(tail));
+  for (const chunk of gzipped) gunzip.write(chunk);
+  gunzip.end();
+}
+
 /** Starts the server; rejects with a one-line error when the web config or the address is unusable. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
@@ -159,7 +170,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const tailText = Buffer.from(format === 'openmetrics' ? self + OPENMETRICS_EOF : self, 'utf8');
     // A fresh gzip member after the cached one: concatenated members are one valid gzip stream.
     const tail = useGzip ? await gzip(tailText, { level: gzipLevel }) : tailText;
-    const chunks = [...(useGzip ? body.gzip : body.identity), tail];
     const length = (useGzip ? body.gzipBytes : body.identityBytes) + tail.length;
     res.writeHead(200, {
       'Content-Type': CONTENT_TYPES[format],
@@ -171,9 +181,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       res.end();
       return;
     }
+    const cached = useGzip ? body.gzip : body.identity;
+    if (!cached) return streamIdentity(body.gzip, tail, res);
     res.cork();
-    for (const chunk of chunks) if (chunk.length > 0) res.write(chunk);
-    res.end();
+    for (const chunk of cached) if (chunk.length > 0) res.write(chunk);
+    res.end(tail);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

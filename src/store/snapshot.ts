@@ -1,11 +1,12 @@
 /**
  * The snapshot store of one leader. Pollers write node, group and leader state; every write
- * renders that piece to text at once (kube-state-metrics style) and bumps the generation only when
- * the text changed, so exposition rebuilds its body only after a visible change.
+ * renders that piece to text at once (kube-state-metrics style), a node into UTF-8 bytes, and bumps
+ * the generation only when the text changed, so exposition rebuilds its body only after a visible
+ * change.
  */
 
 import { labelPairs } from '../exposition/escape.js';
-import { renderGroups, renderLeader, renderNode, validateTargetLabels, type NodeTexts } from '../exposition/render.js';
+import { encodeNode, renderGroups, renderLeader, renderNode, validateTargetLabels, type RenderedNode } from '../exposition/render.js';
 import type { SnapshotSource } from '../exposition/body.js';
 import type { GroupState, LeaderSnapshot, LeaderState, NodeState } from './types.js';
 
@@ -27,7 +28,7 @@ export interface RenderedLeaderSnapshot extends LeaderSnapshot, SnapshotSource {
 
 interface Entry {
   readonly state: NodeState;
-  readonly texts: NodeTexts;
+  readonly rendered: RenderedNode;
 }
 
 function sameTexts(a: readonly string[], b: readonly string[]): boolean {
@@ -64,10 +65,15 @@ class Snapshot implements RenderedLeaderSnapshot {
   }
 
   setNode(key: string, state: NodeState): void {
-    const texts = renderNode(state, this.targetPairs);
+    const rendered = encodeNode(renderNode(state, this.targetPairs));
     const previous = this.#nodes.get(key);
-    this.#nodes.set(key, { state, texts });
-    if (!previous || !sameTexts(previous.texts, texts)) this.#changed();
+    // Unchanged text keeps the previous bytes: no new generation, and nothing new to hold.
+    if (previous?.rendered.bytes.equals(rendered.bytes)) {
+      this.#nodes.set(key, { state, rendered: previous.rendered });
+      return;
+    }
+    this.#nodes.set(key, { state, rendered });
+    this.#changed();
   }
 
   deleteNode(key: string): void {
@@ -106,8 +112,8 @@ class Snapshot implements RenderedLeaderSnapshot {
     return this.#leader;
   }
 
-  nodeTexts(): NodeTexts[] {
-    return Array.from(this.#nodes.values(), (e) => e.texts);
+  renderedNodes(): RenderedNode[] {
+    return Array.from(this.#nodes.values(), (e) => e.rendered);
   }
 
   groupTexts(): readonly string[] {

@@ -8,7 +8,7 @@ import { node, worker } from './fixtures.js';
 const intervals = { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 };
 
 function text(body: SnapshotBody): string {
-  return Buffer.concat(body.identity).toString('utf8');
+  return Buffer.concat(body.identity ?? []).toString('utf8');
 }
 
 /** Metric names of the sample lines, in order. */
@@ -32,7 +32,7 @@ function expectContiguous(body: string): void {
   }
 }
 
-function setup(options: { labels?: Record<string, string>[]; chunkBytes?: number } = {}) {
+function setup(options: { labels?: Record<string, string>[]; chunkBytes?: number; identityCacheMaxBytes?: number } = {}) {
   const clock = new FakeClock();
   const snapshots = (options.labels ?? [{}]).map((labels) => createLeaderSnapshot({ labels }));
   const builds: BuildStats[] = [];
@@ -41,6 +41,7 @@ function setup(options: { labels?: Record<string, string>[]; chunkBytes?: number
     intervals,
     clock,
     ...(options.chunkBytes ? { chunkBytes: options.chunkBytes } : {}),
+    ...(options.identityCacheMaxBytes !== undefined ? { identityCacheMaxBytes: options.identityCacheMaxBytes } : {}),
     onBuild: (s) => builds.push(s),
   });
   return { clock, snapshots, cache, builds };
@@ -95,11 +96,47 @@ describe('createBodyCache', () => {
     const { snapshots, cache } = setup({ chunkBytes: 200 });
     for (let i = 0; i < 20; i++) snapshots[0]!.setNode(`n${i}`, node(`n${i}`));
     const body = await cache.rebuild();
-    expect(body.identity.length).toBeGreaterThan(1); // built in several chunks
-    const identity = Buffer.concat(body.identity);
+    expect(body.identity?.length).toBeGreaterThan(1); // built in several chunks
+    const identity = Buffer.concat(body.identity ?? []);
     expect(identity.length).toBe(body.identityBytes);
     expect(Buffer.concat(body.gzip).length).toBe(body.gzipBytes);
     expect(gunzipSync(Buffer.concat(body.gzip)).equals(identity)).toBe(true);
+  });
+
+  it('keeps only the gzip of a body larger than identityCacheMaxBytes', async () => {
+    const { snapshots, cache } = setup({ chunkBytes: 300, identityCacheMaxBytes: 1000 });
+    for (let i = 0; i < 20; i++) snapshots[0]!.setNode(`n${i}`, node(`n${i}`));
+    const body = await cache.rebuild();
+    expect(body.identity).toBeUndefined();
+    const unzipped = gunzipSync(Buffer.concat(body.gzip));
+    expect(unzipped.length).toBe(body.identityBytes);
+    expect(unzipped.toString('utf8')).toContain('cribl_node_info{product="stream",group="default",node_id="n19"');
+  });
+
+  it('reusing chunk buffers (no identity copy) yields the same bytes as keeping them', async () => {
+    const clock = new FakeClock();
+    const snapshot = createLeaderSnapshot();
+    for (let i = 0; i < 300; i++) snapshot.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: i } }));
+    const reusing = createBodyCache({ snapshots: [snapshot], intervals, clock, chunkBytes: 512, identityCacheMaxBytes: 0 });
+    const keeping = createBodyCache({ snapshots: [snapshot], intervals, clock, chunkBytes: 512 });
+    const [a, b] = [await reusing.rebuild(), await keeping.rebuild()];
+    expect(a.identity).toBeUndefined();
+    expect(gunzipSync(Buffer.concat(a.gzip)).equals(Buffer.concat(b.identity ?? []))).toBe(true);
+    reusing.close();
+    keeping.close();
+  });
+
+  it('carries a text larger than a chunk intact', async () => {
+    const { snapshots, cache } = setup({ chunkBytes: 256 });
+    const w = worker('big');
+    w.info.hostname = 'h'.repeat(5000);
+    snapshots[0]!.setNode('small', node('small'));
+    snapshots[0]!.setNode('big', node('big', { worker: w }));
+    const body = await cache.rebuild();
+    const all = text(body);
+    expect(all).toContain(`hostname="${'h'.repeat(5000)}"`);
+    expect(gunzipSync(Buffer.concat(body.gzip)).toString('utf8')).toBe(all);
+    expectContiguous(all);
   });
 
   it('concurrent requests share one build', async () => {

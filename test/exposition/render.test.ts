@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, NODE_FAMILY_INDEX, type NodeFamilyName } from '../../src/exposition/families.js';
-import { renderGroups, renderLeader, renderNode, validateTargetLabels } from '../../src/exposition/render.js';
+import { encodeNode, familyText, renderGroups, renderLeader, renderNode, validateTargetLabels } from '../../src/exposition/render.js';
 import { node, worker } from './fixtures.js';
 
 const B = 'product="stream",group="default",node_id="w1"';
@@ -251,5 +251,24 @@ describe('validateTargetLabels', () => {
   ])('%j', (labels, error) => {
     if (error) expect(() => validateTargetLabels(labels)).toThrow(error);
     else expect(() => validateTargetLabels(labels)).not.toThrow();
+  });
+});
+
+describe('encodeNode', () => {
+  it.each([
+    ['ascii', ['a\n', '', 'bc\n']],
+    ['multi-byte', ['é\n', '東京🚀\n', '', 'x\n']],
+    ['all empty', ['', '']],
+  ])('%s: each family decodes back', (_name, texts) => {
+    const rendered = encodeNode(texts);
+    expect(rendered.offsets).toHaveLength(texts.length + 1);
+    texts.forEach((t, f) => expect(familyText(rendered, f)).toBe(t));
+    expect(familyText(rendered)).toBe(texts.join(''));
+    expect(rendered.bytes.length).toBe(Buffer.byteLength(texts.join('')));
+  });
+
+  it('owns its memory (no shared pool slab)', () => {
+    const rendered = encodeNode(['abc\n']);
+    expect(rendered.bytes.buffer.byteLength).toBe(rendered.bytes.length);
   });
 });

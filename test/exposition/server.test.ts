@@ -22,12 +22,17 @@ afterAll(async () => {
   await agent.close();
 });
 
-async function start(overrides: Partial<ServerOptions> = {}) {
+async function start(overrides: Partial<ServerOptions> = {}, identityCacheMaxBytes?: number) {
   const clock = new FakeClock();
   const snapshot = createLeaderSnapshot({ labels: { workspace: 'main' } });
   snapshot.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
   snapshot.setNode('stream/w1', node('w1', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 } }));
-  const body = createBodyCache({ snapshots: [snapshot], intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 }, clock });
+  const body = createBodyCache({
+    snapshots: [snapshot],
+    intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 },
+    clock,
+    ...(identityCacheMaxBytes !== undefined ? { identityCacheMaxBytes } : {}),
+  });
   const selfMetrics = createSelfMetrics({ version: '9.9.9', nodejsVersion: 'v22.0.0', defaultMetrics: false });
   let ready = false;
   const server = await startServer({
@@ -101,6 +106,18 @@ describe('startServer', () => {
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(Number(gz.headers['content-length'])).toBe(gz.bytes.length);
     expect(gunzipSync(gz.bytes).toString('utf8')).toBe(plainRes.text);
+  });
+
+  it('serves identity by gunzipping when the body keeps no identity copy', async () => {
+    const { server, snapshot, body } = await start({}, 0);
+    for (let i = 0; i < 200; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
+    expect((await body.rebuild()).identity).toBeUndefined();
+    const gz = await get(`${server.url}/metrics`, { 'accept-encoding': 'gzip' });
+    const plainRes = await get(`${server.url}/metrics`);
+    expect(plainRes.headers['content-encoding']).toBeUndefined();
+    expect(Number(plainRes.headers['content-length'])).toBe(plainRes.bytes.length);
+    expect(plainRes.text).toBe(gunzipSync(gz.bytes).toString('utf8'));
+    expect(plainRes.text).toContain('node_id="n199"');
   });
 
   it('refuses gzip when Accept-Encoding says q=0', async () => {

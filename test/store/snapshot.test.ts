@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NODE_FAMILY_INDEX } from '../../src/exposition/families.js';
+import { familyText } from '../../src/exposition/render.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { node, worker } from '../exposition/fixtures.js';
 
@@ -17,12 +18,12 @@ describe('createLeaderSnapshot', () => {
     const s = createLeaderSnapshot();
     s.setNode('a', node('a'));
     s.setNode('b', node('b'));
-    const [a1, b1] = s.nodeTexts();
+    const [a1, b1] = s.renderedNodes();
     s.setNode('b', node('b', { health: { up: true, status: 'healthy', lastSuccessMs: 1 } }));
-    const [a2, b2] = s.nodeTexts();
+    const [a2, b2] = s.renderedNodes();
     expect(a2).toBe(a1); // same rendered object: a was not touched
     expect(b2).not.toBe(b1);
-    expect(b2?.[NODE_FAMILY_INDEX.cribl_node_health_up]).toBe(
+    expect(familyText(b2!, NODE_FAMILY_INDEX.cribl_node_health_up)).toBe(
       'cribl_node_health_up{product="stream",group="default",node_id="b"} 1\n',
     );
   });
@@ -44,12 +45,14 @@ describe('createLeaderSnapshot', () => {
     expect(notified).toEqual([1, 2, 3]);
   });
 
-  it('keeps the latest state even when the text is unchanged', () => {
+  it('keeps the latest state even when the text is unchanged, and the previous bytes', () => {
     const s = createLeaderSnapshot();
     s.setNode('a', node('a'));
+    const [before] = s.renderedNodes();
     const again = node('a');
     s.setNode('a', again);
     expect(s.getNode('a')).toBe(again);
+    expect(s.renderedNodes()[0]).toBe(before);
   });
 
   it('a deleted node vanishes from the texts', () => {
@@ -57,7 +60,7 @@ describe('createLeaderSnapshot', () => {
     s.setNode('a', node('a'));
     s.setNode('b', node('b'));
     s.deleteNode('a');
-    const all = s.nodeTexts().flat().join('');
+    const all = s.renderedNodes().map((n) => familyText(n)).join('');
     expect(all).not.toContain('node_id="a"');
     expect(all).toContain('node_id="b"');
     expect(s.getNode('a')).toBeUndefined();
