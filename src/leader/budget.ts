@@ -5,7 +5,7 @@ import { sleepUntil } from './sleep-until.js';
 /**
  * How a request ended, as far as the leader's load is concerned:
  * - `ok`: the leader answered (any status that is not an overload signal); may grow the window;
- * - `overload`: 429, 420 or 503; halves the window;
+ * - `overload`: 429, 420 or 503; halves the window and lowers the rate;
  * - `timeout`: a timeout or a 504; shrinks the window by 10 %;
  * - `neutral`: says nothing about load (connection refused, aborted, refused before sending).
  */
@@ -58,11 +58,13 @@ export interface BudgetState {
   held: boolean;
   /** Epoch ms the pause ends; `Infinity` while held; 0 when not paused. */
   pauseUntil: number;
+  /** Current token rate (requests per second), at most maxRps. */
+  rate: number;
 }
 
 /** Settings of one budget. */
 export interface RequestBudgetOptions {
-  /** Token bucket rate: sustained requests per second. */
+  /** Token bucket rate: sustained requests per second, at most. */
   maxRps: number;
   /** Token bucket size: requests that may start at once after a quiet spell. */
   burst: number;
@@ -99,11 +101,17 @@ const noopObserver: BudgetObserver = {
 // Float refills can land a hair under a whole token after sleeping exactly the computed time.
 const TOKEN_EPSILON = 1e-9;
 const LATENCY_WEIGHT = 0.2;
+// After an overload the rate creeps back up by this share of maxRps per second of saturated demand:
+// slow on purpose, so that a leader at its limit sees a rare 429, not a sawtooth of them.
+const RATE_RECOVERY_PER_S = 0.01;
+const RATE_FLOOR_SHARE = 0.01;
 
 /**
  * The request budget of one leader: every request to it (listing, groups, health, metadata, login) takes a
  * permit here first. Three gates, all of which must be open:
- * - a token bucket (`maxRps`, `burst`) bounds the rate;
+ * - a token bucket (`burst`) bounds the rate. The rate starts at `maxRps`; on an overload it drops to what the
+ *   leader actually accepted since the previous overload (clamped to 50–90 % of the current rate), then
+ *   creeps back by 1 % of maxRps per second while demand exceeds it;
  * - an AIMD window in [1, maxConcurrency] bounds concurrency: +1 after a good answer while the window is in
  *   use (in-flight ≥ limit/2, as Netflix AIMDLimit), halved on overload, −10 % on timeouts, at most one cut
  *   per round of requests (permits granted before a cut do not cut again);
@@ -123,6 +131,9 @@ export class RequestBudget {
   readonly #queue = new Set<Waiter>();
   #tokens: number;
   #lastRefill: number;
+  #rate: number;
+  #okSinceCut = 0;
+  #lastCutAt: number;
   #limit: number;
   #inFlight = 0;
   #pauseUntil = 0;
@@ -147,7 +158,9 @@ export class RequestBudget {
     this.#maxWaiters = Math.max(0, opts.maxWaiters ?? DEFAULT_MAX_WAITERS);
     this.#limit = clampInt(opts.initialConcurrency ?? Math.min(opts.maxConcurrency, 4), 1, opts.maxConcurrency);
     this.#tokens = opts.burst;
+    this.#rate = opts.maxRps;
     this.#lastRefill = opts.clock.now();
+    this.#lastCutAt = this.#lastRefill;
     this.#observer.onConcurrencyChange(this.#limit);
     this.#observer.onInFlight(0);
     this.#observer.onPauseChange(false, 0);
@@ -231,13 +244,18 @@ export class RequestBudget {
   }
 
   /**
-   * Requests per second this budget can sustain now: the token rate, or less when the concurrency window
+   * Requests per second this budget can sustain now: the current token rate, or less when the concurrency window
    * divided by the recent request latency (EWMA) is lower. Ignores pauses. A poller compares
    * `requests / capacityPerSecond()` with its interval to tell whether a cycle fits or must stretch.
    */
   capacityPerSecond(): number {
-    if (this.#latencyMs === undefined) return this.#maxRps;
-    return Math.min(this.#maxRps, (this.#limit * 1000) / Math.max(this.#latencyMs, 1));
+    if (this.#latencyMs === undefined) return this.#rate;
+    return Math.min(this.#rate, (this.#limit * 1000) / Math.max(this.#latencyMs, 1));
+  }
+
+  /** True while a pause or hold runs: nothing may be sent, even with a permit granted just before it began. */
+  blocked(): boolean {
+    return this.#held || this.#clock.now() < this.#pauseUntil;
   }
 
   /** The current state, for metrics and tests. */
@@ -251,6 +269,7 @@ export class RequestBudget {
       paused: this.#held || timed,
       held: this.#held,
       pauseUntil: this.#held ? Infinity : timed ? this.#pauseUntil : 0,
+      rate: this.#rate,
     };
   }
 
@@ -283,8 +302,22 @@ export class RequestBudget {
 
   #refill(now: number): void {
     if (now <= this.#lastRefill) return;
-    this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#lastRefill) * this.#maxRps) / 1000);
+    const dt = now - this.#lastRefill;
+    this.#tokens = Math.min(this.#burst, this.#tokens + (dt * this.#rate) / 1000);
     this.#lastRefill = now;
+    // Only grow while the rate is what holds callers back.
+    if (this.#rate < this.#maxRps && this.#queue.size > 0) {
+      this.#rate = Math.min(this.#maxRps, this.#rate + (this.#maxRps * RATE_RECOVERY_PER_S * dt) / 1000);
+    }
+  }
+
+  /** Lowers the rate towards what the leader accepted since the previous overload. */
+  #cutRate(now: number): void {
+    const accepted = (this.#okSinceCut * 1000) / Math.max(now - this.#lastCutAt, 1);
+    const next = Math.min(this.#rate * 0.9, Math.max(this.#rate * 0.5, accepted));
+    this.#rate = Math.max(next, this.#maxRps * RATE_FLOOR_SHARE);
+    this.#okSinceCut = 0;
+    this.#lastCutAt = now;
   }
 
   #grant(now: number): Permit {
@@ -312,12 +345,14 @@ export class RequestBudget {
         this.#latencyMs === undefined ? latencyMs : this.#latencyMs + LATENCY_WEIGHT * (latencyMs - this.#latencyMs);
     }
     if (outcome === 'ok') {
+      this.#okSinceCut++;
       if (inFlightBefore * 2 >= this.#limit && this.#limit < this.#maxConcurrency) this.#setLimit(this.#limit + 1);
     } else if (outcome === 'overload' || outcome === 'timeout') {
       // Requests sent before the last cut saw the same congestion; one cut per round is enough.
       if (epoch === this.#epoch) {
         this.#epoch++;
         this.#setLimit(Math.floor(this.#limit * (outcome === 'overload' ? 0.5 : 0.9)));
+        if (outcome === 'overload') this.#cutRate(this.#clock.now());
       }
     }
     if (!this.#closed) this.#pump();
@@ -341,7 +376,7 @@ export class RequestBudget {
       if (this.#inFlight >= this.#limit) break;
       this.#refill(now);
       if (this.#tokens < 1 - TOKEN_EPSILON) {
-        this.#wakeAt(now + Math.ceil(((1 - this.#tokens) * 1000) / this.#maxRps));
+        this.#wakeAt(now + Math.ceil(((1 - this.#tokens) * 1000) / this.#rate));
         break;
       }
       this.#settle(w, this.#grant(now));

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { AuthProvider } from '../auth/types.js';
@@ -42,7 +43,7 @@ export interface LeaderClientLimits {
   connectTimeoutMs: number;
   /** Time from sending to the response headers. @default 10000 */
   headersTimeoutMs: number;
-  /** Time to read the whole body, from the headers on. @default 30000 */
+  /** Longest silence between two chunks of the body (as --leader.timeout.body). @default 30000 */
   bodyTimeoutMs: number;
   /** Larger bodies fail the request (reason `decode`). @default 64 MiB */
   maxResponseBytes: number;
@@ -141,7 +142,11 @@ interface Exchange<T> {
   attempt: Attempt<T>;
   outcome: PermitOutcome;
   throttle?: ThrottleCode;
+  /** Not sent: a pause began between the grant of the permit and the send. */
+  notSent?: true;
 }
+
+const NOT_SENT = Symbol('not sent');
 
 class ResponseTooLarge extends Error {}
 class NotJson extends Error {}
@@ -178,6 +183,8 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     this.#limits = { ...DEFAULT_CLIENT_LIMITS, ...opts.limits };
     this.#metrics = opts.metrics ?? noopLeaderClientMetrics;
     this.#log = opts.logger.child({ leader: opts.name });
+    // Every request in flight listens for close(): as many listeners as requests, by design.
+    setMaxListeners(0, this.#closing.signal);
   }
 
   request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> {
@@ -229,6 +236,11 @@ class BudgetedLeaderClient implements NamedLeaderClient {
         if (!got.granted) return strip(last) ?? denialFailure(req, got.denied);
 
         const result = await this.#attempt(req, token, got, scope.signal);
+        if (result === NOT_SENT) {
+          // Wait for the pause like everyone else (or give up if it outlasts the deadline); not a try.
+          attempt--;
+          continue;
+        }
         if (result.ok) return result;
         last = result;
         if (result.retry === 'none') return strip(result);
@@ -269,8 +281,12 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     token: string | undefined,
     permit: Permit,
     signal: AbortSignal,
-  ): Promise<Attempt<T>> {
-    const result = await this.#exchange(req, token, signal);
+  ): Promise<Attempt<T> | typeof NOT_SENT> {
+    const result = await this.#exchange(req, token, signal, true);
+    if (result.notSent) {
+      permit.release('neutral');
+      return NOT_SENT;
+    }
     // Pause before releasing: the release may hand the slot straight to the next waiter.
     if (result.throttle) this.#onThrottle(req, result.throttle, result.attempt);
     else if (result.outcome === 'ok') this.#throttleStreak = 0;
@@ -329,7 +345,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     for (let n = 1; !this.#closing.signal.aborted; n++) {
       const interval = Math.min(this.#limits.healthProbeMaxMs, this.#limits.healthProbeIntervalMs * 2 ** (n - 1));
       await sleepUntil(clock, clock.now() + Math.max(interval, serverDelayMs ?? 0), this.#closing.signal);
-      const { attempt } = await this.#exchange(probe, undefined, this.#closing.signal);
+      const { attempt } = await this.#exchange(probe, undefined, this.#closing.signal, false);
       // A 200 is enough, whatever its body: the leader is serving again.
       if (attempt.status === 200) {
         budget.resume();
@@ -341,36 +357,62 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     }
   }
 
-  /** Sends one request and reads its answer; never throws. Records the request metric. */
-  async #exchange<T>(req: LeaderRequest<T>, token: string | undefined, outer: AbortSignal): Promise<Exchange<T>> {
+  /**
+   * Sends one request and reads its answer; never throws. Records the request metric. With `gated`, the
+   * request is not sent when a pause or hold is running at the moment of sending.
+   */
+  async #exchange<T>(
+    req: LeaderRequest<T>,
+    token: string | undefined,
+    outer: AbortSignal,
+    gated: boolean,
+  ): Promise<Exchange<T>> {
     const { clock } = this.#o;
     const started = clock.now();
-    const ex = await this.#send(req, token, outer);
+    const ex = await this.#send(req, token, outer, gated);
+    if (ex.notSent) return ex;
     const a = ex.attempt;
     const code = a.status !== undefined ? String(a.status) : a.ok ? 'unknown' : a.reason;
     this.#metrics.onRequest(req.endpoint, code, Math.max(0, clock.now() - started) / 1000);
     return ex;
   }
 
-  async #send<T>(req: LeaderRequest<T>, token: string | undefined, outer: AbortSignal): Promise<Exchange<T>> {
-    const { clock, dispatcher } = this.#o;
+  async #send<T>(
+    req: LeaderRequest<T>,
+    token: string | undefined,
+    outer: AbortSignal,
+    gated: boolean,
+  ): Promise<Exchange<T>> {
+    const { clock, dispatcher, budget } = this.#o;
+    // A permit granted just before another answer paused the budget must not go out: checked in the same
+    // synchronous run as the send, since the continuation after the grant may run after that answer's.
+    if (gated && budget.blocked()) {
+      return { attempt: final('throttled', `${describe(req)}: not sent, paused`), outcome: 'neutral', notSent: true };
+    }
     const limits = this.#limits;
     const ac = new AbortController();
     const scope = linkSignals(outer, ac.signal);
     let timedOut: number | undefined;
-    let timer: AbortController | undefined;
-    // Our own deadlines on the injected clock: undici's timeouts alone do not bound a body that trickles in.
+    // Our own watchdog on the injected clock (undici's timers cannot be driven by tests): one timer per
+    // exchange, pushed forward by `arm` (headers phase, then each body chunk).
+    const timer = new AbortController();
+    let phaseMs = 0;
+    let expiresAt = 0;
+    let watching = false;
     const arm = (ms: number): void => {
-      timer?.abort();
-      const t = new AbortController();
-      timer = t;
-      sleepUntil(clock, clock.now() + ms, t.signal).then(
-        () => {
-          timedOut = ms;
+      phaseMs = ms;
+      expiresAt = clock.now() + ms;
+      if (watching) return;
+      watching = true;
+      void (async () => {
+        try {
+          while (clock.now() < expiresAt) await sleepUntil(clock, expiresAt, timer.signal);
+          timedOut = phaseMs;
           ac.abort(new Error('timeout'));
-        },
-        () => undefined,
-      );
+        } catch {
+          // Stopped: the exchange ended first.
+        }
+      })();
     };
     try {
       arm(limits.connectTimeoutMs + limits.headersTimeoutMs);
@@ -397,7 +439,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
       arm(limits.bodyTimeoutMs);
       let text: string;
       try {
-        text = await readCapped(res, limits.maxResponseBytes);
+        text = await readCapped(res, limits.maxResponseBytes, () => arm(limits.bodyTimeoutMs));
       } catch (err) {
         res.body.destroy();
         if (err instanceof ResponseTooLarge) {
@@ -414,7 +456,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
         return { attempt: final('decode', `${describe(req)}: ${what}`, status), outcome: 'ok' };
       }
     } finally {
-      timer?.abort();
+      timer.abort();
       scope.dispose();
     }
   }
@@ -476,7 +518,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
 }
 
 /** Reads the body as UTF-8, failing with ResponseTooLarge beyond `max` bytes (announced or streamed). */
-async function readCapped(res: Dispatcher.ResponseData, max: number): Promise<string> {
+async function readCapped(res: Dispatcher.ResponseData, max: number, onChunk: () => void): Promise<string> {
   const announced = Number(res.headers['content-length']);
   if (Number.isFinite(announced) && announced > max) throw new ResponseTooLarge();
   const chunks: Buffer[] = [];
@@ -484,6 +526,7 @@ async function readCapped(res: Dispatcher.ResponseData, max: number): Promise<st
   for await (const chunk of res.body as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > max) throw new ResponseTooLarge();
+    onChunk();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size).toString('utf8');

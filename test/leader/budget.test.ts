@@ -127,6 +127,57 @@ describe('RequestBudget AIMD window', () => {
   });
 });
 
+describe('RequestBudget adaptive rate', () => {
+  it.each([
+    // ok answers in the second before the overload → new rate (maxRps 100)
+    [30, 50], // what the leader accepted, but never below half the rate
+    [80, 80], // what the leader accepted
+    [99, 90], // always at least 10 % lower
+  ])('after %i accepted requests in 1 s, an overload sets the rate to %i', async (accepted, want) => {
+    const { clock, budget } = setup({ maxRps: 100, burst: 100, initialConcurrency: 10 });
+    for (let i = 0; i < accepted; i++) permit(await budget.acquire()).release('ok');
+    await clock.advance(1000);
+    permit(await budget.acquire()).release('overload');
+    expect(budget.state().rate).toBeCloseTo(want, 5);
+    expect(budget.capacityPerSecond()).toBeLessThanOrEqual(want);
+  });
+
+  it('paces at the lowered rate, then creeps back by 1 % of maxRps per second while demand exceeds it', async () => {
+    const { clock, budget, t0 } = setup({ maxRps: 100, burst: 1, initialConcurrency: 10 });
+    await clock.advance(1000);
+    permit(await budget.acquire()).release('overload'); // nothing accepted: half the rate
+    expect(budget.state().rate).toBe(50);
+    let granted = 0;
+    const stopAt = t0 + 1000 + 10_000;
+    const loop = async (): Promise<void> => {
+      while (clock.now() < stopAt) {
+        const p = await budget.acquire({ deadline: stopAt });
+        if (!p.granted) return;
+        granted++;
+        p.release('neutral');
+      }
+    };
+    const loops = Promise.all([loop(), loop(), loop()]);
+    await clock.advance(10_000);
+    await loops;
+    // 10 s from 50/s to 60/s: about 550 requests, far below the 1000 of maxRps.
+    expect(granted).toBeGreaterThan(520);
+    expect(granted).toBeLessThan(580);
+    expect(budget.state().rate).toBeCloseTo(60, 0);
+  });
+
+  it('does not creep back while nobody waits', async () => {
+    const { clock, budget } = setup({ maxRps: 100 });
+    permit(await budget.acquire()).release('overload');
+    const rate = budget.state().rate;
+    for (let i = 0; i < 10; i++) {
+      await clock.advance(1000);
+      permit(await budget.acquire()).release('ok');
+    }
+    expect(budget.state().rate).toBe(rate);
+  });
+});
+
 describe('RequestBudget pause', () => {
   it('blocks everyone until the pause ends, then resumes at the sustained rate', async () => {
     const { clock, budget, t0 } = setup({ maxRps: 10, burst: 5 });

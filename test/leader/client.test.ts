@@ -237,6 +237,30 @@ describe('leader client: Retry-After and the global pause', () => {
     expect(events).toContain(`throttled ${status}`);
   });
 
+  it('does not send a request whose permit was granted just before a pause began', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    let pauseOnGrant = true;
+    const l = leader(() => ({ body: {} }), { clock });
+    // A pause that starts right after the grant lands between grant and send, as when another answer's
+    // 429 is handled before this request's continuation runs.
+    const budget = l.budget;
+    const original = budget.acquire.bind(budget);
+    budget.acquire = async (o) => {
+      const r = await original(o);
+      if (r.granted && pauseOnGrant) {
+        pauseOnGrant = false;
+        budget.pause(t0 + 7000);
+      }
+      return r;
+    };
+    const r = await settle(l.client.request(workers()), clock, 250);
+    expect(r.ok).toBe(true);
+    expect(l.calls).toHaveLength(1);
+    expect(l.calls[0]!.at).toBeGreaterThanOrEqual(t0 + 7000);
+    expect(l.events.filter((e) => e.startsWith('request'))).toEqual(['request /products/{product}/workers 200']);
+  });
+
   it('fails at once with `throttled` when the pause outlasts the deadline (never shortened)', async () => {
     const { client, calls, clock } = leader(() => ({ status: 429, headers: { 'retry-after': '60' } }));
     const t0 = clock.now();
@@ -255,9 +279,16 @@ describe('leader client: Retry-After and the global pause', () => {
     });
     const t0 = clock.now();
     await settle(client.request(workers()), clock, 10);
-    // Pauses 500, 1000, 2000 (+ a token at 1000 rps after each pause).
-    expect(calls.map((c) => c.at - t0)).toEqual([0, 501, 1502, 3503]);
+    // Pauses of 500, 1000, 2000 ms; after each the bucket starts empty, so the next token takes a few ms
+    // more (the rate was also lowered).
+    const gaps = calls.slice(1).map((c, i) => c.at - calls[i]!.at);
+    expect(calls[0]!.at).toBe(t0);
+    [500, 1000, 2000].forEach((pause, i) => {
+      expect(gaps[i]).toBeGreaterThanOrEqual(pause);
+      expect(gaps[i]).toBeLessThan(pause + 20);
+    });
     expect(budget.state().limit).toBeLessThan(8);
+    expect(budget.state().rate).toBeLessThan(1000);
   });
 });
 
