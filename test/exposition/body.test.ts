@@ -209,6 +209,25 @@ describe('createBodyCache', () => {
     expect(gunzipSync(Buffer.concat(body.gzip)).length).toBe(0);
   });
 
+  it('setSnapshots replaces the leaders: the next body has exactly the new set', async () => {
+    const { snapshots, cache, clock } = setup({ labels: [{ workspace: 'a' }] });
+    snapshots[0]!.setNode('a1', node('a1'));
+    expect(text(await cache.current())).toContain('workspace="a"');
+    const b = createLeaderSnapshot({ labels: { workspace: 'b' } });
+    b.setNode('b1', node('b1'));
+    cache.setSnapshots([b]);
+    await clock.advance(1000);
+    await cache.whenIdle();
+    const body = text(await cache.current());
+    expect(body).not.toContain('workspace="a"');
+    expect(body).toContain('node_id="b1"');
+    // The old leader's changes no longer trigger builds; the new one's do.
+    const before = (await cache.current()).generation;
+    snapshots[0]!.setNode('a2', node('a2'));
+    expect((await cache.rebuild()).generation).toBe(before);
+    expect(() => cache.setSnapshots([b, createLeaderSnapshot({ labels: { workspace: 'b' } })])).toThrow('same target labels');
+  });
+
   it('refuses two leaders with the same target labels', () => {
     const clock = new FakeClock();
     const snapshots = [createLeaderSnapshot({ labels: { workspace: 'x' } }), createLeaderSnapshot({ labels: { workspace: 'x' } })];
