@@ -4,7 +4,7 @@ import type { PermitOutcome } from './budget.js';
 /**
  * What to do after a failed attempt:
  * - `none`: final (400, 403, 404, 405, 415, other 4xx and 5xx, decode failures);
- * - `backoff`: retry after a per-request backoff (502, 504, timeouts, transient connection errors);
+ * - `backoff`: retry after a per-request backoff (502, 504 outside host context, timeouts, transient connection errors);
  * - `pause`: the whole budget pauses (429, 503); the retry waits for the pause like everyone else;
  * - `unavailable`: the leader is not serving (420 outside host context): hold the budget, probe /health;
  * - `refresh`: 401: refresh the credentials once, then retry once.
@@ -33,10 +33,12 @@ export function classifyStatus(status: number, opts: { nodeScoped: boolean; anon
       return { reason: 'throttled', retry: 'pause', outcome: 'overload' };
     case 401:
       return { reason: 'http_4xx', retry: opts.anonymous ? 'none' : 'refresh', outcome: 'ok' };
+    // In host context the leader answers 502/504 when it cannot reach the node: that node's state, which a
+    // retry within the same cycle rarely changes and which would cost the shared budget once per unreachable node.
     case 502:
-      return { reason: 'http_5xx', retry: 'backoff', outcome: 'neutral' };
+      return { reason: 'http_5xx', retry: opts.nodeScoped ? 'none' : 'backoff', outcome: 'neutral' };
     case 504:
-      return { reason: 'http_5xx', retry: 'backoff', outcome: 'timeout' };
+      return { reason: 'http_5xx', retry: opts.nodeScoped ? 'none' : 'backoff', outcome: opts.nodeScoped ? 'neutral' : 'timeout' };
   }
   // Everything else is final: 400, 403, 404, 405, 415 and the rest. Unexpected 1xx–3xx count as 4xx
   // (we do not follow redirects: a redirect from an API endpoint is a misconfigured URL).

@@ -18,6 +18,8 @@ describe('classifyStatus', () => {
     [502, false, 'http_5xx', 'backoff', 'neutral'],
     [503, false, 'throttled', 'pause', 'overload'],
     [504, false, 'http_5xx', 'backoff', 'timeout'],
+    [502, true, 'http_5xx', 'none', 'neutral'],
+    [504, true, 'http_5xx', 'none', 'neutral'],
     [599, false, 'http_5xx', 'none', 'neutral'],
     [301, false, 'http_4xx', 'none', 'ok'],
     [204, false, 'http_4xx', 'none', 'ok'],
