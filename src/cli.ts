@@ -16,10 +16,10 @@ const stop = (signal: NodeJS.Signals): void => {
   if (stopping) return;
   stopping = true;
   ac.abort(new Error(signal));
-  // Shutdown must finish within 5 s whatever is in flight.
+  // Shutdown must finish within 5 s whatever is in flight; a graceful one exits 0, this one does not.
   setTimeout(() => {
     process.stderr.write('cribl-exporter: shutdown took longer than 5s, exiting\n');
-    process.exit(0);
+    process.exit(1);
   }, 5_000).unref();
 };
 process.on('SIGTERM', stop);
