@@ -38,7 +38,7 @@ describe('runCommand: settings errors are one line and exit code 2', () => {
     expect(await runCommand(t.io)).toBe(2);
     expect(t.err).toHaveLength(1);
     expect(t.err[0]).toMatch(message);
-    expect(t.err[0]).not.toMatch(/\n|    at /);
+    expect(t.err[0]).not.toMatch(/\n| {4}at /);
   });
 
   it('a missing CA file is a settings error naming the setting', async () => {
