@@ -65,15 +65,10 @@ class Snapshot implements RenderedLeaderSnapshot {
   }
 
   setNode(key: string, state: NodeState): void {
-    const rendered = encodeNode(renderNode(state, this.targetPairs));
     const previous = this.#nodes.get(key);
-    // Unchanged text keeps the previous bytes: no new generation, and nothing new to hold.
-    if (previous?.rendered.bytes.equals(rendered.bytes)) {
-      this.#nodes.set(key, { state, rendered: previous.rendered });
-      return;
-    }
-    this.#nodes.set(key, { state, rendered });
-    this.#changed();
+    const { node, changed } = encodeNode(renderNode(state, this.targetPairs), previous?.rendered);
+    this.#nodes.set(key, { state, rendered: node });
+    if (changed) this.#changed();
   }
 
   deleteNode(key: string): void {

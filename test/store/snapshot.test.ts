@@ -18,14 +18,33 @@ describe('createLeaderSnapshot', () => {
     const s = createLeaderSnapshot();
     s.setNode('a', node('a'));
     s.setNode('b', node('b'));
-    const [a1, b1] = s.renderedNodes();
+    const [a1] = s.renderedNodes();
+    const aBytes = Buffer.from(a1!.bytes);
     s.setNode('b', node('b', { health: { up: true, status: 'healthy', lastSuccessMs: 1 } }));
     const [a2, b2] = s.renderedNodes();
-    expect(a2).toBe(a1); // same rendered object: a was not touched
-    expect(b2).not.toBe(b1);
+    expect(a2).toBe(a1);
+    expect(a2!.bytes.equals(aBytes)).toBe(true); // a was not touched
     expect(familyText(b2!, NODE_FAMILY_INDEX.cribl_node_health_up)).toBe(
       'cribl_node_health_up{product="stream",group="default",node_id="b"} 1\n',
     );
+  });
+
+  it('re-renders in place when the new text fits, and allocates when it does not', () => {
+    const s = createLeaderSnapshot();
+    s.setNode('a', node('a', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 } }));
+    const [first] = s.renderedNodes();
+    const memory = first!.bytes;
+    s.setNode('a', node('a', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200030123 } }));
+    const [second] = s.renderedNodes();
+    expect(second!.bytes).toBe(memory);
+    expect(familyText(second!)).toContain('cribl_node_health_last_success_timestamp_seconds{product="stream",group="default",node_id="a"} 1717200030.123\n');
+    const w = worker('a');
+    w.info.hostname = 'h'.repeat(10_000);
+    s.setNode('a', node('a', { worker: w }));
+    const [third] = s.renderedNodes();
+    expect(third!.bytes).not.toBe(memory);
+    expect(familyText(third!)).toContain('h'.repeat(10_000));
+    expect(familyText(third!)).not.toContain('health');
   });
 
   it('bumps the generation only when the rendered text changes', () => {
@@ -45,7 +64,7 @@ describe('createLeaderSnapshot', () => {
     expect(notified).toEqual([1, 2, 3]);
   });
 
-  it('keeps the latest state even when the text is unchanged, and the previous bytes', () => {
+  it('keeps the latest state even when the text is unchanged', () => {
     const s = createLeaderSnapshot();
     s.setNode('a', node('a'));
     const [before] = s.renderedNodes();
