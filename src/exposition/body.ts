@@ -302,18 +302,23 @@ class Cache implements BodyCache {
       let headerDone = false;
       for (const list of lists) {
         for (const node of list) {
-          const start = node.offsets[f] ?? 0;
-          const end = node.offsets[f + 1] ?? 0;
-          if (start === end) continue;
+          if (node.offsets[f] === node.offsets[f + 1]) continue;
           if (!headerDone) {
             await put(header);
             headerDone = true;
           }
-          // The synchronous copy is the common case; only a full chunk costs an await.
-          if (pos + end - start <= chunkBytes) {
+          // Offsets are read right before the synchronous copy: a node re-rendered in place during an
+          // await above must not be copied with stale offsets.
+          if (pos + (node.offsets[f + 1] ?? 0) - (node.offsets[f] ?? 0) > chunkBytes) await flush();
+          const start = node.offsets[f] ?? 0;
+          const end = node.offsets[f + 1] ?? 0;
+          if (end - start > chunkBytes) {
+            // A text larger than a chunk (a hostile label value) travels as a chunk of its own, copied now.
+            await ship(Buffer.from(node.bytes.subarray(start, end)));
+          } else {
             node.bytes.copy(chunk, pos, start, end);
             pos += end - start;
-          } else await put(node.bytes, start, end);
+          }
         }
       }
     }

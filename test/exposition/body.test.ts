@@ -126,6 +126,30 @@ describe('createBodyCache', () => {
     keeping.close();
   });
 
+  it('stays well-formed while nodes are re-rendered in place during the build', async () => {
+    const { snapshots, cache } = setup({ chunkBytes: 300 });
+    const s = snapshots[0]!;
+    const poll = (i: number, round: number) =>
+      node(`n${i}`, {
+        health: round % 2 ? { up: false, failure: 'timeout', lastSuccessMs: 1717200000000 + round } : { up: true, status: 'healthy', lastSuccessMs: 1717200000000 + round * 1111 },
+      });
+    for (let i = 0; i < 40; i++) s.setNode(`n${i}`, poll(i, 0));
+    let building = true;
+    const build = cache.rebuild().finally(() => (building = false));
+    // Keep re-rendering every node between the build's yields.
+    for (let round = 1; building; round++) {
+      for (let i = 0; i < 40; i++) s.setNode(`n${i}`, poll(i, round));
+      await new Promise((r) => setImmediate(r));
+    }
+    const body = text(await build);
+    const line = /^(# (HELP|TYPE) \S+ .+|[a-z_]+\{([a-z_]+="[^"\\]*",)*[a-z_]+="[^"\\]*"\} [0-9.]+)$/;
+    const bad = body.split('\n').filter((l) => l !== '' && !line.test(l));
+    expect(bad).toEqual([]);
+    expectContiguous(body);
+    const series = body.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.slice(0, l.lastIndexOf(' ')));
+    expect(new Set(series).size).toBe(series.length);
+  });
+
   it('carries a text larger than a chunk intact', async () => {
     const { snapshots, cache } = setup({ chunkBytes: 256 });
     const w = worker('big');
