@@ -35,9 +35,9 @@ export const GROUP_FAMILIES = [
     source: 'discovery',
     what: 'Config group or fleet (value 1) with the config version the leader deploys to it; empty when unreported.',
   },
-  { name: 'cribl_group_worker_count', source: 'discovery', what: 'Nodes in the group, as the leader counts them.' },
+  { name: 'cribl_group_workers', source: 'discovery', what: 'Nodes in the group, as the leader counts them.' },
   {
-    name: 'cribl_group_deploying_worker_count',
+    name: 'cribl_group_deploying_workers',
     source: 'discovery',
     what: 'Nodes of the group receiving a config deployment, as the leader counts them.',
   },

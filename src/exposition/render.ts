@@ -214,9 +214,9 @@ export function renderGroups(groups: readonly GroupState[], targetPairs: string)
     const base = open(targetPairs, `product=${q(product)},group=${q(group.id)}`);
     info += `cribl_group_info${base},config_version=${q(group.configVersion)}} 1\n`;
     const count = finite(group.workerCount);
-    if (count !== undefined) workers += `cribl_group_worker_count${base}} ${formatValue(count)}\n`;
+    if (count !== undefined) workers += `cribl_group_workers${base}} ${formatValue(count)}\n`;
     const busy = finite(group.deployingWorkerCount);
-    if (busy !== undefined) deploying += `cribl_group_deploying_worker_count${base}} ${formatValue(busy)}\n`;
+    if (busy !== undefined) deploying += `cribl_group_deploying_workers${base}} ${formatValue(busy)}\n`;
   }
   return [info, workers, deploying];
 }

@@ -215,6 +215,12 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
     h.healthCycleDuration, h.healthCycleOverrun, h.discoveryDuration, h.nodes, h.nodesOverLimit,
   ];
 
+  // Left out of the exposition: prom-client's gauges named like counters (promtool rejects them; their
+  // per-type siblings nodejs_active_handles{type} etc. carry the same numbers), and the shard gauges until
+  // sharding is on (`cribl_exporter_shard_total` is a contract name that promtool would flag).
+  const hidden = new Set(['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']);
+  hidden.add('cribl_exporter_shard_index').add('cribl_exporter_shard_total');
+
   return {
     registry,
     handles: h,
@@ -280,6 +286,10 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
     setShard(index: number, total: number) {
       h.shardIndex.set(index);
       h.shardTotal.set(total);
+      for (const name of ['cribl_exporter_shard_index', 'cribl_exporter_shard_total']) {
+        if (total > 1) hidden.delete(name);
+        else hidden.add(name);
+      }
     },
     setWebConfigReloadSuccessful(ok: boolean) {
       h.webConfigReloadSuccessful.set(ok ? 1 : 0);
@@ -291,7 +301,10 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
     },
     async render(format: Format): Promise<string> {
       const families = (await registry.getMetricsAsJSON()) as unknown as JsonMetric[];
-      return families.map((f) => renderJsonFamily(f, format)).join('');
+      return families
+        .filter((f) => !hidden.has(f.name))
+        .map((f) => renderJsonFamily(f, format))
+        .join('');
     },
   };
 }

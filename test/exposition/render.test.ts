@@ -236,8 +236,8 @@ describe('renderGroups', () => {
         'cribl_group_info{workspace="w",product="stream",group="default",config_version="abc"} 1',
         'cribl_group_info{workspace="w",product="edge",group="fleet \\"1\\"",config_version=""} 1',
       ),
-      lines('cribl_group_worker_count{workspace="w",product="stream",group="default"} 3'),
-      lines('cribl_group_deploying_worker_count{workspace="w",product="stream",group="default"} 0'),
+      lines('cribl_group_workers{workspace="w",product="stream",group="default"} 3'),
+      lines('cribl_group_deploying_workers{workspace="w",product="stream",group="default"} 0'),
     ]);
   });
 });

@@ -95,7 +95,7 @@ describe('createLeaderSnapshot', () => {
     expect(s.generation).toBe(g);
     s.setGroups([{ product: 'edge', group: { id: 'fleet', workerCount: 2 } }]);
     expect(s.generation).toBe(g + 1);
-    expect(s.groupTexts()[1]).toBe('cribl_group_worker_count{workspace="main",product="edge",group="fleet"} 2\n');
+    expect(s.groupTexts()[1]).toBe('cribl_group_workers{workspace="main",product="edge",group="fleet"} 2\n');
     expect(s.groups()).toHaveLength(1);
     expect(s.leader()).toEqual({ up: true, lastDiscoveryMs: 1717200000000 });
   });
