@@ -25,6 +25,9 @@ LABEL org.opencontainers.image.title="cribl-exporter" \
       org.opencontainers.image.licenses="Apache-2.0"
 WORKDIR /app
 ENV NODE_ENV=production
+# glibc keeps large freed buffers (the gzip of a big /metrics body) in its heap; serving allocations above
+# 128 KiB from mmap returns them to the OS. Measured at 50,000 nodes: RSS after rebuilds ~385 MB → ~340 MB.
+ENV MALLOC_MMAP_THRESHOLD_=131072
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # "type": "module" makes dist/*.js ESM; the version comes from here too.
