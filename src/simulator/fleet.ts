@@ -1,5 +1,6 @@
 import type { ConfigGroup, GitLogResult, NodeUpgradeStatus, Product, WorkerEntry } from '../leader/shapes.js';
 import type { Clock, Random } from '../util/clock.js';
+import type { ChurnFault } from './faults.js';
 import { pick, randomGuid, randomHex, randomInt } from './random.js';
 
 /** A node's own behaviour when the leader proxies a request to it. */
@@ -427,16 +428,7 @@ export class SimFleet implements Fleet {
   }
 
   /** One churn step: finish pending rollouts, then apply the given number of random changes. */
-  churn(counts: {
-    join: number;
-    leave: number;
-    disconnect: number;
-    reconnect: number;
-    restart: number;
-    health: number;
-    configVersion: number;
-    deploy: number;
-  }): void {
+  churn(counts: Omit<ChurnFault, 'every'>): void {
     for (const g of this.#groups.values()) {
       if (g.pendingRollout) {
         g.pendingRollout = false;

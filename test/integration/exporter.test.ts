@@ -1,37 +1,23 @@
 import { spawnSync } from 'node:child_process';
-import { gunzipSync } from 'node:zlib';
-import pino from 'pino';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/parse.js';
 import { startSimulator, type SimNode, type Simulator } from '../../src/simulator/index.js';
-import { manualSchedule } from '../helpers/manual-schedule.js';
 import { byNode, parseSamples, type Sample } from '../helpers/parse-metrics.js';
+import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';
 
 const CI = process.env.CI === 'true';
 const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
 
 const DOT_SEGMENT = /^\.{1,2}$/;
 let sim: Simulator;
-let app: App;
-const sched = manualSchedule();
+let exp: TestExporter;
+const scrape = (headers: Record<string, string> = {}) => exp.scrape(headers);
 
-async function scrape(headers: Record<string, string> = {}): Promise<{ text: string; headers: Record<string, unknown> }> {
-  const res = await request(app.metricsUrl, { headers });
-  const buf = Buffer.from(await res.body.arrayBuffer());
-  const text = res.headers['content-encoding'] === 'gzip' ? gunzipSync(buf).toString('utf8') : buf.toString('utf8');
-  expect(res.statusCode).toBe(200);
-  return { text, headers: res.headers };
-}
-
-/** Runs one discovery, one health cycle and one metadata cycle, and waits for the body to include them. */
+/** Runs one discovery, one health cycle and one metadata cycle, and scrapes the body that includes them. */
 async function cycle(): Promise<Sample[]> {
-  await sched.run('discovery');
-  await sched.run('health');
-  await sched.run('metadata');
-  await app.body.rebuild();
-  return parseSamples((await scrape()).text);
+  await exp.run('discovery');
+  await exp.run('health');
+  await exp.run('metadata');
+  return (await scrape()).samples;
 }
 
 function value(samples: Map<string, Sample[]>, id: string, labels: Record<string, string> = {}): number | undefined {
@@ -49,32 +35,11 @@ beforeAll(async () => {
   nodes.slice(35).forEach((n) => sim.fleet.setHealth(n.id, 'healthy'));
   sim.fleet.addHostileNodes('stream');
 
-  const config = parseConfig({
-    argv: [
-      '--leader.url', sim.baseUrl,
-      '--web.listen-address', '127.0.0.1:0',
-      '--leader.max-rps', '2000',
-      '--leader.max-concurrency', '32',
-      '--leader.backoff.base', '10ms',
-      '--leader.backoff.max', '50ms',
-      '--health.interval', '2s',
-    ],
-    env: { CRIBL_TOKEN: sim.token },
-    readFile: () => '',
-  });
-  app = await startApp({
-    config,
-    logger: pino({ level: 'silent' }),
-    version: '0.0.0-test',
-    nodejsVersion: process.version,
-    readFile: () => '',
-    env: {},
-    schedule: sched.schedule,
-  });
+  exp = await startTestExporter(sim);
 });
 
 afterAll(async () => {
-  await app?.close();
+  await exp?.app.close();
   await sim?.close();
 });
 
@@ -83,13 +48,13 @@ describe('exporter against a simulated fleet of 300 nodes', () => {
   let truth: readonly SimNode[];
 
   beforeAll(async () => {
-    expect(app.ready()).toBe(false);
+    expect(exp.app.ready()).toBe(false);
     samples = await cycle();
     truth = sim.fleet.nodes();
   });
 
   it('is ready after the first discovery and exports every node once', () => {
-    expect(app.ready()).toBe(true);
+    expect(exp.app.ready()).toBe(true);
     const info = samples.filter((s) => s.name === 'cribl_node_info');
     expect(info).toHaveLength(truth.length);
     expect(new Set(info.map((s) => s.labels.node_id))).toEqual(new Set(truth.map((n) => n.id)));

@@ -1,12 +1,7 @@
-import pino from 'pino';
-import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/parse.js';
 import { FAILURE_REASONS } from '../../src/leader/failure.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { manualSchedule } from '../helpers/manual-schedule.js';
-import { parseSamples, type Sample } from '../helpers/parse-metrics.js';
+import { startTestExporter } from '../helpers/test-exporter.js';
 
 const TOKEN = 'sim-fault-test-token';
 const closers: (() => Promise<void>)[] = [];
@@ -14,34 +9,17 @@ afterAll(async () => {
   for (const c of closers.reverse()) await c();
 });
 
+/** An exporter with short timeouts and a small response cap, so that faults show within a test. */
 async function exporterFor(sim: Simulator, args: string[] = []) {
-  const sched = manualSchedule();
-  const config = parseConfig({
-    argv: [
-      '--leader.url', sim.baseUrl,
-      '--web.listen-address', '127.0.0.1:0',
-      '--leader.max-rps', '1000',
-      '--leader.max-concurrency', '16',
-      '--leader.timeout.headers', '300ms',
-      '--leader.max-response-size', '256KiB',
-      '--leader.backoff.base', '10ms',
-      '--leader.backoff.max', '50ms',
-      '--health.interval', '2s',
-      ...args,
-    ],
-    env: { CRIBL_TOKEN: sim.token },
-    readFile: () => '',
-  });
-  const app = await startApp({ config, logger: pino({ level: 'silent' }), version: 't', nodejsVersion: process.version, readFile: () => '', env: {}, schedule: sched.schedule });
-  closers.push(() => app.close());
-  return { app, run: sched.run };
-}
-
-async function scrape(app: App): Promise<Sample[]> {
-  await app.body.rebuild();
-  const res = await request(app.metricsUrl);
-  expect(res.statusCode).toBe(200);
-  return parseSamples(await res.body.text());
+  const exp = await startTestExporter(sim, [
+    '--leader.max-rps', '1000',
+    '--leader.max-concurrency', '16',
+    '--leader.timeout.headers', '300ms',
+    '--leader.max-response-size', '256KiB',
+    ...args,
+  ]);
+  closers.push(() => exp.app.close());
+  return { app: exp.app, run: exp.run, scrape: async () => (await exp.scrape()).samples };
 }
 
 describe('a misbehaving leader', () => {
@@ -51,7 +29,7 @@ describe('a misbehaving leader', () => {
     const nodes = sim.fleet.nodes();
     sim.fleet.setHealth(nodes[0]!.id, 'slow');
     sim.fleet.setHealth(nodes[1]!.id, 'slow');
-    const { app, run } = await exporterFor(sim);
+    const { run, scrape } = await exporterFor(sim);
     await run('discovery');
     const health = ['/w/{nodeId}/health'] as const;
     sim.setFaults({
@@ -63,7 +41,7 @@ describe('a misbehaving leader', () => {
     });
     await run('health');
     await run('health');
-    const samples = await scrape(app);
+    const samples = await scrape();
     const reasons = samples.filter((s) => s.name === 'cribl_node_poll_failure_info').map((s) => s.labels.reason!);
     for (const r of reasons) expect(FAILURE_REASONS).toContain(r);
     expect(reasons).toContain('decode'); // malformed and oversized
@@ -83,15 +61,15 @@ describe('a misbehaving leader', () => {
   it('survives a leader restart on the same address without intervention', async () => {
     const first = await startSimulator({ nodes: 30, seed: 9, token: TOKEN });
     const port = Number(new URL(first.origin).port);
-    const { app, run } = await exporterFor(first);
+    const { run, scrape } = await exporterFor(first);
     await run('discovery');
     await run('health');
-    expect((await scrape(app)).find((s) => s.name === 'cribl_leader_up')?.value).toBe(1);
+    expect((await scrape()).find((s) => s.name === 'cribl_leader_up')?.value).toBe(1);
 
     await first.close();
     await run('discovery');
     await run('health');
-    const down = await scrape(app);
+    const down = await scrape();
     expect(down.find((s) => s.name === 'cribl_leader_up')?.value).toBe(0);
     // Nodes stay (the leader, not the fleet, is gone) but none answers.
     expect(down.filter((s) => s.name === 'cribl_node_health_up' && s.value === 1)).toHaveLength(0);
@@ -101,7 +79,7 @@ describe('a misbehaving leader', () => {
     closers.push(() => second.close());
     await run('discovery');
     await run('health');
-    const back = await scrape(app);
+    const back = await scrape();
     expect(back.find((s) => s.name === 'cribl_leader_up')?.value).toBe(1);
     expect(back.filter((s) => s.name === 'cribl_node_health_up' && s.value === 1).length).toBeGreaterThan(25);
   });
@@ -109,7 +87,7 @@ describe('a misbehaving leader', () => {
   it('a 420 window on the whole API pauses polling; work resumes after the leader is back', async () => {
     const sim = await startSimulator({ nodes: 40, seed: 11, token: TOKEN });
     closers.push(() => sim.close());
-    const { app, run } = await exporterFor(sim, ['--leader.health-probe-interval', '100ms']);
+    const { run, scrape } = await exporterFor(sim, ['--leader.health-probe-interval', '100ms']);
     await run('discovery');
     sim.fleet.setLeaderState('standby');
     sim.resetStats();
@@ -122,7 +100,7 @@ describe('a misbehaving leader', () => {
     sim.fleet.setLeaderState('healthy');
     await discovering;
     await run('health');
-    const samples = await scrape(app);
+    const samples = await scrape();
     expect(samples.find((s) => s.name === 'cribl_leader_up')?.value).toBe(1);
     expect(samples.filter((s) => s.name === 'cribl_node_healthy' && s.value === 1).length).toBeGreaterThan(30);
     expect(samples.find((s) => s.name === 'cribl_exporter_leader_throttled_total' && s.labels.code === '420')?.value).toBe(1);

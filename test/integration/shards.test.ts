@@ -1,40 +1,21 @@
-import pino from 'pino';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/parse.js';
+import type { App } from '../../src/app.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { manualSchedule } from '../helpers/manual-schedule.js';
-import { parseSamples, type Sample } from '../helpers/parse-metrics.js';
+import type { Sample } from '../helpers/parse-metrics.js';
+import { startTestExporter } from '../helpers/test-exporter.js';
 
 let sim: Simulator;
 const apps: App[] = [];
+const scrapers = new Map<App, () => Promise<Sample[]>>();
 
 async function start(args: string[]): Promise<{ app: App; run: (p: string) => Promise<void> }> {
-  const sched = manualSchedule();
-  const config = parseConfig({
-    argv: ['--leader.url', sim.baseUrl, '--web.listen-address', '127.0.0.1:0', '--leader.max-rps', '2000', '--leader.max-concurrency', '16', ...args],
-    env: { CRIBL_TOKEN: sim.token },
-    readFile: () => '',
-  });
-  const app = await startApp({
-    config,
-    logger: pino({ level: 'silent' }),
-    version: 't',
-    nodejsVersion: process.version,
-    readFile: () => '',
-    env: {},
-    schedule: sched.schedule,
-  });
-  apps.push(app);
-  return { app, run: sched.run };
+  const exp = await startTestExporter(sim, args);
+  apps.push(exp.app);
+  scrapers.set(exp.app, async () => (await exp.scrape()).samples);
+  return { app: exp.app, run: exp.run };
 }
 
-async function scrape(app: App): Promise<Sample[]> {
-  await app.body.rebuild();
-  const res = await request(app.metricsUrl);
-  return parseSamples(await res.body.text());
-}
+const scrape = (app: App): Promise<Sample[]> => scrapers.get(app)!();
 
 beforeAll(async () => {
   sim = await startSimulator({ nodes: 240, seed: 3 });
