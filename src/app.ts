@@ -135,26 +135,17 @@ class LeaderRuntime {
     return this.#discovered;
   }
 
-  /** Starts discovery, health and metadata schedules. */
+  /** Starts the discovery and health schedules (metadata polls ride on health cycles, see Poller). */
   start(schedule: Schedule): void {
     const { intervals } = this.#deps.config;
-    const health = schedule(`health:${this.cfg.name}`, intervals.healthMs, (s) => this.#health(s));
-    const metadata = schedule(`metadata:${this.cfg.name}`, intervals.metadataMs, (s) => this.poller.runMetadataCycle(s));
+    const health = schedule(`health:${this.cfg.name}`, intervals.healthMs, (s) => this.poller.runHealthCycle(s));
     const discovery = schedule(`discovery:${this.cfg.name}`, intervals.discoveryMs, async (s) => {
       const first = !this.#discovered;
       await this.discover(s);
+      // Poll the fleet as soon as it is known rather than at the next tick.
       if (first && this.#discovered) health.trigger();
-      if (this.poller.hasMetadataDue()) metadata.trigger();
     });
-    this.#jobs.push(discovery, health, metadata);
-    this.#metadataJob = metadata;
-  }
-
-  #metadataJob: ScheduledJob | undefined;
-
-  async #health(signal: AbortSignal): Promise<void> {
-    await this.poller.runHealthCycle(signal);
-    if (this.poller.hasMetadataDue()) this.#metadataJob?.trigger();
+    this.#jobs.push(discovery, health);
   }
 
   /** One discovery; the outcome goes to the snapshot and the poller. */

@@ -3,6 +3,7 @@ import type { DiscoveredNode } from '../discovery/discovery.js';
 import { ENDPOINTS, type LeaderClient } from '../leader/types.js';
 import type { LeaderSnapshot, NodeState } from '../store/types.js';
 import type { Clock } from '../util/clock.js';
+import { fnv1a64 } from '../discovery/shard.js';
 import { decodeHealth, decodeMetadata } from './decode.js';
 
 /** Where the poller reports its cycles (the prom-client side lives in exposition). */
@@ -32,22 +33,35 @@ interface Entry {
   startTime: number;
   /** Process start time from the node's own /health answer. */
   healthStartTime?: number;
-  metadataDue: boolean;
+  /** The node restarted since its last metadata poll. */
+  restarted: boolean;
   lastMetadataPollMs?: number;
   healthPolled: boolean;
+  /** Which of the first health cycles fetches this node's metadata (spreads a new fleet's first fetch). */
+  bucket: number;
 }
 
 /**
+ * Most health cycles over which a new fleet's first metadata fetch is spread: at most 1/4 more requests per
+ * cycle, and every node's metadata within the first five cycles.
+ */
+const FIRST_METADATA_SPREAD = 4;
+
+/**
  * Polls every node's health through the leader, spread evenly over the health interval, and its
- * metadata on the metadata interval and after restarts. Writes every outcome to the snapshot.
+ * metadata right after a health answer when due: every metadata interval, after a restart, and (for new
+ * nodes) spread over the first few cycles. Writes every outcome to the snapshot.
  */
 export class Poller {
   readonly #o: PollerOptions;
   readonly #nodes = new Map<string, Entry>();
   #overrun = false;
+  #cycle = 0;
+  readonly #spread: number;
 
   constructor(opts: PollerOptions) {
     this.#o = opts;
+    this.#spread = Math.max(1, Math.min(FIRST_METADATA_SPREAD, Math.round(opts.metadataIntervalMs / opts.healthIntervalMs)));
   }
 
   /** Number of nodes polled. */
@@ -71,11 +85,12 @@ export class Poller {
       const prev = this.#nodes.get(key);
       if (!prev) {
         const state: NodeState = { product: d.product, group: d.worker.group, nodeId: d.worker.id, worker: d.worker };
-        this.#nodes.set(key, { state, startTime, metadataDue: true, healthPolled: false });
+        const bucket = Number(fnv1a64(key) % BigInt(this.#spread));
+        this.#nodes.set(key, { state, startTime, restarted: false, healthPolled: false, bucket });
         this.#o.snapshot.setNode(key, state);
         continue;
       }
-      if (prev.startTime !== startTime) prev.metadataDue = true;
+      if (prev.startTime !== startTime) prev.restarted = true;
       prev.startTime = startTime;
       prev.state = { ...prev.state, product: d.product, group: d.worker.group, worker: d.worker };
       this.#o.snapshot.setNode(key, prev.state);
@@ -94,8 +109,9 @@ export class Poller {
     const steady = keys.filter((k) => this.#nodes.get(k)?.healthPolled);
     const slot = steady.length > 0 ? interval / steady.length : 0;
     const order = [...fresh.map((k) => ({ k, at: start })), ...steady.map((k, i) => ({ k, at: start + i * slot }))];
+    const cycle = this.#cycle++;
 
-    await this.#dispatch(order, signal, (k) => this.#pollHealth(k, signal));
+    await this.#dispatch(order, signal, (k) => this.#pollNode(k, cycle, signal));
     if (signal.aborted) return;
 
     const duration = clock.now() - start;
@@ -113,21 +129,23 @@ export class Poller {
     }
   }
 
-  /** Polls metadata of the nodes that are due (restarted, new, or older than the metadata interval). */
-  async runMetadataCycle(signal: AbortSignal): Promise<void> {
-    const now = this.#o.clock.now();
-    const due: { k: string; at: number }[] = [];
-    for (const [k, e] of this.#nodes) {
-      if (e.metadataDue || e.lastMetadataPollMs === undefined || now - e.lastMetadataPollMs >= this.#o.metadataIntervalMs * 0.95)
-        due.push({ k, at: now });
-    }
-    await this.#dispatch(due, signal, (k) => this.#pollMetadata(k, signal));
+  /**
+   * Whether a node's metadata is to be fetched after its health answer in this cycle: after a restart; when
+   * the last fetch is a metadata interval old; for a node never fetched, in its bucket's cycle (never in its
+   * first cycle, which belongs to health alone).
+   */
+  #metadataDue(e: Entry, cycle: number, firstPoll: boolean): boolean {
+    if (e.restarted) return true;
+    if (e.lastMetadataPollMs === undefined) return !firstPoll && cycle % this.#spread === e.bucket;
+    return this.#o.clock.now() - e.lastMetadataPollMs >= this.#o.metadataIntervalMs - this.#o.healthIntervalMs / 2;
   }
 
-  /** True when some node restarted (or is new) and waits for its metadata poll. */
-  hasMetadataDue(): boolean {
-    for (const e of this.#nodes.values()) if (e.metadataDue) return true;
-    return false;
+  /** A node's health poll, then its metadata poll when due and the node answered. */
+  async #pollNode(key: string, cycle: number, signal: AbortSignal): Promise<void> {
+    const firstPoll = this.#nodes.get(key)?.healthPolled === false;
+    const answered = await this.#pollHealth(key, signal);
+    const e = this.#nodes.get(key);
+    if (answered && e && !signal.aborted && this.#metadataDue(e, cycle, firstPoll)) await this.#pollMetadata(key, signal);
   }
 
   /** Runs `work` for each key at or after its time, with at most maxOutstanding in progress. */
@@ -145,9 +163,10 @@ export class Poller {
     await Promise.all(inProgress);
   }
 
-  async #pollHealth(key: string, signal: AbortSignal): Promise<void> {
+  /** Returns true when the node answered (200 or 420). */
+  async #pollHealth(key: string, signal: AbortSignal): Promise<boolean> {
     const entry = this.#nodes.get(key);
-    if (!entry) return;
+    if (!entry) return false;
     const id = entry.state.nodeId;
     const res = await this.#o.client.request({
       endpoint: ENDPOINTS.nodeHealth,
@@ -160,13 +179,13 @@ export class Poller {
       signal,
     });
     const current = this.#nodes.get(key);
-    if (!current || signal.aborted) return; // removed meanwhile: its series are already gone
+    if (!current || signal.aborted) return false; // removed meanwhile: its series are already gone
     current.healthPolled = true;
     const prevHealth = current.state.health;
     if (res.ok) {
       const started = res.body.startTime;
       if (started !== undefined) {
-        if (current.healthStartTime !== undefined && started !== current.healthStartTime) current.metadataDue = true;
+        if (current.healthStartTime !== undefined && started !== current.healthStartTime) current.restarted = true;
         current.healthStartTime = started;
       }
       current.state = { ...current.state, health: { up: true, status: res.body.status, lastSuccessMs: this.#o.clock.now() } };
@@ -182,13 +201,14 @@ export class Poller {
       };
     }
     this.#o.snapshot.setNode(key, current.state);
+    return res.ok;
   }
 
   async #pollMetadata(key: string, signal: AbortSignal): Promise<void> {
     const entry = this.#nodes.get(key);
     if (!entry) return;
     const id = entry.state.nodeId;
-    entry.metadataDue = false;
+    entry.restarted = false;
     entry.lastMetadataPollMs = this.#o.clock.now();
     const res = await this.#o.client.request({
       endpoint: ENDPOINTS.nodeMetadata,

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EdgeMetadata } from '../../src/leader/shapes.js';
 import { startSimulator, type SimNode, type Simulator } from '../../src/simulator/index.js';
 import { byNode, parseSamples, type Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';
@@ -12,11 +14,10 @@ let sim: Simulator;
 let exp: TestExporter;
 const scrape = (headers: Record<string, string> = {}) => exp.scrape(headers);
 
-/** Runs one discovery, one health cycle and one metadata cycle, and scrapes the body that includes them. */
+/** Runs one discovery and one health cycle (metadata polls ride on it), and scrapes the body that includes them. */
 async function cycle(): Promise<Sample[]> {
   await exp.run('discovery');
   await exp.run('health');
-  await exp.run('metadata');
   return (await scrape()).samples;
 }
 
@@ -143,6 +144,26 @@ describe('exporter against a simulated fleet of 300 nodes', () => {
     const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
+  });
+
+  it('every answering node has its metadata within five health cycles, as the simulator serves it', async () => {
+    expect(samples.filter((s) => s.name === 'cribl_node_metadata_info')).toHaveLength(0); // never in the first cycle
+    let after: Sample[] = [];
+    for (let i = 0; i < 4; i++) after = await cycle();
+    const meta = byNode(after, 'cribl_node_metadata_info');
+    const up = byNode(after, 'cribl_node_health_up');
+    const answering = truth.filter((n) => value(up, n.id) === 1);
+    expect(meta.size).toBe(answering.length);
+    for (const n of answering.slice(0, 40)) {
+      const res = await request(`${sim.baseUrl}/w/${encodeURIComponent(n.id)}/edge/metadata`, { headers: { authorization: `Bearer ${sim.token}` } });
+      const item = ((await res.body.json()) as { items: EdgeMetadata[] }).items[0]!;
+      expect(meta.get(n.id)?.[0]?.labels).toMatchObject({
+        os_name: item.os?.os_name ?? '',
+        os_version: item.os?.os_version ?? '',
+        cribl_mode: item.cribl?.mode ?? '',
+        kube_namespace: item.kube?.namespace ?? '',
+      });
+    }
   });
 
   it('removed nodes vanish from every family at the next discovery', async () => {

@@ -100,7 +100,7 @@ describe('Poller health', () => {
     const run = poller.runHealthCycle(new AbortController().signal);
     await clock.advance(30_000);
     await run;
-    expect(times.map((t) => t.at - t1)).toEqual([0, 10_000, 20_000]);
+    expect(times.filter((t) => t.path.endsWith('/health')).map((t) => t.at - t1)).toEqual([0, 10_000, 20_000]);
     expect(cycles.at(-1)?.[0]).toBe(30);
   });
 
@@ -164,42 +164,83 @@ describe('Poller discovery updates and metadata', () => {
     expect(poller.size).toBe(1);
   });
 
-  it('fetches metadata for new nodes, then only after the interval or a restart', async () => {
-    const meta = { status: 200, json: { count: 1, items: [{ timestamp: 1, cribl: { mode: 'managed-edge', version: '4.15.1' }, os: { os_name: 'Ubuntu', os_version: '22.04' } }] } };
-    const { poller, snapshot, client, clock } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : healthy));
-    poller.setNodes(fleet(['a', 'b']));
-    await poller.runMetadataCycle(new AbortController().signal);
-    expect(client.calls.map((c) => c.path)).toEqual(['/w/a/edge/metadata', '/w/b/edge/metadata']);
-    expect(snapshot.nodes.get('a')?.metadata?.item?.os?.os_name).toBe('Ubuntu');
+  const meta = { status: 200, json: { count: 1, items: [{ timestamp: 1, cribl: { mode: 'managed-edge', version: '4.15.1' }, os: { os_name: 'Ubuntu', os_version: '22.04' } }] } };
+  const metaCalls = (client: { calls: LeaderRequest<unknown>[] }) => client.calls.filter((c) => c.path.endsWith('/edge/metadata')).map((c) => c.path);
+
+  it('never fetches metadata in a node\'s first cycle, then spreads first fetches over the next cycles', async () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `n${i}`);
+    const { poller, snapshot, client, clock } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : healthy), { interval: 30_000 });
+    poller.setNodes(fleet(ids));
+    const cycle = async () => {
+      const r = poller.runHealthCycle(new AbortController().signal);
+      await clock.advance(30_000);
+      await r;
+    };
+    await cycle();
+    expect(metaCalls(client)).toEqual([]);
+    const perCycle: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      client.calls.length = 0;
+      await cycle();
+      perCycle.push(metaCalls(client).length);
+    }
+    // 10m metadata / 30s health: first fetches spread over 4 cycles, each node exactly once.
+    expect(perCycle.reduce((a, b) => a + b, 0)).toBe(40);
+    expect(Math.max(...perCycle)).toBeLessThan(20);
+    expect(snapshot.nodes.get('n7')?.metadata?.item?.os?.os_name).toBe('Ubuntu');
+    // Nothing more until the metadata interval has passed.
     client.calls.length = 0;
-    await clock.advance(60_000);
-    await poller.runMetadataCycle(new AbortController().signal);
-    expect(client.calls).toHaveLength(0);
-    expect(poller.hasMetadataDue()).toBe(false);
+    await cycle();
+    expect(metaCalls(client)).toEqual([]);
+  });
+
+  it('fetches metadata again after the metadata interval and right after a restart', async () => {
+    const { poller, client, clock } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : healthy), { interval: 30_000 });
+    poller.setNodes(fleet(['a', 'b']));
+    const cycle = async () => {
+      const r = poller.runHealthCycle(new AbortController().signal);
+      await clock.advance(30_000);
+      await r;
+    };
+    for (let i = 0; i < 5; i++) await cycle();
+    client.calls.length = 0;
+    await cycle();
+    expect(metaCalls(client)).toEqual([]);
 
     // b restarted: its start time in the listing changed.
     const next = fleet(['a', 'b']);
     next.get('b')!.worker.info.cribl.startTime += 1000;
     poller.setNodes(next);
-    expect(poller.hasMetadataDue()).toBe(true);
-    await poller.runMetadataCycle(new AbortController().signal);
-    expect(client.calls.map((c) => c.path)).toEqual(['/w/b/edge/metadata']);
+    await cycle();
+    expect(metaCalls(client)).toEqual(['/w/b/edge/metadata']);
+
     client.calls.length = 0;
-    await clock.advance(600_000);
-    await poller.runMetadataCycle(new AbortController().signal);
-    expect(client.calls).toHaveLength(2);
+    for (let i = 0; i < 20; i++) await cycle(); // 10 minutes
+    expect(metaCalls(client).sort()).toEqual(['/w/a/edge/metadata', '/w/b/edge/metadata']);
   });
 
   it('a changed startTime in a node\'s own health answer also triggers a metadata poll', async () => {
     let started = 1;
-    const { poller } = setup(() => ({ status: 200, json: { status: 'healthy', startTime: started } }));
+    const { poller, client } = setup((req) =>
+      req.path.endsWith('/edge/metadata') ? meta : { status: 200, json: { status: 'healthy', startTime: started } },
+      { interval: 600_000 },
+    );
     poller.setNodes(fleet(['a']));
     await poller.runHealthCycle(new AbortController().signal);
-    await poller.runMetadataCycle(new AbortController().signal);
-    expect(poller.hasMetadataDue()).toBe(false);
+    await poller.runHealthCycle(new AbortController().signal);
+    expect(metaCalls(client)).toHaveLength(1);
+    await poller.runHealthCycle(new AbortController().signal);
+    expect(metaCalls(client)).toHaveLength(1);
     started = 2;
     await poller.runHealthCycle(new AbortController().signal);
-    expect(poller.hasMetadataDue()).toBe(true);
+    expect(metaCalls(client)).toHaveLength(2);
+  });
+
+  it('does not ask a node that did not answer its health poll for metadata', async () => {
+    const { poller, client } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : { status: 502, json: { message: 'down' } }), { interval: 600_000 });
+    poller.setNodes(fleet(['a']));
+    for (let i = 0; i < 3; i++) await poller.runHealthCycle(new AbortController().signal);
+    expect(metaCalls(client)).toEqual([]);
   });
 });
 
