@@ -1,0 +1,21 @@
+// Types of http.mjs (for the TypeScript tests in test/bench).
+import type { Dispatcher } from 'undici';
+
+/** Prometheus 3's Accept header. */
+export const PROMETHEUS_ACCEPT: string;
+/** Sends a JSON request to 127.0.0.1 and returns the parsed answer; throws one line on a non-2xx status. */
+export function json(method: string, url: string, body?: unknown): Promise<unknown>;
+/** One GET: time to the response headers, total time, bytes and (with keep) the raw body. */
+export function timedGet(
+  url: string,
+  options: { dispatcher: Dispatcher; encoding: string; keep?: boolean; accept?: string },
+): Promise<{ ttfbMs: number; totalMs: number; bytes: number; headers: Record<string, string | string[] | undefined>; body: Buffer | undefined }>;
+/** Fetches /metrics (gzip) and returns the decoded text. */
+export function fetchMetricsText(url: string, dispatcher: Dispatcher): Promise<string>;
+/** Interleaved rounds of `concurrency` parallel GETs per target; samples per target name. */
+export function scrapeRounds(
+  targets: { name: string; url: string }[],
+  options: { encoding: string; concurrency?: number; warmup?: number; minRounds?: number; maxRounds?: number; budgetMs?: number },
+): Promise<Map<string, { ttfbMs: number[]; totalMs: number[]; bytes: number }>>;
+/** Closes the shared admin connection pool. */
+export function closeHttp(): Promise<void>;

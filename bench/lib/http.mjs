@@ -1,0 +1,90 @@
+// HTTP helpers of the benchmark (127.0.0.1 only): JSON calls to the simulator's admin endpoint, and
+// scrapes of /metrics with time to first byte and total time.
+
+import { performance } from 'node:perf_hooks';
+import { gunzipSync } from 'node:zlib';
+import { Agent, request } from 'undici';
+
+/** Prometheus 3's Accept header: what a real scraper sends. */
+export const PROMETHEUS_ACCEPT =
+  'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
+
+const admin = new Agent({ connections: 2 });
+
+function loopbackOnly(url) {
+  const host = new URL(url).hostname;
+  if (host !== '127.0.0.1') throw new Error(`refusing to send benchmark traffic to ${host}: 127.0.0.1 only`);
+}
+
+/** Sends a JSON request and returns the parsed answer; throws one line on a non-2xx status. */
+export async function json(method, url, body) {
+  loopbackOnly(url);
+  const res = await request(url, {
+    method,
+    dispatcher: admin,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headersTimeout: 30_000,
+    bodyTimeout: 30_000,
+  });
+  const text = await res.body.text();
+  if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`${method} ${url}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+/** One GET of `url`: time to the response headers, total time, bytes received and the raw body when asked. */
+export async function timedGet(url, { dispatcher, encoding, keep = false, accept = PROMETHEUS_ACCEPT }) {
+  loopbackOnly(url);
+  const t0 = performance.now();
+  const res = await request(url, { dispatcher, headers: { accept, 'accept-encoding': encoding }, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  const ttfbMs = performance.now() - t0;
+  const chunks = keep ? [] : undefined;
+  let bytes = 0;
+  for await (const c of res.body) {
+    bytes += c.length;
+    chunks?.push(c);
+  }
+  const totalMs = performance.now() - t0;
+  if (res.statusCode !== 200) throw new Error(`GET ${url}: HTTP ${res.statusCode}`);
+  return { ttfbMs, totalMs, bytes, headers: res.headers, body: chunks ? Buffer.concat(chunks) : undefined };
+}
+
+/** Fetches /metrics (gzip) and returns the decoded text. */
+export async function fetchMetricsText(url, dispatcher) {
+  const r = await timedGet(url, { dispatcher, encoding: 'gzip', keep: true });
+  const raw = r.headers['content-encoding'] === 'gzip' ? gunzipSync(r.body) : r.body;
+  return raw.toString('utf8');
+}
+
+/**
+ * Scrapes each target with `concurrency` parallel requests per round, rounds of all targets interleaved
+ * (so that they share the machine's load), until `maxRounds` or `budgetMs` (at least `minRounds`), after
+ * `warmup` rounds that are not counted. Returns samples per target name.
+ */
+export async function scrapeRounds(targets, { encoding, concurrency = 2, warmup = 1, minRounds = 5, maxRounds = 25, budgetMs = 20_000 }) {
+  const agents = new Map(targets.map((t) => [t.name, new Agent({ connections: concurrency })]));
+  const samples = new Map(targets.map((t) => [t.name, { ttfbMs: [], totalMs: [], bytes: 0 }]));
+  const round = async (t, count) => {
+    const rs = await Promise.all(Array.from({ length: concurrency }, () => timedGet(t.url, { dispatcher: agents.get(t.name), encoding })));
+    if (!count) return;
+    const s = samples.get(t.name);
+    for (const r of rs) {
+      s.ttfbMs.push(r.ttfbMs);
+      s.totalMs.push(r.totalMs);
+      s.bytes = r.bytes;
+    }
+  };
+  for (let i = 0; i < warmup; i++) for (const t of targets) await round(t, false);
+  const started = performance.now();
+  for (let i = 0; i < maxRounds; i++) {
+    if (i >= minRounds && performance.now() - started > budgetMs) break;
+    for (const t of targets) await round(t, true);
+  }
+  await Promise.all([...agents.values()].map((a) => a.close()));
+  return samples;
+}
+
+/** Closes the shared admin connection pool. */
+export function closeHttp() {
+  return admin.close();
+}

@@ -1,0 +1,57 @@
+// What machine the benchmark ran on, and CPU time of other processes (from /proc, Linux only).
+
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+
+function read(path) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** CPU model, cores, memory, OS and Node version, load average. */
+export function machineInfo() {
+  const model = /model name\s*:\s*(.+)/.exec(read('/proc/cpuinfo'))?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
+  return {
+    cpuModel: model,
+    cores: os.availableParallelism?.() ?? os.cpus().length,
+    memoryBytes: os.totalmem(),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    loadavg: os.loadavg(),
+  };
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux, as /proc/<pid>/stat counts
+
+/** CPU time (user + system, ms) a process has used so far; undefined when /proc is unreadable. */
+export function processCpuMs(pid) {
+  const stat = read(`/proc/${pid}/stat`);
+  if (!stat) return undefined;
+  // Fields after the command (which may contain spaces) start at ") ".
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return ((utime + stime) * 1000) / TICKS_PER_SECOND;
+}
+
+/** Current and peak resident memory of a process (bytes), from /proc/<pid>/status. */
+export function processMemory(pid) {
+  const status = read(`/proc/${pid}/status`);
+  const kb = (name) => {
+    const m = new RegExp(`${name}:\\s+(\\d+) kB`).exec(status);
+    return m ? Number(m[1]) * 1024 : undefined;
+  };
+  return { rss: kb('VmRSS'), peakRss: kb('VmHWM') };
+}
+
+/** Total CPU time of the whole machine so far (ms, all cores, busy only), from /proc/stat. */
+export function machineBusyMs() {
+  const line = read('/proc/stat').split('\n')[0] ?? '';
+  const f = line.split(/\s+/).slice(1).map(Number);
+  if (f.length < 8) return undefined;
+  const [user, nice, system, , , irq, softirq, steal] = f;
+  return ((user + nice + system + irq + softirq + steal) * 1000) / TICKS_PER_SECOND;
+}

@@ -1,0 +1,18 @@
+// Types of report.mjs (for the TypeScript tests in test/bench). Results are bench/run.mjs's raw JSON.
+
+/** One size's raw result, as bench/run.mjs records it (loosely typed: it is JSON). */
+export type SizeResult = Record<string, unknown> & { nodes: number };
+
+/** One verdict on a target of the issue. */
+export interface Verdict {
+  target: string;
+  status: 'met' | 'NOT met' | 'not measured';
+  detail: string;
+}
+
+/** Figures derived from one size's raw result. */
+export function derive(r: SizeResult): Record<string, unknown>;
+/** One verdict per target of the issue, for the given size. */
+export function judgeTargets(r: SizeResult): Verdict[];
+/** The whole BENCHMARKS.md from a run's raw results. */
+export function renderReport(run: Record<string, unknown>, options?: { analysis?: string }): string;

@@ -1,0 +1,328 @@
+// BENCHMARKS.md from the raw results of bench/run.mjs: targets with a verdict each, figures per size,
+// ratios measured in the same run, sizing, and how each figure was measured. Pure: results in, text out.
+
+import { fmtInt, fmtMiB, fmtMs, fmtRatio, fmtS, sizeLabel } from './stats.mjs';
+
+const MB = 1e6;
+
+/** Helpers shared by the verdicts: the largest run, and "NOT met" text with the overshoot. */
+function over(value, limit, unit, fmt = (x) => x.toFixed(1)) {
+  return `${fmt(value)}${unit} against ≤ ${fmt(limit)}${unit} (${fmtRatio(value / limit)} the target)`;
+}
+
+/** Figures derived from one size's raw result (undefined where not measured). */
+export function derive(r) {
+  const builds = r.steady?.builds ?? [];
+  const scrape = (enc) => r.scrape?.[enc];
+  const ratio = (enc, q) => scrape(enc) && scrape(enc).exporter.total[q] / scrape(enc).bare.total[q];
+  const pcRuns = r.promClient?.runs ?? [];
+  const pcWall = pcRuns.length ? [...pcRuns.map((x) => x.wallMs)].sort((a, b) => a - b)[Math.floor(pcRuns.length / 2)] : undefined;
+  const series = r.body?.series;
+  const cov = r.coverage ?? {};
+  return {
+    coverageMs: cov.answeredMs,
+    visibleMs: cov.visibleMs,
+    listingPer500: r.discovery ? ((r.discovery.counts.listing + r.discovery.counts.groups) / r.nodes) * 500 : undefined,
+    listingPagesPer500: r.discovery ? (r.discovery.counts.listing / r.nodes) * 500 : undefined,
+    healthPerNode: r.steady?.healthPerNodePerInterval,
+    steadyMetadata: r.steady?.metadataRequests,
+    initialMetadataPerNode: cov.metadataDoneMs !== undefined ? 1 : undefined,
+    identityBytes: r.body?.identityBytes,
+    gzipBytes: r.body?.gzipBytes,
+    series,
+    bytesPerSeries: series ? r.body.identityBytes / series : undefined,
+    gzipBytesPerSeries: series ? r.body.gzipBytes / series : undefined,
+    seriesPerNode: r.body ? r.body.snapshotSeries / r.nodes : undefined,
+    rebuildActiveMs: r.rebuild?.activeMs,
+    rebuildWallMs: r.rebuild?.wallMs,
+    rebuildMaxGapMs: r.rebuild?.maxGapMs,
+    rebuildCpuMs: r.rebuild?.cpuMs,
+    rebuildRuns: r.rebuild?.runs?.length ?? (r.rebuild ? 1 : 0),
+    insituBuilds: builds.length,
+    meanBuildIntervalMs: r.steady?.meanBuildIntervalMs,
+    insituBuildWallMaxMs: builds.length ? Math.max(...builds.map((b) => b.wallMs)) : undefined,
+    insituBuildMaxGapMs: builds.length ? Math.max(...builds.map((b) => b.maxGapMs)) : undefined,
+    steadyMaxGapMs: r.steady?.loopMaxGapMs,
+    ttfbP99: (enc) => scrape(enc)?.exporter.ttfb.p99,
+    ratioP50: (enc) => ratio(enc, 'p50'),
+    ratioP99: (enc) => ratio(enc, 'p99'),
+    rss: r.steady?.rss,
+    peakRss: Math.max(r.steady?.peakRss ?? 0, r.lifetimePeakRss ?? 0) || undefined,
+    heapUsed: r.steady?.heapUsed,
+    heapTotal: r.steady?.heapTotal,
+    arrayBuffers: r.steady?.arrayBuffers,
+    exporterRate: cov.rate,
+    autocannonRps: r.autocannon?.rps,
+    throughputShare: cov.rate !== undefined && r.autocannon ? cov.rate / r.autocannon.rps : undefined,
+    cpuMsPerRequest: cov.rate && cov.exporterCpuShare !== undefined ? (cov.exporterCpuShare * 1000) / cov.rate : undefined,
+    promClientWallMs: pcWall,
+    promClientVsRebuild: pcWall !== undefined && r.rebuild ? pcWall / r.rebuild.activeMs : undefined,
+    promClientVsTtfb: pcWall !== undefined && scrape('gzip') ? pcWall / scrape('gzip').exporter.ttfb.p50 : undefined,
+  };
+}
+
+/**
+ * One verdict per target of the issue, judged on the largest size measured (the targets are stated for
+ * 50,000 nodes): { target, status: 'met' | 'NOT met' | 'not measured', detail }.
+ */
+export function judgeTargets(r) {
+  const d = derive(r);
+  const out = [];
+  const add = (target, ok, detail, why) => {
+    if (ok === undefined) out.push({ target, status: 'not measured', detail: detail ?? 'no figure in this run' });
+    else out.push({ target, status: ok ? 'met' : 'NOT met', detail: ok ? detail : `${detail}${why ? `; ${why}` : ''}` });
+  };
+  const loopNote = (gap) => (gap !== undefined ? `longest event-loop gap while serving ${fmtMs(gap)}` : undefined);
+
+  for (const enc of ['identity', 'gzip']) {
+    const p99 = d.ttfbP99(enc);
+    add(
+      `/metrics ${enc}: time to first byte p99 ≤ 10 ms (2 concurrent scrapers)`,
+      p99 === undefined ? undefined : p99 <= 10,
+      p99 === undefined ? undefined : p99 <= 10 ? `p99 ${fmtMs(p99)}` : `p99 ${over(p99, 10, ' ms')}`,
+      loopNote(r.scrape?.[enc]?.loopMaxGapMs),
+    );
+  }
+  for (const enc of ['identity', 'gzip']) {
+    const p50 = d.ratioP50(enc);
+    const p99 = d.ratioP99(enc);
+    const ok = p50 === undefined ? undefined : p50 <= 1.5 && p99 <= 1.5;
+    add(
+      `/metrics ${enc}: whole response within 1.5× of a bare node:http server with the same bytes`,
+      ok,
+      p50 === undefined ? undefined : `p50 ${fmtRatio(p50)}, p99 ${fmtRatio(p99)} of the bare server (${fmtMs(r.scrape[enc].exporter.total.p50)} vs ${fmtMs(r.scrape[enc].bare.total.p50)} at p50)`,
+      enc === 'identity' && r.steady?.cachedBodyBytes > 32 * 1048576
+        ? 'the identity body is over the 32 MiB identity cache, so each identity scrape gunzips the cached gzip'
+        : loopNote(r.scrape?.[enc]?.loopMaxGapMs),
+    );
+  }
+  add(
+    'rebuild after a full health cycle: ≤ 500 ms of event-loop time',
+    d.rebuildActiveMs === undefined ? undefined : d.rebuildActiveMs <= 500,
+    d.rebuildActiveMs === undefined ? undefined : d.rebuildActiveMs <= 500 ? `${fmtMs(d.rebuildActiveMs)} (wall ${fmtMs(d.rebuildWallMs)})` : over(d.rebuildActiveMs, 500, ' ms'),
+  );
+  const gap = d.rebuildMaxGapMs;
+  add(
+    'rebuild never blocks the event loop > 50 ms at a time',
+    gap === undefined ? undefined : gap <= 50,
+    gap === undefined
+      ? undefined
+      : gap <= 50
+        ? `longest gap ${fmtMs(gap)} over ${d.rebuildRuns} quiet rebuilds (${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling, which includes other work's blocks)`
+        : `longest gap ${over(gap, 50, ' ms')} over ${d.rebuildRuns} quiet rebuilds`,
+    d.insituBuilds ? `${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling (those include other work's blocks)` : undefined,
+  );
+  const rssWorst = Math.max(d.rss ?? 0, d.peakRss ?? 0) || undefined;
+  add(
+    'RSS ≤ 400 MB',
+    rssWorst === undefined ? undefined : rssWorst <= 400 * MB,
+    rssWorst === undefined ? undefined : rssWorst <= 400 * MB ? `${(d.rss / MB).toFixed(0)} MB steady, ${(rssWorst / MB).toFixed(0)} MB peak` : `peak ${over(rssWorst / MB, 400, ' MB', (x) => x.toFixed(0))}, ${(d.rss / MB).toFixed(0)} MB steady`,
+    rssWorst !== undefined && rssWorst > 400 * MB && d.heapTotal !== undefined
+      ? `V8 heap ${(d.heapUsed / MB).toFixed(0)} MB used of ${(d.heapTotal / MB).toFixed(0)} MB, ArrayBuffers ${(d.arrayBuffers / MB).toFixed(0)} MB; the rest is native memory (allocator, zlib, undici)`
+      : undefined,
+  );
+  add(
+    'bytes per series reported and kept small',
+    d.bytesPerSeries === undefined ? undefined : true,
+    d.bytesPerSeries === undefined ? undefined : `${d.bytesPerSeries.toFixed(0)} B identity, ${d.gzipBytesPerSeries.toFixed(1)} B gzip per series (${d.seriesPerNode.toFixed(1)} series per node)`,
+  );
+  const covLimit = 30_000;
+  add(
+    'start → every node’s first health answer ≤ 30 s (unthrottled leader)',
+    r.coverage ? d.coverageMs !== undefined && d.coverageMs <= covLimit : undefined,
+    d.coverageMs === undefined
+      ? `not reached within ${fmtS(r.coverage?.deadlineMs)} (${fmtInt(r.coverage?.healthAnsweredAtDeadline)} of ${fmtInt(r.nodes)} answered)`
+      : d.coverageMs <= covLimit
+        ? `${fmtS(d.coverageMs, 1)}`
+        : `${fmtS(d.coverageMs, 1)} against ≤ 30 s (${fmtRatio(d.coverageMs / covLimit)} the target)`,
+    r.coverage?.rate !== undefined
+      ? `the exporter sent ${fmtInt(r.coverage.rate)} leader requests/s (health and first metadata together) at ${(r.coverage.exporterEluShare * 100).toFixed(0)} % event-loop utilisation: CPU-bound at ${d.cpuMsPerRequest.toFixed(2)} ms CPU per request`
+      : undefined,
+  );
+  add(
+    'listing ≤ 1 request per 500 nodes',
+    d.listingPer500 === undefined ? undefined : d.listingPer500 <= 1,
+    d.listingPer500 === undefined ? undefined : `${d.listingPer500.toFixed(2)} requests per 500 nodes per discovery (${r.discovery.counts.listing} pages + ${r.discovery.counts.groups} group listings)`,
+    'the group listings come on top of one page per 500 nodes',
+  );
+  add(
+    'steady state ≤ 1 health request per node per health interval',
+    d.healthPerNode === undefined ? undefined : d.healthPerNode <= 1.01,
+    d.healthPerNode === undefined ? undefined : `${d.healthPerNode.toFixed(3)} per node per interval`,
+  );
+  add(
+    'metadata only on its schedule and after restarts',
+    d.steadyMetadata === undefined ? undefined : d.steadyMetadata === 0,
+    d.steadyMetadata === undefined ? undefined : `${d.steadyMetadata} metadata requests in the steady window (schedule ${r.intervals.metadataS} s), one per node at start`,
+  );
+  add(
+    'throughput ≥ 80 % of autocannon (same concurrency, same simulator route)',
+    d.throughputShare === undefined ? undefined : d.throughputShare >= 0.8,
+    d.throughputShare === undefined
+      ? undefined
+      : `${fmtInt(d.exporterRate)} req/s vs autocannon ${fmtInt(d.autocannonRps)} req/s = ${(d.throughputShare * 100).toFixed(0)} %`,
+    d.cpuMsPerRequest !== undefined ? `the exporter spends ${d.cpuMsPerRequest.toFixed(2)} ms of CPU per leader request (autocannon about ${((1000 * 1) / d.autocannonRps).toFixed(2)} ms of wall per request per core)` : undefined,
+  );
+  return out;
+}
+
+function table(head, rows) {
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
+
+/** The figures of every size side by side. */
+/** Cells of one row; a figure the run lacks (a failed or partial run) shows as n/a. */
+function cells(results, ds, f) {
+  return results.map((r, i) => {
+    try {
+      return f(r, ds[i]);
+    } catch {
+      return 'n/a';
+    }
+  });
+}
+
+function figures(results) {
+  const ds = results.map(derive);
+  const col = (f) => cells(results, ds, f);
+  const scr = (enc, who, q, what) => (r) => fmtMs(r.scrape?.[enc]?.[who]?.[what]?.[q]);
+  const rows = [
+    ['time to every node’s first health answer', ...col((r, d) => fmtS(d.coverageMs, 1))],
+    ['… and all of them visible in /metrics', ...col((r, d) => fmtS(d.visibleMs, 1))],
+    ['leader requests/s during that burst (health + metadata)', ...col((r) => fmtInt(r.coverage?.rate))],
+    ['exporter CPU during the burst (cores) / event-loop utilisation', ...col((r) => (r.coverage?.exporterCpuShare !== undefined ? `${r.coverage.exporterCpuShare.toFixed(2)} / ${(r.coverage.exporterEluShare * 100).toFixed(0)} %` : 'n/a'))],
+    ['simulator CPU during the burst (cores)', ...col((r) => r.coverage?.simCpuShare?.toFixed(2) ?? 'n/a')],
+    ['listing requests per discovery (pages + groups)', ...col((r) => (r.discovery ? `${r.discovery.counts.listing} + ${r.discovery.counts.groups}` : 'n/a'))],
+    ['… per 500 nodes', ...col((r, d) => d.listingPer500?.toFixed(2) ?? 'n/a')],
+    ['health requests per node per interval (steady, 2 intervals)', ...col((r, d) => d.healthPerNode?.toFixed(3) ?? 'n/a')],
+    ['metadata requests in the steady window', ...col((r) => fmtInt(r.steady?.metadataRequests))],
+    ['last health cycle (target 30 s)', ...col((r) => (r.steady?.healthCycleSeconds !== undefined ? `${r.steady.healthCycleSeconds.toFixed(1)} s${r.steady.healthCycleOverrun ? ' (overrun)' : ''}` : 'n/a'))],
+    ['series (whole /metrics)', ...col((r, d) => fmtInt(d.series))],
+    ['series per node', ...col((r, d) => d.seriesPerNode?.toFixed(1) ?? 'n/a')],
+    ['body identity', ...col((r, d) => fmtMiB(d.identityBytes))],
+    ['body gzip', ...col((r, d) => fmtMiB(d.gzipBytes))],
+    ['bytes per series identity / gzip', ...col((r, d) => (d.bytesPerSeries !== undefined ? `${d.bytesPerSeries.toFixed(0)} / ${d.gzipBytesPerSeries.toFixed(1)}` : 'n/a'))],
+    ['rebuild, quiet (median): event-loop time / wall / CPU all threads', ...col((r) => (r.rebuild ? `${fmtMs(r.rebuild.activeMs, 0)} / ${fmtMs(r.rebuild.wallMs, 0)} / ${fmtMs(r.rebuild.cpuMs, 0)}` : 'n/a'))],
+    ['rebuild, quiet: longest event-loop gap (rebuilds)', ...col((r, d) => (r.rebuild ? `${fmtMs(r.rebuild.maxGapMs)} (${d.rebuildRuns})` : 'n/a'))],
+    ['builds while polling (steady window): count / mean interval / longest wall / longest gap', ...col((r, d) => (d.insituBuilds ? `${d.insituBuilds} / ${fmtS(d.meanBuildIntervalMs, 1)} / ${fmtMs(d.insituBuildWallMaxMs, 0)} / ${fmtMs(d.insituBuildMaxGapMs)}` : 'none completed'))],
+    ['longest event-loop gap in the steady window (any cause)', ...col((r) => fmtMs(r.steady?.loopMaxGapMs))],
+    ['scrape identity TTFB p50 / p99', ...col((r) => `${scr('identity', 'exporter', 'p50', 'ttfb')(r)} / ${scr('identity', 'exporter', 'p99', 'ttfb')(r)}`)],
+    ['scrape identity total p50 / p99', ...col((r) => `${scr('identity', 'exporter', 'p50', 'total')(r)} / ${scr('identity', 'exporter', 'p99', 'total')(r)}`)],
+    ['scrape gzip TTFB p50 / p99', ...col((r) => `${scr('gzip', 'exporter', 'p50', 'ttfb')(r)} / ${scr('gzip', 'exporter', 'p99', 'ttfb')(r)}`)],
+    ['scrape gzip total p50 / p99', ...col((r) => `${scr('gzip', 'exporter', 'p50', 'total')(r)} / ${scr('gzip', 'exporter', 'p99', 'total')(r)}`)],
+    ['scrapes per encoding (2 concurrent)', ...col((r) => fmtInt(r.scrape?.gzip?.exporter.ttfb.n))],
+    ['longest event-loop gap while serving identity / gzip', ...col((r) => `${fmtMs(r.scrape?.identity?.loopMaxGapMs)} / ${fmtMs(r.scrape?.gzip?.loopMaxGapMs)}`)],
+    ['RSS steady / peak', ...col((r, d) => (d.rss !== undefined ? `${(d.rss / MB).toFixed(0)} MB / ${(d.peakRss / MB).toFixed(0)} MB` : 'n/a'))],
+    ['V8 heap used / total, ArrayBuffers (steady)', ...col((r) => (r.steady?.heapTotal !== undefined ? `${(r.steady.heapUsed / MB).toFixed(0)} / ${(r.steady.heapTotal / MB).toFixed(0)} MB, ${(r.steady.arrayBuffers / MB).toFixed(0)} MB` : 'n/a'))],
+    ['exporter CPU, steady window (cores) / event-loop utilisation', ...col((r) => (r.steady ? `${r.steady.exporterCpuCores.toFixed(3)} / ${(r.steady.exporterElu * 100).toFixed(1)} %` : 'n/a'))],
+    ['other processes on the machine, steady window (cores busy)', ...col((r) => (r.steady ? Math.max(0, r.steady.machineBusyCores - r.steady.exporterCpuCores - r.steady.simCpuCores - (r.steady.benchCpuCores ?? 0)).toFixed(2) : 'n/a'))],
+  ];
+  return table(['', ...results.map((r) => sizeLabel(r.nodes))], rows);
+}
+
+function ratios(results) {
+  const ds = results.map(derive);
+  const col = (f) => cells(results, ds, f);
+  const scr = (enc) => (r, d) => (d.ratioP50(enc) !== undefined ? `${fmtRatio(d.ratioP50(enc))} / ${fmtRatio(d.ratioP99(enc))} (bare ${fmtMs(r.scrape[enc].bare.total.p50)} / ${fmtMs(r.scrape[enc].bare.total.p99)})` : 'n/a');
+  const rows = [
+    ['/metrics identity total vs bare node:http, same bytes (p50 / p99)', ...col(scr('identity'))],
+    ['/metrics gzip total vs bare node:http, same bytes (p50 / p99)', ...col(scr('gzip'))],
+    ['exporter leader requests/s vs autocannon on /w/{id}/health', ...col((r, d) => (d.throughputShare !== undefined ? `${(d.throughputShare * 100).toFixed(0)} % (${fmtInt(d.exporterRate)} vs ${fmtInt(d.autocannonRps)} req/s)` : 'n/a'))],
+    ['prom-client registry.metrics(), same series: wall per call (blocking)', ...col((r, d) => (d.promClientWallMs !== undefined ? `${fmtMs(d.promClientWallMs, 0)}, longest gap ${fmtMs(Math.max(...r.promClient.runs.map((x) => x.maxGapMs)))}` : 'n/a'))],
+    ['… vs our whole rebuild (event-loop time, once per change)', ...col((r, d) => (d.promClientVsRebuild !== undefined ? `${fmtRatio(d.promClientVsRebuild, 1)} slower` : 'n/a'))],
+    ['… vs our scrape TTFB p50 (gzip, per scrape)', ...col((r, d) => (d.promClientVsTtfb !== undefined ? `${fmtRatio(d.promClientVsTtfb, 0)} slower` : 'n/a'))],
+    ['prom-client RSS holding the series', ...col((r) => (r.promClient ? `${(r.promClient.rssFilled / MB).toFixed(0)} MB` : 'n/a'))],
+  ];
+  return table(['', ...results.map((r) => sizeLabel(r.nodes))], rows);
+}
+
+function sizing(results) {
+  try {
+    return sizingText(results);
+  } catch {
+    return 'The sizing figures are incomplete in this run.';
+  }
+}
+
+function sizingText(results) {
+  const r = results.find((x) => x.nodes === 1000);
+  if (!r?.steady) return 'The 1k size was not part of this run: run `npm run bench -- --sizes 1k` for the sizing figures.';
+  const cores = r.steady.exporterCpuCores;
+  const rss = r.steady.rss / MB;
+  const peak = derive(r).peakRss / MB;
+  const burst = r.coverage?.exporterCpuShare;
+  const per = results
+    .filter((x) => x.steady)
+    .map((x) => `${sizeLabel(x.nodes)}: ${x.steady.exporterCpuCores.toFixed(3)} cores, ${(x.steady.rss / MB).toFixed(0)} MB RSS (peak ${(derive(x).peakRss / MB).toFixed(0)} MB)`)
+    .join('; ');
+  const cpuRequest = Math.max(50, Math.ceil((cores * 2 * 1000) / 50) * 50);
+  const memRequest = Math.ceil((rss * 1.25) / 32) * 32;
+  const memLimit = Math.max(256, Math.ceil((peak * 2) / 64) * 64);
+  return [
+    `At 1,000 nodes (health every ${r.intervals.healthS} s, discovery every ${r.intervals.discoveryS} s, metadata every ${r.intervals.metadataS / 60} min, Prometheus scraping gzip every 15 s), the exporter used **${cores.toFixed(3)} cores** on average over one health interval, **${rss.toFixed(0)} MB RSS** steady and **${peak.toFixed(0)} MB** at peak (start-up burst included; the burst itself used ${burst !== undefined ? `${burst.toFixed(2)} cores` : 'n/a'} for ${fmtS(r.coverage?.answeredMs, 1)} with an unthrottled leader; with the default --leader.max-rps 50 it is spread over ${Math.ceil((2 * r.nodes) / 50)} s instead).`,
+    '',
+    `Suggested Kubernetes resources for about 1,000 nodes: \`requests: {cpu: ${cpuRequest}m, memory: ${memRequest}Mi}\`, \`limits: {memory: ${memLimit}Mi}\` (no CPU limit: throttling stretches the health cycle and the body builds; if one is required, give at least 500m so the start-up burst and discovery are not throttled). Scale with the fleet: ${per}.`,
+  ].join('\n');
+}
+
+const METHOD = `- **Processes.** The simulator (\`node dist/cli.js simulate --nodes N --seed 1\`), the exporter and, for the ratios, a bare node:http server and a prom-client process run as separate processes; the benchmark process only drives them and scrapes. The exporter is \`bench/exporter.mjs\`: \`runCommand\` from \`dist/commands.js\`, exactly what \`dist/cli.js\` runs, plus a bench-only IPC channel for event-loop, CPU and memory figures and a hook that times every body build (it wraps \`app.body.rebuild\`; it changes nothing the exporter does). Only 127.0.0.1 is used; every child is killed when the benchmark exits.
+- **Exporter flags.** \`--leader.max-rps 1000000 --leader.max-concurrency C\` (an unthrottled leader), \`--health.interval 30s --discovery.interval 60s --metadata.interval 600s\`, token auth, JSON logs at info.
+- **Coverage.** From forking the exporter to the moment the simulator has answered \`/w/{id}/health\` with 200 for every node (read from \`/_sim/stats\` every 200 ms; every node starts healthy); "visible" is when a scrape of /metrics shows \`cribl_node_health_up 1\` for every node. The request rate is the simulator's answers per second from the first node poll to coverage.
+- **Leader cost.** Listing: requests of the first discovery (\`/products/{product}/workers\` pages, page size 500, plus \`/products/{product}/groups\`) per 500 nodes. Steady state: the simulator's counters over one health interval that starts with the second health cycle.
+- **Event loop.** A \`monitorEventLoopDelay\` histogram at 1 ms resolution inside the exporter: the longest gap between its ticks is the longest block plus at most 1 ms (or the process not being scheduled: the machine is shared). Event-loop time is \`performance.eventLoopUtilization()\` active time.
+- **Rebuild.** "Quiet": the simulator holds every answer for 8 s (a latency fault), so that no poll completes, then the exporter rebuilds the whole body once on request; its event-loop time and longest gap are the rebuild's own (every node has been re-rendered by the health cycles before: what a full cycle leaves to do is this assembly plus gzip). "While polling": every build the body cache made by itself during the steady window; their event-loop time includes the polling interleaved with them.
+- **Scrapes.** 2 concurrent scrapers (one undici Agent with 2 connections per target), Prometheus 3's Accept header (OpenMetrics), rounds of 2 parallel GETs; time to first byte is the time to the response headers. Rounds of the exporter and of the bare server alternate, so both see the same machine load. The bare server sends the exact bytes the exporter sent (captured from one identity and one gzip scrape), with Content-Length.
+- **autocannon.** Before the exporter starts: 5 s of \`GET /api/v1/w/{id}/health\` (ids rotating) at C connections against the same simulator process.
+- **prom-client.** The snapshot families of the exporter's identity body (everything but its self-metrics) parsed into prom-client Gauges with the same names, HELP, labels and values in a fresh Registry; \`await registry.metrics()\` is timed three times (median shown).
+- **Memory.** RSS from \`process.memoryUsage()\`; peak is VmHWM from /proc, reset at the start of the steady window (the lifetime peak, including the start-up burst, is used when larger).`;
+
+/** The whole BENCHMARKS.md. */
+export function renderReport(run, { analysis } = {}) {
+  const results = run.results ?? [];
+  const largest = results.reduce((a, b) => (!a || b.nodes > a.nodes ? b : a), undefined);
+  const m = run.machine;
+  const parts = [];
+  parts.push('# Benchmarks');
+  parts.push('');
+  parts.push(
+    `Generated by \`${run.command}\` (\`bench/run.mjs\`) on ${run.date.slice(0, 10)} at ${run.date.slice(11, 16)} UTC; the run took ${Math.round(run.durationSeconds)} s. ` +
+      'Re-run it to regenerate this file (it rewrites everything but the analysis, which lives in `bench/ANALYSIS.md`). A benchmark, not a test: no test asserts a time.',
+  );
+  parts.push('');
+  parts.push(
+    `**Machine:** ${m.cpuModel}, ${m.cores} cores, ${(m.memoryBytes / 1024 ** 3).toFixed(1)} GiB RAM, ${m.os}, Node.js ${m.node}. ` +
+      `Load average at start ${m.loadavg.map((x) => x.toFixed(2)).join(' ')}, at end ${m.loadavgEnd.map((x) => x.toFixed(2)).join(' ')}` +
+      ' (the machine is shared: other processes’ CPU use during the steady window is in the figures table).',
+  );
+  parts.push('');
+  parts.push(`**Sizes:** ${results.map((r) => `${fmtInt(r.nodes)} nodes`).join(', ')}; leader concurrency ${run.concurrency} for both the exporter and autocannon.`);
+  if (run.failure) parts.push('', `**The run failed before finishing:** ${run.failure}`);
+  parts.push('');
+  if (largest) {
+    parts.push(`## Targets (issue 7), judged at ${fmtInt(largest.nodes)} nodes`);
+    parts.push('');
+    parts.push(table(['target', 'verdict'], judgeTargets(largest).map((v) => [v.target, v.status === 'met' ? `met: ${v.detail}` : `${v.status}: ${v.detail}`])));
+    parts.push('');
+    parts.push('## Figures');
+    parts.push('');
+    parts.push(figures(results));
+    parts.push('');
+    parts.push('## Ratios, measured in the same run');
+    parts.push('');
+    parts.push(ratios(results));
+    parts.push('');
+    parts.push('## Sizing');
+    parts.push('');
+    parts.push(sizing(results));
+    parts.push('');
+  }
+  if (analysis) {
+    parts.push(analysis.trim());
+    parts.push('');
+  }
+  parts.push('## How each figure is measured');
+  parts.push('');
+  parts.push(METHOD);
+  parts.push('');
+  return parts.join('\n');
+}

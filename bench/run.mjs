@@ -1,0 +1,422 @@
+// npm run bench: the exporter against a simulated leader at 1k, 10k and 50k nodes, each in its own
+// process, and the figures of BENCHMARKS.md. A benchmark, not a test: nothing here asserts a time.
+//
+//   npm run bench                                   all sizes, writes BENCHMARKS.md
+//   npm run bench -- --sizes 1k,10k                 a subset (also BENCH_SIZES=1k,10k)
+//   npm run bench -- --out -                        print only (also --out other.md)
+//   npm run bench -- --concurrency 16               leader concurrency of the exporter and of autocannon
+//   npm run bench -- --profile                      also write the exporter's CPU profiles (.bench-tmp/)
+//   npm run bench -- --json                         also print the raw results as JSON
+//   npm run bench -- --exporter-env K=V             extra environment of the exporter (experiments, e.g.
+//                                                   MALLOC_ARENA_MAX=2); repeatable, recorded in the report
+//   npm run bench -- --from-json .bench-tmp/results.json   re-render the report of an earlier run
+//
+// Per size: simulator (dist/cli.js simulate) → autocannon on its /w/{id}/health → exporter (bench/exporter.mjs,
+// i.e. dist/commands.js with a bench-only IPC channel) → time to full coverage and its request rate →
+// steady window of one health interval (leader cost, CPU, event loop, builds, memory) → a forced body
+// rebuild while the leader holds every answer (so that only the rebuild runs) → 2 concurrent scrapers
+// against the exporter and against a bare node:http server with the same bytes → prom-client's
+// registry.metrics() over the same series. Only 127.0.0.1; every child is killed on exit.
+
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { Agent } from 'undici';
+import { Children } from './lib/children.mjs';
+import { closeHttp, fetchMetricsText, json, scrapeRounds, timedGet } from './lib/http.mjs';
+import { machineBusyMs, machineInfo, processCpuMs } from './lib/machine.mjs';
+import { countHealthUp, countSeries, sampleValue } from './lib/metrics-text.mjs';
+import { renderReport } from './lib/report.mjs';
+import { parseSizes, sizeLabel, summarize } from './lib/stats.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, '..');
+const tmpRoot = join(repo, '.bench-tmp');
+
+const INTERVALS = { healthS: 30, discoveryS: 60, metadataS: 600 };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const log = (...a) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
+
+// ---------------------------------------------------------------- options
+
+const { values: flags } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    sizes: { type: 'string' },
+    concurrency: { type: 'string' },
+    out: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    'from-json': { type: 'string' },
+    'exporter-env': { type: 'string', multiple: true },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (flags.help) {
+  console.log('Usage: npm run bench -- [--sizes 1k,10k,50k] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--from-json FILE]');
+  process.exit(0);
+}
+const outFile = flags.out === '-' ? undefined : (flags.out ?? join(repo, 'BENCHMARKS.md'));
+// Hand-written analysis (causes and proposed fixes), kept across regenerations.
+const readAnalysis = () => {
+  try {
+    return readFileSync(join(here, 'ANALYSIS.md'), 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+// Re-renders the report from the raw results of an earlier run (.bench-tmp/results.json) without running anything.
+if (flags['from-json']) {
+  const markdown = renderReport(JSON.parse(readFileSync(flags['from-json'], 'utf8')), { analysis: readAnalysis() });
+  if (outFile) writeFileSync(outFile, markdown);
+  else console.log(markdown);
+  process.exit(0);
+}
+let sizes;
+let concurrency;
+const exporterEnv = {};
+try {
+  for (const kv of flags['exporter-env'] ?? []) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(kv);
+    if (!m) throw new Error(`--exporter-env: "${kv}" is not KEY=VALUE`);
+    exporterEnv[m[1]] = m[2];
+  }
+  sizes = parseSizes(flags.sizes ?? process.env.BENCH_SIZES ?? '1k,10k,50k', flags.sizes ? '--sizes' : 'BENCH_SIZES');
+  concurrency = Number(flags.concurrency ?? process.env.BENCH_CONCURRENCY ?? 16);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new Error(`--concurrency: "${flags.concurrency}" is not a whole number between 1 and 256`);
+} catch (e) {
+  console.error(`bench: ${e.message}`);
+  process.exit(2);
+}
+
+// ---------------------------------------------------------------- cleanup: no child outlives the benchmark
+
+const children = new Children();
+process.on('exit', () => children.killAll());
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    log(`${sig}: stopping`);
+    children.killAll();
+    process.exit(130);
+  });
+}
+
+// ---------------------------------------------------------------- one size
+
+function routeCounts(stats) {
+  const sum = (route, ok = false) =>
+    Object.entries(stats.requests?.[route] ?? {}).reduce((n, [status, c]) => n + (!ok || status === '200' ? c : 0), 0);
+  const answered = Object.values(stats.requests ?? {}).reduce((n, by) => n + Object.values(by).reduce((a, b) => a + b, 0), 0);
+  return {
+    total: stats.totalRequests,
+    answered,
+    listing: sum('/products/{product}/workers') + sum('/master/workers'),
+    groups: sum('/products/{product}/groups') + sum('/master/groups'),
+    health: sum('/w/{nodeId}/health'),
+    health200: sum('/w/{nodeId}/health', true),
+    metadata: sum('/w/{nodeId}/edge/metadata'),
+    metadata200: sum('/w/{nodeId}/edge/metadata', true),
+    nonOk: Object.values(stats.requests ?? {}).reduce((n, by) => n + Object.entries(by).reduce((a, [s, c]) => a + (s === '200' ? 0 : c), 0), 0),
+    retryAfterViolations: stats.retryAfterViolations,
+  };
+}
+
+async function runAutocannon({ origin, token, ids, connections, durationS }) {
+  let i = 0;
+  const result = await autocannon({
+    url: origin,
+    connections,
+    duration: durationS,
+    headers: { authorization: `Bearer ${token}` },
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v1/w/${encodeURIComponent(ids[i++ % ids.length])}/health` }) }],
+  });
+  return { rps: result['2xx'] / result.duration, ok: result['2xx'], non2xx: result.non2xx, errors: result.errors, durationS: result.duration, latencyP50Ms: result.latency.p50, latencyP99Ms: result.latency.p99 };
+}
+
+function jsonLine(msg) {
+  return (line) => {
+    if (!line.startsWith('{')) return undefined;
+    try {
+      const j = JSON.parse(line);
+      return j.msg === msg ? j : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+async function runSize(n) {
+  const label = sizeLabel(n);
+  const dir = join(tmpRoot, `n${label}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const r = { nodes: n, label, concurrency, intervals: INTERVALS };
+  const scrapeAgent = new Agent({ connections: 1 });
+
+  // --- simulator
+  log(`${label}: starting the simulator`);
+  const sim = children.fork(`simulator ${label}`, join(here, 'cli-child.mjs'), ['simulate', '--nodes', String(n), '--seed', '1', '--web.listen-address', '127.0.0.1:0']);
+  const ready = await sim.waitForLine((l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l), 180_000, 'ready line');
+  const [, baseUrl, token, adminUrl] = ready.match;
+  const origin = new URL(baseUrl).origin;
+  const ids = (await json('GET', `${adminUrl}/nodes?limit=${Math.min(n, 5000)}`)).items.map((x) => x.id);
+
+  // --- autocannon on the same route, same concurrency, before the exporter exists
+  log(`${label}: autocannon on /w/{id}/health, ${concurrency} connections, 5 s`);
+  const simCpuA = processCpuMs(sim.proc.pid);
+  const ac = await runAutocannon({ origin, token, ids, connections: concurrency, durationS: 5 });
+  ac.simCpuShare = (processCpuMs(sim.proc.pid) - simCpuA) / (ac.durationS * 1000);
+  r.autocannon = ac;
+  await json('POST', `${adminUrl}/stats/reset`);
+
+  // --- exporter
+  const execArgv = flags.profile ? ['--cpu-prof', '--cpu-prof-dir', join(dir, 'profiles')] : [];
+  const args = [
+    '--web.listen-address', '127.0.0.1:0',
+    '--leader.max-rps', '1000000',
+    '--leader.max-concurrency', String(concurrency),
+    '--health.interval', `${INTERVALS.healthS}s`,
+    '--discovery.interval', `${INTERVALS.discoveryS}s`,
+    '--metadata.interval', `${INTERVALS.metadataS}s`,
+    '--log.level', 'info',
+  ];
+  r.exporterArgs = args;
+  log(`${label}: starting the exporter`);
+  const busy0 = machineBusyMs();
+  const simCpu0 = processCpuMs(sim.proc.pid);
+  const t0 = performance.now();
+  const exp = children.fork(`exporter ${label}`, join(here, 'exporter.mjs'), args, { execArgv, env: { ...exporterEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token } });
+  const firstDiscovery = exp.waitForLine(jsonLine('first discovery complete'), 600_000, 'first discovery').then(async (d) => {
+    r.discovery = { atMs: d.at - t0, requests: d.match.requests, counts: routeCounts(await json('GET', `${adminUrl}/stats`)) };
+  });
+  firstDiscovery.catch(() => undefined);
+  const listening = await exp.waitForLine(jsonLine('cribl-exporter listening'), 60_000, 'listening line');
+  const metricsUrl = listening.match.url;
+  r.listeningMs = listening.at - t0;
+
+  // --- coverage: every node's first health answer (simulator count), then visible in /metrics
+  const deadline = Math.max(60_000, n * 4);
+  log(`${label}: waiting for coverage (at most ${Math.round(deadline / 1000)} s)`);
+  const samples = [];
+  let firstPoll;
+  let covered;
+  let visible;
+  let metadataDone;
+  let lastVisibleCheck = 0;
+  for (;;) {
+    const at = performance.now() - t0;
+    const c = routeCounts(await json('GET', `${adminUrl}/stats`));
+    samples.push({ at, ...c });
+    if (!firstPoll && c.health + c.metadata > 0) firstPoll = { at, ...c };
+    if (!covered && c.health200 >= n) covered = { at, ...c, expStats: await exp.call('stats'), simCpuMs: processCpuMs(sim.proc.pid) - simCpu0, busyMs: machineBusyMs() - busy0 };
+    if (!metadataDone && c.metadata200 >= n) metadataDone = { at, ...c };
+    if (covered && !visible && at - lastVisibleCheck > (n >= 20_000 ? 3000 : 1000)) {
+      lastVisibleCheck = at;
+      const text = await fetchMetricsText(metricsUrl, scrapeAgent);
+      const up = countHealthUp(text);
+      if (up >= n) visible = { at: performance.now() - t0, up };
+    }
+    if (covered && visible && metadataDone) break;
+    if (at > deadline) break;
+    await sleep(200);
+  }
+  await firstDiscovery.catch((e) => log(`${label}: ${e.message}`));
+  r.coverage = {
+    deadlineMs: deadline,
+    firstPollMs: firstPoll?.at,
+    answeredMs: covered?.at,
+    visibleMs: visible?.at,
+    metadataDoneMs: metadataDone?.at,
+    healthAnsweredAtDeadline: samples.at(-1)?.health200,
+    // Leader requests per second during the burst (first node poll → every node answered).
+    rate: covered && firstPoll ? (covered.answered - firstPoll.answered) / ((covered.at - firstPoll.at) / 1000) : undefined,
+    healthRate: covered && firstPoll ? (covered.health - firstPoll.health) / ((covered.at - firstPoll.at) / 1000) : undefined,
+    exporterCpuShare: covered ? (covered.expStats.cpuUserMs + covered.expStats.cpuSystemMs) / covered.at : undefined,
+    exporterEluShare: covered ? covered.expStats.eluActiveMs / (covered.expStats.eluActiveMs + covered.expStats.eluIdleMs) : undefined,
+    simCpuShare: covered ? covered.simCpuMs / covered.at : undefined,
+    // Busy CPU of the whole machine (all cores, every process) over the same time, in cores.
+    machineBusyCores: covered ? covered.busyMs / covered.at : undefined,
+    nonOk: samples.at(-1)?.nonOk,
+  };
+  if (!covered || !visible) log(`${label}: coverage not reached in time (answered ${samples.at(-1)?.health200 ?? 0} of ${n})`);
+
+  // --- steady window: after one health interval to settle, two health intervals (one discovery
+  // interval), with Prometheus-like gzip scrapes every 15 s throughout
+  const settleMs = INTERVALS.healthS * 1000;
+  const windowMs = 2 * INTERVALS.healthS * 1000;
+  log(`${label}: settling (${settleMs / 1000} s), then the steady window (${windowMs / 1000} s)`);
+  let selfText = '';
+  const settle0 = performance.now();
+  while (performance.now() - settle0 < settleMs) {
+    await sleep(Math.min(15_000, settleMs - (performance.now() - settle0)));
+    selfText = await fetchMetricsText(metricsUrl, scrapeAgent);
+  }
+  r.buildsBeforeSteady = await exp.call('builds');
+  await json('POST', `${adminUrl}/stats/reset`);
+  const s0 = await exp.call('stats', { resetLoop: true, resetPeak: true });
+  const simCpuS0 = processCpuMs(sim.proc.pid);
+  const busyS0 = machineBusyMs();
+  const benchCpuS0 = process.cpuUsage();
+  const w0 = performance.now();
+  const healthSeries = [];
+  let nextScrape = w0 + 15_000;
+  while (performance.now() - w0 < windowMs) {
+    await sleep(Math.min(5000, windowMs - (performance.now() - w0)));
+    healthSeries.push([Math.round(performance.now() - w0), routeCounts(await json('GET', `${adminUrl}/stats`)).health]);
+    if (performance.now() >= nextScrape) {
+      nextScrape += 15_000;
+      selfText = await fetchMetricsText(metricsUrl, scrapeAgent);
+    }
+  }
+  const wallMs = performance.now() - w0;
+  const s1 = await exp.call('stats', { resetLoop: true });
+  const steadyBuilds = await exp.call('builds');
+  const counts = routeCounts(await json('GET', `${adminUrl}/stats`));
+  const benchCpu = process.cpuUsage(benchCpuS0);
+  const starts = steadyBuilds.map((b) => b.startMs);
+  r.steady = {
+    wallMs,
+    counts,
+    healthPerNodePerInterval: counts.health / n / (wallMs / (INTERVALS.healthS * 1000)),
+    metadataRequests: counts.metadata,
+    listingRequests: counts.listing + counts.groups,
+    exporterCpuCores: (s1.cpuUserMs + s1.cpuSystemMs - s0.cpuUserMs - s0.cpuSystemMs) / wallMs,
+    exporterElu: (s1.eluActiveMs - s0.eluActiveMs) / (s1.eluActiveMs - s0.eluActiveMs + s1.eluIdleMs - s0.eluIdleMs),
+    simCpuCores: (processCpuMs(sim.proc.pid) - simCpuS0) / wallMs,
+    benchCpuCores: (benchCpu.user + benchCpu.system) / 1000 / wallMs,
+    machineBusyCores: (machineBusyMs() - busyS0) / wallMs,
+    loopMaxGapMs: s1.loop.maxGapMs,
+    rss: s1.rss,
+    peakRss: s1.peakRss,
+    heapUsed: s1.heapUsed,
+    heapTotal: s1.heapTotal,
+    external: s1.external,
+    arrayBuffers: s1.arrayBuffers,
+    builds: steadyBuilds,
+    healthSeries,
+    meanBuildIntervalMs: starts.length > 1 ? (starts.at(-1) - starts[0]) / (starts.length - 1) : undefined,
+    healthCycleSeconds: sampleValue(selfText, 'cribl_exporter_health_cycle_duration_seconds'),
+    healthCycleOverrun: sampleValue(selfText, 'cribl_exporter_health_cycle_overrun'),
+    cachedBodyBytes: sampleValue(selfText, 'cribl_exporter_body_bytes', { encoding: 'identity' }),
+    cachedBodyGzipBytes: sampleValue(selfText, 'cribl_exporter_body_bytes', { encoding: 'gzip' }),
+  };
+  r.lifetimePeakRss = s0.peakRss;
+
+  // --- forced rebuild while the leader holds every answer for 8 s: only the build runs
+  log(`${label}: forced rebuild in a quiet exporter`);
+  await json('PATCH', `${adminUrl}/faults`, { latency: { '*': { fixed: '8s' } } });
+  await sleep(1000);
+  const q0 = routeCounts(await json('GET', `${adminUrl}/stats`));
+  // Up to three, while they fit in the quiet time (the answers held since the fault come back after 8 s).
+  const rebuilds = [];
+  const quiet0 = performance.now();
+  do rebuilds.push(await exp.call('rebuild', {}, 120_000));
+  while (rebuilds.length < 3 && performance.now() - quiet0 + rebuilds.at(-1).wallMs < 6000);
+  const q1 = routeCounts(await json('GET', `${adminUrl}/stats`));
+  await json('PATCH', `${adminUrl}/faults`, { latency: {} });
+  const median = (key) => [...rebuilds.map((b) => b[key])].sort((a, b) => a - b)[Math.floor((rebuilds.length - 1) / 2)];
+  r.rebuild = {
+    activeMs: median('activeMs'),
+    wallMs: median('wallMs'),
+    cpuMs: median('cpuMs'),
+    maxGapMs: Math.max(...rebuilds.map((b) => b.maxGapMs)),
+    runs: rebuilds,
+    leaderAnswersDuring: q1.answered - q0.answered,
+  };
+  await sleep(9000);
+
+  // --- scrapes: exporter vs a bare server with the same bytes, 2 concurrent scrapers
+  log(`${label}: scrapes (2 concurrent, identity and gzip) vs a bare node:http server`);
+  const idBody = await timedGet(metricsUrl, { dispatcher: scrapeAgent, encoding: 'identity', keep: true });
+  const gzBody = await timedGet(metricsUrl, { dispatcher: scrapeAgent, encoding: 'gzip', keep: true });
+  const idFile = join(dir, 'body.txt');
+  const gzFile = join(dir, 'body.txt.gz');
+  writeFileSync(idFile, idBody.body);
+  writeFileSync(gzFile, gzBody.body);
+  const text = idBody.body.toString('utf8');
+  const series = countSeries(text);
+  r.body = { identityBytes: idBody.bytes, gzipBytes: gzBody.bytes, series: series.all, snapshotSeries: series.snapshot, contentType: String(idBody.headers['content-type']) };
+  const bare = children.fork(`bare server ${label}`, join(here, 'bare-server.mjs'), [idFile, gzFile, r.body.contentType]);
+  const bareUrl = (await bare.waitForMessage((m) => m?.ready, 60_000, 'ready message')).url;
+  r.scrape = {};
+  for (const encoding of ['identity', 'gzip']) {
+    await exp.call('stats', { resetLoop: true });
+    const got = await scrapeRounds(
+      [
+        { name: 'exporter', url: metricsUrl },
+        { name: 'bare', url: bareUrl },
+      ],
+      { encoding, budgetMs: n >= 20_000 ? 25_000 : 12_000 },
+    );
+    const loop = (await exp.call('stats')).loop;
+    const e = got.get('exporter');
+    const b = got.get('bare');
+    r.scrape[encoding] = {
+      exporter: { ttfb: summarize(e.ttfbMs), total: summarize(e.totalMs), bytes: e.bytes },
+      bare: { ttfb: summarize(b.ttfbMs), total: summarize(b.totalMs), bytes: b.bytes },
+      loopMaxGapMs: loop.maxGapMs,
+    };
+  }
+  await bare.stop();
+
+  // --- prom-client over the same series
+  log(`${label}: prom-client registry.metrics() over the same series`);
+  const pc = children.fork(`prom-client ${label}`, join(here, 'prom-client.mjs'), [idFile, '3'], { execArgv: ['--expose-gc', '--max-old-space-size=8192'] });
+  r.promClient = (await pc.waitForMessage((m) => m?.ready, 900_000, 'result')).result;
+  await pc.done;
+
+  // --- stop
+  r.finalRss = (await exp.call('stats')).rss;
+  await exp.stop();
+  await sim.stop();
+  await scrapeAgent.close();
+  rmSync(idFile, { force: true });
+  rmSync(gzFile, { force: true });
+  if (flags.profile) r.profileDir = join(dir, 'profiles');
+  return r;
+}
+
+// ---------------------------------------------------------------- main
+
+const started = new Date();
+const machine = machineInfo();
+const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+log(`sizes ${sizes.map(sizeLabel).join(', ')}; concurrency ${concurrency}; ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`);
+const results = [];
+let failure;
+try {
+  for (const n of sizes) {
+    const t = performance.now();
+    results.push(await runSize(n));
+    results.at(-1).benchSeconds = (performance.now() - t) / 1000;
+    log(`${sizeLabel(n)}: done in ${Math.round(results.at(-1).benchSeconds)} s`);
+  }
+} catch (e) {
+  failure = e;
+  log(`failed: ${e instanceof Error ? e.message : String(e)}`);
+} finally {
+  await children.stopAll();
+  await closeHttp();
+}
+const run = {
+  date: started.toISOString(),
+  durationSeconds: (Date.now() - started.getTime()) / 1000,
+  command,
+  machine: { ...machine, loadavgEnd: machineInfo().loadavg },
+  concurrency,
+  exporterEnv,
+  results,
+  failure: failure ? (failure instanceof Error ? failure.message : String(failure)) : undefined,
+};
+mkdirSync(tmpRoot, { recursive: true });
+writeFileSync(join(tmpRoot, 'results.json'), JSON.stringify(run, null, 2));
+if (flags.json) console.log(JSON.stringify(run, null, 2));
+const markdown = renderReport(run, { analysis: readAnalysis() });
+if (outFile && results.length > 0) {
+  writeFileSync(outFile, markdown);
+  log(`wrote ${outFile}`);
+} else console.log(markdown);
+process.exitCode = failure ? 1 : 0;

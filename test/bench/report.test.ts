@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { judgeTargets, renderReport, type SizeResult } from '../../bench/lib/report.mjs';
+
+const timing = (p50: number, p99: number) => ({ n: 50, p50, p99, max: p99 });
+const scrape = (exporterTotal: number, bareTotal: number, ttfbP99 = 5) => ({
+  exporter: { ttfb: timing(2, ttfbP99), total: timing(exporterTotal, exporterTotal), bytes: 1000 },
+  bare: { ttfb: timing(1, 2), total: timing(bareTotal, bareTotal), bytes: 1000 },
+  loopMaxGapMs: 3,
+});
+
+/** A 50k result that meets every target; each case below breaks one. */
+function result(): SizeResult {
+  return {
+    nodes: 50_000,
+    intervals: { healthS: 30, discoveryS: 60, metadataS: 600 },
+    autocannon: { rps: 10_000 },
+    discovery: { counts: { listing: 98, groups: 2 } },
+    coverage: { deadlineMs: 200_000, answeredMs: 25_000, visibleMs: 27_000, metadataDoneMs: 26_000, rate: 9000, exporterCpuShare: 0.9, exporterEluShare: 0.95 },
+    steady: {
+      healthPerNodePerInterval: 1,
+      metadataRequests: 0,
+      rss: 300e6,
+      peakRss: 350e6,
+      builds: [{ wallMs: 400, activeMs: 300, maxGapMs: 20 }],
+      loopMaxGapMs: 30,
+      cachedBodyBytes: 10e6,
+      exporterCpuCores: 0.5,
+      exporterElu: 0.4,
+      simCpuCores: 0.1,
+      machineBusyCores: 0.7,
+      heapUsed: 100e6,
+      heapTotal: 150e6,
+      arrayBuffers: 90e6,
+    },
+    lifetimePeakRss: 360e6,
+    rebuild: { activeMs: 400, wallMs: 600, cpuMs: 700, maxGapMs: 20, runs: [{}, {}] },
+    body: { identityBytes: 132e6, gzipBytes: 25e6, series: 1_000_000, snapshotSeries: 1_000_000 },
+    scrape: { identity: scrape(100, 90), gzip: scrape(20, 18) },
+  };
+}
+
+type Mutable = Record<string, Record<string, unknown>>;
+
+describe('judgeTargets', () => {
+  it('meets every target with figures inside them', () => {
+    const verdicts = judgeTargets(result());
+    expect(verdicts.filter((v) => v.status !== 'met')).toEqual([]);
+    expect(verdicts).toHaveLength(13);
+  });
+
+  it.each<[string, RegExp, (r: Mutable) => void]>([
+    ['ttfb', /identity: time to first byte/, (r) => ((r.scrape!.identity as ReturnType<typeof scrape>).exporter.ttfb.p99 = 12)],
+    ['bare ratio', /gzip: whole response within 1.5×/, (r) => (r.scrape!.gzip = scrape(40, 18))],
+    ['rebuild time', /≤ 500 ms of event-loop time/, (r) => (r.rebuild!.activeMs = 2100)],
+    ['rebuild block', /never blocks/, (r) => (r.rebuild!.maxGapMs = 127)],
+    ['rss', /RSS ≤ 400 MB/, (r) => (r.steady!.rss = 808e6)],
+    ['coverage', /first health answer ≤ 30 s/, (r) => (r.coverage!.answeredMs = 50_800)],
+    ['coverage missing', /first health answer ≤ 30 s/, (r) => delete r.coverage!.answeredMs],
+    ['listing', /listing ≤ 1 request per 500 nodes/, (r) => (r.discovery!.counts = { listing: 101, groups: 2 })],
+    ['health', /≤ 1 health request per node/, (r) => (r.steady!.healthPerNodePerInterval = 1.2)],
+    ['metadata', /metadata only on its schedule/, (r) => (r.steady!.metadataRequests = 5)],
+    ['throughput', /≥ 80 % of autocannon/, (r) => (r.coverage!.rate = 2000)],
+  ])('%s: one figure over its target flips that verdict only', (_name, target, change) => {
+    const r = result();
+    change(r as unknown as Mutable);
+    const failed = judgeTargets(r).filter((v) => v.status !== 'met');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.target).toMatch(target);
+    expect(failed[0]!.status).toBe('NOT met');
+  });
+
+  it('says by how much a target is missed', () => {
+    const r = result();
+    (r as unknown as Mutable).coverage!.answeredMs = 60_000;
+    const v = judgeTargets(r).find((x) => /first health answer/.test(x.target))!;
+    expect(v.detail).toContain('60.0 s against ≤ 30 s (2.00× the target)');
+  });
+
+  it('marks what the run did not measure', () => {
+    const r = result();
+    delete (r as unknown as Mutable).scrape;
+    const missing = judgeTargets(r).filter((v) => v.status === 'not measured');
+    expect(missing.map((v) => v.target).join('\n')).toMatch(/time to first byte/);
+    expect(missing).toHaveLength(4);
+  });
+});
+
+describe('renderReport', () => {
+  const run = {
+    date: '2026-11-22T09:00:00.000Z',
+    durationSeconds: 420,
+    command: 'npm run bench',
+    machine: { cpuModel: 'Test CPU', cores: 2, memoryBytes: 8 * 1024 ** 3, os: 'Linux', node: 'v22.0.0', loadavg: [1, 1, 1], loadavgEnd: [2, 2, 2] },
+    concurrency: 16,
+    results: [{ ...result(), nodes: 1000, label: '1k' }, result()],
+  };
+
+  it('has the machine, the command, a verdict per target and the analysis', () => {
+    const md = renderReport(run, { analysis: '## Analysis\n\nWhy things are slow.' });
+    expect(md).toContain('Test CPU, 2 cores, 8.0 GiB RAM');
+    expect(md).toContain('`npm run bench`');
+    expect(md).toContain('judged at 50,000 nodes');
+    expect(md.match(/\| met: /g)).toHaveLength(13);
+    expect(md).toContain('| | 1k | 50k |'.replace('| |', '|  |'));
+    expect(md).toContain('## Sizing');
+    expect(md).toContain('Why things are slow.');
+  });
+
+  it('shows n/a for figures a partial run lacks, and still judges the rest', () => {
+    const partial = { ...result() } as Record<string, unknown>;
+    delete partial.steady;
+    delete partial.scrape;
+    const md = renderReport({ ...run, results: [partial] });
+    expect(md).toContain('| RSS steady / peak | n/a |');
+    expect(md).toContain('not measured');
+    expect(md).toContain('met: 25.0 s');
+  });
+
+  it('reports a failed run', () => {
+    expect(renderReport({ ...run, failure: 'simulator exited (1)' })).toContain('The run failed before finishing:** simulator exited (1)');
+  });
+});
