@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { DestinationStream } from 'pino';
 import { startApp, type App } from './app.js';
 import { AuthConfigError } from './auth/errors.js';
@@ -94,10 +95,14 @@ async function runExporter(argv: string[], env: CommandIo['env'], io: CommandIo,
   return 0;
 }
 
+/** The demo's default scenario, shipped in the package (examples/ is in package.json "files"). */
+const DEMO_SCENARIO = new URL('../examples/scenarios/demo.yaml', import.meta.url);
+
 const DEMO_USAGE = `Usage: cribl-exporter demo [--nodes N] [--seed N] [--scenario FILE] [exporter flags]
 
 Runs the simulated leader and the exporter in one process, the exporter pointed at the simulator,
-and prints where /metrics is. Exporter flags (see cribl-exporter --help) apply to the exporter;
+and prints where /metrics is. The simulated fleet follows examples/scenarios/demo.yaml (50 nodes
+in every state, changing every 20s) unless --scenario names another. Exporter flags (see cribl-exporter --help) apply to the exporter;
 the demo defaults to --web.listen-address 127.0.0.1:9864 and short intervals.`;
 
 /** `cribl-exporter demo`: the simulator on a free loopback port and the exporter against it. */
@@ -122,20 +127,21 @@ async function runDemo(argv: string[], io: CommandIo): Promise<number> {
     }
     simFlags[m[1]!] = value;
   }
-  const nodes = simFlags.nodes === undefined ? 50 : Number(simFlags.nodes);
-  const seed = simFlags.seed === undefined ? 1 : Number(simFlags.seed);
-  if (!Number.isInteger(nodes) || nodes < 0 || !Number.isInteger(seed)) {
+  const nodes = simFlags.nodes === undefined ? undefined : Number(simFlags.nodes);
+  const seed = simFlags.seed === undefined ? undefined : Number(simFlags.seed);
+  if ((nodes !== undefined && (!Number.isInteger(nodes) || nodes < 0)) || (seed !== undefined && !Number.isInteger(seed))) {
     io.stderr('cribl-exporter demo: --nodes and --seed take whole numbers');
     return 2;
   }
   let scenario;
+  const scenarioFile = simFlags.scenario ?? fileURLToPath(DEMO_SCENARIO);
   try {
-    scenario = simFlags.scenario === undefined ? undefined : parseScenario(io.readFile(simFlags.scenario), simFlags.scenario);
+    scenario = parseScenario(io.readFile(scenarioFile), scenarioFile);
   } catch (e) {
     io.stderr(`cribl-exporter demo: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
   }
-  const sim = await startSimulator({ nodes, seed, ...(scenario ? { scenario } : {}) });
+  const sim = await startSimulator({ scenario, ...(nodes === undefined ? {} : { nodes }), ...(seed === undefined ? {} : { seed }) });
   try {
     const has = (flag: string): boolean => exporterArgs.some((a) => a === flag || a.startsWith(`${flag}=`));
     const defaults: string[] = [];

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
@@ -70,6 +71,7 @@ describe('runCommand: demo', () => {
   it('serves /metrics for the simulated fleet and stops cleanly when signalled', async () => {
     const ac = new AbortController();
     const t = io(['demo', '--nodes', '12', '--web.listen-address', '127.0.0.1:0'], {}, ac.signal);
+    t.io.readFile = (p) => readFileSync(p, 'utf8');
     let metricsUrl = '';
     t.io.onStarted = (app) => {
       metricsUrl = app.metricsUrl;
@@ -83,6 +85,9 @@ describe('runCommand: demo', () => {
       body = await (await request(metricsUrl)).body.text();
     }
     expect(body.match(/^cribl_node_info\{/gm)).toHaveLength(12);
+    // The demo scenario puts nodes in every state: some do not answer, some answer shutting down or standby.
+    expect(body).toMatch(/^cribl_node_health_up\{[^}]*\} 0$/m);
+    expect(body).toMatch(/^cribl_node_connected\{[^}]*\} 0$/m);
     ac.abort();
     expect(await done).toBe(0);
     await expect(request(metricsUrl)).rejects.toThrow();
