@@ -161,7 +161,7 @@ class LeaderRuntime {
       return;
     }
     const sel = selectNodes(out.nodes, config.shard, config.maxNodes);
-    this.poller.setNodes(sel.nodes);
+    await this.poller.setNodes(sel.nodes);
     this.snapshot.setGroups(out.groups);
     this.#lastDiscoveryMs = clock.now();
     this.snapshot.setLeader({ up: true, lastDiscoveryMs: this.#lastDiscoveryMs });

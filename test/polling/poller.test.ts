@@ -55,7 +55,7 @@ describe('Poller health', () => {
       if (req.path === '/w/d/health') return { status: 502, json: { status: 'error', message: 'upstream' } };
       return { status: 200, json: { status: 'nonsense' } };
     });
-    poller.setNodes(fleet(['a', 'b', 'c', 'd', 'e']));
+    await poller.setNodes(fleet(['a', 'b', 'c', 'd', 'e']));
     const now = clock.now();
     await poller.runHealthCycle(new AbortController().signal);
     const h = (k: string) => snapshot.nodes.get(k)?.health;
@@ -69,7 +69,7 @@ describe('Poller health', () => {
   it('keeps the last success time across a failure', async () => {
     let fail = false;
     const { poller, snapshot, clock } = setup(() => (fail ? { fail: { ok: false, reason: 'timeout', message: 't' } } : healthy));
-    poller.setNodes(fleet(['a']));
+    await poller.setNodes(fleet(['a']));
     await poller.runHealthCycle(new AbortController().signal);
     const t0 = clock.now();
     fail = true;
@@ -81,7 +81,7 @@ describe('Poller health', () => {
   it('encodes every node id as one path segment and marks node requests as node-scoped', async () => {
     const ids = ['../../auth/login', 'a/b', 'x?y#z', '100%', 'ünï cødé', '"q"\\'];
     const { poller, client } = setup(() => healthy);
-    poller.setNodes(fleet(ids));
+    await poller.setNodes(fleet(ids));
     await poller.runHealthCycle(new AbortController().signal);
     const paths = client.calls.map((c) => c.path);
     expect(paths).toEqual(ids.map((id) => `/w/${encodeURIComponent(id)}/health`));
@@ -91,7 +91,7 @@ describe('Poller health', () => {
 
   it('polls new nodes at once and spreads known nodes evenly over the interval', async () => {
     const { poller, clock, times, cycles } = setup(() => healthy, { interval: 30_000 });
-    poller.setNodes(fleet(['a', 'b', 'c']));
+    await poller.setNodes(fleet(['a', 'b', 'c']));
     const t0 = clock.now();
     await poller.runHealthCycle(new AbortController().signal);
     expect(times.map((t) => t.at - t0)).toEqual([0, 0, 0]);
@@ -121,7 +121,7 @@ describe('Poller health', () => {
       },
     };
     const poller = new Poller({ client: slow, snapshot, clock, logger, healthIntervalMs: 30_000, metadataIntervalMs: 600_000, maxOutstanding: 3 });
-    poller.setNodes(fleet(Array.from({ length: 20 }, (_, i) => `n${i}`)));
+    await poller.setNodes(fleet(Array.from({ length: 20 }, (_, i) => `n${i}`)));
     const run = poller.runHealthCycle(new AbortController().signal);
     await clock.advance(2_000);
     await run;
@@ -141,7 +141,7 @@ describe('Poller health', () => {
       client, snapshot, clock, logger, healthIntervalMs: 1_000, metadataIntervalMs: 600_000, maxOutstanding: 1,
       metrics: { healthCycle: (_t, d) => durations.push(d), overrun: (a) => overruns.push(a) },
     });
-    poller.setNodes(fleet(['a', 'b', 'c', 'd']));
+    await poller.setNodes(fleet(['a', 'b', 'c', 'd']));
     const cycle = async () => { const r = poller.runHealthCycle(new AbortController().signal); await clock.advance(5_000); await r; };
     await cycle();
     slowMs = 600; // 4 nodes × 600 ms, one at a time: 2.4 s for a 1 s interval
@@ -155,11 +155,23 @@ describe('Poller health', () => {
 });
 
 describe('Poller discovery updates and metadata', () => {
+  it('applies a large listing in slices, letting the event loop (and scrapes) run in between', async () => {
+    const { poller, snapshot } = setup(() => healthy);
+    let ranDuring = false;
+    const applied = poller.setNodes(fleet(Array.from({ length: 2_000 }, (_, i) => `n${i}`)));
+    setImmediate(() => {
+      ranDuring = snapshot.nodes.size < 2_000;
+    });
+    await applied;
+    expect(ranDuring).toBe(true);
+    expect(snapshot.nodes.size).toBe(2_000);
+  });
+
   it('removes nodes that left the listing from the snapshot', async () => {
     const { poller, snapshot } = setup(() => healthy);
-    poller.setNodes(fleet(['a', 'b']));
+    await poller.setNodes(fleet(['a', 'b']));
     await poller.runHealthCycle(new AbortController().signal);
-    poller.setNodes(fleet(['b']));
+    await poller.setNodes(fleet(['b']));
     expect([...snapshot.nodes.keys()]).toEqual(['b']);
     expect(poller.size).toBe(1);
   });
@@ -170,7 +182,7 @@ describe('Poller discovery updates and metadata', () => {
   it('never fetches metadata in a node\'s first cycle, then spreads first fetches over the next cycles', async () => {
     const ids = Array.from({ length: 40 }, (_, i) => `n${i}`);
     const { poller, snapshot, client, clock } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : healthy), { interval: 30_000 });
-    poller.setNodes(fleet(ids));
+    await poller.setNodes(fleet(ids));
     const cycle = async () => {
       const r = poller.runHealthCycle(new AbortController().signal);
       await clock.advance(30_000);
@@ -196,7 +208,7 @@ describe('Poller discovery updates and metadata', () => {
 
   it('fetches metadata again after the metadata interval and right after a restart', async () => {
     const { poller, client, clock } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : healthy), { interval: 30_000 });
-    poller.setNodes(fleet(['a', 'b']));
+    await poller.setNodes(fleet(['a', 'b']));
     const cycle = async () => {
       const r = poller.runHealthCycle(new AbortController().signal);
       await clock.advance(30_000);
@@ -210,7 +222,7 @@ describe('Poller discovery updates and metadata', () => {
     // b restarted: its start time in the listing changed.
     const next = fleet(['a', 'b']);
     next.get('b')!.worker.info.cribl.startTime += 1000;
-    poller.setNodes(next);
+    await poller.setNodes(next);
     await cycle();
     expect(metaCalls(client)).toEqual(['/w/b/edge/metadata']);
 
@@ -225,7 +237,7 @@ describe('Poller discovery updates and metadata', () => {
       req.path.endsWith('/edge/metadata') ? meta : { status: 200, json: { status: 'healthy', startTime: started } },
       { interval: 600_000 },
     );
-    poller.setNodes(fleet(['a']));
+    await poller.setNodes(fleet(['a']));
     await poller.runHealthCycle(new AbortController().signal);
     await poller.runHealthCycle(new AbortController().signal);
     expect(metaCalls(client)).toHaveLength(1);
@@ -238,7 +250,7 @@ describe('Poller discovery updates and metadata', () => {
 
   it('does not ask a node that did not answer its health poll for metadata', async () => {
     const { poller, client } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : { status: 502, json: { message: 'down' } }), { interval: 600_000 });
-    poller.setNodes(fleet(['a']));
+    await poller.setNodes(fleet(['a']));
     for (let i = 0; i < 3; i++) await poller.runHealthCycle(new AbortController().signal);
     expect(metaCalls(client)).toEqual([]);
   });
