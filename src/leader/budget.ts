@@ -98,6 +98,9 @@ const noopObserver: BudgetObserver = {
   onPauseChange: () => undefined,
 };
 
+// Reason for cancelling our own timers: abort() without one builds a DOMException (with a stack) each time.
+const WAKE = new Error('budget timer cancelled');
+
 // Float refills can land a hair under a whole token after sleeping exactly the computed time.
 const TOKEN_EPSILON = 1e-9;
 const LATENCY_WEIGHT = 0.2;
@@ -277,7 +280,7 @@ export class RequestBudget {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#wake?.ac.abort();
+    this.#wake?.ac.abort(WAKE);
     this.#wake = undefined;
     for (const w of [...this.#queue]) this.#settle(w, deny('closed'));
   }
@@ -388,7 +391,7 @@ export class RequestBudget {
   #wakeAt(at: number): void {
     const now = this.#clock.now();
     if (this.#wake && this.#wake.at <= at && this.#wake.at > now) return;
-    this.#wake?.ac.abort();
+    this.#wake?.ac.abort(WAKE);
     const entry = { at, ac: new AbortController() };
     this.#wake = entry;
     sleepUntil(this.#clock, at, entry.ac.signal).then(
@@ -402,7 +405,7 @@ export class RequestBudget {
 
   #settle(w: Waiter, result: Permit | Denial): void {
     if (!this.#queue.delete(w)) return;
-    w.timer?.abort();
+    w.timer?.abort(WAKE);
     if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
     w.resolve(result);
   }
