@@ -18,6 +18,7 @@
 // against the exporter and against a bare node:http server with the same bytes → prom-client's
 // registry.metrics() over the same series. Only 127.0.0.1; every child is killed on exit.
 
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -219,7 +220,8 @@ async function runSize(n) {
       const up = countHealthUp(text);
       if (up >= n) visible = { at: performance.now() - t0, up };
     }
-    if (covered && visible && metadataDone) break;
+    // Metadata is not waited for: the poller spreads a new fleet's first metadata fetch over health cycles 2–5.
+    if (covered && visible) break;
     if (at > deadline) break;
     await sleep(200);
   }
@@ -255,7 +257,8 @@ async function runSize(n) {
     selfText = await fetchMetricsText(metricsUrl, scrapeAgent);
   }
   r.buildsBeforeSteady = await exp.call('builds');
-  await json('POST', `${adminUrl}/stats/reset`);
+  // Counters run on from the exporter's start (cumulative metadata per node), the window takes differences.
+  const c0 = routeCounts(await json('GET', `${adminUrl}/stats`));
   const s0 = await exp.call('stats', { resetLoop: true, resetPeak: true });
   const simCpuS0 = processCpuMs(sim.proc.pid);
   const busyS0 = machineBusyMs();
@@ -265,7 +268,7 @@ async function runSize(n) {
   let nextScrape = w0 + 15_000;
   while (performance.now() - w0 < windowMs) {
     await sleep(Math.min(5000, windowMs - (performance.now() - w0)));
-    healthSeries.push([Math.round(performance.now() - w0), routeCounts(await json('GET', `${adminUrl}/stats`)).health]);
+    healthSeries.push([Math.round(performance.now() - w0), routeCounts(await json('GET', `${adminUrl}/stats`)).health - c0.health]);
     if (performance.now() >= nextScrape) {
       nextScrape += 15_000;
       selfText = await fetchMetricsText(metricsUrl, scrapeAgent);
@@ -274,7 +277,8 @@ async function runSize(n) {
   const wallMs = performance.now() - w0;
   const s1 = await exp.call('stats', { resetLoop: true });
   const steadyBuilds = await exp.call('builds');
-  const counts = routeCounts(await json('GET', `${adminUrl}/stats`));
+  const c1 = routeCounts(await json('GET', `${adminUrl}/stats`));
+  const counts = Object.fromEntries(Object.entries(c1).map(([k, v]) => [k, v - (c0[k] ?? 0)]));
   const benchCpu = process.cpuUsage(benchCpuS0);
   const starts = steadyBuilds.map((b) => b.startMs);
   r.steady = {
@@ -282,6 +286,9 @@ async function runSize(n) {
     counts,
     healthPerNodePerInterval: counts.health / n / (wallMs / (INTERVALS.healthS * 1000)),
     metadataRequests: counts.metadata,
+    // Every metadata request since the exporter started, per node: at most 1 before the metadata interval.
+    metadataPerNodeSinceStart: c1.metadata / n,
+    secondsSinceStart: (performance.now() - t0) / 1000,
     listingRequests: counts.listing + counts.groups,
     exporterCpuCores: (s1.cpuUserMs + s1.cpuSystemMs - s0.cpuUserMs - s0.cpuSystemMs) / wallMs,
     exporterElu: (s1.eluActiveMs - s0.eluActiveMs) / (s1.eluActiveMs - s0.eluActiveMs + s1.eluIdleMs - s0.eluIdleMs),
@@ -383,6 +390,15 @@ async function runSize(n) {
 
 const started = new Date();
 const machine = machineInfo();
+// Which code was measured: the commit, and whether src/ had uncommitted changes (dist/ is built from the tree).
+const git = (...a) => {
+  try {
+    return execFileSync('git', a, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+};
+const code = { commit: git('rev-parse', '--short', 'HEAD'), dirtySrc: (git('status', '--porcelain', '--', 'src') ?? '') !== '' };
 const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
 log(`sizes ${sizes.map(sizeLabel).join(', ')}; concurrency ${concurrency}; ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`);
 const results = [];
@@ -407,6 +423,7 @@ const run = {
   command,
   machine: { ...machine, loadavgEnd: machineInfo().loadavg },
   concurrency,
+  code,
   exporterEnv,
   results,
   failure: failure ? (failure instanceof Error ? failure.message : String(failure)) : undefined,

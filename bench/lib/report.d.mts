@@ -10,6 +10,8 @@ export interface Verdict {
   detail: string;
 }
 
+/** Longest stretch of a [ms, cumulative count] series in which the count did not grow. */
+export function longestIdle(series: readonly (readonly [number, number])[] | undefined): number | undefined;
 /** Figures derived from one size's raw result. */
 export function derive(r: SizeResult): Record<string, unknown>;
 /** One verdict per target of the issue, for the given size. */

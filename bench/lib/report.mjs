@@ -10,6 +10,21 @@ function over(value, limit, unit, fmt = (x) => x.toFixed(1)) {
   return `${fmt(value)}${unit} against ≤ ${fmt(limit)}${unit} (${fmtRatio(value / limit)} the target)`;
 }
 
+/** Longest stretch of a [ms, cumulative count] series in which the count did not grow (undefined without samples). */
+export function longestIdle(series) {
+  if (!series?.length) return undefined;
+  let longest = 0;
+  let since = 0;
+  let last = 0;
+  for (const [at, count] of series) {
+    if (count > last) {
+      since = at;
+      last = count;
+    } else longest = Math.max(longest, at - since);
+  }
+  return longest;
+}
+
 /** Figures derived from one size's raw result (undefined where not measured). */
 export function derive(r) {
   const builds = r.steady?.builds ?? [];
@@ -25,8 +40,8 @@ export function derive(r) {
     listingPer500: r.discovery ? ((r.discovery.counts.listing + r.discovery.counts.groups) / r.nodes) * 500 : undefined,
     listingPagesPer500: r.discovery ? (r.discovery.counts.listing / r.nodes) * 500 : undefined,
     healthPerNode: r.steady?.healthPerNodePerInterval,
+    healthIdleMs: longestIdle(r.steady?.healthSeries),
     steadyMetadata: r.steady?.metadataRequests,
-    initialMetadataPerNode: cov.metadataDoneMs !== undefined ? 1 : undefined,
     identityBytes: r.body?.identityBytes,
     gzipBytes: r.body?.gzipBytes,
     series,
@@ -136,7 +151,7 @@ export function judgeTargets(r) {
         ? `${fmtS(d.coverageMs, 1)}`
         : `${fmtS(d.coverageMs, 1)} against ≤ 30 s (${fmtRatio(d.coverageMs / covLimit)} the target)`,
     r.coverage?.rate !== undefined
-      ? `the exporter sent ${fmtInt(r.coverage.rate)} leader requests/s (health and first metadata together) at ${(r.coverage.exporterEluShare * 100).toFixed(0)} % event-loop utilisation: CPU-bound at ${d.cpuMsPerRequest.toFixed(2)} ms CPU per request`
+      ? `the exporter sent ${fmtInt(r.coverage.rate)} leader requests/s at ${(r.coverage.exporterEluShare * 100).toFixed(0)} % event-loop utilisation: CPU-bound at ${d.cpuMsPerRequest.toFixed(2)} ms CPU per request`
       : undefined,
   );
   add(
@@ -148,12 +163,20 @@ export function judgeTargets(r) {
   add(
     'steady state ≤ 1 health request per node per health interval',
     d.healthPerNode === undefined ? undefined : d.healthPerNode <= 1.01,
-    d.healthPerNode === undefined ? undefined : `${d.healthPerNode.toFixed(3)} per node per interval`,
+    d.healthPerNode === undefined
+      ? undefined
+      : `${d.healthPerNode.toFixed(3)} per node per interval${
+          d.healthPerNode < 0.95 ? `; fewer than one because no health request went out for ${fmtS(d.healthIdleMs, 0)} of the window: a health cycle was skipped (see the analysis: scheduler)` : ''
+        }`,
   );
+  const meta = r.steady?.metadataPerNodeSinceStart;
   add(
     'metadata only on its schedule and after restarts',
-    d.steadyMetadata === undefined ? undefined : d.steadyMetadata === 0,
-    d.steadyMetadata === undefined ? undefined : `${d.steadyMetadata} metadata requests in the steady window (schedule ${r.intervals.metadataS} s), one per node at start`,
+    meta === undefined ? undefined : meta <= 1,
+    meta === undefined
+      ? undefined
+      : `${meta.toFixed(3)} metadata requests per node in the ${Math.round(r.steady.secondsSinceStart)} s since start (the first fetch, spread over health cycles 2–5; schedule ${r.intervals.metadataS / 60} min; no restarts)`,
+    'more than one per node before the schedule means repeated fetches',
   );
   add(
     'throughput ≥ 80 % of autocannon (same concurrency, same simulator route)',
@@ -189,13 +212,14 @@ function figures(results) {
   const rows = [
     ['time to every node’s first health answer', ...col((r, d) => fmtS(d.coverageMs, 1))],
     ['… and all of them visible in /metrics', ...col((r, d) => fmtS(d.visibleMs, 1))],
-    ['leader requests/s during that burst (health + metadata)', ...col((r) => fmtInt(r.coverage?.rate))],
+    ['leader requests/s during that burst', ...col((r) => fmtInt(r.coverage?.rate))],
     ['exporter CPU during the burst (cores) / event-loop utilisation', ...col((r) => (r.coverage?.exporterCpuShare !== undefined ? `${r.coverage.exporterCpuShare.toFixed(2)} / ${(r.coverage.exporterEluShare * 100).toFixed(0)} %` : 'n/a'))],
     ['simulator CPU during the burst (cores)', ...col((r) => r.coverage?.simCpuShare?.toFixed(2) ?? 'n/a')],
     ['listing requests per discovery (pages + groups)', ...col((r) => (r.discovery ? `${r.discovery.counts.listing} + ${r.discovery.counts.groups}` : 'n/a'))],
     ['… per 500 nodes', ...col((r, d) => d.listingPer500?.toFixed(2) ?? 'n/a')],
     ['health requests per node per interval (steady, 2 intervals)', ...col((r, d) => d.healthPerNode?.toFixed(3) ?? 'n/a')],
-    ['metadata requests in the steady window', ...col((r) => fmtInt(r.steady?.metadataRequests))],
+    ['longest stretch without a health request in the steady window (5 s samples)', ...col((r, d) => fmtS(d.healthIdleMs, 0))],
+    ['metadata requests in the steady window / per node since start', ...col((r) => `${fmtInt(r.steady?.metadataRequests)} / ${r.steady.metadataPerNodeSinceStart?.toFixed(3) ?? 'n/a'}`)],
     ['last health cycle (target 30 s)', ...col((r) => (r.steady?.healthCycleSeconds !== undefined ? `${r.steady.healthCycleSeconds.toFixed(1)} s${r.steady.healthCycleOverrun ? ' (overrun)' : ''}` : 'n/a'))],
     ['series (whole /metrics)', ...col((r, d) => fmtInt(d.series))],
     ['series per node', ...col((r, d) => d.seriesPerNode?.toFixed(1) ?? 'n/a')],
@@ -253,13 +277,18 @@ function sizingText(results) {
   const burst = r.coverage?.exporterCpuShare;
   const per = results
     .filter((x) => x.steady)
-    .map((x) => `${sizeLabel(x.nodes)}: ${x.steady.exporterCpuCores.toFixed(3)} cores, ${(x.steady.rss / MB).toFixed(0)} MB RSS (peak ${(derive(x).peakRss / MB).toFixed(0)} MB)`)
+    .map(
+      (x) =>
+        `${sizeLabel(x.nodes)}: ${x.steady.exporterCpuCores.toFixed(3)} cores${x.steady.healthPerNodePerInterval < 0.95 ? ' (understated: a health cycle was skipped in the window)' : ''}, ${(x.steady.rss / MB).toFixed(0)} MB RSS (peak ${(derive(x).peakRss / MB).toFixed(0)} MB)`,
+    )
     .join('; ');
-  const cpuRequest = Math.max(50, Math.ceil((cores * 2 * 1000) / 50) * 50);
-  const memRequest = Math.ceil((rss * 1.25) / 32) * 32;
-  const memLimit = Math.max(256, Math.ceil((peak * 2) / 64) * 64);
+  // Requests: the average with headroom; memory limit: twice the peak (Mi = 2^20 bytes, as Kubernetes counts).
+  const MiB = 1048576;
+  const cpuRequest = Math.max(50, Math.ceil((cores * 1.5 * 1000) / 50) * 50);
+  const memRequest = Math.ceil((r.steady.rss * 1.25) / MiB / 32) * 32;
+  const memLimit = Math.max(256, Math.ceil((derive(r).peakRss * 2) / MiB / 64) * 64);
   return [
-    `At 1,000 nodes (health every ${r.intervals.healthS} s, discovery every ${r.intervals.discoveryS} s, metadata every ${r.intervals.metadataS / 60} min, Prometheus scraping gzip every 15 s), the exporter used **${cores.toFixed(3)} cores** on average over one health interval, **${rss.toFixed(0)} MB RSS** steady and **${peak.toFixed(0)} MB** at peak (start-up burst included; the burst itself used ${burst !== undefined ? `${burst.toFixed(2)} cores` : 'n/a'} for ${fmtS(r.coverage?.answeredMs, 1)} with an unthrottled leader; with the default --leader.max-rps 50 it is spread over ${Math.ceil((2 * r.nodes) / 50)} s instead).`,
+    `At 1,000 nodes (health every ${r.intervals.healthS} s, discovery every ${r.intervals.discoveryS} s, metadata every ${r.intervals.metadataS / 60} min, Prometheus scraping gzip every 15 s), the exporter used **${cores.toFixed(3)} cores** on average over two health intervals (one discovery and, by design, the first metadata fetch of a quarter of the nodes per cycle: slightly above the long-run figure), **${rss.toFixed(0)} MB RSS** steady and **${peak.toFixed(0)} MB** at peak (start-up burst included; the burst itself used ${burst !== undefined ? `${burst.toFixed(2)} cores` : 'n/a'} for ${fmtS(r.coverage?.answeredMs, 1)} with an unthrottled leader; with the default --leader.max-rps 50 it is spread over ${Math.ceil(r.nodes / 50)} s instead).`,
     '',
     `Suggested Kubernetes resources for about 1,000 nodes: \`requests: {cpu: ${cpuRequest}m, memory: ${memRequest}Mi}\`, \`limits: {memory: ${memLimit}Mi}\` (no CPU limit: throttling stretches the health cycle and the body builds; if one is required, give at least 500m so the start-up burst and discovery are not throttled). Scale with the fleet: ${per}.`,
   ].join('\n');
@@ -268,9 +297,9 @@ function sizingText(results) {
 const METHOD = `- **Processes.** The simulator (\`node dist/cli.js simulate --nodes N --seed 1\`), the exporter and, for the ratios, a bare node:http server and a prom-client process run as separate processes; the benchmark process only drives them and scrapes. The exporter is \`bench/exporter.mjs\`: \`runCommand\` from \`dist/commands.js\`, exactly what \`dist/cli.js\` runs, plus a bench-only IPC channel for event-loop, CPU and memory figures and a hook that times every body build (it wraps \`app.body.rebuild\`; it changes nothing the exporter does). Only 127.0.0.1 is used; every child is killed when the benchmark exits.
 - **Exporter flags.** \`--leader.max-rps 1000000 --leader.max-concurrency C\` (an unthrottled leader), \`--health.interval 30s --discovery.interval 60s --metadata.interval 600s\`, token auth, JSON logs at info.
 - **Coverage.** From forking the exporter to the moment the simulator has answered \`/w/{id}/health\` with 200 for every node (read from \`/_sim/stats\` every 200 ms; every node starts healthy); "visible" is when a scrape of /metrics shows \`cribl_node_health_up 1\` for every node. The request rate is the simulator's answers per second from the first node poll to coverage.
-- **Leader cost.** Listing: requests of the first discovery (\`/products/{product}/workers\` pages, page size 500, plus \`/products/{product}/groups\`) per 500 nodes. Steady state: the simulator's counters over one health interval that starts with the second health cycle.
-- **Event loop.** A \`monitorEventLoopDelay\` histogram at 1 ms resolution inside the exporter: the longest gap between its ticks is the longest block plus at most 1 ms (or the process not being scheduled: the machine is shared). Event-loop time is \`performance.eventLoopUtilization()\` active time.
-- **Rebuild.** "Quiet": the simulator holds every answer for 8 s (a latency fault), so that no poll completes, then the exporter rebuilds the whole body once on request; its event-loop time and longest gap are the rebuild's own (every node has been re-rendered by the health cycles before: what a full cycle leaves to do is this assembly plus gzip). "While polling": every build the body cache made by itself during the steady window; their event-loop time includes the polling interleaved with them.
+- **Leader cost.** Listing: requests of the first discovery (\`/products/{product}/workers\` pages, page size 500, plus \`/products/{product}/groups\`) per 500 nodes. Steady state: after one health interval to settle, the simulator's counters over two health intervals (60 s, so exactly one discovery falls inside), divided by nodes × 2. Metadata: every metadata request since the exporter started, per node (the poller spreads the first fetch over health cycles 2–5, then only every metadata interval or after a restart).
+- **Event loop.** Inside the exporter a 1 ms interval timer notes the time between its ticks (\`bench/lib/gaps.mjs\`); the longest gap is the longest the loop went without reaching its timers: the longest block, plus about 1 ms, or the process not being scheduled (the machine is shared). \`monitorEventLoopDelay\` is not used for windows because its \`reset()\` forgets a block already under way. Event-loop time is \`performance.eventLoopUtilization()\` active time.
+- **Rebuild.** "Quiet": the simulator holds every answer for 8 s (a latency fault), so that no poll completes, and meanwhile the exporter rebuilds the whole body on request, up to three times; the median event-loop time and the longest gap are the rebuild's own. Every node has been re-rendered by the health cycles before, so what a full cycle leaves to do is this assembly plus gzip. "While polling": every build the body cache made by itself during the steady window; their event-loop time and gaps include the polling and discovery interleaved with them.
 - **Scrapes.** 2 concurrent scrapers (one undici Agent with 2 connections per target), Prometheus 3's Accept header (OpenMetrics), rounds of 2 parallel GETs; time to first byte is the time to the response headers. Rounds of the exporter and of the bare server alternate, so both see the same machine load. The bare server sends the exact bytes the exporter sent (captured from one identity and one gzip scrape), with Content-Length.
 - **autocannon.** Before the exporter starts: 5 s of \`GET /api/v1/w/{id}/health\` (ids rotating) at C connections against the same simulator process.
 - **prom-client.** The snapshot families of the exporter's identity body (everything but its self-metrics) parsed into prom-client Gauges with the same names, HELP, labels and values in a fresh Registry; \`await registry.metrics()\` is timed three times (median shown).
@@ -289,6 +318,7 @@ export function renderReport(run, { analysis } = {}) {
       'Re-run it to regenerate this file (it rewrites everything but the analysis, which lives in `bench/ANALYSIS.md`). A benchmark, not a test: no test asserts a time.',
   );
   parts.push('');
+  if (run.code?.commit) parts.push(`**Code:** commit \`${run.code.commit}\`${run.code.dirtySrc ? ' with uncommitted changes in src/ (the benchmark builds dist/ from the working tree)' : ''}.`, '');
   parts.push(
     `**Machine:** ${m.cpuModel}, ${m.cores} cores, ${(m.memoryBytes / 1024 ** 3).toFixed(1)} GiB RAM, ${m.os}, Node.js ${m.node}. ` +
       `Load average at start ${m.loadavg.map((x) => x.toFixed(2)).join(' ')}, at end ${m.loadavgEnd.map((x) => x.toFixed(2)).join(' ')}` +
@@ -296,6 +326,8 @@ export function renderReport(run, { analysis } = {}) {
   );
   parts.push('');
   parts.push(`**Sizes:** ${results.map((r) => `${fmtInt(r.nodes)} nodes`).join(', ')}; leader concurrency ${run.concurrency} for both the exporter and autocannon.`);
+  const env = Object.entries(run.exporterEnv ?? {});
+  if (env.length > 0) parts.push('', `**Exporter environment (an experiment, not the defaults):** ${env.map(([k, v]) => `\`${k}=${v}\``).join(' ')}`);
   if (run.failure) parts.push('', `**The run failed before finishing:** ${run.failure}`);
   parts.push('');
   if (largest) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeTargets, renderReport, type SizeResult } from '../../bench/lib/report.mjs';
+import { judgeTargets, longestIdle, renderReport, type SizeResult } from '../../bench/lib/report.mjs';
 
 const timing = (p50: number, p99: number) => ({ n: 50, p50, p99, max: p99 });
 const scrape = (exporterTotal: number, bareTotal: number, ttfbP99 = 5) => ({
@@ -18,7 +18,9 @@ function result(): SizeResult {
     coverage: { deadlineMs: 200_000, answeredMs: 25_000, visibleMs: 27_000, metadataDoneMs: 26_000, rate: 9000, exporterCpuShare: 0.9, exporterEluShare: 0.95 },
     steady: {
       healthPerNodePerInterval: 1,
-      metadataRequests: 0,
+      metadataRequests: 800,
+      metadataPerNodeSinceStart: 0.5,
+      secondsSinceStart: 120,
       rss: 300e6,
       peakRss: 350e6,
       builds: [{ wallMs: 400, activeMs: 300, maxGapMs: 20 }],
@@ -58,7 +60,8 @@ describe('judgeTargets', () => {
     ['coverage missing', /first health answer ≤ 30 s/, (r) => delete r.coverage!.answeredMs],
     ['listing', /listing ≤ 1 request per 500 nodes/, (r) => (r.discovery!.counts = { listing: 101, groups: 2 })],
     ['health', /≤ 1 health request per node/, (r) => (r.steady!.healthPerNodePerInterval = 1.2)],
-    ['metadata', /metadata only on its schedule/, (r) => (r.steady!.metadataRequests = 5)],
+    ['rss peak', /RSS ≤ 400 MB/, (r) => (r.steady!.peakRss = 420e6)],
+    ['metadata', /metadata only on its schedule/, (r) => (r.steady!.metadataPerNodeSinceStart = 1.3)],
     ['throughput', /≥ 80 % of autocannon/, (r) => (r.coverage!.rate = 2000)],
   ])('%s: one figure over its target flips that verdict only', (_name, target, change) => {
     const r = result();
@@ -82,6 +85,17 @@ describe('judgeTargets', () => {
     const missing = judgeTargets(r).filter((v) => v.status === 'not measured');
     expect(missing.map((v) => v.target).join('\n')).toMatch(/time to first byte/);
     expect(missing).toHaveLength(4);
+  });
+});
+
+describe('longestIdle', () => {
+  it.each<[[number, number][] | undefined, number | undefined]>([
+    [undefined, undefined],
+    [[[5000, 100], [10000, 200]], 0],
+    [[[5000, 2361], [10000, 2361], [15000, 2361], [20000, 2361], [25000, 2401], [30000, 9000]], 15000],
+    [[[5000, 0], [10000, 0], [15000, 50]], 10000],
+  ])('%j → %s ms', (series, want) => {
+    expect(longestIdle(series)).toBe(want);
   });
 });
 
