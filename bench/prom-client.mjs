@@ -11,6 +11,8 @@ import { createGapMonitor } from './lib/gaps.mjs';
 import { snapshotFamilies } from './lib/metrics-text.mjs';
 
 const [file, runsText = '3'] = process.argv.slice(2);
+// Ends with the benchmark even if it is killed.
+process.once('disconnect', () => process.exit(0));
 const gc = globalThis.gc ?? (() => undefined);
 const rss = () => {
   gc();
