@@ -191,7 +191,8 @@ class LeaderRuntime {
 export async function startApp(deps: AppDeps): Promise<App> {
   const full = { ...deps, clock: deps.clock ?? systemClock };
   const { config, logger } = full;
-  const schedule = deps.schedule ?? cronSchedule((name, e) => logger.error({ job: name, err: String(e) }, 'scheduled job failed'));
+  const schedule =
+    deps.schedule ?? cronSchedule((name, e) => logger.error({ job: name, err: String(e) }, 'scheduled job failed'), full.clock);
   const self = createSelfMetrics({ version: deps.version, nodejsVersion: deps.nodejsVersion });
   self.setShard(config.shard.index, config.shard.total);
 

@@ -62,6 +62,18 @@ describe('Discoverer', () => {
     expect(c2.calls.filter((c) => c.path.endsWith('/workers'))).toHaveLength(3);
   });
 
+  it('asks for 1,000 nodes a page by default', async () => {
+    const stream = Array.from({ length: 2500 }, (_, i) => workerEntry(`s-${i}`));
+    const client = fakeLeaderClient(pagedLeader({ stream }));
+    const out = await new Discoverer({ client, products: ['stream'], logger }).discover(FAR);
+    expect(out.ok && out.nodes.size).toBe(2500);
+    expect(client.calls.filter((c) => c.path.endsWith('/workers')).map((c) => [c.query?.limit, c.query?.offset])).toEqual([
+      [1000, 0],
+      [1000, 1000],
+      [1000, 2000],
+    ]);
+  });
+
   it('exports a node listed on two pages once', async () => {
     const dup = workerEntry('dup');
     const client = fakeLeaderClient((req) => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { DiscoveredNode } from '../../src/discovery/discovery.js';
 import type { LeaderRequest } from '../../src/leader/types.js';
 import { Poller } from '../../src/polling/poller.js';
-import { serialRunner } from '../../src/polling/scheduler.js';
+import { dueTracker, serialRunner } from '../../src/polling/scheduler.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 import { fakeLeaderClient, type FakeAnswer } from '../helpers/fake-leader-client.js';
 import { MemorySnapshot } from '../helpers/memory-snapshot.js';
@@ -289,5 +289,19 @@ describe('serialRunner', () => {
     r.stop();
     r.tick();
     expect(runs).toBe(2);
+  });
+});
+
+describe('dueTracker', () => {
+  // Ticks every second (some a little early or late), interval 30 s, first run at t=0.
+  it.each([
+    ['on time', [29_000, 30_000, 31_000, 59_000, 60_000], [false, true, false, false, true]],
+    ['a tick 1 ms early still runs (croner skipped a whole interval here)', [29_999, 30_999, 59_999], [true, false, true]],
+    ['a tick more than half a second early waits', [29_400, 30_001], [false, true]],
+    ['late ticks run once and the schedule does not drift', [30_300, 60_100, 90_200], [true, true, true]],
+    ['after a long stall: one run, then every interval from now', [95_000, 96_000, 124_000, 125_000], [true, false, false, true]],
+  ])('%s', (_name, ticks, want) => {
+    const due = dueTracker(30_000, 0);
+    expect(ticks.map((t) => due(t))).toEqual(want);
   });
 });
