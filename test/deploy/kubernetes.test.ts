@@ -83,7 +83,8 @@ describe('deploy/kubernetes manifests', () => {
   });
 });
 
-const knownEnv = new Set([...FLAG_TABLE.map((f) => f.env), ...SECRET_ENV.map((s) => s.env)]);
+// NODE_OPTIONS is Node.js's own (the heap limit inside the container memory limit).
+const knownEnv = new Set([...FLAG_TABLE.map((f) => f.env), ...SECRET_ENV.map((s) => s.env), 'NODE_OPTIONS']);
 const knownFlags = new Set(FLAG_TABLE.map((f) => f.name));
 
 const workloads = objects
