@@ -98,12 +98,17 @@ function connectionAllowed(socket: TLSSocket, clientAuth: ClientAuthType, allowe
 }
 
 /** Sends the identity bytes of a large body by gunzipping its gzip on zlib's threads, then `tail`. */
-function streamIdentity(gzipped: readonly Buffer[], tail: Buffer, res: ServerResponse): void {
+function streamIdentity(gzipped: readonly Buffer[], tail: Promise<Buffer>, res: ServerResponse): void {
   const gunzip = createGunzip({ chunkSize: 256 * 1024 });
   gunzip.once('error', () => res.destroy());
   res.once('close', () => gunzip.destroy());
   gunzip.pipe(res, { end: false });
-  gunzip.once('end', () => res.end(tail));
+  gunzip.once('end', () => {
+    tail.then(
+      (t) => res.end(t),
+      () => res.destroy(),
+    );
+  });
   for (const chunk of gzipped) gunzip.write(chunk);
   gunzip.end();
 }
@@ -166,14 +171,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const metrics = async (req: IncomingMessage, res: ServerResponse, head: boolean): Promise<void> => {
     const format = negotiateFormat(req.headers.accept);
     const useGzip = acceptsGzip(req.headers['accept-encoding']);
-    const [body, self] = await Promise.all([options.body.current(), options.selfMetrics?.render(format) ?? Promise.resolve('')]);
-    const tailText = Buffer.from(format === 'openmetrics' ? self + OPENMETRICS_EOF : self, 'utf8');
-    // A fresh gzip member after the cached one: concatenated members are one valid gzip stream.
-    const tail = useGzip ? await gzip(tailText, { level: gzipLevel }) : tailText;
-    const length = (useGzip ? body.gzipBytes : body.identityBytes) + tail.length;
+    // The self-metrics part is rendered (and gzipped) while the cached part is already on its way: the
+    // first byte waits for nothing but the cached body. Hence no Content-Length (chunked encoding).
+    const tail = (async (): Promise<Buffer> => {
+      const self = (await options.selfMetrics?.render(format)) ?? '';
+      const text = Buffer.from(format === 'openmetrics' ? self + OPENMETRICS_EOF : self, 'utf8');
+      // A fresh gzip member after the cached one: concatenated members are one valid gzip stream.
+      return useGzip ? gzip(text, { level: gzipLevel }) : text;
+    })();
+    tail.catch(() => undefined); // awaited below; a HEAD request never reads it
+    const body = await options.body.current();
     res.writeHead(200, {
       'Content-Type': CONTENT_TYPES[format],
-      'Content-Length': length,
       Vary: 'Accept, Accept-Encoding',
       ...(useGzip ? { 'Content-Encoding': 'gzip' } : {}),
     });
@@ -183,9 +192,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     const cached = useGzip ? body.gzip : body.identity;
     if (!cached) return streamIdentity(body.gzip, tail, res);
-    res.cork();
     for (const chunk of cached) if (chunk.length > 0) res.write(chunk);
-    res.end(tail);
+    const end = await tail.catch(() => undefined);
+    // Headers are out: a failed self-metrics render can only cut the response short (a failed scrape).
+    if (end) res.end(end);
+    else res.destroy();
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -77,7 +77,9 @@ describe('startServer', () => {
     expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(res.headers['content-encoding']).toBeUndefined();
     expect(res.headers.vary).toBe('Accept, Accept-Encoding');
-    expect(Number(res.headers['content-length'])).toBe(res.bytes.length);
+    // Streamed: the cached part goes out before the self-metrics are rendered.
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    expect(res.headers['content-length']).toBeUndefined();
     expect(res.text).toContain('cribl_leader_up{workspace="main"} 1\n');
     expect(res.text).toContain('cribl_node_healthy{workspace="main",product="stream",group="default",node_id="w1"} 1\n');
     expect(res.text).toContain('# TYPE cribl_exporter_leader_requests_total counter\n');
@@ -104,7 +106,7 @@ describe('startServer', () => {
     const plainRes = await get(`${server.url}/metrics`, headers);
     const gz = await get(`${server.url}/metrics`, { ...headers, 'accept-encoding': 'gzip' });
     expect(gz.headers['content-encoding']).toBe('gzip');
-    expect(Number(gz.headers['content-length'])).toBe(gz.bytes.length);
+    expect(gz.headers['transfer-encoding']).toBe('chunked');
     expect(gunzipSync(gz.bytes).toString('utf8')).toBe(plainRes.text);
   });
 
@@ -115,9 +117,24 @@ describe('startServer', () => {
     const gz = await get(`${server.url}/metrics`, { 'accept-encoding': 'gzip' });
     const plainRes = await get(`${server.url}/metrics`);
     expect(plainRes.headers['content-encoding']).toBeUndefined();
-    expect(Number(plainRes.headers['content-length'])).toBe(plainRes.bytes.length);
     expect(plainRes.text).toBe(gunzipSync(gz.bytes).toString('utf8'));
     expect(plainRes.text).toContain('node_id="n199"');
+  });
+
+  it('sends the cached body before the self-metrics are rendered (time to first byte waits for nothing else)', async () => {
+    let release: (text: string) => void = () => undefined;
+    const slowSelf = { render: () => new Promise<string>((r) => (release = r)) };
+    const { server, body } = await start({ selfMetrics: slowSelf });
+    await body.rebuild();
+    const res = await request(`${server.url}/metrics`);
+    expect(res.statusCode).toBe(200);
+    const reader = res.body[Symbol.asyncIterator]();
+    const first = await reader.next();
+    expect(Buffer.from(first.value as Buffer).toString('utf8')).toContain('cribl_leader_up');
+    release('# HELP cribl_exporter_x late\n# TYPE cribl_exporter_x gauge\ncribl_exporter_x 1\n');
+    let rest = '';
+    for (let r = await reader.next(); !r.done; r = await reader.next()) rest += Buffer.from(r.value as Buffer).toString('utf8');
+    expect(rest.endsWith('cribl_exporter_x 1\n')).toBe(true);
   });
 
   it('refuses gzip when Accept-Encoding says q=0', async () => {
@@ -140,7 +157,8 @@ describe('startServer', () => {
     const full = await get(`${server.url}/metrics`);
     const head = await get(`${server.url}/metrics`, {}, 'HEAD');
     expect(head.status).toBe(200);
-    expect(head.headers['content-length']).toBe(String(full.bytes.length));
+    for (const h of ['content-type', 'vary', 'content-encoding']) expect(head.headers[h]).toBe(full.headers[h]);
+    expect(full.bytes.length).toBeGreaterThan(0);
     expect(head.bytes.length).toBe(0);
   });
 
