@@ -19,7 +19,6 @@ const { createBodyCache } = await import(`${from}/exposition/body.js`);
 const { createSelfMetrics } = await import(`${from}/exposition/self-metrics.js`);
 const { startServer } = await import(`${from}/exposition/server.js`);
 const { NODE_FAMILIES } = await import(`${from}/exposition/families.js`);
-const { familyText } = await import(`${from}/exposition/render.js`);
 const { systemClock } = await import(`${from}/util/clock.js`);
 const promClient = await import('prom-client');
 
@@ -184,8 +183,9 @@ const gauges = new Map();
 for (const f of NODE_FAMILIES) gauges.set(f.name, new promClient.Gauge({ name: f.name, help: f.name, labelNames: ['product', 'group', 'node_id', 'hostname', 'version', 'platform', 'arch', 'config_version', 'status', 'os_name', 'os_version', 'cribl_mode', 'kube_namespace', 'kube_pod', 'reason'], registers: [registry] }));
 const lineRe = /^([a-z_]+)\{(.*)\} (\S+)$/;
 const pairRe = /([a-z_]+)="((?:[^"\\]|\\.)*)"/g;
-for (const rendered of snapshot.renderedNodes()) {
-  for (const line of familyText(rendered).split('\n')) {
+{
+  const { gunzipSync } = await import('node:zlib');
+  for (const line of gunzipSync(Buffer.concat(body.gzip)).toString('utf8').split('\n')) {
     const m = lineRe.exec(line);
     if (!m) continue;
     const labels = {};

@@ -30,6 +30,8 @@ export interface AppDeps {
   clock?: Clock;
   random?: Random;
   schedule?: Schedule;
+  /** Where the /metrics body is assembled. @default 'worker' (a worker thread; 'inline' is for tests) */
+  bodyBuilder?: 'inline' | 'worker';
   /** Replaces the transport built from the config (tests). */
   dispatcher?: (leader: LeaderConfig) => Dispatcher;
   /** Turns a discovered workspace into a leader URL (the simulated management plane serves http). */
@@ -201,6 +203,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
     snapshots: [],
     intervals: { discoveryMs: config.intervals.discoveryMs, healthMs: config.intervals.healthMs, metadataMs: config.intervals.metadataMs },
     clock: full.clock,
+    builder: deps.bodyBuilder ?? 'worker',
     onBuild: (s) => self.bodyBuilt(s),
     onError: (e) => logger.error({ err: String(e) }, 'building /metrics failed'),
   });

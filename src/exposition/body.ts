@@ -1,22 +1,32 @@
 /**
  * The cached /metrics body. Built from the leaders' pre-rendered texts when a snapshot changes
- * (never per scrape), in chunks that yield to the event loop, with its gzip computed once per
- * generation on zlib's thread pool. Scrapes always get the last complete body; only the very
- * first scrape waits, for the first build. Concurrent requests for a build share it.
+ * (never per scrape), by a body builder (builder.ts) that holds every node's text: in a worker thread
+ * in the exporter, so the event loop only moves references; inline (yielding between chunks) in tests.
+ * Snapshots hand their node texts over as batches; the gzip is computed once per generation on zlib's
+ * thread pool. Scrapes always get the last complete body; only the very first scrape waits, for the
+ * first build. Concurrent requests for a build share it.
  */
 
-import { createGzip, constants as zlibConstants } from 'node:zlib';
+import { constants as zlibConstants } from 'node:zlib';
 import type { Clock } from '../util/clock.js';
+import type { FamilyHeaders } from './assemble.js';
+import { createInlineBuilder, createWorkerBuilder, type BodyBuilder } from './builder.js';
 import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, gaugeHeader, helpText, type RefreshIntervals } from './families.js';
-import type { RenderedNode } from './render.js';
+import type { NodeBatch } from './node-texts.js';
 
 /** What the body reads from one leader's snapshot store (implemented by src/store/snapshot.ts). */
 export interface SnapshotSource {
+  /** Unique in the process. */
+  readonly id: number;
   readonly labels: Readonly<Record<string, string>>;
   /** Grows on every visible change. */
   readonly generation: number;
-  /** Every node's rendered bytes, as of now. */
-  renderedNodes(): RenderedNode[];
+  /** Node texts written since the last call (undefined when none); the caller owns the batch. */
+  takeNodeBatch(): NodeBatch | undefined;
+  /** Bytes of node text waiting for the next `takeNodeBatch`. */
+  readonly pendingNodeBytes: number;
+  /** Drops the waiting batch and queues every node's text again (for a builder that has none of them). */
+  requeueNodes(): void;
   /** Group family texts (GROUP_FAMILIES order). */
   groupTexts(): readonly string[];
   /** Leader family texts (LEADER_FAMILIES order). */
@@ -63,10 +73,14 @@ export interface BodyCacheOptions {
   maxBuildShare?: number;
   /** gzip level; 1 is several times faster than 6 and the body compresses well anyway. @default 1 */
   gzipLevel?: number;
-  /** Bytes assembled between two yields to the event loop. @default 1 MiB */
+  /** Bytes assembled between two yields. @default 1 MiB */
   chunkBytes?: number;
   /** Largest body whose identity bytes are kept besides the gzip. @default 32 MiB */
   identityCacheMaxBytes?: number;
+  /** Where bodies are assembled. @default 'inline' (the exporter uses 'worker') */
+  builder?: 'inline' | 'worker';
+  /** Node text waiting in a snapshot beyond which it is sent to the builder at once. @default 1 MiB */
+  batchBytes?: number;
   onBuild?: (stats: BuildStats) => void;
   onError?: (err: unknown) => void;
 }
@@ -75,7 +89,7 @@ export interface BodyCacheOptions {
 export interface BodyCache {
   /** The latest complete body; waits only while none has been built yet. */
   current(): Promise<SnapshotBody>;
-  /** Builds now, or joins the build in flight. */
+  /** A body with every change made before the call: builds now, joins the build in flight, or follows it with another. */
   rebuild(): Promise<SnapshotBody>;
   /** Resolves once no build is in flight (for shutdown and tests). */
   whenIdle(): Promise<void>;
@@ -86,10 +100,6 @@ export interface BodyCache {
   setSnapshots(snapshots: readonly SnapshotSource[]): void;
   /** Stops scheduling builds and unsubscribes from the snapshots. */
   close(): void;
-}
-
-function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Throws when two leaders would export identical series (same target labels). */
@@ -105,13 +115,14 @@ function checkDistinctLabels(snapshots: readonly SnapshotSource[]): void {
 }
 
 class Cache implements BodyCache {
-  readonly #o: Required<Omit<BodyCacheOptions, 'onBuild' | 'onError'>> & Pick<BodyCacheOptions, 'onBuild' | 'onError'>;
-  readonly #headers: { leader: Buffer[]; group: Buffer[]; node: Buffer[] };
+  readonly #o: BodyCacheOptions & { minRebuildIntervalMs: number; maxBuildShare: number; batchBytes: number };
+  readonly #builder: BodyBuilder;
   #unsubscribe: (() => void)[];
   #snapshots: readonly SnapshotSource[];
   readonly #abort = new AbortController();
   #body: SnapshotBody | undefined;
   #building: Promise<SnapshotBody> | undefined;
+  #next: Promise<SnapshotBody> | undefined;
   #changes = 0;
   #dirty = true;
   #scheduled = false;
@@ -121,31 +132,46 @@ class Cache implements BodyCache {
 
   constructor(options: BodyCacheOptions) {
     checkDistinctLabels(options.snapshots);
-    this.#o = {
-      minRebuildIntervalMs: 1000,
-      maxBuildShare: 0.1,
-      gzipLevel: zlibConstants.Z_BEST_SPEED,
-      chunkBytes: 1 << 20,
-      identityCacheMaxBytes: 32 << 20,
-      ...options,
-    };
-    const header = (f: Parameters<typeof helpText>[0]): Buffer => {
+    this.#o = { minRebuildIntervalMs: 1000, maxBuildShare: 0.1, batchBytes: 1 << 20, ...options };
+    const header = (f: Parameters<typeof helpText>[0]): string => {
       const help = helpText(f, options.intervals);
       const text = gaugeHeader(f.name, help, 'text');
       // The node part is shared by both formats; that holds only while HELP needs no format-specific escaping.
       if (text !== gaugeHeader(f.name, help, 'openmetrics')) throw new Error(`HELP of ${f.name} differs between formats`);
-      return Buffer.from(text, 'utf8');
+      return text;
     };
-    this.#headers = { leader: LEADER_FAMILIES.map(header), group: GROUP_FAMILIES.map(header), node: NODE_FAMILIES.map(header) };
+    const headers: FamilyHeaders = { leader: LEADER_FAMILIES.map(header), group: GROUP_FAMILIES.map(header), node: NODE_FAMILIES.map(header) };
+    const assembler = {
+      headers,
+      gzipLevel: options.gzipLevel ?? zlibConstants.Z_BEST_SPEED,
+      chunkBytes: options.chunkBytes ?? 1 << 20,
+      identityCacheMaxBytes: options.identityCacheMaxBytes ?? 32 << 20,
+    };
+    this.#builder =
+      options.builder === 'worker'
+        ? createWorkerBuilder(assembler, {
+            onLost: (err) => {
+              this.#o.onError?.(new Error(`the body worker stopped (${err.message}); sending every node's text again`));
+              // A sliced re-send would be kinder to the loop; this happens only if the worker dies.
+              for (const s of this.#snapshots) s.requeueNodes();
+              this.#changed();
+            },
+          })
+        : createInlineBuilder(assembler);
     this.#snapshots = options.snapshots;
-    this.#unsubscribe = options.snapshots.map((s) => s.subscribe(() => this.#changed()));
+    for (const s of this.#snapshots) s.requeueNodes();
+    this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed(s)));
   }
 
   setSnapshots(snapshots: readonly SnapshotSource[]): void {
     checkDistinctLabels(snapshots);
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    const kept = new Set(snapshots);
+    for (const s of this.#snapshots) if (!kept.has(s)) this.#builder.drop(s.id);
+    const before = new Set(this.#snapshots);
+    for (const s of snapshots) if (!before.has(s)) s.requeueNodes();
     this.#snapshots = [...snapshots];
-    this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed()));
+    this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed(s)));
     this.#changed();
   }
 
@@ -154,7 +180,17 @@ class Cache implements BodyCache {
   }
 
   rebuild(): Promise<SnapshotBody> {
-    if (this.#building) return this.#building;
+    if (this.#building) {
+      // The build in flight took its node texts when it started: changes since then need another one.
+      if (!this.#dirty) return this.#building;
+      this.#next ??= this.#building
+        .catch(() => undefined)
+        .then(() => {
+          this.#next = undefined;
+          return this.rebuild();
+        });
+      return this.#next;
+    }
     const building = this.#build().finally(() => {
       this.#building = undefined;
       if (this.#dirty) this.#schedule();
@@ -170,12 +206,20 @@ class Cache implements BodyCache {
   close(): void {
     this.#abort.abort();
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    this.#builder.close().catch((err: unknown) => this.#o.onError?.(err));
   }
 
-  #changed(): void {
+  #changed(source?: SnapshotSource): void {
     this.#changes++;
     this.#dirty = true;
+    // Node texts travel to the builder in batches of about batchBytes, not all at build time.
+    if (source && source.pendingNodeBytes >= this.#o.batchBytes) this.#send(source);
     this.#schedule();
+  }
+
+  #send(source: SnapshotSource): void {
+    const batch = source.takeNodeBatch();
+    if (batch) this.#builder.apply(source.id, batch);
   }
 
   #schedule(): void {
@@ -207,7 +251,11 @@ class Cache implements BodyCache {
     const generation = this.#changes;
     this.#dirty = false;
     try {
-      const body = await this.#assemble(generation, snapshots);
+      for (const s of snapshots) this.#send(s);
+      const body = await this.#builder.build({
+        generation,
+        leaders: snapshots.map((s) => ({ id: s.id, leaderTexts: s.leaderTexts(), groupTexts: s.groupTexts() })),
+      });
       this.#body = body;
       return body;
     } catch (err) {
@@ -225,107 +273,6 @@ class Cache implements BodyCache {
         });
       }
     }
-  }
-
-  async #assemble(generation: number, snapshots: readonly SnapshotSource[]): Promise<SnapshotBody> {
-    const { chunkBytes, identityCacheMaxBytes } = this.#o;
-    const gzip = createGzip({ level: this.#o.gzipLevel, chunkSize: 256 * 1024 });
-    const gzipped: Buffer[] = [];
-    let gzipBytes = 0;
-    gzip.on('data', (b: Buffer) => {
-      gzipped.push(b);
-      gzipBytes += b.length;
-    });
-    const finished = new Promise<void>((resolve, reject) => {
-      gzip.once('end', resolve);
-      gzip.once('error', reject);
-    });
-
-    let identity: Buffer[] | undefined = [];
-    let identityBytes = 0;
-
-    // Chunks that gzip has consumed are reused unless the identity body keeps them: assembling a
-    // 100 MB body then needs a few MB, not another 100 MB of short-lived buffers.
-    const spare: Buffer[] = [];
-    let chunk: Buffer = Buffer.allocUnsafeSlow(chunkBytes);
-    let pos = 0;
-
-    // Hands a finished chunk to gzip (on zlib's threads) and lets the event loop breathe.
-    const ship = async (out: Buffer, reusable?: Buffer): Promise<void> => {
-      identityBytes += out.length;
-      if (identity) {
-        identity.push(out);
-        if (identityBytes > identityCacheMaxBytes) identity = undefined;
-      }
-      const recycle = !identity && reusable ? () => void (spare.length < 8 && spare.push(reusable)) : undefined;
-      // Bounded backlog: a few chunks may queue for zlib's threads while the next ones are copied.
-      // ('drain' comes only after a write that returned false.)
-      if (!gzip.write(out, recycle) && gzip.writableLength > 4 * chunkBytes) {
-        await Promise.race([new Promise((resolve) => gzip.once('drain', resolve)), finished]);
-      } else await yieldToLoop();
-    };
-    const flush = async (): Promise<void> => {
-      if (pos === 0) return;
-      const full = chunk;
-      const out = chunk.subarray(0, pos);
-      chunk = spare.pop() ?? Buffer.allocUnsafeSlow(chunkBytes);
-      pos = 0;
-      await ship(out, full);
-    };
-    const put = async (bytes: Buffer, start = 0, end = bytes.length): Promise<void> => {
-      const length = end - start;
-      if (pos + length > chunkBytes) await flush();
-      // A text larger than a chunk (a hostile label value) travels as a chunk of its own.
-      if (length > chunkBytes) return ship(Buffer.from(bytes.subarray(start, end)));
-      bytes.copy(chunk, pos, start, end);
-      pos += length;
-    };
-
-    // Small families first: leader and group texts are pre-rendered strings per leader.
-    const fixed: [Buffer[], (s: SnapshotSource) => readonly string[]][] = [
-      [this.#headers.leader, (s) => s.leaderTexts()],
-      [this.#headers.group, (s) => s.groupTexts()],
-    ];
-    for (const [headers, texts] of fixed) {
-      for (const [f, header] of headers.entries()) {
-        const samples = snapshots.map((s) => texts(s)[f] ?? '').join('');
-        if (!samples) continue;
-        await put(header);
-        await put(Buffer.from(samples, 'utf8'));
-      }
-    }
-
-    // Per-node families: a family's series from every leader, contiguous; header only when non-empty.
-    const lists = snapshots.map((s) => s.renderedNodes());
-    for (let f = 0; f < NODE_FAMILIES.length; f++) {
-      const header = this.#headers.node[f] ?? Buffer.alloc(0);
-      let headerDone = false;
-      for (const list of lists) {
-        for (const node of list) {
-          if (node.offsets[f] === node.offsets[f + 1]) continue;
-          if (!headerDone) {
-            await put(header);
-            headerDone = true;
-          }
-          // Offsets are read right before the synchronous copy: a node re-rendered in place during an
-          // await above must not be copied with stale offsets.
-          if (pos + (node.offsets[f + 1] ?? 0) - (node.offsets[f] ?? 0) > chunkBytes) await flush();
-          const start = node.offsets[f] ?? 0;
-          const end = node.offsets[f + 1] ?? 0;
-          if (end - start > chunkBytes) {
-            // A text larger than a chunk (a hostile label value) travels as a chunk of its own, copied now.
-            await ship(Buffer.from(node.bytes.subarray(start, end)));
-          } else {
-            node.bytes.copy(chunk, pos, start, end);
-            pos += end - start;
-          }
-        }
-      }
-    }
-    await flush();
-    gzip.end();
-    await finished;
-    return { generation, identity, identityBytes, gzip: gzipped, gzipBytes };
   }
 }
 

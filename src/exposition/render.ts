@@ -11,18 +11,6 @@ import { LEADER_FAMILIES, NODE_FAMILIES, NODE_FAMILY_INDEX, type NodeFamilyName 
 /** One string per per-node family (NODE_FAMILIES order); empty where the node has no series. */
 export type NodeTexts = readonly string[];
 
-/**
- * A node's texts as UTF-8 bytes, kept off the JS heap: family f is `bytes[offsets[f]..offsets[f+1])`.
- * One small allocation per node keeps 50,000 nodes cheap for the garbage collector, and the body is
- * assembled by copying bytes, not by joining strings. `bytes` may be longer than the text (room to
- * re-render in place).
- */
-export interface RenderedNode {
-  readonly bytes: Buffer;
-  /** NODE_FAMILIES.length + 1 byte offsets; the last one is the text's length. */
-  readonly offsets: readonly number[];
-}
-
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 /** Label names our families use themselves; a target label may not reuse them. */
@@ -140,54 +128,6 @@ export function renderNode(state: NodeState, targetPairs: string): NodeTexts {
   }
   gauge('cribl_node_metadata_last_success_timestamp_seconds', state.metadata?.lastSuccessMs, 1000);
   return out;
-}
-
-// Encoding target reused by every call: comparing and copying from it allocates nothing.
-let scratch = Buffer.allocUnsafeSlow(64 * 1024);
-
-/**
- * Encodes a node's texts. With `previous`, reports an unchanged text without allocating, and writes a
- * changed one into `previous`'s memory when it fits. Re-rendering in place matters: every node is
- * re-rendered each health cycle, and freeing 50,000 small buffers per cycle fragments the C heap
- * (RSS grows by the size of all texts). A body build reading the node meanwhile still copies whole,
- * valid families: it copies each family synchronously, and this update is synchronous too.
- */
-export function encodeNode(texts: NodeTexts, previous?: RenderedNode): { node: RenderedNode; changed: boolean } {
-  const joined = texts.join('');
-  if (joined.length * 3 > scratch.length) scratch = Buffer.allocUnsafeSlow(joined.length * 6);
-  const size = scratch.write(joined, 0, 'utf8');
-  // ASCII text (the usual case) has as many bytes as characters.
-  const ascii = size === joined.length;
-  const offsets = [0];
-  let offset = 0;
-  for (const text of texts) {
-    offset += ascii ? text.length : Buffer.byteLength(text);
-    offsets.push(offset);
-  }
-  if (previous) {
-    const used = previous.offsets[previous.offsets.length - 1] ?? 0;
-    const sameSplit = previous.offsets.length === offsets.length && offsets.every((o, i) => previous.offsets[i] === o);
-    if (sameSplit && used === size && scratch.compare(previous.bytes, 0, used, 0, size) === 0) {
-      return { node: previous, changed: false };
-    }
-    if (previous.bytes.length >= size && previous.offsets.length === offsets.length) {
-      scratch.copy(previous.bytes, 0, 0, size);
-      // Mutable only here, where the bytes change with it.
-      const target = previous.offsets as number[];
-      offsets.forEach((o, i) => (target[i] = o));
-      return { node: previous, changed: true };
-    }
-  }
-  // Room for the usual growth (longer timestamps, a state set replacing a failure line).
-  const bytes = Buffer.allocUnsafeSlow(size + 64 + (size >> 3));
-  scratch.copy(bytes, 0, 0, size);
-  return { node: { bytes, offsets }, changed: true };
-}
-
-/** The text of one family of a rendered node (all families when `family` is omitted). */
-export function familyText(node: RenderedNode, family?: number): string {
-  if (family === undefined) return node.bytes.toString('utf8', 0, node.offsets[node.offsets.length - 1] ?? 0);
-  return node.bytes.toString('utf8', node.offsets[family] ?? 0, node.offsets[family + 1] ?? 0);
 }
 
 /** Renders the leader families (LEADER_FAMILIES order); nothing before the first discovery result. */

@@ -1,12 +1,14 @@
 /**
  * The snapshot store of one leader. Pollers write node, group and leader state; every write
- * renders that piece to text at once (kube-state-metrics style), a node into UTF-8 bytes, and bumps
- * the generation only when the text changed, so exposition rebuilds its body only after a visible
- * change.
+ * renders that piece to text at once (kube-state-metrics style). A node's text goes as UTF-8 bytes into
+ * the batch the body builder takes next (the text is not kept here: the builder holds it, in a worker
+ * thread), and only a hash of it stays, so the generation is bumped only when the text changed and
+ * exposition rebuilds its body only after a visible change.
  */
 
 import { labelPairs } from '../exposition/escape.js';
-import { encodeNode, renderGroups, renderLeader, renderNode, validateTargetLabels, type RenderedNode } from '../exposition/render.js';
+import { NodeBatchWriter, type NodeBatch, type TextHash } from '../exposition/node-texts.js';
+import { renderGroups, renderLeader, renderNode, validateTargetLabels } from '../exposition/render.js';
 import type { SnapshotSource } from '../exposition/body.js';
 import type { GroupState, LeaderSnapshot, LeaderState, NodeState } from './types.js';
 
@@ -28,8 +30,10 @@ export interface RenderedLeaderSnapshot extends LeaderSnapshot, SnapshotSource {
 
 interface Entry {
   readonly state: NodeState;
-  readonly rendered: RenderedNode;
+  readonly hash: TextHash;
 }
+
+let nextId = 1;
 
 function sameTexts(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
@@ -38,6 +42,7 @@ function sameTexts(a: readonly string[], b: readonly string[]): boolean {
 }
 
 class Snapshot implements RenderedLeaderSnapshot {
+  readonly id = nextId++;
   readonly labels: Readonly<Record<string, string>>;
   readonly targetPairs: string;
   #generation = 0;
@@ -47,6 +52,7 @@ class Snapshot implements RenderedLeaderSnapshot {
   #leader: LeaderState | undefined;
   #leaderTexts: readonly string[];
   readonly #listeners = new Set<() => void>();
+  #batch = new NodeBatchWriter();
 
   constructor(labels: Readonly<Record<string, string>>) {
     validateTargetLabels(labels);
@@ -66,13 +72,30 @@ class Snapshot implements RenderedLeaderSnapshot {
 
   setNode(key: string, state: NodeState): void {
     const previous = this.#nodes.get(key);
-    const { node, changed } = encodeNode(renderNode(state, this.targetPairs), previous?.rendered);
-    this.#nodes.set(key, { state, rendered: node });
-    if (changed) this.#changed();
+    const hash = this.#batch.put(key, renderNode(state, this.targetPairs), previous?.hash);
+    this.#nodes.set(key, { state, hash: hash ?? previous?.hash ?? 0 });
+    if (hash !== undefined) this.#changed();
   }
 
   deleteNode(key: string): void {
-    if (this.#nodes.delete(key)) this.#changed();
+    if (!this.#nodes.delete(key)) return;
+    this.#batch.delete(key);
+    this.#changed();
+  }
+
+  get pendingNodeBytes(): number {
+    return this.#batch.byteLength;
+  }
+
+  takeNodeBatch(): NodeBatch | undefined {
+    return this.#batch.take();
+  }
+
+  requeueNodes(): void {
+    this.#batch = new NodeBatchWriter();
+    for (const [key, entry] of this.#nodes) {
+      this.#nodes.set(key, { state: entry.state, hash: this.#batch.put(key, renderNode(entry.state, this.targetPairs)) ?? entry.hash });
+    }
   }
 
   getNode(key: string): NodeState | undefined {
@@ -105,10 +128,6 @@ class Snapshot implements RenderedLeaderSnapshot {
 
   leader(): LeaderState | undefined {
     return this.#leader;
-  }
-
-  renderedNodes(): RenderedNode[] {
-    return Array.from(this.#nodes.values(), (e) => e.rendered);
   }
 
   groupTexts(): readonly string[] {

@@ -115,10 +115,13 @@ describe('createBodyCache', () => {
 
   it('reusing chunk buffers (no identity copy) yields the same bytes as keeping them', async () => {
     const clock = new FakeClock();
-    const snapshot = createLeaderSnapshot();
-    for (let i = 0; i < 300; i++) snapshot.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: i } }));
-    const reusing = createBodyCache({ snapshots: [snapshot], intervals, clock, chunkBytes: 512, identityCacheMaxBytes: 0 });
-    const keeping = createBodyCache({ snapshots: [snapshot], intervals, clock, chunkBytes: 512 });
+    // A snapshot feeds one body cache (it hands its node texts over): two snapshots with the same data.
+    const [one, two] = [createLeaderSnapshot(), createLeaderSnapshot()];
+    for (const snapshot of [one, two]) {
+      for (let i = 0; i < 300; i++) snapshot.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: i } }));
+    }
+    const reusing = createBodyCache({ snapshots: [one], intervals, clock, chunkBytes: 512, identityCacheMaxBytes: 0 });
+    const keeping = createBodyCache({ snapshots: [two], intervals, clock, chunkBytes: 512 });
     const [a, b] = [await reusing.rebuild(), await keeping.rebuild()];
     expect(a.identity).toBeUndefined();
     expect(gunzipSync(Buffer.concat(a.gzip)).equals(Buffer.concat(b.identity ?? []))).toBe(true);
@@ -189,6 +192,18 @@ describe('createBodyCache', () => {
     expect(await cache.current()).toBe(second);
     expect(text(second)).toContain('cribl_node_worker_processes{product="stream",group="default",node_id="n0"} 9\n');
     expect(second.generation).toBeGreaterThan(first.generation);
+  });
+
+  it('rebuild() called during a build returns a body with every change made before the call', async () => {
+    const { snapshots, cache, builds } = setup({ chunkBytes: 50 });
+    for (let i = 0; i < 30; i++) snapshots[0]!.setNode(`n${i}`, node(`n${i}`));
+    const first = cache.rebuild();
+    await flushMicrotasks(2);
+    snapshots[0]!.setNode('late', node('late'));
+    const second = cache.rebuild();
+    expect(text(await first)).not.toContain('node_id="late"'); // it took its texts before the change
+    expect(text(await second)).toContain('node_id="late"');
+    expect(builds).toHaveLength(2);
   });
 
   it('rebuilds after a change on its own, at most once per minRebuildIntervalMs', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, NODE_FAMILY_INDEX, type NodeFamilyName } from '../../src/exposition/families.js';
-import { encodeNode, familyText, renderGroups, renderLeader, renderNode, validateTargetLabels } from '../../src/exposition/render.js';
+import { renderGroups, renderLeader, renderNode, validateTargetLabels } from '../../src/exposition/render.js';
 import { node, worker } from './fixtures.js';
 
 const B = 'product="stream",group="default",node_id="w1"';
@@ -251,41 +251,5 @@ describe('validateTargetLabels', () => {
   ])('%j', (labels, error) => {
     if (error) expect(() => validateTargetLabels(labels)).toThrow(error);
     else expect(() => validateTargetLabels(labels)).not.toThrow();
-  });
-});
-
-describe('encodeNode', () => {
-  it.each([
-    ['ascii', ['a\n', '', 'bc\n']],
-    ['multi-byte', ['é\n', '東京🚀\n', '', 'x\n']],
-    ['all empty', ['', '']],
-  ])('%s: each family decodes back', (_name, texts) => {
-    const { node: rendered, changed } = encodeNode(texts);
-    expect(changed).toBe(true);
-    expect(rendered.offsets).toHaveLength(texts.length + 1);
-    texts.forEach((t, f) => expect(familyText(rendered, f)).toBe(t));
-    expect(familyText(rendered)).toBe(texts.join(''));
-    expect(rendered.offsets.at(-1)).toBe(Buffer.byteLength(texts.join('')));
-  });
-
-  it('owns its memory (no shared pool slab) with room to grow', () => {
-    const { node: rendered } = encodeNode(['abc\n']);
-    expect(rendered.bytes.buffer.byteLength).toBe(rendered.bytes.length);
-    expect(rendered.bytes.length).toBeGreaterThan(4);
-  });
-
-  it.each([
-    ['same text', ['abc\n', 'd\n'], false, true],
-    ['same length, other text', ['abd\n', 'd\n'], true, true],
-    ['a little longer', ['abcdef\n', 'd\n'], true, true],
-    ['much longer', ['x'.repeat(1000), 'd\n'], true, false],
-    ['moved between families', ['abc\nd', '\n'], true, true],
-  ])('against a previous render: %s', (_name, texts, changed, sameMemory) => {
-    const { node: previous } = encodeNode(['abc\n', 'd\n']);
-    const memory = previous.bytes;
-    const result = encodeNode(texts, previous);
-    expect(result.changed).toBe(changed);
-    expect(result.node.bytes === memory).toBe(sameMemory);
-    texts.forEach((t, f) => expect(familyText(result.node, f)).toBe(t));
   });
 });

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { NODE_FAMILY_INDEX } from '../../src/exposition/families.js';
-import { familyText } from '../../src/exposition/render.js';
-import { createLeaderSnapshot } from '../../src/store/snapshot.js';
+import { NodeTextStore, OFFSETS_PER_NODE } from '../../src/exposition/node-texts.js';
+import { createLeaderSnapshot, type RenderedLeaderSnapshot } from '../../src/store/snapshot.js';
 import { node, worker } from '../exposition/fixtures.js';
+
+/** Applies the snapshot's waiting batch to `store` (what the body builder does); returns the batch's keys. */
+function drain(s: RenderedLeaderSnapshot, store: NodeTextStore): string[] {
+  const batch = s.takeNodeBatch();
+  if (batch) store.apply(batch);
+  return batch?.keys ?? [];
+}
 
 describe('createLeaderSnapshot', () => {
   it('stores nodes and returns their state', () => {
@@ -14,37 +21,33 @@ describe('createLeaderSnapshot', () => {
     expect(s.size).toBe(1);
   });
 
-  it('re-renders only the node that was written', () => {
+  it('hands over only the node that was written', () => {
     const s = createLeaderSnapshot();
+    const store = new NodeTextStore();
     s.setNode('a', node('a'));
     s.setNode('b', node('b'));
-    const [a1] = s.renderedNodes();
-    const aBytes = Buffer.from(a1!.bytes);
+    expect(drain(s, store)).toEqual(['a', 'b']);
+    const a = store.text('a');
     s.setNode('b', node('b', { health: { up: true, status: 'healthy', lastSuccessMs: 1 } }));
-    const [a2, b2] = s.renderedNodes();
-    expect(a2).toBe(a1);
-    expect(a2!.bytes.equals(aBytes)).toBe(true); // a was not touched
-    expect(familyText(b2!, NODE_FAMILY_INDEX.cribl_node_health_up)).toBe(
-      'cribl_node_health_up{product="stream",group="default",node_id="b"} 1\n',
-    );
+    expect(s.pendingNodeBytes).toBeGreaterThan(0);
+    expect(drain(s, store)).toEqual(['b']);
+    expect(s.pendingNodeBytes).toBe(0);
+    expect(store.text('a')).toBe(a);
+    expect(store.text('b')).toContain('cribl_node_health_up{product="stream",group="default",node_id="b"} 1\n');
+    expect(s.takeNodeBatch()).toBeUndefined();
   });
 
-  it('re-renders in place when the new text fits, and allocates when it does not', () => {
+  it('a batch splits each node into families', () => {
     const s = createLeaderSnapshot();
-    s.setNode('a', node('a', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 } }));
-    const [first] = s.renderedNodes();
-    const memory = first!.bytes;
     s.setNode('a', node('a', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200030123 } }));
-    const [second] = s.renderedNodes();
-    expect(second!.bytes).toBe(memory);
-    expect(familyText(second!)).toContain('cribl_node_health_last_success_timestamp_seconds{product="stream",group="default",node_id="a"} 1717200030.123\n');
-    const w = worker('a');
-    w.info.hostname = 'h'.repeat(10_000);
-    s.setNode('a', node('a', { worker: w }));
-    const [third] = s.renderedNodes();
-    expect(third!.bytes).not.toBe(memory);
-    expect(familyText(third!)).toContain('h'.repeat(10_000));
-    expect(familyText(third!)).not.toContain('health');
+    const batch = s.takeNodeBatch()!;
+    expect(batch.offsets).toHaveLength(OFFSETS_PER_NODE);
+    const family = (f: number) => Buffer.from(batch.bytes.subarray(batch.offsets[f], batch.offsets[f + 1])).toString('utf8');
+    expect(family(NODE_FAMILY_INDEX.cribl_node_health_up)).toBe('cribl_node_health_up{product="stream",group="default",node_id="a"} 1\n');
+    expect(family(NODE_FAMILY_INDEX.cribl_node_health_last_success_timestamp_seconds)).toBe(
+      'cribl_node_health_last_success_timestamp_seconds{product="stream",group="default",node_id="a"} 1717200030.123\n',
+    );
+    expect(family(NODE_FAMILY_INDEX.cribl_node_disk_free_bytes)).toBe('');
   });
 
   it('bumps the generation only when the rendered text changes', () => {
@@ -64,25 +67,41 @@ describe('createLeaderSnapshot', () => {
     expect(notified).toEqual([1, 2, 3]);
   });
 
-  it('keeps the latest state even when the text is unchanged', () => {
+  it('keeps the latest state even when the text is unchanged, and sends nothing', () => {
     const s = createLeaderSnapshot();
     s.setNode('a', node('a'));
-    const [before] = s.renderedNodes();
+    s.takeNodeBatch();
     const again = node('a');
     s.setNode('a', again);
     expect(s.getNode('a')).toBe(again);
-    expect(s.renderedNodes()[0]).toBe(before);
+    expect(s.takeNodeBatch()).toBeUndefined();
   });
 
   it('a deleted node vanishes from the texts', () => {
     const s = createLeaderSnapshot();
+    const store = new NodeTextStore();
     s.setNode('a', node('a'));
     s.setNode('b', node('b'));
+    drain(s, store);
     s.deleteNode('a');
-    const all = s.renderedNodes().map((n) => familyText(n)).join('');
-    expect(all).not.toContain('node_id="a"');
-    expect(all).toContain('node_id="b"');
+    drain(s, store);
+    expect([...store.keys()]).toEqual(['b']);
     expect(s.getNode('a')).toBeUndefined();
+  });
+
+  it('requeueNodes sends every node again, once (for a builder that lost them)', () => {
+    const s = createLeaderSnapshot();
+    s.setNode('a', node('a'));
+    s.setNode('b', node('b'));
+    s.takeNodeBatch();
+    s.setNode('a', node('a', { health: { up: false, failure: 'timeout' } }));
+    s.requeueNodes();
+    const store = new NodeTextStore();
+    expect(drain(s, store)).toEqual(['a', 'b']);
+    expect(store.text('a')).toContain('reason="timeout"');
+    // The hashes were refreshed: the same data again is no change.
+    s.setNode('b', node('b'));
+    expect(s.takeNodeBatch()).toBeUndefined();
   });
 
   it('renders groups and leader state with the target labels, bumping on change only', () => {
