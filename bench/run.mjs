@@ -171,6 +171,14 @@ async function runSize(n) {
   const ac = await runAutocannon({ origin, token, ids, connections: concurrency, durationS: 5 });
   ac.simCpuShare = (processCpuMs(sim.proc.pid) - simCpuA) / (ac.durationS * 1000);
   r.autocannon = ac;
+
+  // --- undici's request() alone on the same route, same concurrency: the floor of a Node.js client
+  log(`${label}: undici request() alone on /w/{id}/health, ${concurrency} in flight, 5 s`);
+  const idsFile = join(dir, 'ids.json');
+  writeFileSync(idsFile, JSON.stringify(ids));
+  const uf = children.fork(`undici floor ${label}`, join(here, 'undici-floor.mjs'), [origin, token, idsFile, String(concurrency), '5']);
+  r.undiciFloor = (await uf.waitForMessage((m) => m?.ready, 60_000, 'result')).result;
+  await uf.done;
   await json('POST', `${adminUrl}/stats/reset`);
 
   // --- exporter

@@ -69,6 +69,10 @@ export function derive(r) {
     exporterRate: cov.rate,
     autocannonRps: r.autocannon?.rps,
     throughputShare: cov.rate !== undefined && r.autocannon ? cov.rate / r.autocannon.rps : undefined,
+    undiciFloorRps: r.undiciFloor?.rps,
+    undiciFloorShare: r.undiciFloor && r.autocannon ? r.undiciFloor.rps / r.autocannon.rps : undefined,
+    undiciFloorCpuMs: r.undiciFloor?.cpuMsPerRequest,
+    floorKept: cov.rate !== undefined && r.undiciFloor ? cov.rate / r.undiciFloor.rps : undefined,
     cpuMsPerRequest: cov.rate && cov.exporterCpuShare !== undefined ? (cov.exporterCpuShare * 1000) / cov.rate : undefined,
     promClientWallMs: pcWall,
     promClientVsRebuild: pcWall !== undefined && r.rebuild ? pcWall / r.rebuild.activeMs : undefined,
@@ -184,7 +188,14 @@ export function judgeTargets(r) {
     d.throughputShare === undefined
       ? undefined
       : `${fmtInt(d.exporterRate)} req/s vs autocannon ${fmtInt(d.autocannonRps)} req/s = ${(d.throughputShare * 100).toFixed(0)} %`,
-    d.cpuMsPerRequest !== undefined ? `the exporter spends ${d.cpuMsPerRequest.toFixed(2)} ms of CPU per leader request (autocannon about ${((1000 * 1) / d.autocannonRps).toFixed(2)} ms of wall per request per core)` : undefined,
+    [
+      d.cpuMsPerRequest !== undefined ? `the exporter spends ${d.cpuMsPerRequest.toFixed(2)} ms of CPU per leader request (autocannon about ${((1000 * 1) / d.autocannonRps).toFixed(2)} ms of wall per request per core)` : undefined,
+      d.undiciFloorRps !== undefined
+        ? `undici's request() alone, doing nothing but parse each answer, gets ${fmtInt(d.undiciFloorRps)} req/s = ${(d.undiciFloorShare * 100).toFixed(0)} % of autocannon at ${d.undiciFloorCpuMs.toFixed(3)} ms of CPU per request; the exporter keeps ${(d.floorKept * 100).toFixed(0)} % of that floor`
+        : undefined,
+    ]
+      .filter(Boolean)
+      .join('; ') || undefined,
   );
   return out;
 }
@@ -252,6 +263,7 @@ function ratios(results) {
     ['/metrics identity total vs bare node:http, same bytes (p50 / p99)', ...col(scr('identity'))],
     ['/metrics gzip total vs bare node:http, same bytes (p50 / p99)', ...col(scr('gzip'))],
     ['exporter leader requests/s vs autocannon on /w/{id}/health', ...col((r, d) => (d.throughputShare !== undefined ? `${(d.throughputShare * 100).toFixed(0)} % (${fmtInt(d.exporterRate)} vs ${fmtInt(d.autocannonRps)} req/s)` : 'n/a'))],
+    ['undici request() alone on /w/{id}/health (same concurrency) vs autocannon; exporter vs that', ...col((r, d) => (d.undiciFloorRps !== undefined ? `${(d.undiciFloorShare * 100).toFixed(0)} % (${fmtInt(d.undiciFloorRps)} req/s, ${d.undiciFloorCpuMs.toFixed(3)} ms CPU/request); exporter ${(d.floorKept * 100).toFixed(0)} % of it` : 'n/a'))],
     ['prom-client registry.metrics(), same series: wall per call (blocking)', ...col((r, d) => (d.promClientWallMs !== undefined ? `${fmtMs(d.promClientWallMs, 0)}, longest gap ${fmtMs(Math.max(...r.promClient.runs.map((x) => x.maxGapMs)))}` : 'n/a'))],
     ['… vs our whole rebuild (event-loop time, once per change)', ...col((r, d) => (d.promClientVsRebuild !== undefined ? `${fmtRatio(d.promClientVsRebuild, 1)} slower` : 'n/a'))],
     ['… vs our scrape TTFB p50 (gzip, per scrape)', ...col((r, d) => (d.promClientVsTtfb !== undefined ? `${fmtRatio(d.promClientVsTtfb, 0)} slower` : 'n/a'))],
@@ -302,6 +314,7 @@ const METHOD = `- **Processes.** The simulator (\`node dist/cli.js simulate --no
 - **Rebuild.** "Quiet": the simulator holds every answer for 8 s (a latency fault), so that no poll completes, and meanwhile the exporter rebuilds the whole body on request, up to three times; the median event-loop time and the longest gap are the rebuild's own. Every node has been re-rendered by the health cycles before, so what a full cycle leaves to do is this assembly plus gzip. "While polling": every build the body cache made by itself during the steady window; their event-loop time and gaps include the polling and discovery interleaved with them.
 - **Scrapes.** 2 concurrent scrapers (one undici Agent with 2 connections per target), Prometheus 3's Accept header (OpenMetrics), rounds of 2 parallel GETs; time to first byte is the time to the response headers. Rounds of the exporter and of the bare server alternate, so both see the same machine load. The bare server sends the exact bytes the exporter sent (captured from one identity and one gzip scrape), with Content-Length.
 - **autocannon.** Before the exporter starts: 5 s of \`GET /api/v1/w/{id}/health\` (ids rotating) at C connections against the same simulator process.
+- **undici floor.** Right after autocannon: 5 s of the same route with undici's \`Pool.request()\` (C connections, C requests in flight, each answer parsed with \`body.json()\`, nothing else) in a child process (\`bench/undici-floor.mjs\`): what any exporter built on the prescribed HTTP client can reach on this machine.
 - **prom-client.** The snapshot families of the exporter's identity body (everything but its self-metrics) parsed into prom-client Gauges with the same names, HELP, labels and values in a fresh Registry; \`await registry.metrics()\` is timed three times (median shown).
 - **Memory.** RSS from \`process.memoryUsage()\`; peak is VmHWM from /proc, reset at the start of the steady window (the lifetime peak, including the start-up burst, is used when larger).`;
 
