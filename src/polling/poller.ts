@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { DiscoveredNode } from '../discovery/discovery.js';
 import { ENDPOINTS, type LeaderClient } from '../leader/types.js';
@@ -47,8 +48,11 @@ interface Entry {
  */
 const FIRST_METADATA_SPREAD = 4;
 
-/** Nodes applied from a listing between two yields to the event loop (≈ 15 ms of rendering). */
-const SET_NODES_SLICE = 500;
+/**
+ * Longest stretch of applying a listing between two yields to the event loop. Scrapes that arrive
+ * meanwhile wait this long at most (a fixed count of 500 nodes took 20–50 ms on a busy 2-core machine).
+ */
+const SET_NODES_SLICE_MS = 4;
 
 function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -87,12 +91,14 @@ export class Poller {
         this.#o.snapshot.deleteNode(key);
       }
     }
-    let sinceYield = 0;
+    // Re-rendering 50,000 nodes in one go would block the loop (and every scrape) for seconds. Slices are
+    // timed on the real monotonic clock: they are about the loop, not about the injected time.
+    let sliceStart = performance.now();
+    let count = 0;
     for (const [key, d] of nodes) {
-      // Re-rendering a node costs ~35 µs: 50,000 in one go would block the loop (and every scrape) for seconds.
-      if (++sinceYield >= SET_NODES_SLICE) {
-        sinceYield = 0;
+      if ((++count & 31) === 0 && performance.now() - sliceStart >= SET_NODES_SLICE_MS) {
         await yieldToLoop();
+        sliceStart = performance.now();
       }
       const startTime = d.worker.info.cribl.startTime;
       const prev = this.#nodes.get(key);
@@ -163,17 +169,27 @@ export class Poller {
 
   /** Runs `work` for each key at or after its time, with at most maxOutstanding in progress. */
   async #dispatch(order: { k: string; at: number }[], signal: AbortSignal, work: (k: string) => Promise<void>): Promise<void> {
-    const inProgress = new Set<Promise<void>>();
+    // A count and one waiter instead of Promise.race over the set in progress: racing attaches a handler
+    // to every pending promise per node (measured at 2.4 % of the CPU at 5,000 requests/s).
+    let running = 0;
+    let wake: (() => void) | undefined;
+    const done = (): void => {
+      running--;
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    const slot = (): Promise<void> => new Promise((resolve) => (wake = resolve));
     for (const { k, at } of order) {
       if (signal.aborted) break;
       const wait = at - this.#o.clock.now();
       if (wait > 0) await this.#o.clock.sleep(wait, signal).catch(() => undefined);
-      while (inProgress.size >= this.#o.maxOutstanding && !signal.aborted) await Promise.race(inProgress);
+      while (running >= this.#o.maxOutstanding && !signal.aborted) await slot();
       if (signal.aborted || !this.#nodes.has(k)) continue;
-      const p: Promise<void> = work(k).finally(() => inProgress.delete(p));
-      inProgress.add(p);
+      running++;
+      work(k).then(done, done);
     }
-    await Promise.all(inProgress);
+    while (running > 0) await slot();
   }
 
   /** Returns true when the node answered (200 or 420). */

@@ -2,12 +2,12 @@
  * The snapshot store of one leader. Pollers write node, group and leader state; every write
  * renders that piece to text at once (kube-state-metrics style). A node's text goes as UTF-8 bytes into
  * the batch the body builder takes next (the text is not kept here: the builder holds it, in a worker
- * thread), and only a hash of it stays, so the generation is bumped only when the text changed and
- * exposition rebuilds its body only after a visible change.
+ * thread). Every node write bumps the generation (polls and listings always bring a new timestamp);
+ * group and leader texts are compared, so they bump it only when they changed.
  */
 
 import { labelPairs } from '../exposition/escape.js';
-import { NodeBatchWriter, type NodeBatch, type TextHash } from '../exposition/node-texts.js';
+import { NodeBatchWriter, type NodeBatch } from '../exposition/node-texts.js';
 import { renderGroups, renderLeader, renderNode, validateTargetLabels } from '../exposition/render.js';
 import type { SnapshotSource } from '../exposition/body.js';
 import type { GroupState, LeaderSnapshot, LeaderState, NodeState } from './types.js';
@@ -28,10 +28,6 @@ export interface RenderedLeaderSnapshot extends LeaderSnapshot, SnapshotSource {
   leader(): LeaderState | undefined;
 }
 
-interface Entry {
-  readonly state: NodeState;
-  readonly hash: TextHash;
-}
 
 let nextId = 1;
 
@@ -46,7 +42,7 @@ class Snapshot implements RenderedLeaderSnapshot {
   readonly labels: Readonly<Record<string, string>>;
   readonly targetPairs: string;
   #generation = 0;
-  readonly #nodes = new Map<string, Entry>();
+  readonly #nodes = new Map<string, NodeState>();
   #groups: readonly GroupState[] = [];
   #groupTexts: readonly string[];
   #leader: LeaderState | undefined;
@@ -71,10 +67,9 @@ class Snapshot implements RenderedLeaderSnapshot {
   }
 
   setNode(key: string, state: NodeState): void {
-    const previous = this.#nodes.get(key);
-    const hash = this.#batch.put(key, renderNode(state, this.targetPairs), previous?.hash);
-    this.#nodes.set(key, { state, hash: hash ?? previous?.hash ?? 0 });
-    if (hash !== undefined) this.#changed();
+    this.#batch.put(key, renderNode(state, this.targetPairs));
+    this.#nodes.set(key, state);
+    this.#changed();
   }
 
   deleteNode(key: string): void {
@@ -93,13 +88,11 @@ class Snapshot implements RenderedLeaderSnapshot {
 
   requeueNodes(): void {
     this.#batch = new NodeBatchWriter();
-    for (const [key, entry] of this.#nodes) {
-      this.#nodes.set(key, { state: entry.state, hash: this.#batch.put(key, renderNode(entry.state, this.targetPairs)) ?? entry.hash });
-    }
+    for (const [key, state] of this.#nodes) this.#batch.put(key, renderNode(state, this.targetPairs));
   }
 
   getNode(key: string): NodeState | undefined {
-    return this.#nodes.get(key)?.state;
+    return this.#nodes.get(key);
   }
 
   nodeKeys(): IterableIterator<string> {

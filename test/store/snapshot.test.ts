@@ -50,13 +50,11 @@ describe('createLeaderSnapshot', () => {
     expect(family(NODE_FAMILY_INDEX.cribl_node_disk_free_bytes)).toBe('');
   });
 
-  it('bumps the generation only when the rendered text changes', () => {
+  it('bumps the generation on every node write (polls and listings always bring a new timestamp) and real deletion', () => {
     const s = createLeaderSnapshot();
     const notified: number[] = [];
     s.subscribe(() => notified.push(s.generation));
     s.setNode('a', node('a'));
-    expect(s.generation).toBe(1);
-    s.setNode('a', node('a')); // same data, new object
     expect(s.generation).toBe(1);
     s.setNode('a', node('a', { worker: worker('a', { workerProcesses: 5 }) }));
     expect(s.generation).toBe(2);
@@ -67,14 +65,14 @@ describe('createLeaderSnapshot', () => {
     expect(notified).toEqual([1, 2, 3]);
   });
 
-  it('keeps the latest state even when the text is unchanged, and sends nothing', () => {
+  it('keeps the latest state and sends its text', () => {
     const s = createLeaderSnapshot();
     s.setNode('a', node('a'));
     s.takeNodeBatch();
     const again = node('a');
     s.setNode('a', again);
     expect(s.getNode('a')).toBe(again);
-    expect(s.takeNodeBatch()).toBeUndefined();
+    expect(s.takeNodeBatch()?.keys).toEqual(['a']);
   });
 
   it('a deleted node vanishes from the texts', () => {
@@ -99,8 +97,6 @@ describe('createLeaderSnapshot', () => {
     const store = new NodeTextStore();
     expect(drain(s, store)).toEqual(['a', 'b']);
     expect(store.text('a')).toContain('reason="timeout"');
-    // The hashes were refreshed: the same data again is no change.
-    s.setNode('b', node('b'));
     expect(s.takeNodeBatch()).toBeUndefined();
   });
 

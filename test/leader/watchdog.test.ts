@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { Watchdog } from '../../src/leader/watchdog.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+
+describe('Watchdog', () => {
+  it('expires a watch at its deadline, with the duration last armed', async () => {
+    const clock = new FakeClock();
+    const w = new Watchdog(clock);
+    const expired: [string, number][] = [];
+    w.add(100, (ms) => expired.push(['a', ms]));
+    const b = w.add(300, (ms) => expired.push(['b', ms]));
+    await clock.advance(99);
+    expect(expired).toEqual([]);
+    await clock.advance(1);
+    expect(expired).toEqual([['a', 100]]);
+    w.arm(b, 500); // pushed later from t=100: due at 600
+    await clock.advance(499);
+    expect(expired).toEqual([['a', 100]]);
+    await clock.advance(1);
+    expect(expired).toEqual([['a', 100], ['b', 500]]);
+  });
+
+  it('a removed watch never expires; a new one after an idle spell still does', async () => {
+    const clock = new FakeClock();
+    const w = new Watchdog(clock);
+    let fired = 0;
+    const a = w.add(100, () => fired++);
+    w.remove(a);
+    await clock.advance(1000);
+    expect(fired).toBe(0);
+    w.add(50, () => fired++);
+    await clock.advance(50);
+    expect(fired).toBe(1);
+  });
+
+  it('stops after close', async () => {
+    const clock = new FakeClock();
+    const w = new Watchdog(clock);
+    let fired = 0;
+    w.add(100, () => fired++);
+    w.close();
+    await clock.advance(1000);
+    w.add(10, () => fired++);
+    await clock.advance(1000);
+    expect(fired).toBe(0);
+  });
+});
