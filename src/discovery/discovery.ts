@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { FailureReason } from '../leader/failure.js';
-import type { ConfigGroup, Product, WorkerEntry } from '../leader/shapes.js';
+import type { ConfigGroup, Product, ListedWorker } from '../leader/shapes.js';
 import { ENDPOINTS, type LeaderClient, type LeaderRequest, type LeaderResult } from '../leader/types.js';
 import type { GroupState } from '../store/types.js';
 import { decodeGroupPage, decodeWorkerPage, type GroupPage, type WorkerPage } from './decode.js';
@@ -8,7 +8,7 @@ import { decodeGroupPage, decodeWorkerPage, type GroupPage, type WorkerPage } fr
 /** A node found by discovery. Keys are node ids: a node listed twice (or on two pages) is exported once. */
 export interface DiscoveredNode {
   product: Product;
-  worker: WorkerEntry;
+  worker: ListedWorker;
 }
 
 export type DiscoveryOutcome =
@@ -35,7 +35,7 @@ export interface DiscoveryOptions {
 type RequestTarget = Pick<LeaderRequest<unknown>, 'endpoint' | 'path' | 'query'>;
 
 /** The product a node belongs to when the leader only has the product-less /master/workers. */
-function productOfLegacy(w: WorkerEntry): Product | undefined {
+function productOfLegacy(w: ListedWorker): Product | undefined {
   switch (w.info.cribl.distMode) {
     case 'edge':
     case 'managed-edge':

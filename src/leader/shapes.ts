@@ -54,6 +54,16 @@ export interface WorkerEntry {
   nodeUpgradeStatus?: NodeUpgradeStatus;
 }
 
+/**
+ * The part of a WorkerEntry the exporter keeps: what it exports, plus distMode (the product of a node on
+ * /master/workers). Decoders drop the rest, which matters with 50,000 entries held between discoveries.
+ */
+export type ListedWorker = Pick<WorkerEntry, 'id' | 'group' | 'firstMsgTime' | 'lastMsgTime' | 'workerProcesses' | 'disconnected' | 'deployable'> & {
+  info: Pick<NodeProvidedInfo, 'hostname' | 'cpus' | 'totalmem' | 'architecture' | 'platform' | 'freeDiskSpace' | 'totalDiskSpace'> & {
+    cribl: Pick<HBCriblInfo, 'version' | 'distMode' | 'startTime'> & { config: { version?: string } };
+  };
+};
+
 /** Envelope of paginated lists (4.17+); `/master/workers` sends only `{count, items}`. */
 export interface Paginated<T> {
   items: T[];

@@ -22,9 +22,16 @@ const metadataSchema = z.object({
       z.object({
         timestamp: z.number().finite(),
         cribl: z.object({ mode: str, version: str, config_version: str, group: str }).optional().catch(undefined),
-        os: z.object({ os_name: str, os_version: str, arch: str, hostname: str }).optional().catch(undefined),
+        os: z.object({ os_name: str, os_version: str }).optional().catch(undefined),
         kube: z
-          .object({ namespace: str, pod: z.record(z.string(), z.unknown()).optional().catch(undefined) })
+          .object({
+            namespace: str,
+            // Only the pod's name is exported; its labels and annotations would be kept per node otherwise.
+            pod: z
+              .union([z.string(), z.object({ name: str })])
+              .optional()
+              .catch(undefined),
+          })
           .optional()
           .catch(undefined),
       }),

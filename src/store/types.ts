@@ -1,5 +1,5 @@
 import type { FailureReason } from '../leader/failure.js';
-import type { ConfigGroup, EdgeMetadata, HealthStatus, Product, WorkerEntry } from '../leader/shapes.js';
+import type { ConfigGroup, EdgeMetadata, HealthStatus, Product, ListedWorker } from '../leader/shapes.js';
 
 /** What the pollers know about one node: the input of that node's rendered metric text. */
 export interface NodeState {
@@ -8,7 +8,7 @@ export interface NodeState {
   group: string;
   nodeId: string;
   /** The node's entry from the latest listing. */
-  worker: WorkerEntry;
+  worker: ListedWorker;
   /** Latest /w/{nodeId}/health outcome; absent until the first poll finished. */
   health?: {
     /** True when the poll got an answer (200 or 420). */
