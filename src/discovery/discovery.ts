@@ -3,7 +3,7 @@ import type { FailureReason } from '../leader/failure.js';
 import type { ConfigGroup, Product, ListedWorker } from '../leader/shapes.js';
 import { ENDPOINTS, type LeaderClient, type LeaderRequest, type LeaderResult } from '../leader/types.js';
 import type { GroupState } from '../store/types.js';
-import { decodeGroupPage, decodeWorkerPage, type GroupPage, type WorkerPage } from './decode.js';
+import { decodeGroupPage, decodeWorkerEnvelope, decodeWorkers, type GroupPage, type WorkerEnvelope } from './decode.js';
 
 /** A node found by discovery. Keys are node ids: a node listed twice (or on two pages) is exported once. */
 export interface DiscoveredNode {
@@ -74,9 +74,10 @@ export class Discoverer {
     const nodes = new Map<string, DiscoveredNode>();
     let requests = 0;
     let malformed = 0;
-    const add = (product: Product, page: WorkerPage): void => {
-      malformed += page.malformed;
-      for (const w of page.items) if (!nodes.has(w.id)) nodes.set(w.id, { product, worker: w });
+    const add = async (product: Product, page: WorkerEnvelope): Promise<void> => {
+      const decoded = await decodeWorkers(page.raw);
+      malformed += decoded.malformed;
+      for (const w of decoded.items) if (!nodes.has(w.id)) nodes.set(w.id, { product, worker: w });
     };
 
     if (!this.#legacy) {
@@ -87,7 +88,7 @@ export class Discoverer {
             path: `/products/${encodeURIComponent(product)}/workers`,
             query: { limit: this.#o.pageSize, offset },
           }),
-          decodeWorkerPage,
+          decodeWorkerEnvelope,
           deadline,
           signal,
           (page) => add(product, page),
@@ -105,12 +106,13 @@ export class Discoverer {
       const wanted = new Set(this.#o.products);
       const r = await this.#pages(
         (offset) => ({ endpoint: ENDPOINTS.masterWorkers, path: '/master/workers', query: { limit: this.#o.pageSize, offset } }),
-        decodeWorkerPage,
+        decodeWorkerEnvelope,
         deadline,
         signal,
-        (page) => {
-          malformed += page.malformed;
-          for (const w of page.items) {
+        async (page) => {
+          const decoded = await decodeWorkers(page.raw);
+          malformed += decoded.malformed;
+          for (const w of decoded.items) {
             const product = productOfLegacy(w);
             if (product && wanted.has(product) && !nodes.has(w.id)) nodes.set(w.id, { product, worker: w });
           }
@@ -150,12 +152,12 @@ export class Discoverer {
    * Pages with limit/offset until the listing is complete: offset reaches totalCount when the
    * leader sends it, otherwise a short or empty page ends it (as the official SDK does).
    */
-  async #pages<P extends WorkerPage | GroupPage>(
+  async #pages<P extends WorkerEnvelope | GroupPage>(
     build: (offset: number) => RequestTarget,
     decode: (json: unknown) => P,
     deadline: number,
     signal: AbortSignal | undefined,
-    onPage: (page: P) => void,
+    onPage: (page: P) => void | Promise<void>,
   ): Promise<{ ok: true; requests: number } | (Extract<LeaderResult<P>, { ok: false }> & { requests: number })> {
     const limit = this.#o.pageSize;
     let offset = 0;
@@ -163,7 +165,7 @@ export class Discoverer {
       const res = await this.#o.client.request<P>({ ...build(offset), decode, deadline, ...(signal ? { signal } : {}) });
       if (!res.ok) return { ...res, requests };
       const page = res.body;
-      onPage(page);
+      await onPage(page);
       offset += page.received;
       const done =
         page.received === 0 ||

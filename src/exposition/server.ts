@@ -171,15 +171,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const metrics = async (req: IncomingMessage, res: ServerResponse, head: boolean): Promise<void> => {
     const format = negotiateFormat(req.headers.accept);
     const useGzip = acceptsGzip(req.headers['accept-encoding']);
-    // The self-metrics part is rendered (and gzipped) while the cached part is already on its way: the
-    // first byte waits for nothing but the cached body. Hence no Content-Length (chunked encoding).
-    const tail = (async (): Promise<Buffer> => {
-      const self = (await options.selfMetrics?.render(format)) ?? '';
-      const text = Buffer.from(format === 'openmetrics' ? self + OPENMETRICS_EOF : self, 'utf8');
-      // A fresh gzip member after the cached one: concatenated members are one valid gzip stream.
-      return useGzip ? gzip(text, { level: gzipLevel }) : text;
-    })();
-    tail.catch(() => undefined); // awaited below; a HEAD request never reads it
     const body = await options.body.current();
     res.writeHead(200, {
       'Content-Type': CONTENT_TYPES[format],
@@ -190,9 +181,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       res.end();
       return;
     }
+    // The cached part goes out first; the self-metrics part (prom-client reads /proc and the heap
+    // statistics synchronously: a few ms) is rendered and gzipped after it is on its way, so the first byte
+    // waits for nothing but the cached body. Hence no Content-Length (chunked encoding).
     const cached = useGzip ? body.gzip : body.identity;
-    if (!cached) return streamIdentity(body.gzip, tail, res);
-    for (const chunk of cached) if (chunk.length > 0) res.write(chunk);
+    if (cached) for (const chunk of cached) if (chunk.length > 0) res.write(chunk);
+    const tail = (async (): Promise<Buffer> => {
+      const self = (await options.selfMetrics?.render(format)) ?? '';
+      const text = Buffer.from(format === 'openmetrics' ? self + OPENMETRICS_EOF : self, 'utf8');
+      // A fresh gzip member after the cached one: concatenated members are one valid gzip stream.
+      return useGzip ? gzip(text, { level: gzipLevel }) : text;
+    })();
+    tail.catch(() => undefined);
+    if (!cached) {
+      // The headers now; the bytes follow as zlib's threads inflate them.
+      res.flushHeaders();
+      return streamIdentity(body.gzip, tail, res);
+    }
     const end = await tail.catch(() => undefined);
     // Headers are out: a failed self-metrics render can only cut the response short (a failed scrape).
     if (end) res.end(end);
