@@ -59,6 +59,7 @@ export function derive(r) {
     insituBuildMaxGapMs: builds.length ? Math.max(...builds.map((b) => b.maxGapMs)) : undefined,
     steadyMaxGapMs: r.steady?.loopMaxGapMs,
     ttfbP99: (enc) => scrape(enc)?.exporter.ttfb.p99,
+    bareTtfb: (enc) => scrape(enc)?.bare?.ttfb,
     ratioP50: (enc) => ratio(enc, 'p50'),
     ratioP99: (enc) => ratio(enc, 'p99'),
     rss: r.steady?.rss,
@@ -99,7 +100,12 @@ export function judgeTargets(r) {
       `/metrics ${enc}: time to first byte p99 ≤ 10 ms (2 concurrent scrapers)`,
       p99 === undefined ? undefined : p99 <= 10,
       p99 === undefined ? undefined : p99 <= 10 ? `p99 ${fmtMs(p99)}` : `p99 ${over(p99, 10, ' ms')}`,
-      loopNote(r.scrape?.[enc]?.loopMaxGapMs),
+      [
+        loopNote(r.scrape?.[enc]?.loopMaxGapMs),
+        d.bareTtfb(enc) ? `a bare node:http server on the same machine in the same run: p50 ${fmtMs(d.bareTtfb(enc).p50)}, p99 ${fmtMs(d.bareTtfb(enc).p99)}` : undefined,
+      ]
+        .filter(Boolean)
+        .join('; ') || undefined,
     );
   }
   for (const enc of ['identity', 'gzip']) {
@@ -242,8 +248,10 @@ function figures(results) {
     ['builds while polling (steady window): count / mean interval / longest wall / longest gap', ...col((r, d) => (d.insituBuilds ? `${d.insituBuilds} / ${fmtS(d.meanBuildIntervalMs, 1)} / ${fmtMs(d.insituBuildWallMaxMs, 0)} / ${fmtMs(d.insituBuildMaxGapMs)}` : 'none completed'))],
     ['longest event-loop gap in the steady window (any cause)', ...col((r) => fmtMs(r.steady?.loopMaxGapMs))],
     ['scrape identity TTFB p50 / p99', ...col((r) => `${scr('identity', 'exporter', 'p50', 'ttfb')(r)} / ${scr('identity', 'exporter', 'p99', 'ttfb')(r)}`)],
+    ['… a bare node:http server, same run', ...col((r) => `${scr('identity', 'bare', 'p50', 'ttfb')(r)} / ${scr('identity', 'bare', 'p99', 'ttfb')(r)}`)],
     ['scrape identity total p50 / p99', ...col((r) => `${scr('identity', 'exporter', 'p50', 'total')(r)} / ${scr('identity', 'exporter', 'p99', 'total')(r)}`)],
     ['scrape gzip TTFB p50 / p99', ...col((r) => `${scr('gzip', 'exporter', 'p50', 'ttfb')(r)} / ${scr('gzip', 'exporter', 'p99', 'ttfb')(r)}`)],
+    ['… a bare node:http server, same run', ...col((r) => `${scr('gzip', 'bare', 'p50', 'ttfb')(r)} / ${scr('gzip', 'bare', 'p99', 'ttfb')(r)}`)],
     ['scrape gzip total p50 / p99', ...col((r) => `${scr('gzip', 'exporter', 'p50', 'total')(r)} / ${scr('gzip', 'exporter', 'p99', 'total')(r)}`)],
     ['scrapes per encoding (2 concurrent)', ...col((r) => fmtInt(r.scrape?.gzip?.exporter.ttfb.n))],
     ['longest event-loop gap while serving identity / gzip', ...col((r) => `${fmtMs(r.scrape?.identity?.loopMaxGapMs)} / ${fmtMs(r.scrape?.gzip?.loopMaxGapMs)}`)],

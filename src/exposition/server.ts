@@ -185,6 +185,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // statistics synchronously: a few ms) is rendered and gzipped after it is on its way, so the first byte
     // waits for nothing but the cached body. Hence no Content-Length (chunked encoding).
     const cached = useGzip ? body.gzip : body.identity;
+    res.flushHeaders();
     if (cached) for (const chunk of cached) if (chunk.length > 0) res.write(chunk);
     const tail = (async (): Promise<Buffer> => {
       const self = (await options.selfMetrics?.render(format)) ?? '';
@@ -193,11 +194,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return useGzip ? gzip(text, { level: gzipLevel }) : text;
     })();
     tail.catch(() => undefined);
-    if (!cached) {
-      // The headers now; the bytes follow as zlib's threads inflate them.
-      res.flushHeaders();
-      return streamIdentity(body.gzip, tail, res);
-    }
+    // A large body's identity bytes follow as zlib's threads inflate the cached gzip.
+    if (!cached) return streamIdentity(body.gzip, tail, res);
     const end = await tail.catch(() => undefined);
     // Headers are out: a failed self-metrics render can only cut the response short (a failed scrape).
     if (end) res.end(end);

@@ -1,6 +1,7 @@
 import type { BudgetConfig } from '../config/types.js';
 import type { Clock } from '../util/clock.js';
 import { sleepUntil } from './sleep-until.js';
+import { Watchdog, type Watch } from './watchdog.js';
 
 /**
  * How a request ended, as far as the leader's load is concerned:
@@ -87,7 +88,7 @@ export const DEFAULT_MAX_WAITERS = 10_000;
 interface Waiter {
   deadline: number | undefined;
   resolve: (r: Permit | Denial) => void;
-  timer: AbortController | undefined;
+  watch: Watch | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
 }
@@ -124,6 +125,7 @@ const RATE_FLOOR_SHARE = 0.01;
  */
 export class RequestBudget {
   readonly #clock: Clock;
+  readonly #deadlines: Watchdog;
   readonly #observer: BudgetObserver;
   readonly #maxRps: number;
   readonly #burst: number;
@@ -148,6 +150,7 @@ export class RequestBudget {
   #reported: { paused: boolean; until: number } = { paused: false, until: 0 };
 
   constructor(opts: RequestBudgetOptions) {
+    this.#deadlines = new Watchdog(opts.clock);
     if (!(opts.maxRps > 0)) throw new RangeError(`request budget: maxRps must be > 0, got ${opts.maxRps}`);
     if (!(opts.burst >= 1)) throw new RangeError(`request budget: burst must be >= 1, got ${opts.burst}`);
     if (!(Number.isInteger(opts.maxConcurrency) && opts.maxConcurrency >= 1)) {
@@ -185,15 +188,11 @@ export class RequestBudget {
     if (this.#queue.size >= this.#maxWaiters) return Promise.resolve(deny('queue_full'));
 
     return new Promise<Permit | Denial>((resolve) => {
-      const w: Waiter = { deadline, resolve, timer: undefined, signal, onAbort: undefined };
+      const w: Waiter = { deadline, resolve, watch: undefined, signal, onAbort: undefined };
       this.#queue.add(w);
-      if (deadline !== undefined) {
-        w.timer = new AbortController();
-        sleepUntil(this.#clock, deadline, w.timer.signal).then(
-          () => this.#settle(w, deny(this.#lateReason())),
-          () => undefined,
-        );
-      }
+      // One timer for every waiter's deadline (a timer and an AbortController per waiter, cancelled on
+      // every grant, were about 15 % of the exporter's CPU at 5,000 requests/s).
+      if (deadline !== undefined) w.watch = this.#deadlines.add(deadline - now, () => this.#settle(w, deny(this.#lateReason())));
       if (signal) {
         w.onAbort = () => this.#settle(w, deny('aborted'));
         signal.addEventListener('abort', w.onAbort, { once: true });
@@ -283,6 +282,7 @@ export class RequestBudget {
     this.#wake?.ac.abort(WAKE);
     this.#wake = undefined;
     for (const w of [...this.#queue]) this.#settle(w, deny('closed'));
+    this.#deadlines.close();
   }
 
   #refuseEarly(deadline: number | undefined, now: number): DenyReason | undefined {
@@ -405,7 +405,7 @@ export class RequestBudget {
 
   #settle(w: Waiter, result: Permit | Denial): void {
     if (!this.#queue.delete(w)) return;
-    w.timer?.abort(WAKE);
+    if (w.watch) this.#deadlines.remove(w.watch);
     if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
     w.resolve(result);
   }

@@ -20,6 +20,9 @@ export class Watchdog {
   readonly #clock: Clock;
   readonly #watches = new Set<Watch>();
   #timer: AbortController | undefined;
+  /** Epoch ms the timer sleeps until (Infinity while it runs the watches). */
+  #sleepingUntil = Infinity;
+  #expiring = false;
   #closed = false;
 
   constructor(clock: Clock) {
@@ -30,7 +33,7 @@ export class Watchdog {
   add(ms: number, onExpire: (phaseMs: number) => void): Watch {
     const w: Watch = { expiresAt: this.#clock.now() + ms, phaseMs: ms, onExpire };
     this.#watches.add(w);
-    if (!this.#timer && !this.#closed) void this.#run();
+    this.#ensure(w.expiresAt);
     return w;
   }
 
@@ -38,6 +41,15 @@ export class Watchdog {
   arm(w: Watch, ms: number): void {
     w.expiresAt = this.#clock.now() + ms;
     w.phaseMs = ms;
+    this.#ensure(w.expiresAt);
+  }
+
+  /** A timer that wakes by `at` at the latest: started, or restarted when it sleeps past `at`. */
+  #ensure(at: number): void {
+    if (this.#closed || this.#expiring) return;
+    if (this.#timer && at >= this.#sleepingUntil) return;
+    this.#timer?.abort(RESCHEDULED);
+    void this.#run();
   }
 
   remove(w: Watch): void {
@@ -56,23 +68,37 @@ export class Watchdog {
     try {
       while (this.#watches.size > 0 && !timer.signal.aborted) {
         const now = this.#clock.now();
-        let next = Infinity;
-        for (const w of this.#watches) {
-          if (w.expiresAt <= now) {
-            this.#watches.delete(w);
-            w.onExpire(w.phaseMs);
-          } else if (w.expiresAt < next) next = w.expiresAt;
+        // Callbacks may add or re-arm watches: this loop accounts for them below, no second timer.
+        this.#expiring = true;
+        try {
+          for (const w of this.#watches) {
+            if (w.expiresAt <= now) {
+              this.#watches.delete(w);
+              w.onExpire(w.phaseMs);
+            }
+          }
+        } finally {
+          this.#expiring = false;
         }
+        let next = Infinity;
+        for (const w of this.#watches) if (w.expiresAt < next) next = w.expiresAt;
         if (next === Infinity) break;
+        if (next <= now) continue;
+        this.#sleepingUntil = next;
         // setTimeout fires at once above 2^31−1 ms: long deadlines are waited for in steps.
         await this.#clock.sleep(Math.min(next - now, 2 ** 31 - 1), timer.signal);
+        this.#sleepingUntil = Infinity;
       }
     } catch {
-      // Closed.
+      // Closed, or replaced by a timer for an earlier deadline.
     } finally {
-      if (this.#timer === timer) this.#timer = undefined;
+      if (this.#timer === timer) {
+        this.#timer = undefined;
+        this.#sleepingUntil = Infinity;
+      }
     }
   }
 }
 
 const CLOSED = new Error('watchdog closed');
+const RESCHEDULED = new Error('watchdog rescheduled');

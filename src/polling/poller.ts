@@ -26,6 +26,8 @@ export interface PollerOptions {
    */
   maxOutstanding: number;
   metrics?: PollerMetrics;
+  /** Longest stretch of applying a listing between two yields to the event loop. @default 4 ms */
+  sliceMs?: number;
 }
 
 interface Entry {
@@ -96,7 +98,7 @@ export class Poller {
     let sliceStart = performance.now();
     let count = 0;
     for (const [key, d] of nodes) {
-      if ((++count & 31) === 0 && performance.now() - sliceStart >= SET_NODES_SLICE_MS) {
+      if ((++count & 31) === 0 && performance.now() - sliceStart >= (this.#o.sliceMs ?? SET_NODES_SLICE_MS)) {
         await yieldToLoop();
         sliceStart = performance.now();
       }

@@ -33,6 +33,35 @@ describe('Watchdog', () => {
     expect(fired).toBe(1);
   });
 
+  it('a watch due before the one the timer sleeps for fires on time (the timer is moved earlier)', async () => {
+    const clock = new FakeClock();
+    const w = new Watchdog(clock);
+    const fired: string[] = [];
+    w.add(300, () => fired.push('late'));
+    const b = w.add(1000, () => fired.push('rearmed'));
+    w.add(100, () => fired.push('early'));
+    await clock.advance(100);
+    expect(fired).toEqual(['early']);
+    w.arm(b, 50); // due at 150, before 'late'
+    await clock.advance(50);
+    expect(fired).toEqual(['early', 'rearmed']);
+    await clock.advance(150);
+    expect(fired).toEqual(['early', 'rearmed', 'late']);
+  });
+
+  it('watches added by an expiring callback are watched too', async () => {
+    const clock = new FakeClock();
+    const w = new Watchdog(clock);
+    const fired: number[] = [];
+    const t0 = clock.now();
+    w.add(100, () => {
+      fired.push(clock.now() - t0);
+      w.add(20, () => fired.push(clock.now() - t0));
+    });
+    await clock.advance(200);
+    expect(fired).toEqual([100, 120]);
+  });
+
   it('stops after close', async () => {
     const clock = new FakeClock();
     const w = new Watchdog(clock);

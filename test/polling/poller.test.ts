@@ -23,7 +23,7 @@ function fleet(ids: string[], startTime = 1717200000000): Map<string, Discovered
 
 const healthy = { status: 200, json: { status: 'healthy', startTime: 1, role: 'primary' } };
 
-function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer, opts: { maxOutstanding?: number; interval?: number } = {}) {
+function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer, opts: { maxOutstanding?: number; interval?: number; sliceMs?: number } = {}) {
   const clock = new FakeClock();
   const snapshot = new MemorySnapshot();
   const times: { path: string; at: number }[] = [];
@@ -41,6 +41,7 @@ function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer, opts: { maxO
     healthIntervalMs: opts.interval ?? 30_000,
     metadataIntervalMs: 600_000,
     maxOutstanding: opts.maxOutstanding ?? 16,
+    ...(opts.sliceMs === undefined ? {} : { sliceMs: opts.sliceMs }),
     metrics: { healthCycle: (t, d) => cycles.push([t, d]), overrun: (a) => overruns.push(a) },
   });
   return { clock, snapshot, client, poller, times, cycles, overruns };
@@ -156,7 +157,8 @@ describe('Poller health', () => {
 
 describe('Poller discovery updates and metadata', () => {
   it('applies a large listing in slices, letting the event loop (and scrapes) run in between', async () => {
-    const { poller, snapshot } = setup(() => healthy);
+    // Slices are timed (4 ms by default); with 0 ms every 32 nodes is a slice.
+    const { poller, snapshot } = setup(() => healthy, { sliceMs: 0 });
     let ranDuring = false;
     const applied = poller.setNodes(fleet(Array.from({ length: 2_000 }, (_, i) => `n${i}`)));
     setImmediate(() => {
