@@ -205,6 +205,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
     clock: full.clock,
     builder: deps.bodyBuilder ?? 'worker',
     onBuild: (s) => self.bodyBuilt(s),
+    onBuilderLost: () => self.bodyWorkerLost(),
     onError: (e) => logger.error({ err: String(e) }, 'building /metrics failed'),
   });
 

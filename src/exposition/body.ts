@@ -9,8 +9,8 @@
 
 import { constants as zlibConstants } from 'node:zlib';
 import type { Clock } from '../util/clock.js';
-import type { FamilyHeaders } from './assemble.js';
-import { createInlineBuilder, createWorkerBuilder, type BodyBuilder } from './builder.js';
+import type { AssemblerOptions, FamilyHeaders } from './assemble.js';
+import { createInlineBuilder, createWorkerBuilder, type BodyBuilder, type WorkerBuilderHooks } from './builder.js';
 import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, gaugeHeader, helpText, type RefreshIntervals } from './families.js';
 import type { NodeBatch } from './node-texts.js';
 
@@ -79,6 +79,10 @@ export interface BodyCacheOptions {
   identityCacheMaxBytes?: number;
   /** Where bodies are assembled. @default 'inline' (the exporter uses 'worker') */
   builder?: 'inline' | 'worker';
+  /** Makes the worker builder (tests inject one they can stop). @default createWorkerBuilder */
+  createWorkerBuilder?: (options: AssemblerOptions, hooks: WorkerBuilderHooks) => BodyBuilder;
+  /** Called when the worker holding the node texts stopped; every node's text is sent again. */
+  onBuilderLost?: (err: Error) => void;
   /** Node text waiting in a snapshot beyond which it is sent to the builder at once. @default 1 MiB */
   batchBytes?: number;
   onBuild?: (stats: BuildStats) => void;
@@ -149,8 +153,9 @@ class Cache implements BodyCache {
     };
     this.#builder =
       options.builder === 'worker'
-        ? createWorkerBuilder(assembler, {
+        ? (options.createWorkerBuilder ?? createWorkerBuilder)(assembler, {
             onLost: (err) => {
+              this.#o.onBuilderLost?.(err);
               this.#o.onError?.(new Error(`the body worker stopped (${err.message}); sending every node's text again`));
               // A sliced re-send would be kinder to the loop; this happens only if the worker dies.
               for (const s of this.#snapshots) s.requeueNodes();

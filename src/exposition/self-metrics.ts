@@ -149,6 +149,11 @@ function createHandles(registry: Registry) {
       labelNames: ['encoding'] as const,
       registers,
     }),
+    bodyWorkerRestarts: new Counter({
+      name: 'cribl_exporter_body_worker_restarts_total',
+      help: 'Times the worker thread that assembles the /metrics body stopped and was started again (every node text is then sent again).',
+      registers,
+    }),
   };
 }
 
@@ -167,6 +172,8 @@ export interface SelfMetrics {
   setWebConfigReloadSuccessful(ok: boolean): void;
   /** Records a body build (see createBodyCache's onBuild). */
   bodyBuilt(stats: { durationMs: number; bytes: number; gzipBytes: number }): void;
+  /** Records that the body worker stopped (see createBodyCache's onBuilderLost). */
+  bodyWorkerLost(): void;
   /** Renders every self-metric in the given format (no `# EOF`). */
   render(format: Format): Promise<string>;
 }
@@ -305,6 +312,9 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
     },
     setWebConfigReloadSuccessful(ok: boolean) {
       h.webConfigReloadSuccessful.set(ok ? 1 : 0);
+    },
+    bodyWorkerLost() {
+      h.bodyWorkerRestarts.inc();
     },
     bodyBuilt(stats) {
       h.bodyBuildDuration.set(stats.durationMs / 1000);

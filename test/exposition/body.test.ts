@@ -1,6 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createBodyCache, type BuildStats, type SnapshotBody } from '../../src/exposition/body.js';
+import { createWorkerBuilder } from '../../src/exposition/builder.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 import { node, worker } from './fixtures.js';
@@ -271,5 +272,39 @@ describe('createBodyCache', () => {
     const clock = new FakeClock();
     const snapshots = [createLeaderSnapshot({ labels: { workspace: 'x' } }), createLeaderSnapshot({ labels: { workspace: 'x' } })];
     expect(() => createBodyCache({ snapshots, intervals, clock })).toThrow('two leaders have the same target labels');
+  });
+});
+
+describe('createBodyCache with the worker builder', () => {
+  it('builds the same body as inline, and recovers every node when the worker dies', async () => {
+    const clock = new FakeClock();
+    const [viaWorker, viaInline] = [createLeaderSnapshot(), createLeaderSnapshot()];
+    for (const s of [viaWorker, viaInline]) {
+      s.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
+      for (let i = 0; i < 200; i++) s.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 + i } }));
+    }
+    let builder: ReturnType<typeof createWorkerBuilder> | undefined;
+    const lost: string[] = [];
+    const worker = createBodyCache({
+      snapshots: [viaWorker],
+      intervals,
+      clock,
+      builder: 'worker',
+      createWorkerBuilder: (o, hooks) => (builder = createWorkerBuilder(o, hooks)),
+      onBuilderLost: (e) => lost.push(e.message),
+    });
+    const inline = createBodyCache({ snapshots: [viaInline], intervals, clock });
+    try {
+      const expected = text(await inline.rebuild());
+      expect(text(await worker.rebuild())).toBe(expected);
+
+      await builder!.worker()!.terminate();
+      expect(lost).toHaveLength(1);
+      // The new worker got every node's text again: the next body is complete.
+      expect(text(await worker.rebuild())).toBe(expected);
+    } finally {
+      worker.close();
+      inline.close();
+    }
   });
 });
