@@ -106,6 +106,9 @@ export interface BodyCache {
   close(): void;
 }
 
+/** Worker losses in a row (without a body in between) after which the main thread assembles instead. */
+const MAX_WORKER_LOSSES = 3;
+
 /** Throws when two leaders would export identical series (same target labels). */
 function checkDistinctLabels(snapshots: readonly SnapshotSource[]): void {
   const seen = new Set<string>();
@@ -120,7 +123,8 @@ function checkDistinctLabels(snapshots: readonly SnapshotSource[]): void {
 
 class Cache implements BodyCache {
   readonly #o: BodyCacheOptions & { minRebuildIntervalMs: number; maxBuildShare: number; batchBytes: number };
-  readonly #builder: BodyBuilder;
+  #builder: BodyBuilder;
+  readonly #resetLosses: () => void;
   #unsubscribe: (() => void)[];
   #snapshots: readonly SnapshotSource[];
   readonly #abort = new AbortController();
@@ -151,18 +155,29 @@ class Cache implements BodyCache {
       chunkBytes: options.chunkBytes ?? 1 << 20,
       identityCacheMaxBytes: options.identityCacheMaxBytes ?? 32 << 20,
     };
+    let lostInARow = 0;
     this.#builder =
       options.builder === 'worker'
         ? (options.createWorkerBuilder ?? createWorkerBuilder)(assembler, {
             onLost: (err) => {
               this.#o.onBuilderLost?.(err);
-              this.#o.onError?.(new Error(`the body worker stopped (${err.message}); sending every node's text again`));
+              // A worker that keeps dying before it delivers a body (it cannot start, or runs out of heap at
+              // once) is given up on: the main thread assembles from then on, slower but serving.
+              if (++lostInARow >= MAX_WORKER_LOSSES) {
+                this.#o.onError?.(new Error(`the body worker stopped ${lostInARow} times in a row (${err.message}); assembling /metrics on the main thread from now on`));
+                const dead = this.#builder;
+                this.#builder = createInlineBuilder(assembler);
+                dead.close().catch(() => undefined);
+              } else {
+                this.#o.onError?.(new Error(`the body worker stopped (${err.message}); sending every node's text again`));
+              }
               // A sliced re-send would be kinder to the loop; this happens only if the worker dies.
               for (const s of this.#snapshots) s.requeueNodes();
               this.#changed();
             },
           })
         : createInlineBuilder(assembler);
+    this.#resetLosses = () => (lostInARow = 0);
     this.#snapshots = options.snapshots;
     for (const s of this.#snapshots) s.requeueNodes();
     this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed(s)));
@@ -262,6 +277,7 @@ class Cache implements BodyCache {
         leaders: snapshots.map((s) => ({ id: s.id, leaderTexts: s.leaderTexts(), groupTexts: s.groupTexts() })),
       });
       this.#body = body;
+      this.#resetLosses();
       return body;
     } catch (err) {
       this.#dirty = true;

@@ -308,3 +308,40 @@ describe('createBodyCache with the worker builder', () => {
     }
   });
 });
+
+describe('createBodyCache when the worker cannot work', () => {
+  it('gives up on the worker after 3 losses in a row and assembles on the main thread, with every node', async () => {
+    const clock = new FakeClock();
+    const snapshot = createLeaderSnapshot();
+    for (let i = 0; i < 20; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
+    const errors: string[] = [];
+    let losses = 0;
+    const cache = createBodyCache({
+      snapshots: [snapshot],
+      intervals,
+      clock,
+      builder: 'worker',
+      // A worker that dies at once, every time (e.g. its file is missing).
+      createWorkerBuilder: (_o, hooks) => ({
+        apply: () => undefined,
+        drop: () => undefined,
+        build: () => {
+          hooks.onLost(new Error('cannot start'));
+          return Promise.reject(new Error('cannot start'));
+        },
+        close: () => Promise.resolve(),
+      }),
+      onBuilderLost: () => losses++,
+      onError: (e) => errors.push(String(e)),
+    });
+    try {
+      for (let i = 0; i < 3; i++) await expect(cache.rebuild()).rejects.toThrow('cannot start');
+      expect(losses).toBe(3);
+      expect(errors.at(-1)).toContain('assembling /metrics on the main thread from now on');
+      const body = text(await cache.rebuild());
+      expect(body.match(/^cribl_node_info\{/gm)).toHaveLength(20);
+    } finally {
+      cache.close();
+    }
+  });
+});
