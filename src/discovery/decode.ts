@@ -1,6 +1,6 @@
-import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import type { ConfigGroup, ListedWorker } from '../leader/shapes.js';
+import { timeSlicer } from '../util/yield.js';
 
 /**
  * Decoders for the listing endpoints. Objects are stripped to the fields we export (ListedWorker), which
@@ -67,13 +67,11 @@ const DECODE_SLICE_MS = 4;
 export async function decodeWorkers(raw: readonly unknown[]): Promise<{ items: ListedWorker[]; malformed: number }> {
   const items: ListedWorker[] = [];
   let malformed = 0;
-  let sliceStart = performance.now();
-  for (let i = 0; i < raw.length; i++) {
-    if ((i & 15) === 15 && performance.now() - sliceStart >= DECODE_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
-    const r = workerSchema.safeParse(raw[i]);
+  const slice = timeSlicer(DECODE_SLICE_MS);
+  for (const entry of raw) {
+    const pause = slice();
+    if (pause) await pause;
+    const r = workerSchema.safeParse(entry);
     if (r.success) items.push(r.data);
     else malformed++;
   }

@@ -7,6 +7,7 @@
  */
 
 import { createGzip, constants as zlibConstants } from 'node:zlib';
+import { yieldToLoop } from '../util/yield.js';
 import { NodeTextStore, type NodeBatch } from './node-texts.js';
 
 /** HELP/TYPE lines per family, in LEADER_FAMILIES, GROUP_FAMILIES and NODE_FAMILIES order. */
@@ -50,10 +51,6 @@ export interface AssembledBody {
   readonly gzipBytes: number;
 }
 
-function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /** A copy in memory of its own (never a slice of Node's shared pool: those cannot be transferred). */
 function ownCopy(bytes: Uint8Array): Buffer {
   const out = Buffer.allocUnsafeSlow(bytes.length);
@@ -86,11 +83,6 @@ export class BodyAssembler {
   /** Forgets a leader's node texts. */
   drop(leaderId: number): void {
     this.#stores.delete(leaderId);
-  }
-
-  /** Node counts per leader (for tests and diagnostics). */
-  sizes(): Map<number, number> {
-    return new Map([...this.#stores].map(([id, s]) => [id, s.size]));
   }
 
   async assemble(request: AssembleRequest): Promise<AssembledBody> {

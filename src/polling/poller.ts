@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { DiscoveredNode } from '../discovery/discovery.js';
 import { ENDPOINTS, type LeaderClient } from '../leader/types.js';
@@ -6,6 +5,7 @@ import type { LeaderSnapshot, NodeState } from '../store/types.js';
 import type { Clock } from '../util/clock.js';
 import { fnv1a64 } from '../discovery/shard.js';
 import { decodeHealth, decodeMetadata } from './decode.js';
+import { timeSlicer } from '../util/yield.js';
 
 /** Where the poller reports its cycles (the prom-client side lives in exposition). */
 export interface PollerMetrics {
@@ -56,10 +56,6 @@ const FIRST_METADATA_SPREAD = 4;
  */
 const SET_NODES_SLICE_MS = 4;
 
-function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /**
  * Polls every node's health through the leader, spread evenly over the health interval, and its
  * metadata right after a health answer when due: every metadata interval, after a restart, and (for new
@@ -93,15 +89,11 @@ export class Poller {
         this.#o.snapshot.deleteNode(key);
       }
     }
-    // Re-rendering 50,000 nodes in one go would block the loop (and every scrape) for seconds. Slices are
-    // timed on the real monotonic clock: they are about the loop, not about the injected time.
-    let sliceStart = performance.now();
-    let count = 0;
+    // Re-rendering 50,000 nodes in one go would block the loop (and every scrape) for seconds.
+    const slice = timeSlicer(this.#o.sliceMs ?? SET_NODES_SLICE_MS);
     for (const [key, d] of nodes) {
-      if ((++count & 31) === 0 && performance.now() - sliceStart >= (this.#o.sliceMs ?? SET_NODES_SLICE_MS)) {
-        await yieldToLoop();
-        sliceStart = performance.now();
-      }
+      const pause = slice();
+      if (pause) await pause;
       const startTime = d.worker.info.cribl.startTime;
       const prev = this.#nodes.get(key);
       if (!prev) {

@@ -157,7 +157,7 @@ describe('Poller health', () => {
 
 describe('Poller discovery updates and metadata', () => {
   it('applies a large listing in slices, letting the event loop (and scrapes) run in between', async () => {
-    // Slices are timed (4 ms by default); with 0 ms every 32 nodes is a slice.
+    // Slices are timed (4 ms by default); with 0 ms every 16 nodes is a slice.
     const { poller, snapshot } = setup(() => healthy, { sliceMs: 0 });
     let ranDuring = false;
     const applied = poller.setNodes(fleet(Array.from({ length: 2_000 }, (_, i) => `n${i}`)));
