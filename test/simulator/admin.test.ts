@@ -134,7 +134,7 @@ describe('admin endpoint /_sim', () => {
     expect(r.json).toMatchObject({ health: 'standby', status: 'standby', disconnected: true, configVersion: 'abc1234', startTime: clock.now() });
     expect((await call(s.origin, api(`/w/${id}/health`), { token: s.token })).status).toBe(502);
     await call(s.origin, `/_sim/nodes/${id}`, json('PATCH', { disconnected: false }));
-    expect((await call(s.origin, api(`/w/${id}/health`), { token: s.token })).json).toEqual({ status: 'standby', startTime: clock.now() });
+    expect((await call(s.origin, api(`/w/${id}/health`), { token: s.token })).json).toEqual({ status: 'standby', startTime: clock.now(), overlay: { state: 'inactive' } });
     expect((await call(s.origin, `/_sim/nodes/${id}`, json('PATCH', { health: 'sick' }))).status).toBe(400);
     expect((await call(s.origin, '/_sim/nodes/nope', json('PATCH', { health: 'slow' }))).status).toBe(404);
   });

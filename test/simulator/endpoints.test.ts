@@ -118,7 +118,7 @@ describe('GET /health (leader)', () => {
     const { s, clock } = await sim();
     const r = await call(s.origin, api('/health'));
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ status: 'healthy', startTime: clock.now(), role: 'primary' });
+    expect(r.json).toEqual({ status: 'healthy', startTime: clock.now(), role: 'primary', overlay: { state: 'inactive' } });
   });
 
   it.each([
@@ -129,7 +129,7 @@ describe('GET /health (leader)', () => {
     s.fleet.setLeaderState(state);
     const h = await call(s.origin, api('/health'));
     expect(h.status).toBe(420);
-    expect(h.json).toEqual({ status: state, startTime: clock.now(), role });
+    expect(h.json).toEqual({ status: state, startTime: clock.now(), role, overlay: { state: 'inactive' } });
     const node = s.fleet.nodes()[0]!.id;
     for (const path of ['/products/stream/workers', '/master/workers', `/w/${node}/health`, '/products/edge/groups']) {
       const r = await call(s.origin, api(path), { token: s.token });
@@ -155,7 +155,7 @@ describe('host context: /w/{nodeId}/health', () => {
 
     const ok = await get(a!.id);
     expect(ok.status).toBe(200);
-    expect(ok.json).toEqual({ status: 'healthy', startTime: a!.startTime });
+    expect(ok.json).toEqual({ status: 'healthy', startTime: a!.startTime, overlay: { state: 'inactive' } });
     expect(ok.json.startTime).toBe(a!.entry.info.cribl.startTime);
 
     expect(await get(b!.id)).toMatchObject({ status: 420, json: { status: 'shutting down', startTime: b!.startTime } });

@@ -130,7 +130,7 @@ describe('leader windows (420)', () => {
     await clock.advance(10_000);
     const h = await health();
     expect(h.status).toBe(420);
-    expect(h.json).toEqual({ status: 'shutting down', startTime: expect.any(Number), role: 'primary' });
+    expect(h.json).toEqual({ status: 'shutting down', startTime: expect.any(Number), role: 'primary', overlay: { state: 'inactive' } });
     const w = await call(s.origin, api('/products/stream/workers'), { token: s.token });
     expect(w.status).toBe(420);
     expect(w.json.status).toBe('shutting down');
