@@ -217,6 +217,34 @@ describe('latency and slow nodes', () => {
     expect(s.stats().faultsInjected.slow).toBe(1);
   });
 
+  it('ends the sleep of a slow node when the client gives up: abandoned requests leave no timer or listener behind', async () => {
+    const { s, clock } = await sim({ slowNodeDelay: '10m', latency: { '/w/{nodeId}/edge/metadata': { fixed: '5m' } } });
+    const id = s.fleet.nodes()[1]!.id;
+    s.fleet.setHealth(id, 'slow');
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const n = 30;
+      const controllers = Array.from({ length: n }, () => new AbortController());
+      const pending = controllers.map((ac, i) =>
+        fetch(`${s.baseUrl}/w/${id}/${i % 2 ? 'health' : 'edge/metadata'}`, { headers: { authorization: `Bearer ${s.token}` }, signal: ac.signal }).catch(
+          (e: Error) => e.name,
+        ),
+      );
+      await parked(clock, n);
+      controllers.forEach((ac) => ac.abort());
+      expect(await Promise.all(pending)).toEqual(Array(n).fill('AbortError'));
+      for (let i = 0; i < 500 && clock.pending > 0; i++) await tick();
+      expect(clock.pending).toBe(0);
+      for (let i = 0; i < 50 && (s.stats().requests['/w/{nodeId}/health']?.aborted ?? 0) < n / 2; i++) await tick();
+      expect(s.stats().requests['/w/{nodeId}/health']).toEqual({ aborted: n / 2 });
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('close() ends requests parked on a slow node promptly', async () => {
     const { s, clock } = await sim();
     const id = s.fleet.nodes()[1]!.id;
