@@ -77,7 +77,8 @@ function rawUpload(origin: string, head: string, chunk: Buffer, chunks: number, 
 describe('body rules of POST /m/{group}/system/outputs', () => {
   it('415 when Content-Type is missing or not JSON; nothing is created', async () => {
     const { s } = await sim();
-    for (const headers of [{}, { 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }]) {
+    const variants: Record<string, string>[] = [{}, { 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }];
+    for (const headers of variants) {
       const r = await post(s, { id: 'x', type: 'devnull' }, headers);
       expect(r.status).toBe(415);
       expect(r.json).toEqual(ERROR);
@@ -205,9 +206,9 @@ describe('authentication and permissions', () => {
     );
     const { s } = await sim({ scenario });
     expect((await call(s.origin, OUTPUTS, { token: 'reader-token-1' })).status).toBe(200);
-    expect((await post({ ...s, token: 'reader-token-1' } as Simulator, { id: 'a', type: 'devnull' })).status).toBe(403);
+    expect((await post({ ...s, token: 'reader-token-1' }, { id: 'a', type: 'devnull' })).status).toBe(403);
     const login = await call(s.origin, '/api/v1/auth/login', { method: 'POST', headers: JSON_BODY, body: '{"username":"viewer","password":"pw"}' });
-    expect((await post({ ...s, token: String(login.json.token) } as Simulator, { id: 'a', type: 'devnull' })).status).toBe(403);
+    expect((await post({ ...s, token: String(login.json.token) }, { id: 'a', type: 'devnull' })).status).toBe(403);
 
     expect(s.revokeToken(s.token)).toBe(true);
     expect((await call(s.origin, OUTPUTS, { token: s.token })).status).toBe(401);
