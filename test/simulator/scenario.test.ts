@@ -16,7 +16,8 @@ describe('parseScenario', () => {
 
   it.each(readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f)))('parses examples/scenarios/%s', (file) => {
     const s = parseScenario(readFileSync(join(dir, file), 'utf8'), file);
-    expect(Object.keys(s.faults).length).toBeGreaterThan(0);
+    // Each example sets something: faults, or fleet signals such as a standby leader.
+    expect(Object.keys(s.faults).length + Object.keys(s.fleet ?? {}).length).toBeGreaterThan(1);
   });
 
   it('converts durations and sizes to milliseconds and bytes, and fills defaults', () => {
