@@ -169,7 +169,8 @@ export async function outputs(env: Env, r: Request, item: boolean): Promise<Repl
       if (!parsed.ok) return parsed.reply;
       const body = parsed.body;
       if (body.id !== undefined && body.id !== current.id) return env.fail('control', 400, 'id in the body differs from the id in the path');
-      const next = { ...body, id: current.id };
+      const { id: _sameId, ...fields } = body;
+      const next = { id: current.id, ...fields };
       const invalid = invalidOutput(next);
       if (invalid) return env.fail('control', 400, `Invalid destination: ${invalid}`);
       // Complete replacement (rule 5): fields omitted from the body are removed.
