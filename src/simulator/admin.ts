@@ -63,12 +63,22 @@ const patchNodeSchema = z.strictObject({
 });
 
 const leaderSchema = z.strictObject({ state: z.enum(['healthy', 'standby', 'shutting down']) });
-const deploySchema = z.strictObject({ message: z.string().optional(), rollout: z.boolean().optional(), commit: z.boolean().optional() });
-const commitSchema = z.strictObject({ message: z.string().optional(), count: z.number().int().min(1).max(1000).optional() });
+const deploySchema = z.strictObject({
+  message: z.string().optional(),
+  rollout: z.boolean().optional(),
+  commit: z.boolean().optional(),
+});
+const commitSchema = z.strictObject({
+  message: z.string().optional(),
+  count: z.number().int().min(1).max(1000).optional(),
+});
 const patchGroupSchema = z.strictObject({ incompatibleWorkerCount: z.number().int().nonnegative() });
 const configSchema = groupSchema.pick({ packs: true, outputs: true });
 const revokeSchema = z.strictObject({ token: z.string().min(1).optional() });
-const addTokenSchema = z.strictObject({ token: z.string().min(8).regex(/^\S+$/), access: z.enum(TOKEN_ACCESS as [TokenAccess, ...TokenAccess[]]).default('full') });
+const addTokenSchema = z.strictObject({
+  token: z.string().min(8).regex(/^\S+$/),
+  access: z.enum(TOKEN_ACCESS as [TokenAccess, ...TokenAccess[]]).default('full'),
+});
 
 class AdminError extends Error {
   constructor(
@@ -127,11 +137,19 @@ export async function handleAdmin(
     return;
   }
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
-async function route(deps: AdminDeps, req: IncomingMessage, rest: readonly string[], search: string): Promise<[number, unknown]> {
+async function route(
+  deps: AdminDeps,
+  req: IncomingMessage,
+  rest: readonly string[],
+  search: string,
+): Promise<[number, unknown]> {
   const method = req.method ?? 'GET';
   const [a = '', b, c] = rest;
   const { fleet } = deps;
@@ -241,7 +259,8 @@ async function route(deps: AdminDeps, req: IncomingMessage, rest: readonly strin
       return [200, { items: deps.workspaceList, count: deps.workspaceList.length }];
     case 'PUT workspaces': {
       const body = await readJson(req);
-      const list = parse(z.array(workspaceSchema), Array.isArray(body) ? body : (body as { items?: unknown } | null)?.items);
+      const items = Array.isArray(body) ? body : (body as { items?: unknown } | null)?.items;
+      const list = parse(z.array(workspaceSchema), items);
       deps.workspaces.replace(list);
       return [200, { items: deps.workspaceList, count: deps.workspaceList.length }];
     }
@@ -251,7 +270,13 @@ async function route(deps: AdminDeps, req: IncomingMessage, rest: readonly strin
   throw new AdminError(known ? 405 : 404, `no admin endpoint ${method} /_sim/${rest.join('/')}`);
 }
 
-async function groupRoute(deps: AdminDeps, req: IncomingMessage, method: string, id: string, sub: string | undefined): Promise<[number, unknown]> {
+async function groupRoute(
+  deps: AdminDeps,
+  req: IncomingMessage,
+  method: string,
+  id: string,
+  sub: string | undefined,
+): Promise<[number, unknown]> {
   const { fleet } = deps;
   if (!fleet.hasGroup(id)) throw new AdminError(404, `unknown group ${JSON.stringify(id)}`);
   switch (`${method} ${sub ?? ''}`) {
@@ -266,7 +291,8 @@ async function groupRoute(deps: AdminDeps, req: IncomingMessage, method: string,
     case 'POST commit': {
       const opts = parse(commitSchema, await readJson(req, true));
       const hashes: string[] = [];
-      for (let i = 0; i < (opts.count ?? 1); i++) hashes.push(fleet.commitGroup(id, opts.message === undefined ? {} : { message: opts.message }));
+      const commitOpts = opts.message === undefined ? {} : { message: opts.message };
+      for (let i = 0; i < (opts.count ?? 1); i++) hashes.push(fleet.commitGroup(id, commitOpts));
       return [200, { group: id, commits: hashes, undeployedCommits: fleet.undeployedCommits(id) }];
     }
     case 'POST reset':
@@ -345,7 +371,9 @@ async function readJson(req: IncomingMessage, emptyIsObject = false): Promise<un
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '' && emptyIsObject) return {};
-  if (type !== 'application/json') throw new AdminError(415, 'admin requests with a body need Content-Type: application/json');
+  if (type !== 'application/json') {
+    throw new AdminError(415, 'admin requests with a body need Content-Type: application/json');
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -151,7 +151,10 @@ export interface SearchJobStatusResponse {
 /** First NDJSON line of GET /search/jobs/{id}/results (SearchJobResults, §19.7); every further line is one event. */
 export interface SearchJobResultsHeader {
   isFinished: boolean;
-  job: Pick<SearchJob, 'id' | 'query' | 'status' | 'timeCreated' | 'earliest' | 'latest' | 'timeStarted' | 'timeCompleted'>;
+  job: Pick<
+    SearchJob,
+    'id' | 'query' | 'status' | 'timeCreated' | 'earliest' | 'latest' | 'timeStarted' | 'timeCompleted'
+  >;
   offset: number;
   limit?: number;
   persistedEventCount: number;

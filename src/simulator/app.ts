@@ -164,7 +164,9 @@ export class SimulatorApp implements Env {
     if (match.kind === 'admin') {
       if (!isLoopback(req.socket.remoteAddress)) {
         req.resume();
-        res.writeHead(403, { 'content-type': JSON_TYPE }).end('{"error":"the admin endpoint answers loopback clients only"}');
+        res
+          .writeHead(403, { 'content-type': JSON_TYPE })
+          .end('{"error":"the admin endpoint answers loopback clients only"}');
         return;
       }
       await handleAdmin(this, req, res, match.rest, search);
@@ -172,7 +174,9 @@ export class SimulatorApp implements Env {
     }
     const ctx: Ctx = { req, res, route: match.kind === 'route' ? match.route : UNMATCHED };
     this.stats.begin();
-    res.once('close', () => this.stats.end(ctx.route, ctx.outcome ?? (res.headersSent ? String(res.statusCode) : 'aborted')));
+    res.once('close', () => {
+      this.stats.end(ctx.route, ctx.outcome ?? (res.headersSent ? String(res.statusCode) : 'aborted'));
+    });
     if (this.stats.watching) this.stats.checkRetryAfter(this.#client(ctx));
 
     const plane = planeOf(ctx.route);
@@ -227,7 +231,9 @@ export class SimulatorApp implements Env {
     if (unavailable) {
       this.stats.fault('unavailable');
       const reply = this.fail(plane, 503, 'Service Unavailable');
-      if (unavailable.retryAfter !== null) this.#retryAfter(ctx, reply, unavailable.retryAfter * 1000, unavailable.retryAfterForm);
+      if (unavailable.retryAfter !== null) {
+        this.#retryAfter(ctx, reply, unavailable.retryAfter * 1000, unavailable.retryAfterForm);
+      }
       this.#write(ctx, reply);
       return;
     }
@@ -277,12 +283,13 @@ export class SimulatorApp implements Env {
     }
     const status = rec.health === 'slow' ? 'healthy' : rec.health;
     const overlay = this.overlay ? ',"overlay":{"state":"inactive"}' : '';
-    return { status: status === 'healthy' ? 200 : 420, body: `{"status":"${status}","startTime":${rec.startTime}${overlay}}`, mutable: true };
+    const body = `{"status":"${status}","startTime":${rec.startTime}${overlay}}`;
+    return { status: status === 'healthy' ? 200 : 420, body, mutable: true };
   }
 
   // ---- helpers ----
 
-  /** 401 for a missing, unknown, expired or revoked token; 403 without permission, or for a write by a read-only one. */
+  /** 401 for a missing, unknown, expired or revoked token; 403 without permission, or for a read-only token's write. */
   #authorize(plane: Plane, method: string, token: string | undefined): Reply | undefined {
     const check = token === undefined ? 'invalid' : this.tokens.check(token);
     if (check === 'ok' || (check === 'read-only' && READS.has(method))) return undefined;

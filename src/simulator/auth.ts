@@ -56,7 +56,8 @@ export class TokenStore {
     // `exp` is whole seconds; the token really expires at that second, so clients reading exp are exact.
     const exp = Math.floor((now + ttlMs) / 1000);
     const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-    const payload = b64url(JSON.stringify({ sub: subject, iat: Math.floor(now / 1000), exp, jti: String(++this.#jti) }));
+    const claims = { sub: subject, iat: Math.floor(now / 1000), exp, jti: String(++this.#jti) };
+    const payload = b64url(JSON.stringify(claims));
     const sig = createHmac('sha256', this.#secret).update(`${header}.${payload}`).digest('base64url');
     const token = `${header}.${payload}.${sig}`;
     this.#prune(now);
@@ -91,7 +92,9 @@ export class TokenStore {
 
   #prune(now: number): void {
     if (this.#tokens.size < 10_000) return;
-    for (const [token, t] of this.#tokens) if (t.expiresAt !== undefined && t.expiresAt <= now) this.#tokens.delete(token);
+    for (const [token, t] of this.#tokens) {
+      if (t.expiresAt !== undefined && t.expiresAt <= now) this.#tokens.delete(token);
+    }
   }
 }
 

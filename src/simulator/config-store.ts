@@ -57,7 +57,9 @@ const STREAM_PACKS: readonly PackSpec[] = [
     version: '1.1.4',
     author: 'Cribl',
     description: 'Packs for processing Palo Alto Networks firewall logs.',
-    source: 'https://github.com/criblpacks/cribl-palo-alto-networks/releases/download/1.1.4/cribl-palo-alto-networks-a3e5a19d-1.1.4.crbl',
+    source:
+      'https://github.com/criblpacks/cribl-palo-alto-networks/releases/download/1.1.4/' +
+      'cribl-palo-alto-networks-a3e5a19d-1.1.4.crbl',
     exports: ['pipelines', 'inputs'],
     pipelines: [
       evalPipeline('pan_traffic', 'Parse PAN-OS traffic logs.', 'sourcetype', "'pan:traffic'"),
@@ -108,7 +110,11 @@ export class ConfigStore {
   #initialGit: GitSettings;
   #git: GitSettings;
 
-  constructor(productOf: (group: string) => Product | undefined, groups: Record<string, GroupConfigSpec> = {}, git?: GitSettings) {
+  constructor(
+    productOf: (group: string) => Product | undefined,
+    groups: Record<string, GroupConfigSpec> = {},
+    git?: GitSettings,
+  ) {
     this.#productOf = productOf;
     for (const [id, spec] of Object.entries(groups)) this.#initial.set(id, structuredClone(spec));
     this.#initialGit = structuredClone(git ?? { ...DEFAULT_GIT_SETTINGS });
@@ -124,7 +130,12 @@ export class ConfigStore {
     const spec = this.#initial.get(id) ?? {};
     const packs = spec.packs ?? (product === 'stream' ? STREAM_PACKS : EDGE_PACKS);
     g = {
-      packs: new Map(packs.map(({ pipelines, ...info }) => [info.id, { info: structuredClone(info), pipelines: structuredClone(pipelines ?? []) }])),
+      packs: new Map(
+        packs.map(({ pipelines, ...info }) => [
+          info.id,
+          { info: structuredClone(info), pipelines: structuredClone(pipelines ?? []) },
+        ]),
+      ),
       outputs: new Map((spec.outputs ?? DEFAULT_OUTPUTS).map((o) => [o.id, structuredClone(o)])),
     };
     this.#state.set(id, g);
@@ -168,7 +179,8 @@ export class ConfigStore {
     const g = this.#group(group);
     if (!g) return false;
     const prev = g.packs.get(info.id);
-    g.packs.set(info.id, { info: structuredClone(info), pipelines: structuredClone(pipelines ?? prev?.pipelines ?? []) });
+    const kept = pipelines ?? prev?.pipelines ?? [];
+    g.packs.set(info.id, { info: structuredClone(info), pipelines: structuredClone(kept) });
     return true;
   }
 

@@ -19,7 +19,12 @@ export interface DispatchHooks {
 }
 
 /** Calls the handler of a route (after routing, faults and authentication). */
-export async function dispatch(app: SimulatorApp, route: Route, r: Request, hooks: DispatchHooks): Promise<Reply | undefined> {
+export async function dispatch(
+  app: SimulatorApp,
+  route: Route,
+  r: Request,
+  hooks: DispatchHooks,
+): Promise<Reply | undefined> {
   const [p0 = '', p1 = ''] = r.params;
   switch (route) {
     case '/health':

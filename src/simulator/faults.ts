@@ -154,7 +154,8 @@ const duration = z.union([z.number().nonnegative(), z.string()]).transform((v, c
   if (typeof v === 'number') return v;
   const ms = parseDuration(v);
   if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: `expected a duration such as 500ms, 2s, 1m, 1h (got ${JSON.stringify(v)})` });
+    const message = `expected a duration such as 500ms, 2s, 1m, 1h (got ${JSON.stringify(v)})`;
+    ctx.addIssue({ code: 'custom', message });
     return z.NEVER;
   }
   return ms;
@@ -175,7 +176,12 @@ const routes = z.array(z.enum(ROUTES)).nullable().default(null);
 const count = z.number().int().nonnegative().default(0);
 
 const windowSchema = z
-  .strictObject({ start: duration, end: duration.optional(), duration: duration.optional(), every: duration.optional() })
+  .strictObject({
+    start: duration,
+    end: duration.optional(),
+    duration: duration.optional(),
+    every: duration.optional(),
+  })
   .transform((w, ctx) => {
     const end = w.end ?? (w.duration === undefined ? undefined : w.start + w.duration);
     if (end === undefined || end <= w.start) {

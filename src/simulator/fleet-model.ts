@@ -82,7 +82,13 @@ const LINUX_OS: readonly OsInfo[] = [
   { id: 'rhel', name: 'Red Hat Enterprise Linux', version: '9.4 (Plow)', versionId: '9.4' },
   { id: 'amzn', name: 'Amazon Linux', version: '2023', versionId: '2023' },
 ];
-const WINDOWS_OS: OsInfo = { id: 'windows', name: 'Windows Server 2022 Datacenter', version: '10.0.20348', versionId: '2022' };
+const LINUX_RELEASES = ['6.8.0-1013-aws', '5.15.0-1051-azure', '5.14.0-427.13.1.el9_4.x86_64'];
+const WINDOWS_OS: OsInfo = {
+  id: 'windows',
+  name: 'Windows Server 2022 Datacenter',
+  version: '10.0.20348',
+  versionId: '2022',
+};
 
 /** Listing `status` for a health mode: what the node last reported to the leader. */
 export function listingStatus(mode: NodeHealthMode): string {
@@ -153,7 +159,9 @@ export function generateNode(
   const kube = !edge && platform === 'linux' && r() < 0.3;
   const hostname =
     opts.hostname ??
-    (kube ? `cribl-worker-${group}-${randomHex(r, 5)}` : `${edge ? 'edge' : 'stream'}-${group}-${String(seq).padStart(3, '0')}`);
+    (kube
+      ? `cribl-worker-${group}-${randomHex(r, 5)}`
+      : `${edge ? 'edge' : 'stream'}-${group}-${String(seq).padStart(3, '0')}`);
   const totalDiskSpace = pick(r, [50, 100, 200, 500]) * GIB;
   const [maj, min, patch] = leaderVersion;
   const current = `${maj}.${min}.${patch}`;
@@ -173,7 +181,7 @@ export function generateNode(
     hostname,
     platform,
     architecture: platform === 'linux' && r() < 0.2 ? 'arm64' : 'x64',
-    release: platform === 'win32' ? '10.0.20348' : pick(r, ['6.8.0-1013-aws', '5.15.0-1051-azure', '5.14.0-427.13.1.el9_4.x86_64']),
+    release: platform === 'win32' ? '10.0.20348' : pick(r, LINUX_RELEASES),
     cpus,
     totalmem: cpus * 4 * GIB,
     nodeVersion: min >= 17 ? 'v22.17.1' : 'v20.18.1',
@@ -330,7 +338,10 @@ export class NodeView implements SimNode {
 }
 
 /** The `git` object of a group for `?fields=git.commit,git.localChanges,git.log`. */
-export function gitFields(commits: readonly GitLogResult[], fields: ReadonlySet<string>): NonNullable<ConfigGroup['git']> {
+export function gitFields(
+  commits: readonly GitLogResult[],
+  fields: ReadonlySet<string>,
+): NonNullable<ConfigGroup['git']> {
   const head = commits[0];
   const git: NonNullable<ConfigGroup['git']> = {};
   if (fields.has('git.commit') && head?.hash) git.commit = head.hash;
@@ -356,7 +367,9 @@ export function upgradeStatus(input: UpgradeStatusInput, now: number): NodeUpgra
   const reason = input.reason;
   if (reason === undefined || state === 1) return out;
   const max = state === 0 ? 2 : state === 2 ? 1 : 3;
-  if (!Number.isInteger(reason) || reason < 0 || reason > max) throw new Error(`upgrade reason for state ${state} must be 0..${max}`);
+  if (!Number.isInteger(reason) || reason < 0 || reason > max) {
+    throw new Error(`upgrade reason for state ${state} must be 0..${max}`);
+  }
   if (state === 0) out.active = reason as 0 | 1 | 2;
   else if (state === 2) out.failed = reason as 0 | 1;
   else out.skipped = reason as 0 | 1 | 2 | 3;

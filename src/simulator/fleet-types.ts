@@ -5,7 +5,13 @@ import type { NodeUpgradeStatusFull } from './api-types.js';
 export type NodeHealthMode = 'healthy' | 'shutting down' | 'standby' | 'unreachable' | 'slow';
 
 /** Every node health mode. */
-export const NODE_HEALTH_MODES: readonly NodeHealthMode[] = ['healthy', 'shutting down', 'standby', 'unreachable', 'slow'];
+export const NODE_HEALTH_MODES: readonly NodeHealthMode[] = [
+  'healthy',
+  'shutting down',
+  'standby',
+  'unreachable',
+  'slow',
+];
 
 /** The leader's own state: anything but 'healthy' makes the whole control plane answer 420. */
 export type LeaderState = 'healthy' | 'standby' | 'shutting down';

@@ -19,13 +19,21 @@ import {
   upgradeStatus,
 } from './fleet-model.js';
 import type { GroupRec, NodeRec } from './fleet-model.js';
-import { HEARTBEAT_PERIOD_MS, HOSTILE_IDS, NODE_HEALTH_MODES } from './fleet-types.js';
-import type { AddNodeOptions, DeployOptions, Fleet, LeaderState, NodeHealthMode, SimNode, UpgradeStatusInput } from './fleet-types.js';
+import { churnStep } from './fleet-churn.js';
+import { HEARTBEAT_PERIOD_MS, HOSTILE_IDS } from './fleet-types.js';
+import type {
+  AddNodeOptions,
+  DeployOptions,
+  Fleet,
+  LeaderState,
+  NodeHealthMode,
+  SimNode,
+  UpgradeStatusInput,
+} from './fleet-types.js';
 import { pick, randomInt } from './random.js';
 
 export * from './fleet-types.js';
 export { listingStatus, parseVersion } from './fleet-model.js';
-export type { NodeRec } from './fleet-model.js';
 
 /** Settings of a fleet. */
 export interface FleetOptions {
@@ -162,12 +170,14 @@ export class SimFleet implements Fleet {
   }
 
   groups(product: Product): readonly ConfigGroup[] {
-    if (this.#groupCache?.version !== this.#version) this.#groupCache = { version: this.#version, byProduct: this.#computeGroups() };
+    if (this.#groupCache?.version !== this.#version) {
+      this.#groupCache = { version: this.#version, byProduct: this.#computeGroups() };
+    }
     return this.#groupCache.byProduct[product];
   }
 
   setIncompatibleWorkerCount(groupId: string, count: number): void {
-    if (!Number.isInteger(count) || count < 0) throw new Error(`incompatibleWorkerCount must be a non-negative integer`);
+    if (!Number.isInteger(count) || count < 0) throw new Error('incompatibleWorkerCount must be an integer ≥ 0');
     this.#group(groupId).incompatible = count;
     this.#version++;
   }
@@ -214,9 +224,7 @@ export class SimFleet implements Fleet {
   }
 
   /** Whether a group / fleet exists. */
-  hasGroup(id: string): boolean {
-    return this.#groups.has(id);
-  }
+  hasGroup = (id: string): boolean => this.#groups.has(id);
 
   /** The product of a group, or undefined when it does not exist. */
   groupProduct(id: string): Product | undefined {
@@ -233,7 +241,12 @@ export class SimFleet implements Fleet {
    * Joined JSON of listing entries `offset … offset+limit` of a product (or all nodes), without
    * re-serialising anything but changed nodes.
    */
-  renderPage(scope: Product | 'all', offset: number, limit: number | undefined, now: number): { items: string; count: number; total: number } {
+  renderPage(
+    scope: Product | 'all',
+    offset: number,
+    limit: number | undefined,
+    now: number,
+  ): { items: string; count: number; total: number } {
     const list = scope === 'all' ? this.#all : this.#byProduct[scope];
     const end = limit === undefined ? list.length : Math.min(list.length, offset + limit);
     const parts: string[] = [];
@@ -252,41 +265,23 @@ export class SimFleet implements Fleet {
     return gitFields(this.#groups.get(groupId)?.commits ?? [], fields);
   }
 
-  /** One churn step: finish pending rollouts, then apply the given number of random changes. */
+  /** One churn step (see fleet-churn.ts). */
   churn(counts: Omit<ChurnFault, 'every'>): void {
+    churnStep(this, this.#random, counts);
+  }
+
+  /** Deploys to the nodes the deploys that waited for a churn tick (`rollout: false`). */
+  finishRollouts(): void {
     for (const g of this.#groups.values()) {
       if (g.pendingRollout) {
         g.pendingRollout = false;
         this.#rollout(g);
       }
     }
-    const each = (n: number, ok: (r: NodeRec) => boolean, apply: (r: NodeRec) => void): void => {
-      for (let i = 0; i < n; i++) {
-        const rec = this.randomNode(ok);
-        if (rec) apply(rec);
-      }
-    };
-    for (let i = 0; i < counts.join; i++) this.addNode();
-    each(counts.leave, () => true, (r) => this.removeNode(r.id));
-    each(counts.disconnect, (r) => !r.disconnected, (r) => this.setDisconnected(r.id, true));
-    each(counts.reconnect, (r) => r.disconnected, (r) => this.setDisconnected(r.id, false));
-    each(counts.restart, () => true, (r) => this.restart(r.id));
-    each(counts.health, () => true, (r) =>
-      this.setHealth(r.id, r.health === 'healthy' ? pick(this.#random, NODE_HEALTH_MODES.slice(1)) : 'healthy'),
-    );
-    each(counts.configVersion, () => true, (r) => {
-      const g = this.#groups.get(r.group);
-      if (!g) return;
-      const deployed = deployedVersion(g);
-      const older = g.commits[g.undeployed + 1]?.hash?.slice(0, 7);
-      this.setConfigVersion(r.id, r.configVersion === deployed && older ? older : deployed);
-    });
-    const groupIds = [...this.#groups.keys()];
-    for (let i = 0; i < counts.deploy && groupIds.length > 0; i++) {
-      this.deployGroup(pick(this.#random, groupIds), { rollout: false });
-    }
   }
 
+  /** Ids of every group and fleet. */
+  groupIds = (): string[] => [...this.#groups.keys()];
   /** Puts `count` deterministic random healthy, connected nodes (matching `ok`) into a state (scenario start). */
   seedStates(count: number, apply: (id: string) => void, ok: (n: NodeRec) => boolean = () => true): void {
     for (let i = 0; i < count; i++) {
@@ -342,7 +337,9 @@ export class SimFleet implements Fleet {
 
   #createGroup(id: string, product: Product, now: number): GroupRec {
     const g: GroupRec = { id, product, commits: [], undeployed: 0, incompatible: 0, nodes: 0, pendingRollout: false };
-    if (id === 'default' || id === 'default_fleet') g.description = `Default ${product === 'stream' ? 'Worker Group' : 'Fleet'}`;
+    if (id === 'default' || id === 'default_fleet') {
+      g.description = `Default ${product === 'stream' ? 'Worker Group' : 'Fleet'}`;
+    }
     const history = randomInt(this.#random, 3, 6);
     for (let i = history; i > 0; i--) {
       g.commits.unshift(newCommit(this.#random, now - i * 86_400_000, pick(this.#random, COMMIT_MESSAGES)));
@@ -390,7 +387,9 @@ export class SimFleet implements Fleet {
     const deploying = new Map<string, number>();
     for (const rec of this.#all) {
       const g = this.#groups.get(rec.group);
-      if (g && !rec.disconnected && rec.configVersion !== deployedVersion(g)) deploying.set(g.id, (deploying.get(g.id) ?? 0) + 1);
+      if (g && !rec.disconnected && rec.configVersion !== deployedVersion(g)) {
+        deploying.set(g.id, (deploying.get(g.id) ?? 0) + 1);
+      }
     }
     const out: Record<Product, ConfigGroup[]> = { stream: [], edge: [] };
     for (const g of this.#groups.values()) out[g.product].push(groupEntry(g, deploying.get(g.id) ?? 0));

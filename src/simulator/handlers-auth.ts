@@ -14,7 +14,11 @@ export async function credentials(
   return route === '/auth/login' ? login(app, r, retryAfter) : oauth(app, r);
 }
 
-async function login(app: SimulatorApp, r: Request, retryAfter: (reply: Reply, waitMs: number) => void): Promise<Reply> {
+async function login(
+  app: SimulatorApp,
+  r: Request,
+  retryAfter: (reply: Reply, waitMs: number) => void,
+): Promise<Reply> {
   const wait = app.engine.loginLimit(`addr:${r.req.socket.remoteAddress ?? ''}`);
   if (wait !== undefined) {
     app.stats.fault('login-ratelimit');
@@ -22,7 +26,9 @@ async function login(app: SimulatorApp, r: Request, retryAfter: (reply: Reply, w
     retryAfter(reply, wait);
     return reply;
   }
-  if (mediaType(r.req) !== 'application/json') return app.fail('control', 415, 'Unsupported Media Type: expected application/json');
+  if (mediaType(r.req) !== 'application/json') {
+    return app.fail('control', 415, 'Unsupported Media Type: expected application/json');
+  }
   const raw = await readBody(r.req);
   if (raw === undefined) return { ...app.fail('control', 413, 'Request body larger than 5 MB'), close: true };
   let body: unknown;
@@ -49,13 +55,15 @@ function oauthError(status: number, error: string, description: string): Reply {
 async function oauth(app: SimulatorApp, r: Request): Promise<Reply> {
   const type = mediaType(r.req);
   if (type !== 'application/json' && type !== 'application/x-www-form-urlencoded') {
-    return oauthError(415, 'invalid_request', 'Content-Type must be application/json or application/x-www-form-urlencoded');
+    const expected = 'Content-Type must be application/json or application/x-www-form-urlencoded';
+    return oauthError(415, 'invalid_request', expected);
   }
   const raw = await readBody(r.req);
   if (raw === undefined) return { ...oauthError(413, 'invalid_request', 'Request body larger than 5 MB'), close: true };
   let fields: Record<string, unknown>;
   try {
-    const parsed: unknown = type === 'application/json' ? JSON.parse(raw) : Object.fromEntries(new URLSearchParams(raw));
+    const parsed: unknown =
+      type === 'application/json' ? JSON.parse(raw) : Object.fromEntries(new URLSearchParams(raw));
     if (!isObject(parsed)) throw new Error('not an object');
     fields = parsed;
   } catch {

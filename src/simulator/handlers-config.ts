@@ -26,7 +26,9 @@ type Parsed = { ok: true; body: Record<string, unknown> } | { ok: false; reply: 
 async function jsonObject(env: Env, r: Request): Promise<Parsed> {
   const body = await readJsonBody(r.req);
   if (!body.ok) return { ok: false, reply: env.fail('control', body.status, body.message) };
-  if (!isObject(body.value)) return { ok: false, reply: env.fail('control', 400, 'Request body must be a JSON object') };
+  if (!isObject(body.value)) {
+    return { ok: false, reply: env.fail('control', 400, 'Request body must be a JSON object') };
+  }
   return { ok: true, body: body.value };
 }
 
@@ -98,10 +100,19 @@ async function installPack(env: Env, r: Request, group: string): Promise<Reply> 
   if (!parsed.ok) return parsed.reply;
   const body = parsed.body;
   const source = typeof body.source === 'string' ? body.source : undefined;
-  const id = typeof body.id === 'string' && body.id !== '' ? body.id : source && /([^/]+?)(?:-\d+\.\d+\.\d+)?(?:\.crbl)?$/.exec(source)?.[1];
+  const fromSource = source && /([^/]+?)(?:-\d+\.\d+\.\d+)?(?:\.crbl)?$/.exec(source)?.[1];
+  const id = typeof body.id === 'string' && body.id !== '' ? body.id : fromSource;
   if (!id) return env.fail('control', 400, 'id or source is required');
   if (env.config.pack(group, id)) return env.fail('control', 409, `Pack "${id}" already exists`);
-  const info: PackInfo = { id, source: source ?? '', version: '0.0.1', displayName: id, author: '', description: '', exports: [] };
+  const info: PackInfo = {
+    id,
+    source: source ?? '',
+    version: '0.0.1',
+    displayName: id,
+    author: '',
+    description: '',
+    exports: [],
+  };
   env.config.putPack(group, info, []);
   return counted({ ...info, warnings: [] });
 }
@@ -126,8 +137,10 @@ export function invalidOutput(o: Record<string, unknown>): string | undefined {
   const str = (k: string): boolean => typeof o[k] === 'string' && o[k] !== '';
   switch (o.type) {
     case 'webhook':
-      if (str('url')) return /^https?:\/\//.test(o.url as string) ? undefined : 'url must start with http:// or https://';
-      if (Array.isArray(o.urls) && o.urls.length > 0 && o.urls.every((u) => isObject(u) && typeof u.url === 'string')) return undefined;
+      if (str('url')) return /^https?:\/\//.test(o.url as string) ? undefined : 'url must start with http(s)://';
+      if (Array.isArray(o.urls) && o.urls.length > 0 && o.urls.every((u) => isObject(u) && typeof u.url === 'string')) {
+        return undefined;
+      }
       return 'type webhook needs url or urls';
     case 'prometheus':
       return str('url') ? undefined : 'type prometheus needs url';
@@ -168,7 +181,9 @@ export async function outputs(env: Env, r: Request, item: boolean): Promise<Repl
       const parsed = await jsonObject(env, r);
       if (!parsed.ok) return parsed.reply;
       const body = parsed.body;
-      if (body.id !== undefined && body.id !== current.id) return env.fail('control', 400, 'id in the body differs from the id in the path');
+      if (body.id !== undefined && body.id !== current.id) {
+        return env.fail('control', 400, 'id in the body differs from the id in the path');
+      }
       const { id: _sameId, ...fields } = body;
       const next = { id: current.id, ...fields };
       const invalid = invalidOutput(next);
@@ -179,7 +194,9 @@ export async function outputs(env: Env, r: Request, item: boolean): Promise<Repl
     }
     case 'DELETE': {
       const refs = env.config.referencesTo(group, current.id);
-      if (refs.length > 0) return env.fail('control', 409, `Destination is referenced by another entity: ${refs.join(', ')}`);
+      if (refs.length > 0) {
+        return env.fail('control', 409, `Destination is referenced by another entity: ${refs.join(', ')}`);
+      }
       env.config.deleteOutput(group, current.id);
       return counted(current);
     }

@@ -25,7 +25,8 @@ export function workers(env: Env, r: Request, p: string): Reply {
   if (typeof paging === 'string') return env.fail('control', 400, paging);
   const { offset, limit } = paging;
   const now = env.clock.now();
-  const page = scope === 'outpost' ? { items: '', count: 0, total: 0 } : env.fleet.renderPage(scope, offset, limit, now);
+  const page =
+    scope === 'outpost' ? { items: '', count: 0, total: 0 } : env.fleet.renderPage(scope, offset, limit, now);
   let body = `{"count":${page.count},"items":[${page.items}]`;
   // The old /master/workers envelope is only {count, items}.
   if (p !== 'all' && !env.legacy) {
@@ -50,7 +51,8 @@ function groupsOf(env: Env, scope: Product | 'outpost' | 'all'): ConfigGroup[] {
 }
 
 function withGit(env: Env, r: Request, groups: ConfigGroup[]): ConfigGroup[] {
-  const fields = new Set((r.query.get('fields') ?? '').split(',').map((f) => f.trim()).filter((f) => f.startsWith('git.')));
+  const requested = (r.query.get('fields') ?? '').split(',').map((f) => f.trim());
+  const fields = new Set(requested.filter((f) => f.startsWith('git.')));
   return fields.size === 0 ? groups : groups.map((g) => ({ ...g, git: env.fleet.git(g.id, fields) }));
 }
 
@@ -83,7 +85,9 @@ export function version(env: Env, r: Request): Reply {
   const commits = env.fleet.commits(id);
   if (!commits) return env.fail('control', 404, `Group "${id}" not found`);
   const countParam = r.query.get('count');
-  if (countParam !== null && !/^\d+$/.test(countParam)) return env.fail('control', 400, 'count must be a non-negative integer');
+  if (countParam !== null && !/^\d+$/.test(countParam)) {
+    return env.fail('control', 400, 'count must be a non-negative integer');
+  }
   const considered = countParam === null ? commits : commits.slice(0, Number(countParam));
   const paging = parsePaging(r.query);
   if (typeof paging === 'string') return env.fail('control', 400, paging);

@@ -18,7 +18,9 @@ function parseCreate(v: unknown): SearchJobRequest | string {
     out[k] = t;
   }
   if (v.sampleRate !== undefined) {
-    if (typeof v.sampleRate !== 'number' || !(v.sampleRate > 0 && v.sampleRate <= 1)) return 'sampleRate must be a number in (0, 1]';
+    if (typeof v.sampleRate !== 'number' || !(v.sampleRate > 0 && v.sampleRate <= 1)) {
+      return 'sampleRate must be a number in (0, 1]';
+    }
     out.sampleRate = v.sampleRate;
   }
   if (v.isPrivate !== undefined) {
@@ -78,7 +80,9 @@ export async function searchJobs(env: Env, r: Request, route: Route): Promise<Re
     if (v.status !== undefined && v.status !== 'canceled' && v.status !== 'completed') {
       return env.fail('control', 400, 'status can only be set to canceled or completed');
     }
-    if (v.isPrivate !== undefined && typeof v.isPrivate !== 'boolean') return env.fail('control', 400, 'isPrivate must be a boolean');
+    if (v.isPrivate !== undefined && typeof v.isPrivate !== 'boolean') {
+      return env.fail('control', 400, 'isPrivate must be a boolean');
+    }
     if (v.status === 'canceled') jobs.cancel(id, now);
     if (v.status === 'completed') jobs.complete(id, now);
     if (typeof v.isPrivate === 'boolean') jobs.setPrivate(id, v.isPrivate);

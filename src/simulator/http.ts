@@ -167,7 +167,7 @@ export function drained(res: ServerResponse): Promise<void> {
 
 const PADDING_CHUNK = 'x'.repeat(64 * 1024);
 
-/** Sends a reply (202/204 without a body); a request body the handler did not read is dropped, or cut off after a 413. */
+/** Sends a reply (202/204 without a body); a body the handler did not read is dropped, or cut off after a 413. */
 export function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   if (res.headersSent || res.destroyed) return;
   const empty = reply.body === '' && (reply.status === 204 || reply.status === 202);

@@ -105,7 +105,8 @@ export class Workspaces {
         const parsed = patchSchema.safeParse(body.value);
         if (!parsed.success) return env.fail('mgmt', 400, formatIssues(parsed.error, ''));
         // Partial update (rule 6): only the fields sent change.
-        for (const [k, v] of Object.entries(parsed.data)) if (v !== undefined) (rec.ws as unknown as Record<string, unknown>)[k] = v;
+        const target = rec.ws as unknown as Record<string, unknown>;
+        for (const [k, v] of Object.entries(parsed.data)) if (v !== undefined) target[k] = v;
         return { status: 204, body: '' };
       }
       case 'DELETE':

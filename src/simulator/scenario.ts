@@ -83,7 +83,9 @@ const access = z.enum(TOKEN_ACCESS as [TokenAccess, ...TokenAccess[]]);
 
 const pipelineSchema = z.strictObject({
   id: z.string().min(1),
-  conf: z.looseObject({ functions: z.array(z.looseObject({ id: z.string().min(1), conf: z.record(z.string(), z.unknown()) })).optional() }),
+  conf: z.looseObject({
+    functions: z.array(z.looseObject({ id: z.string().min(1), conf: z.record(z.string(), z.unknown()) })).optional(),
+  }),
 });
 
 const packSchema = z.looseObject({
@@ -136,24 +138,37 @@ const scenarioSchema = z.strictObject({
         .optional(),
       hostileIds: z.boolean().optional(),
       health: z
-        .strictObject({ unreachable: n.optional(), slow: n.optional(), standby: n.optional(), shuttingDown: n.optional() })
+        .strictObject({
+          unreachable: n.optional(),
+          slow: n.optional(),
+          standby: n.optional(),
+          shuttingDown: n.optional(),
+        })
         .optional(),
       disconnected: n.optional(),
       drift: n.optional(),
       restarted: n.optional(),
-      upgrades: z.strictObject({ active: n.optional(), current: n.optional(), failed: n.optional(), skipped: n.optional() }).optional(),
+      upgrades: z
+        .strictObject({ active: n.optional(), current: n.optional(), failed: n.optional(), skipped: n.optional() })
+        .optional(),
       statuses: z.record(z.string().min(1), n).optional(),
       leaderState: z.enum(['healthy', 'standby', 'shutting down']).optional(),
     })
     .optional(),
   faults: faultsPatchSchema.default({}),
-  users: z.array(z.strictObject({ username: z.string().min(1), password: z.string(), access: access.optional() })).optional(),
-  clients: z.array(z.strictObject({ clientId: z.string().min(1), clientSecret: z.string(), access: access.optional() })).optional(),
-  tokens: z.array(z.strictObject({ token: z.string().min(8).regex(/^\S+$/, { message: 'no spaces' }), access })).optional(),
+  users: z
+    .array(z.strictObject({ username: z.string().min(1), password: z.string(), access: access.optional() }))
+    .optional(),
+  clients: z
+    .array(z.strictObject({ clientId: z.string().min(1), clientSecret: z.string(), access: access.optional() }))
+    .optional(),
+  tokens: z
+    .array(z.strictObject({ token: z.string().min(8).regex(/^\S+$/, { message: 'no spaces' }), access }))
+    .optional(),
   workspaces: z.array(workspaceSchema).optional(),
   groups: z
     .partialRecord(
-      z.enum([...STREAM_GROUPS, ...EDGE_FLEETS], { message: `expected a group id: ${[...STREAM_GROUPS, ...EDGE_FLEETS].join(', ')}` }),
+      z.enum([...STREAM_GROUPS, ...EDGE_FLEETS]),
       groupSchema,
     )
     .optional(),

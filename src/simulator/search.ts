@@ -1,5 +1,11 @@
 import type { Random } from '../util/clock.js';
-import type { SearchJob, SearchJobRequest, SearchJobResultsHeader, SearchJobStatus, SearchJobStatusResponse } from './api-types.js';
+import type {
+  SearchJob,
+  SearchJobRequest,
+  SearchJobResultsHeader,
+  SearchJobStatus,
+  SearchJobStatusResponse,
+} from './api-types.js';
 import type { SearchBehaviour, SearchOutcome } from './faults.js';
 
 /** The search group of Cribl.Cloud: search routes live under /m/default_search only (§19.1). */
@@ -140,7 +146,12 @@ export class SearchJobs {
     const job = this.#jobs.get(id);
     if (!job) return undefined;
     const st = this.#state(job, now);
-    const out: SearchJobStatusResponse = { status: st.status, timeCreated: job.created, timeNow: now, eventsFound: st.events };
+    const out: SearchJobStatusResponse = {
+      status: st.status,
+      timeCreated: job.created,
+      timeNow: now,
+      eventsFound: st.events,
+    };
     if (st.started !== undefined) out.timeStarted = st.started;
     if (st.completed !== undefined) out.timeCompleted = st.completed;
     return out;
@@ -168,7 +179,9 @@ export class SearchJobs {
     const base = Math.floor(job.created / 1000) - 3600;
     for (let i = offset; i < end; i++) {
       // _time in epoch seconds, as Cribl Search sends it (§19.7).
-      lines.push(JSON.stringify({ _time: base + i, _raw: `simulated event ${i + 1} for ${job.id}`, dataSource: 'cribl_search_sample' }));
+      const raw = `simulated event ${i + 1} for ${job.id}`;
+      const event = { _time: base + i, _raw: raw, dataSource: 'cribl_search_sample' };
+      lines.push(JSON.stringify(event));
     }
     return lines.join('\n') + '\n';
   }
@@ -177,15 +190,20 @@ export class SearchJobs {
     const started = job.created + job.queueFor;
     const finish = started + job.runFor;
     const progress = (t: number): number =>
-      job.runFor <= 0 ? job.events : Math.min(job.events, Math.floor((job.events * Math.max(0, t - started)) / job.runFor));
+      job.runFor <= 0
+        ? job.events
+        : Math.min(job.events, Math.floor((job.events * Math.max(0, t - started)) / job.runFor));
     if (job.ended && job.ended.at <= now) {
       const at = job.ended.at;
-      const st: JobState = { status: job.ended.status, completed: at, events: job.ended.status === 'completed' ? job.events : progress(at) };
+      const events = job.ended.status === 'completed' ? job.events : progress(at);
+      const st: JobState = { status: job.ended.status, completed: at, events };
       if (at >= started) st.started = started;
       return st;
     }
     if (now < started) return { status: 'queued', events: 0 };
-    if (job.outcome === 'hang' || now < finish) return { status: 'running', started, events: job.outcome === 'hang' ? 0 : progress(now) };
+    if (job.outcome === 'hang' || now < finish) {
+      return { status: 'running', started, events: job.outcome === 'hang' ? 0 : progress(now) };
+    }
     if (job.outcome === 'failed') return { status: 'failed', started, completed: finish, events: 0 };
     return { status: 'completed', started, completed: finish, events: job.events };
   }

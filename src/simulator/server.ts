@@ -63,20 +63,25 @@ function applySignals(fleet: SimFleet, scenario: Scenario | undefined): void {
   for (const [i, state] of UPGRADE_STATES.entries()) {
     const count = f?.upgrades?.[state] ?? 0;
     const reason = i === 1 ? undefined : 0;
-    pickNodes(count, (n) => fleet.setUpgradeStatus(n, { state, ...(reason === undefined ? {} : { reason }) }), (r) => r.product === 'edge');
+    const status = { state, ...(reason === undefined ? {} : { reason }) };
+    pickNodes(count, (n) => fleet.setUpgradeStatus(n, status), (r) => r.product === 'edge');
   }
-  for (const [status, count] of Object.entries(f?.statuses ?? {})) pickNodes(count, (n) => fleet.setListingStatus(n, status));
+  for (const [status, count] of Object.entries(f?.statuses ?? {})) {
+    pickNodes(count, (n) => fleet.setListingStatus(n, status));
+  }
   if (f?.leaderState) fleet.setLeaderState(f.leaderState);
 }
 
-/** Starts a simulated leader; see docs/simulator.md. Rejects when the address cannot be bound or options are invalid. */
+/** Starts a simulated leader (docs/simulator.md); rejects when the address cannot be bound or options are invalid. */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const scenario = opts.scenario;
   const seed = opts.seed ?? scenario?.fleet?.seed ?? 1;
   const nodes = opts.nodes ?? scenario?.fleet?.nodes ?? 50;
   const leaderVersion = opts.leaderVersion ?? scenario?.fleet?.leaderVersion ?? '4.19';
   if (!Number.isInteger(nodes) || nodes < 0) throw new Error(`nodes must be a non-negative integer (got ${nodes})`);
-  if (!/^\d+\.\d+(\.\d+)?$/.test(leaderVersion)) throw new Error(`leaderVersion must look like "4.19" (got "${leaderVersion}")`);
+  if (!/^\d+\.\d+(\.\d+)?$/.test(leaderVersion)) {
+    throw new Error(`leaderVersion must look like "4.19" (got "${leaderVersion}")`);
+  }
   const clock = opts.clock ?? systemClock;
   const startedAt = clock.now();
 
@@ -118,7 +123,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     config,
     search: new SearchJobs(seededRandom((seed ^ 0x5ea4c4) >>> 0)),
     workspaces: new Workspaces(opts.workspaces ?? scenario?.workspaces ?? []),
-    engine: new FaultEngine(clock, opts.random ?? seededRandom((seed ^ 0x5eed) >>> 0), startedAt, { ...DEFAULT_FAULTS }),
+    engine: new FaultEngine(clock, opts.random ?? seededRandom((seed ^ 0x5eed) >>> 0), startedAt, {
+      ...DEFAULT_FAULTS,
+    }),
     stats: new StatsRecorder(() => clock.now()),
     tokens,
     clock,
@@ -143,7 +150,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     });
   });
   const { port } = server.address() as AddressInfo;
-  const urlHost = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  const urlHost =
+    host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
   const origin = `${opts.tls ? 'https' : 'http'}://${urlHost}:${port}`;
   let closing: Promise<void> | undefined;
 

@@ -14,7 +14,10 @@ export interface SimulatorStats {
   retryAfterViolations: number;
   /** Same, per client: "token:<12 hex of sha256(token)>" for bearer requests, "addr:<ip>" otherwise. */
   retryAfterViolationsByClient: Record<string, number>;
-  /** Faults injected so far, by kind (ratelimit, login-ratelimit, unavailable, leader-420, reset, truncated, malformed, oversized, slow). */
+  /**
+   * Faults injected so far, by kind (ratelimit, login-ratelimit, unavailable, leader-420, reset, truncated, malformed,
+   * oversized, slow).
+   */
   faultsInjected: Record<string, number>;
   /** Epoch ms the counters count from: the start, or the last reset. */
   since: number;
