@@ -199,8 +199,11 @@ export function generateNode(
   return rec;
 }
 
-/** Listing entry JSON split around the lastMsgTime value (which changes with every heartbeat). */
-export function renderEntry(rec: NodeRec): [string, string] {
+/**
+ * Listing entry JSON split around the lastMsgTime value (which changes with every heartbeat). Leaders before 4.17
+ * also send `info.cribl.tags` (required by the 4.15.1 spec).
+ */
+export function renderEntry(rec: NodeRec, legacy: boolean): [string, string] {
   const head = JSON.stringify({ id: rec.id, group: rec.group, firstMsgTime: rec.firstMsgTime });
   const rest: Omit<WorkerEntry, 'id' | 'group' | 'firstMsgTime' | 'lastMsgTime'> = {
     workerProcesses: rec.workerProcesses,
@@ -223,6 +226,7 @@ export function renderEntry(rec: NodeRec): [string, string] {
         group: rec.group,
         guid: rec.id,
         startTime: rec.startTime,
+        ...(legacy ? { tags: [] } : {}),
       },
       freeDiskSpace: rec.freeDiskSpace,
       totalDiskSpace: rec.totalDiskSpace,

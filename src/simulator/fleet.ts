@@ -17,6 +17,7 @@ import {
   renderEntry,
   renderMetadataTail,
   upgradeStatus,
+  versionAtLeast,
 } from './fleet-model.js';
 import type { GroupRec, NodeRec } from './fleet-model.js';
 import { churnStep } from './fleet-churn.js';
@@ -233,7 +234,7 @@ export class SimFleet implements Fleet {
 
   /** The wire JSON of one listing entry at `now`. */
   entryJson(rec: NodeRec, now: number): string {
-    const json = (rec.json ??= renderEntry(rec));
+    const json = (rec.json ??= renderEntry(rec, !versionAtLeast(this.#leaderVersion, [4, 17, 0])));
     return json[0] + String(this.#lastMsgTime(rec, now)) + json[1];
   }
 

@@ -104,7 +104,7 @@ describe.skipIf(!present)(title, () => {
     for (const r of mgmt) expectValid('DefaultErrorDTO', r.json, `${r.status} ${r.text}`);
   });
 
-  it('420 health bodies (leader and node), and a 4.16 leader: legacy health, {message} errors', async () => {
+  it('420 health bodies (leader and node), and a 4.16 leader: legacy health and listing, {message} errors', async () => {
     const clock = new FakeClock();
     const s = await startSimulator({ nodes: 4, clock });
     sims.push(s);
@@ -121,6 +121,9 @@ describe.skipIf(!present)(title, () => {
     const old = await startSimulator({ nodes: 4, clock, leaderVersion: '4.16' });
     sims.push(old);
     expectValid('LegacyHealthServerStatus', (await call(old.origin, '/api/v1/health')).json, '4.16 /health');
+    const listing = await call(old.origin, '/api/v1/master/workers', { token: old.token });
+    expectValid('LegacyMasterWorkersResponse', listing.json, '4.16 /master/workers');
+    expect(listing.json.items[0].info.cribl.tags).toEqual([]);
     const e = await call(old.origin, '/api/v1/master/workers');
     expect(e.status).toBe(401);
     expectValid('LegacyError', e.json, '4.16 401');
