@@ -7,8 +7,8 @@ import { helpText } from './config/help.js';
 import { parseCommandLine } from './config/parse.js';
 import type { Config } from './config/types.js';
 import { WebConfigError } from './exposition/web-config.js';
-import { TransportConfigError } from './leader/transport.js';
-import { createLogger } from './logger.js';
+import { TransportConfigError } from './http/transport.js';
+import { createLogger } from './util/logger.js';
 import { runSimulateCommand } from './simulator/cli.js';
 import { parseScenario, startSimulator, type Simulator } from './simulator/index.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FLAG_TABLE } from '../src/config/flags.js';
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../src/exposition/families.js';
-import { createSelfMetrics } from '../src/exposition/self-metrics.js';
+import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../src/collectors/families.js';
+import { createSelfMetrics } from '../src/telemetry/self-metrics.js';
 
 const README = new URL('../README.md', import.meta.url);
 const INCLUDE = /<!-- BEGIN INCLUDE (docs\/[\w.-]+\.md) -->\n[\s\S]*?<!-- END INCLUDE -->/g;

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { cloudRequest, describeUrl } from '../cloud/http.js';
-import type { CloudResponse } from '../cloud/http.js';
+import { cloudRequest, describeUrl } from '../http/bounded.js';
+import type { CloudResponse } from '../http/bounded.js';
 import type { AuthConfig } from '../config/types.js';
-import { backoffDelay } from '../leader/backoff.js';
-import { parseRetryAfter } from '../leader/retry-after.js';
+import { backoffDelay } from '../http/backoff.js';
+import { parseRetryAfter } from '../http/retry-after.js';
 import type { Clock, Random } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken } from './jwt.js';

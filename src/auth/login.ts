@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AuthConfig } from '../config/types.js';
-import type { AuthToken } from '../leader/shapes.js';
+import type { AuthToken } from '../api/shapes.js';
 import { ENDPOINTS } from '../leader/types.js';
 import type { LeaderClient, LeaderResult } from '../leader/types.js';
 import type { Clock } from '../util/clock.js';

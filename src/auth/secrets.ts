@@ -1,4 +1,4 @@
-import { REDACT_PATHS } from '../logger.js';
+import { REDACT_PATHS } from '../util/logger.js';
 import { AuthError } from './errors.js';
 import type { AuthMode, ReadFile } from './types.js';
 

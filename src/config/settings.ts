@@ -1,4 +1,4 @@
-import { PRODUCTS, type Product } from '../leader/shapes.js';
+import { PRODUCTS, type Product } from '../api/shapes.js';
 import { ConfigError, ValueError } from './errors.js';
 import type { Layer, Setting } from './file.js';
 import { FLAG_TABLE, flagSpec } from './flags.js';

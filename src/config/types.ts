@@ -1,4 +1,4 @@
-import type { Product } from '../leader/shapes.js';
+import type { Product } from '../api/shapes.js';
 
 /** Log settings. */
 export interface LogConfig {

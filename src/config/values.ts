@@ -1,5 +1,5 @@
 import { ValueError } from './errors.js';
-import { parseBytes, parseDuration } from './units.js';
+import { parseBytes, parseDuration } from '../util/units.js';
 
 /** A setting's value as given: a string (flag, env, file scalar), a boolean (flag, file) or a list (file). */
 export type Raw = string | boolean | readonly string[];

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { FailureReason } from '../leader/failure.js';
-import type { ConfigGroup, Product, ListedWorker } from '../leader/shapes.js';
+import type { FailureReason } from '../http/failure.js';
+import type { ConfigGroup, Product, ListedWorker } from '../api/shapes.js';
 import { ENDPOINTS, type LeaderClient, type LeaderRequest, type LeaderResult } from '../leader/types.js';
 import type { GroupState } from '../store/types.js';
-import { decodeGroupPage, decodeWorkerEnvelope, decodeWorkers, type GroupPage, type WorkerEnvelope } from './decode.js';
+import { decodeGroupPage, decodeWorkerEnvelope, decodeWorkers, type GroupPage, type WorkerEnvelope } from '../collectors/listing/decode.js';
 
 /** A node found by discovery. Keys are node ids: a node listed twice (or on two pages) is exported once. */
 export interface DiscoveredNode {

@@ -11,7 +11,7 @@ import { constants as zlibConstants } from 'node:zlib';
 import type { Clock } from '../util/clock.js';
 import type { AssemblerOptions, FamilyHeaders } from './assemble.js';
 import { createInlineBuilder, createWorkerBuilder, type BodyBuilder, type WorkerBuilderHooks } from './builder.js';
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, gaugeHeader, helpText, type RefreshIntervals } from './families.js';
+import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, gaugeHeader, helpText, type RefreshIntervals } from '../collectors/families.js';
 import type { NodeBatch } from './node-texts.js';
 
 /** What the body reads from one leader's snapshot store (implemented by src/store/snapshot.ts). */

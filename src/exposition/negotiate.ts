@@ -4,7 +4,7 @@
  * falls back to text 0.0.4, as the Prometheus content-negotiation guide asks.
  */
 
-import type { Format } from './format.js';
+import type { Format } from '../format/format.js';
 
 interface Range {
   type: string;

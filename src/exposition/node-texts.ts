@@ -6,8 +6,8 @@
  * 120 MB, and keeping them twice (main and builder) would double that.
  */
 
-import { NODE_FAMILIES } from './families.js';
-import type { NodeTexts } from './render.js';
+import { NODE_FAMILIES } from '../collectors/families.js';
+import type { NodeTexts } from '../collectors/render.js';
 
 /** Offsets per node: one per family plus the end. */
 export const OFFSETS_PER_NODE = NODE_FAMILIES.length + 1;

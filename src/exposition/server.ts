@@ -13,7 +13,7 @@ import { createGunzip, gzip as gzipCallback, constants as zlibConstants } from '
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../util/clock.js';
 import type { BodyCache } from './body.js';
-import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from './format.js';
+import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from '../format/format.js';
 import { landingPage } from './landing.js';
 import { acceptsGzip, negotiateFormat } from './negotiate.js';
 import {

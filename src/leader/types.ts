@@ -1,4 +1,4 @@
-import type { FailureReason } from './failure.js';
+import type { FailureReason } from '../http/failure.js';
 
 /**
  * Route templates: the `endpoint` label of our self-metrics. Never a raw URL.

@@ -4,7 +4,7 @@ import { ENDPOINTS, type LeaderClient } from '../leader/types.js';
 import type { LeaderSnapshot, NodeState } from '../store/types.js';
 import type { Clock } from '../util/clock.js';
 import { fnv1a64 } from '../discovery/shard.js';
-import { decodeHealth, decodeMetadata } from './decode.js';
+import { decodeHealth, decodeMetadata } from '../collectors/node-decode.js';
 import { timeSlicer } from '../util/yield.js';
 
 /** Where the poller reports its cycles (the prom-client side lives in exposition). */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { Workspace } from '../leader/shapes.js';
+import type { Workspace } from '../api/shapes.js';
 import type { TokenStore } from './auth.js';
 import type { FaultEngine } from './fault-engine.js';
 import { formatIssues } from './faults.js';

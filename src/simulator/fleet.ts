@@ -1,4 +1,4 @@
-import type { ConfigGroup, GitLogResult, NodeUpgradeStatus, Product, WorkerEntry } from '../leader/shapes.js';
+import type { ConfigGroup, GitLogResult, NodeUpgradeStatus, Product, WorkerEntry } from '../api/shapes.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { ChurnFault } from './faults.js';
 import { pick, randomGuid, randomHex, randomInt } from './random.js';

@@ -24,4 +24,4 @@ export type { SimulatorStats } from './stats.js';
 export type { SimClient, SimUser, Simulator, SimulatorOptions } from './types.js';
 export { ROUTES } from './routes.js';
 export type { Route } from './routes.js';
-export type { Workspace } from '../leader/shapes.js';
+export type { Workspace } from '../api/shapes.js';

@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import type { Workspace } from '../leader/shapes.js';
+import type { Workspace } from '../api/shapes.js';
 import { faultsPatchSchema, formatIssues } from './faults.js';
 import type { ParsedFaultsPatch } from './faults.js';
 

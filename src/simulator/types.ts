@@ -1,4 +1,4 @@
-import type { Workspace } from '../leader/shapes.js';
+import type { Workspace } from '../api/shapes.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { Faults, FaultsPatch } from './faults.js';
 import type { Fleet } from './fleet.js';

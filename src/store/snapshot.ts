@@ -6,9 +6,9 @@
  * group and leader texts are compared, so they bump it only when they changed.
  */
 
-import { labelPairs } from '../exposition/escape.js';
+import { labelPairs } from '../format/escape.js';
 import { NodeBatchWriter, type NodeBatch } from '../exposition/node-texts.js';
-import { renderGroups, renderLeader, renderNode, validateTargetLabels } from '../exposition/render.js';
+import { renderGroups, renderLeader, renderNode, validateTargetLabels } from '../collectors/render.js';
 import type { SnapshotSource } from '../exposition/body.js';
 import type { GroupState, LeaderSnapshot, LeaderState, NodeState } from './types.js';
 

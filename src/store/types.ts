@@ -1,5 +1,5 @@
-import type { FailureReason } from '../leader/failure.js';
-import type { ConfigGroup, EdgeMetadata, HealthStatus, Product, ListedWorker } from '../leader/shapes.js';
+import type { FailureReason } from '../http/failure.js';
+import type { ConfigGroup, EdgeMetadata, HealthStatus, Product, ListedWorker } from '../api/shapes.js';
 
 /** What the pollers know about one node: the input of that node's rendered metric text. */
 export interface NodeState {

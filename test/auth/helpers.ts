@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/util/logger.js';
 import type { AuthFailureReason, AuthMetrics, AuthMode } from '../../src/auth/types.js';
 import type { FakeClock } from '../helpers/fake-clock.js';
 import { flushMicrotasks } from '../helpers/fake-clock.js';

@@ -1,4 +1,4 @@
-import type { WorkerEntry } from '../../src/leader/shapes.js';
+import type { WorkerEntry } from '../../src/api/shapes.js';
 import type { NodeState } from '../../src/store/types.js';
 
 /** A realistic stream worker entry as the leader lists it (no disk, no deployable). */

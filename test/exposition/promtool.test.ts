@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createBodyCache } from '../../src/exposition/body.js';
-import { createSelfMetrics } from '../../src/exposition/self-metrics.js';
+import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { node, worker } from './fixtures.js';

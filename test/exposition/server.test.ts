@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createBodyCache } from '../../src/exposition/body.js';
-import { createSelfMetrics } from '../../src/exposition/self-metrics.js';
+import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
 import { parseListenAddress, startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock } from '../helpers/fake-clock.js';

@@ -1,4 +1,4 @@
-import type { WorkerEntry } from '../../src/leader/shapes.js';
+import type { WorkerEntry } from '../../src/api/shapes.js';
 
 /** A worker entry shaped like the spec 4.19 example, with overrides. */
 export function workerEntry(id: string, over: Partial<WorkerEntry> & { distMode?: WorkerEntry['info']['cribl']['distMode'] } = {}): WorkerEntry {

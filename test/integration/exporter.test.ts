@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EdgeMetadata } from '../../src/leader/shapes.js';
+import type { EdgeMetadata } from '../../src/api/shapes.js';
 import { startSimulator, type SimNode, type Simulator } from '../../src/simulator/index.js';
 import { byNode, parseSamples, type Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { FAILURE_REASONS } from '../../src/leader/failure.js';
+import { FAILURE_REASONS } from '../../src/http/failure.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { startTestExporter } from '../helpers/test-exporter.js';
 

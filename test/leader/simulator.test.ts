@@ -7,7 +7,7 @@ import { Agent } from 'undici';
 import pino from 'pino';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import { FAILURE_REASONS } from '../../src/leader/failure.js';
+import { FAILURE_REASONS } from '../../src/http/failure.js';
 import { ENDPOINTS } from '../../src/leader/types.js';
 import type { NamedLeaderClient } from '../../src/leader/client.js';
 import { startSimulator } from '../../src/simulator/index.js';

@@ -473,7 +473,7 @@ describe('management plane: GET /v1/organizations/{organizationId}/workspaces', 
 
 describe('TLS', () => {
   it('serves HTTPS when given a certificate', async () => {
-    const { generatePki } = await import('../transport/certs.js');
+    const { generatePki } = await import('../http/certs.js');
     const pki = generatePki();
     try {
       const { s } = await sim({ tls: { cert: pki.read(pki.serverCert), key: pki.read(pki.serverKey) } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NODE_FAMILY_INDEX } from '../../src/exposition/families.js';
+import { NODE_FAMILY_INDEX } from '../../src/collectors/families.js';
 import { NodeTextStore, OFFSETS_PER_NODE } from '../../src/exposition/node-texts.js';
 import { createLeaderSnapshot, type RenderedLeaderSnapshot } from '../../src/store/snapshot.js';
 import { node, worker } from '../exposition/fixtures.js';

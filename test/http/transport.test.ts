@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher, TransportConfigError } from '../../src/leader/transport.js';
+import { createDispatcher, TransportConfigError } from '../../src/http/transport.js';
 import type { TransportConfig } from '../../src/config/types.js';
 import { captureLogger } from '../auth/helpers.js';
 import { generatePki } from './certs.js';

@@ -1,4 +1,4 @@
-import { ValueError } from './errors.js';
+import { ValueError } from '../config/errors.js';
 
 const DURATION_UNITS_MS = {
   y: 365 * 24 * 3600_000,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseBytes, parseDuration } from '../../src/config/units.js';
+import { formatDuration, parseBytes, parseDuration } from '../../src/util/units.js';
 
 describe('parseDuration', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EdgeMetadata, HealthServerStatus } from '../leader/shapes.js';
+import type { EdgeMetadata, HealthServerStatus } from '../api/shapes.js';
 
 const healthSchema = z.object({
   status: z.enum(['healthy', 'shutting down', 'standby']),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeWorkerEnvelope, decodeWorkers } from '../../src/discovery/decode.js';
+import { decodeWorkerEnvelope, decodeWorkers } from '../../src/collectors/listing/decode.js';
 import { worker } from '../exposition/fixtures.js';
 
 describe('decodeWorkerEnvelope', () => {

@@ -1,11 +1,11 @@
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAuthProvider } from '../../src/auth/index.js';
-import { createWorkspaceWatcher, workspaceLeaderUrl } from '../../src/cloud/workspaces.js';
-import type { WorkspaceTarget } from '../../src/cloud/workspaces.js';
+import { createWorkspaceWatcher, workspaceLeaderUrl } from '../../src/discovery/workspaces.js';
+import type { WorkspaceTarget } from '../../src/discovery/workspaces.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import type { Workspace } from '../../src/leader/shapes.js';
+import type { Workspace } from '../../src/api/shapes.js';
 import { ENDPOINTS } from '../../src/leader/types.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ConfigGroup, ListedWorker } from '../leader/shapes.js';
-import { timeSlicer } from '../util/yield.js';
+import type { ConfigGroup, ListedWorker } from '../../api/shapes.js';
+import { timeSlicer } from '../../util/yield.js';
 
 /**
  * Decoders for the listing endpoints. Objects are stripped to the fields we export (ListedWorker), which

@@ -1,5 +1,5 @@
 import type { FailureReason } from './failure.js';
-import type { PermitOutcome } from './budget.js';
+import type { PermitOutcome } from '../leader/budget.js';
 
 /**
  * What to do after a failed attempt:

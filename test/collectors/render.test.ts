@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, NODE_FAMILY_INDEX, type NodeFamilyName } from '../../src/exposition/families.js';
-import { renderGroups, renderLeader, renderNode, validateTargetLabels } from '../../src/exposition/render.js';
-import { node, worker } from './fixtures.js';
+import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, NODE_FAMILY_INDEX, type NodeFamilyName } from '../../src/collectors/families.js';
+import { renderGroups, renderLeader, renderNode, validateTargetLabels } from '../../src/collectors/render.js';
+import { node, worker } from '../exposition/fixtures.js';
 
 const B = 'product="stream",group="default",node_id="w1"';
 

@@ -4,7 +4,7 @@ import { createAuthProvider } from '../../src/auth/index.js';
 import type { TransportConfig } from '../../src/config/types.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import { createDispatcher } from '../../src/leader/transport.js';
+import { createDispatcher } from '../../src/http/transport.js';
 import { ENDPOINTS } from '../../src/leader/types.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHttpDate, parseRetryAfter } from '../../src/leader/retry-after.js';
+import { parseHttpDate, parseRetryAfter } from '../../src/http/retry-after.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0); // Sun, 22 Nov 2026 12:00:00 GMT
 

@@ -5,7 +5,7 @@
  */
 
 import type { GroupState, LeaderState, NodeState } from '../store/types.js';
-import { escapeLabelValue, formatValue, labelText } from './escape.js';
+import { escapeLabelValue, formatValue, labelText } from '../format/escape.js';
 import { LEADER_FAMILIES, NODE_FAMILIES, NODE_FAMILY_INDEX, type NodeFamilyName } from './families.js';
 
 /** One string per per-node family (NODE_FAMILIES order); empty where the node has no series. */

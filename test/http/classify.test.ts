@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyError, classifyStatus, errorCode } from '../../src/leader/classify.js';
+import { classifyError, classifyStatus, errorCode } from '../../src/http/classify.js';
 import { unsafePath } from '../../src/leader/client.js';
 
 describe('classifyStatus', () => {

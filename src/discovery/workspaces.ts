@@ -3,10 +3,10 @@ import type { Dispatcher } from 'undici';
 import { errorCode } from '../auth/secrets.js';
 import type { AuthProvider } from '../auth/types.js';
 import type { CloudDiscoveryConfig, LeaderConfig } from '../config/types.js';
-import type { Workspace } from '../leader/shapes.js';
-import { cloudLeaderUrl } from './defaults.js';
-import { cloudRequest, describeUrl } from './http.js';
-import type { CloudResponse } from './http.js';
+import type { Workspace } from '../api/shapes.js';
+import { cloudLeaderUrl } from '../api/cloud.js';
+import { cloudRequest, describeUrl } from '../http/bounded.js';
+import type { CloudResponse } from '../http/bounded.js';
 
 /** One workspace leader to monitor. */
 export interface WorkspaceTarget {

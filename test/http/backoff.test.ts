@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, retryDelay } from '../../src/leader/backoff.js';
+import { backoffDelay, retryDelay } from '../../src/http/backoff.js';
 
 const fixed = (r: number) => () => r;
 

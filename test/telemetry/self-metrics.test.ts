@@ -1,6 +1,6 @@
 import { register as globalRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createSelfMetrics, renderJsonFamily } from '../../src/exposition/self-metrics.js';
+import { createSelfMetrics, renderJsonFamily } from '../../src/telemetry/self-metrics.js';
 
 function create(defaultMetrics = false) {
   return createSelfMetrics({ version: '1.2.3', nodejsVersion: 'v22.17.1', defaultMetrics });

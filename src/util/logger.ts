@@ -1,6 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import PinoPretty from 'pino-pretty';
-import type { LogConfig } from './config/types.js';
+import type { LogConfig } from '../config/types.js';
 
 const CENSOR = '[redacted]';
 

@@ -4,8 +4,8 @@
  * comes from and how often it is refreshed, because every value is cached between polls.
  */
 
-import { escapeHelp } from './escape.js';
-import type { Format } from './format.js';
+import { escapeHelp } from '../format/escape.js';
+import type { Format } from '../format/format.js';
 
 /** How often each source of data is refreshed, for HELP text. */
 export interface RefreshIntervals {

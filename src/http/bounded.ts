@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
-import type { ResponseHeaders } from '../leader/retry-after.js';
+import type { ResponseHeaders } from './retry-after.js';
 
 /** One request to a Cribl.Cloud endpoint that is not a leader (token endpoint, management plane). */
 export interface CloudRequest {

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/parse.js';
-import { censorSecrets, createLogger, REDACT_PATHS } from '../src/logger.js';
+import { parseConfig } from '../../src/config/parse.js';
+import { censorSecrets, createLogger, REDACT_PATHS } from '../../src/util/logger.js';
 
 function sink(): { stream: Writable; text: () => string } {
   let out = '';

@@ -1,17 +1,17 @@
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthProvider } from '../../src/auth/types.js';
-import { cloudLeaderUrl, defaultAudience, defaultTokenUrl } from '../../src/cloud/defaults.js';
+import { cloudLeaderUrl, defaultAudience, defaultTokenUrl } from '../../src/api/cloud.js';
 import {
   createWorkspaceWatcher,
   diffTargets,
   leaderConfigForWorkspace,
   listWorkspaceTargets,
   workspaceLeaderUrl,
-} from '../../src/cloud/workspaces.js';
-import type { WorkspaceTarget } from '../../src/cloud/workspaces.js';
+} from '../../src/discovery/workspaces.js';
+import type { WorkspaceTarget } from '../../src/discovery/workspaces.js';
 import type { CloudDiscoveryConfig } from '../../src/config/types.js';
-import type { Workspace } from '../../src/leader/shapes.js';
+import type { Workspace } from '../../src/api/shapes.js';
 import { startFake } from '../auth/fake-cloud.js';
 import type { Reply, SeenRequest } from '../auth/fake-cloud.js';
 import { captureLogger } from '../auth/helpers.js';

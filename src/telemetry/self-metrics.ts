@@ -10,8 +10,8 @@ import type { AuthMetrics, AuthMode } from '../auth/types.js';
 import type { LeaderClientMetrics, ThrottleCode } from '../leader/client.js';
 import type { Endpoint } from '../leader/types.js';
 import type { PollerMetrics } from '../polling/poller.js';
-import { escapeHelp, escapeLabelValue, formatValue, labelText } from './escape.js';
-import type { Format } from './format.js';
+import { escapeHelp, escapeLabelValue, formatValue, labelText } from '../format/escape.js';
+import type { Format } from '../format/format.js';
 
 /** Options of createSelfMetrics. */
 export interface SelfMetricsOptions {

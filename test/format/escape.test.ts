@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHelp, escapeLabelValue, formatValue, labelPairs, labelText } from '../../src/exposition/escape.js';
-import { formatDuration } from '../../src/exposition/families.js';
+import { escapeHelp, escapeLabelValue, formatValue, labelPairs, labelText } from '../../src/format/escape.js';
+import { formatDuration } from '../../src/collectors/families.js';
 
 describe('escapeLabelValue', () => {
   it.each([
