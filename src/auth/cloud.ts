@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { cloudRequest, describeUrl } from '../http/bounded.js';
+import { cloudRequest } from '../http/bounded.js';
+import { describeUrl } from '../util/url.js';
 import type { CloudResponse } from '../http/bounded.js';
 import type { AuthConfig } from '../config/types.js';
 import { backoffDelay } from '../http/backoff.js';
@@ -10,7 +11,8 @@ import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
 import type { ObtainedToken, RenewTiming } from './renewing.js';
-import { errorCode, readSecretFile } from './secrets.js';
+import { readSecretFile } from './secrets.js';
+import { errorLabel } from '../util/errors.js';
 import type { AuthMetrics, AuthProvider, ReadFile } from './types.js';
 
 /** The Cribl.Cloud settings of {@link AuthConfig}. */
@@ -106,7 +108,7 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
         });
       } catch (e) {
         if (signal.aborted) throw e;
-        const err = new AuthError('cloud', 'unreachable', `${where} failed: ${errorCode(e)}`);
+        const err = new AuthError('cloud', 'unreachable', `${where} failed: ${errorLabel(e)}`);
         if (attempt >= policy.maxAttempts) throw err;
         await clock.sleep(backoff(attempt), signal);
         continue;

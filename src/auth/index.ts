@@ -12,7 +12,6 @@ import type { AuthMetrics, AuthProvider, LoginFn, ReadFile } from './types.js';
 
 export { AuthConfigError, AuthError } from './errors.js';
 export { createLoginFn, decodeAuthToken } from './login.js';
-export { SECRET_LOG_PATHS, stripUrlCredentials } from './secrets.js';
 export { decodeJwtExpiry } from './jwt.js';
 
 /** Everything an auth provider may need; each mode uses its part. */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken } from './jwt.js';
-import { errorCode } from './secrets.js';
+import { errorLabel } from '../util/errors.js';
 import type { AuthMetrics, AuthProvider, ReadFile } from './types.js';
 
 /** What the static-token provider needs. */
@@ -75,7 +75,7 @@ function fileProvider(path: string, deps: StaticTokenDeps): AuthProvider {
           ? { readAt, ok: false, error: new AuthError('token', 'file_unreadable', `${TOKEN_FILE_SETTING} ${path} is empty`) }
           : { readAt, ok: true, token };
     } catch (e) {
-      const error = new AuthError('token', 'file_unreadable', `cannot read ${TOKEN_FILE_SETTING} ${path}: ${errorCode(e)}`);
+      const error = new AuthError('token', 'file_unreadable', `cannot read ${TOKEN_FILE_SETTING} ${path}: ${errorLabel(e)}`);
       next = { readAt, ok: false, error };
     }
     state = next;

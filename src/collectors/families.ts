@@ -5,6 +5,7 @@
  */
 
 import { escapeHelp } from '../format/escape.js';
+import { formatDuration } from '../util/duration.js';
 import type { Format } from '../format/format.js';
 
 /** How often each source of data is refreshed, for HELP text. */
@@ -105,17 +106,6 @@ export type NodeFamilyName = (typeof NODE_FAMILIES)[number]['name'];
 export const NODE_FAMILY_INDEX: Readonly<Record<NodeFamilyName, number>> = Object.fromEntries(
   NODE_FAMILIES.map((f, i) => [f.name, i]),
 ) as Record<NodeFamilyName, number>;
-
-/** Formats a duration the way Go does, compactly: 500ms, 30s, 1.5s, 5m, 1m30s, 1h, 2h15m. */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms <= 0) return '0s';
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const totalSeconds = ms / 1000;
-  const h = Math.floor(totalSeconds / 3600);
-  const m = Math.floor((totalSeconds - h * 3600) / 60);
-  const s = Math.round((totalSeconds - h * 3600 - m * 60) * 1000) / 1000;
-  return (h ? `${h}h` : '') + (m ? `${m}m` : '') + (s || (!h && !m) ? `${s}s` : '');
-}
 
 function refreshSentence(source: Source, intervals: RefreshIntervals): string {
   switch (source) {

@@ -1,10 +1,11 @@
-import { ConfigError, ValueError } from './errors.js';
+import { ValueError } from '../util/errors.js';
+import { ConfigError } from './errors.js';
 import type { FileSettings, Layer, LeaderEntry } from './file.js';
 import { flagSpec } from './flags.js';
 import { Settings, type FlagName } from './settings.js';
 import { readConfigFile, readEnv, readFlags, type Secret, type Secrets } from './sources.js';
 import type { AuthConfig, BudgetConfig, CloudDiscoveryConfig, Config, LeaderConfig, TransportConfig } from './types.js';
-import { formatDuration } from '../util/units.js';
+import { formatDuration } from '../util/duration.js';
 import { checkLabelName } from './values.js';
 
 /** What parseConfig needs from the outside world; src/cli.ts passes process.argv.slice(2), process.env and fs. */

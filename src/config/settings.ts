@@ -1,5 +1,6 @@
 import { PRODUCTS, type Product } from '../api/shapes.js';
-import { ConfigError, ValueError } from './errors.js';
+import { ValueError } from '../util/errors.js';
+import { ConfigError } from './errors.js';
 import type { Layer, Setting } from './file.js';
 import { FLAG_TABLE, flagSpec } from './flags.js';
 import type { LogConfig } from './types.js';

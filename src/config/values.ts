@@ -1,5 +1,8 @@
-import { ValueError } from './errors.js';
-import { parseBytes, parseDuration } from '../util/units.js';
+import { parseDuration } from '../util/duration.js';
+import { ValueError } from '../util/errors.js';
+import { parseListenAddress } from '../util/listen-address.js';
+import { parseBytes } from '../util/size.js';
+import { withoutCredentials } from '../util/url.js';
 
 /** A setting's value as given: a string (flag, env, file scalar), a boolean (flag, file) or a list (file). */
 export type Raw = string | boolean | readonly string[];
@@ -78,11 +81,6 @@ export function asList<T extends string>(raw: Raw, values: readonly T[], noun: s
   return out;
 }
 
-/** Shows a URL without any user:password part, so that errors never echo credentials. */
-export function safeUrlText(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, '$1');
-}
-
 /** An http(s) URL without credentials, query or fragment. */
 export function asHttpUrl(raw: Raw, opts: { allowCredentials?: boolean } = {}): URL {
   const text = asString(raw).trim();
@@ -90,10 +88,10 @@ export function asHttpUrl(raw: Raw, opts: { allowCredentials?: boolean } = {}): 
   try {
     url = new URL(text);
   } catch {
-    throw new ValueError(`${JSON.stringify(safeUrlText(text))} is not a URL (use e.g. https://host:9000)`);
+    throw new ValueError(`${JSON.stringify(withoutCredentials(text))} is not a URL (use e.g. https://host:9000)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ValueError(`${JSON.stringify(safeUrlText(text))} must be an http(s) URL`);
+    throw new ValueError(`${JSON.stringify(withoutCredentials(text))} must be an http(s) URL`);
   }
   if (!opts.allowCredentials && (url.username !== '' || url.password !== '')) {
     throw new ValueError('must not contain a user or password (use the token or password settings)');
@@ -104,7 +102,7 @@ export function asHttpUrl(raw: Raw, opts: { allowCredentials?: boolean } = {}): 
 /** The leader's global-context base URL: http(s), ending in /api/v1 (a trailing slash is dropped). */
 export function asLeaderUrl(raw: Raw): string {
   const text = asString(raw).trim();
-  const bad = new ValueError(`${JSON.stringify(safeUrlText(text))} must be an http(s) URL ending in /api/v1`);
+  const bad = new ValueError(`${JSON.stringify(withoutCredentials(text))} must be an http(s) URL ending in /api/v1`);
   let url: URL;
   try {
     url = asHttpUrl(text);
@@ -120,10 +118,7 @@ export function asLeaderUrl(raw: Raw): string {
 /** host:port to listen on; the host may be empty (all interfaces) or a bracketed IPv6 address. */
 export function asListenAddress(raw: Raw): string {
   const text = asString(raw).trim();
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]\s]*):(\d{1,5})$/.exec(text);
-  if (!match || Number(match[2]) > 65535) {
-    throw new ValueError(`${show(raw)} must be host:port (e.g. :9864 or 127.0.0.1:9864)`);
-  }
+  parseListenAddress(text);
   return text;
 }
 

@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { errorCode } from '../auth/secrets.js';
+import { errorLabel } from '../util/errors.js';
 import type { AuthProvider } from '../auth/types.js';
 import type { CloudDiscoveryConfig, LeaderConfig } from '../config/types.js';
 import type { Workspace } from '../api/shapes.js';
 import { cloudLeaderUrl } from '../api/cloud.js';
-import { cloudRequest, describeUrl } from '../http/bounded.js';
+import { cloudRequest } from '../http/bounded.js';
+import { describeUrl } from '../util/url.js';
 import type { CloudResponse } from '../http/bounded.js';
 
 /** One workspace leader to monitor. */
@@ -77,7 +78,7 @@ export async function listWorkspaceTargets(opts: WorkspaceListOptions): Promise<
         ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
       });
     } catch (e) {
-      return { ok: false, message: `${where} failed: ${errorCode(e)}` };
+      return { ok: false, message: `${where} failed: ${errorLabel(e)}` };
     }
     if (res.status !== 401 || attempt === 2 || !opts.auth.invalidate(token)) break;
   }

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { createGunzip, gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../util/clock.js';
+import { parseListenAddress, urlHost, type ListenAddress } from '../util/listen-address.js';
 import type { BodyCache } from './body.js';
 import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from '../format/format.js';
 import { landingPage } from './landing.js';
@@ -62,14 +63,6 @@ export interface RunningServer {
 /** Probes stay reachable without credentials: kubelets and load balancers rarely carry them. */
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz']);
 
-/** Splits a listen address into host (undefined = all interfaces) and port; throws one line. */
-export function parseListenAddress(address: string): { host: string | undefined; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(address);
-  const port = Number(m?.[3]);
-  if (!m || port > 65535) throw new Error(`--web.listen-address "${address}": expected host:port, [ipv6]:port or :port`);
-  return { host: m[1] ?? (m[2] || undefined), port };
-}
-
 function plain(res: ServerResponse, status: number, text: string, head: boolean, extra: Record<string, string> = {}): void {
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...extra });
   res.end(head ? undefined : text);
@@ -117,7 +110,13 @@ function streamIdentity(gzipped: readonly Buffer[], tail: Promise<Buffer>, res: 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const telemetryPath = options.telemetryPath ?? '/metrics';
-  const { host, port } = parseListenAddress(options.listenAddress);
+  let listen: ListenAddress;
+  try {
+    listen = parseListenAddress(options.listenAddress);
+  } catch (e) {
+    throw new Error(`--web.listen-address: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const { host, port } = listen;
   const basicAuth = createBasicAuth();
   const gzipLevel = options.gzipLevel ?? zlibConstants.Z_BEST_SPEED;
   const rate = { tokens: 0, at: clock.now() };
@@ -265,10 +264,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
   });
   const address = s.address() as AddressInfo;
-  const shownHost = host === undefined || host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   const scheme = initial?.secureContext ? 'https' : 'http';
   return {
-    url: `${scheme}://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`,
+    url: `${scheme}://${urlHost(host)}:${address.port}`,
     port: address.port,
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -12,6 +12,7 @@ import bcrypt from 'bcryptjs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Clock } from '../util/clock.js';
+import { parseGoDuration } from '../util/duration.js';
 
 /** A web configuration that cannot be used; the message is one line naming the setting. */
 export class WebConfigError extends Error {
@@ -133,20 +134,6 @@ export interface WebConfig {
   /** user → bcrypt hash; empty map = no basic auth. */
   users: ReadonlyMap<string, string>;
   rateLimit?: { intervalMs: number; burst: number };
-}
-
-/** Parses a Go duration such as 1s, 250ms, 1m30s; undefined when malformed. */
-export function parseGoDuration(text: string): number | undefined {
-  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  if (text === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let end = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    total += Number(m[1]) * (units[m[2] ?? ''] ?? NaN);
-    end = re.lastIndex;
-  }
-  return end === text.length && end > 0 && Number.isFinite(total) ? total : undefined;
 }
 
 function fail(source: string, message: string): never {

@@ -54,13 +54,3 @@ export async function cloudRequest(req: CloudRequest): Promise<CloudResponse> {
   }
   return { status: res.statusCode, headers: res.headers, json };
 }
-
-/** The URL without query, fragment or credentials: for error messages. */
-export function describeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return '(unparseable URL)';
-  }
-}

@@ -1,5 +1,6 @@
 import type { FailureReason } from './failure.js';
 import type { PermitOutcome } from '../leader/budget.js';
+import { errorCode } from '../util/errors.js';
 
 /**
  * What to do after a failed attempt:
@@ -78,20 +79,4 @@ export function classifyError(err: unknown): Classification & { code: string } {
   if (TIMEOUT_CODES.has(code)) return { reason: 'timeout', retry: 'backoff', outcome: 'timeout', code };
   if (TRANSIENT_CONNECT_CODES.has(code)) return { reason: 'connect', retry: 'backoff', outcome: 'neutral', code };
   return { reason: 'connect', retry: 'none', outcome: 'neutral', code };
-}
-
-/** The stable `code` of an error, looking through `cause` and AggregateError (happy eyeballs) members. */
-export function errorCode(err: unknown, depth = 0): string | undefined {
-  if (typeof err !== 'object' || err === null || depth > 4) return undefined;
-  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof e.code === 'string' && e.code !== '') return e.code;
-  const fromCause = errorCode(e.cause, depth + 1);
-  if (fromCause) return fromCause;
-  if (Array.isArray(e.errors)) {
-    for (const inner of e.errors as unknown[]) {
-      const c = errorCode(inner, depth + 1);
-      if (c) return c;
-    }
-  }
-  return undefined;
 }

@@ -3,7 +3,8 @@ import { rootCertificates } from 'node:tls';
 import type { Logger } from 'pino';
 import { Agent, EnvHttpProxyAgent, Pool, ProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
-import { errorCode, stripUrlCredentials } from '../auth/secrets.js';
+import { errorLabel } from '../util/errors.js';
+import { withoutCredentials } from '../util/url.js';
 import type { ReadFile } from '../auth/types.js';
 import type { TransportConfig } from '../config/types.js';
 
@@ -47,7 +48,7 @@ export function createDispatcher(t: TransportConfig, deps: TransportDeps): Dispa
 
   if (t.proxyUrl !== undefined) {
     const uri = checkProxyUrl(t.proxyUrl, '--leader.proxy-url');
-    log.info({ proxy: stripUrlCredentials(uri) }, 'sending leader requests through the proxy');
+    log.info({ proxy: withoutCredentials(uri) }, 'sending leader requests through the proxy');
     return new ProxyAgent({ ...pool, uri, requestTls: tls, proxyTls: proxyTls(tls), clientFactory: tunnelClient });
   }
 
@@ -61,8 +62,8 @@ export function createDispatcher(t: TransportConfig, deps: TransportDeps): Dispa
   const noProxy = env('NO_PROXY');
   log.info(
     {
-      httpProxy: httpProxy === '' ? undefined : stripUrlCredentials(httpProxy),
-      httpsProxy: httpsProxy === '' ? undefined : stripUrlCredentials(httpsProxy),
+      httpProxy: httpProxy === '' ? undefined : withoutCredentials(httpProxy),
+      httpsProxy: httpsProxy === '' ? undefined : withoutCredentials(httpsProxy),
       noProxy: noProxy === '' ? undefined : noProxy,
     },
     'using the proxy from the environment for leader requests',
@@ -148,7 +149,7 @@ function readPem(readFile: ReadFile, path: string, setting: string): string {
   try {
     return readFile(path);
   } catch (e) {
-    throw new TransportConfigError(`cannot read ${setting} ${path}: ${errorCode(e)}`);
+    throw new TransportConfigError(`cannot read ${setting} ${path}: ${errorLabel(e)}`);
   }
 }
 

@@ -3,7 +3,7 @@ import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createBodyCache } from '../../src/exposition/body.js';
 import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
-import { parseListenAddress, startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { node } from './fixtures.js';
@@ -53,21 +53,6 @@ async function get(url: string, headers: Record<string, string> = {}, method: 'G
   const bytes = Buffer.from(await res.body.arrayBuffer());
   return { status: res.statusCode, headers: res.headers, bytes, text: bytes.toString('utf8') };
 }
-
-describe('parseListenAddress', () => {
-  it.each([
-    ['127.0.0.1:9864', { host: '127.0.0.1', port: 9864 }],
-    [':9864', { host: undefined, port: 9864 }],
-    ['[::1]:0', { host: '::1', port: 0 }],
-    ['localhost:80', { host: 'localhost', port: 80 }],
-  ])('%s', (address, expected) => {
-    expect(parseListenAddress(address)).toEqual(expected);
-  });
-
-  it.each(['9864', 'host:', 'host:99999', '::1:80'])('rejects %s', (address) => {
-    expect(() => parseListenAddress(address)).toThrow(`--web.listen-address "${address}"`);
-  });
-});
 
 describe('startServer', () => {
   it('serves text 0.0.4 by default: snapshot families then self-metrics, no EOF', async () => {

@@ -5,7 +5,7 @@ import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBodyCache } from '../../src/exposition/body.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
-import { createBasicAuth, parseGoDuration, parseWebConfig } from '../../src/exposition/web-config.js';
+import { createBasicAuth, parseWebConfig } from '../../src/exposition/web-config.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createTestPki, type TestPki } from './certs.js';
@@ -100,21 +100,6 @@ describe('parseWebConfig', () => {
     expect(msg).toContain(message);
     expect(msg).not.toContain('\n');
     expect(msg).not.toContain('plaintext-secret');
-  });
-});
-
-describe('parseGoDuration', () => {
-  it.each([
-    ['1s', 1000],
-    ['250ms', 250],
-    ['1m30s', 90_000],
-    ['1.5h', 5_400_000],
-    ['0', 0],
-    ['', undefined],
-    ['5', undefined],
-    ['1x', undefined],
-  ])('%s', (text, ms) => {
-    expect(parseGoDuration(text)).toBe(ms);
   });
 });
 

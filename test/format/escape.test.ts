@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHelp, escapeLabelValue, formatValue, labelPairs, labelText } from '../../src/format/escape.js';
-import { formatDuration } from '../../src/collectors/families.js';
 
 describe('escapeLabelValue', () => {
   it.each([
@@ -75,22 +74,5 @@ describe('labelPairs', () => {
   it('renders in the given order, escaped', () => {
     expect(labelPairs({ workspace: 'main', region: 'eu "1"' })).toBe('workspace="main",region="eu \\"1\\""');
     expect(labelPairs({})).toBe('');
-  });
-});
-
-describe('formatDuration', () => {
-  it.each([
-    [0, '0s'],
-    [500, '500ms'],
-    [1500, '1.5s'],
-    [30_000, '30s'],
-    [60_000, '1m'],
-    [90_000, '1m30s'],
-    [300_000, '5m'],
-    [3_600_000, '1h'],
-    [8_100_000, '2h15m'],
-    [3_601_000, '1h1s'],
-  ])('%s ms → %s', (ms, expected) => {
-    expect(formatDuration(ms)).toBe(expected);
   });
 });

@@ -163,7 +163,7 @@ describe('proxies', () => {
       },
     ]);
     const out = log.lines.join('');
-    expect(out).toContain(`"proxy":"${proxy.url}/"`);
+    expect(out).toContain(`"proxy":"${proxy.url}"`);
     expect(out).not.toContain('pr0xy-pa55');
   });
 

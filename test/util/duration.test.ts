@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseBytes, parseDuration } from '../../src/util/units.js';
+import { formatDuration, parseDuration, parseGoDuration } from '../../src/util/duration.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -33,8 +33,11 @@ describe('parseDuration', () => {
 
 describe('formatDuration', () => {
   it.each([
-    [0, '0'],
     [500, '500ms'],
+    [1500, '1s500ms'],
+    [30_000, '30s'],
+    [60_000, '1m'],
+    [3_601_000, '1h1s'],
     [90_000, '1m30s'],
     [5_400_000, '1h30m'],
     [86_400_000, '1d'],
@@ -42,27 +45,25 @@ describe('formatDuration', () => {
     expect(formatDuration(ms)).toBe(text);
     expect(parseDuration(text)).toBe(ms);
   });
+
+  it('formats nothing as 0s (HELP texts never show an empty duration)', () => {
+    expect(formatDuration(0)).toBe('0s');
+    expect(formatDuration(-1)).toBe('0s');
+    expect(formatDuration(Number.NaN)).toBe('0s');
+  });
 });
 
-describe('parseBytes', () => {
+describe('parseGoDuration', () => {
   it.each([
+    ['1s', 1000],
+    ['250ms', 250],
+    ['1m30s', 90_000],
+    ['1.5h', 5_400_000],
     ['0', 0],
-    ['1048576', 1_048_576],
-    ['512B', 512],
-    ['1KB', 1000],
-    ['1KiB', 1024],
-    ['64MiB', 64 * 1024 * 1024],
-    ['64mib', 64 * 1024 * 1024],
-    ['500MB', 500_000_000],
-    ['1.5GiB', 1.5 * 2 ** 30],
-    ['1GB', 1e9],
-    ['2TiB', 2 * 2 ** 40],
-    ['10 MiB', 10 * 2 ** 20],
-  ])('%s → %d bytes', (text, bytes) => {
-    expect(parseBytes(text)).toBe(bytes);
-  });
-
-  it.each(['', 'MiB', '-1MiB', '64XB', '1e6', '64 MiB extra', '1PiB'])('rejects %j', (text) => {
-    expect(() => parseBytes(text)).toThrow(`${JSON.stringify(text)} is not a size (use e.g. 64MiB, 512KiB, 1GB)`);
+    ['', undefined],
+    ['5', undefined],
+    ['1x', undefined],
+  ])('%s', (text, ms) => {
+    expect(parseGoDuration(text)).toBe(ms);
   });
 });
