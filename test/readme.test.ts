@@ -1,7 +1,7 @@
+import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../src/collectors/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FLAG_TABLE } from '../src/config/flags.js';
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../src/collectors/families.js';
 import { createSelfMetrics } from '../src/telemetry/self-metrics.js';
 
 const README = new URL('../README.md', import.meta.url);

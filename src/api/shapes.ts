@@ -1,70 +1,72 @@
 /**
- * Response shapes of the Cribl control-plane API, as real leaders send them
- * (shared/research/api-shapes.md: spec 4.19, 4.15.1-full, official SDKs).
- * Shared by the exporter's decoders and by the simulated leader. Only the fields we
- * read or serve are typed; real leaders may send more.
+ * Response shapes of the Cribl control-plane and management-plane API, as real leaders send them
+ * (shared/research/api-shapes.md: spec 4.19, 4.15.1-full, official SDKs), as zod schemas with the types
+ * inferred from them. Shared by the exporter's collectors (which decode with narrowed picks of these) and by
+ * the simulated leader (which builds its answers with these types). Only the fields we read or serve are
+ * described; real leaders may send more, and zod drops what is not described.
  */
+import { z } from 'zod';
 
-export type Product = 'stream' | 'edge';
-export const PRODUCTS: readonly Product[] = ['stream', 'edge'];
+const finite = z.number().finite();
 
 /** `info.cribl` (HBCriblInfo). `version` is optional on real leaders. */
-export interface HBCriblInfo {
-  version?: string;
-  config: { version?: string };
-  distMode: 'edge' | 'managed-edge' | 'master' | 'outpost' | 'search-supervisor' | 'single' | 'worker';
-  group: string;
-  guid: string;
-  startTime: number; // epoch ms
-}
+export const criblInfoSchema = z.object({
+  version: z.string().optional(),
+  config: z.object({ version: z.string().optional() }),
+  distMode: z.enum(['edge', 'managed-edge', 'master', 'outpost', 'search-supervisor', 'single', 'worker']),
+  group: z.string(),
+  guid: z.string(),
+  startTime: finite, // epoch ms
+});
+export type HBCriblInfo = z.infer<typeof criblInfoSchema>;
 
 /** `info` (NodeProvidedInfo). There is no `freemem` on real leaders. */
-export interface NodeProvidedInfo {
-  hostname: string;
-  cpus: number;
-  totalmem: number; // bytes
-  architecture: string;
-  platform: string;
-  release: string;
-  node: string; // Node.js version of the node, e.g. v22.17.1
+export const nodeInfoSchema = z.object({
+  hostname: z.string(),
+  cpus: finite,
+  totalmem: finite, // bytes
+  architecture: z.string(),
+  platform: z.string(),
+  release: z.string(),
+  node: z.string(), // Node.js version of the node, e.g. v22.17.1
   /** Always sent by real leaders; optional here because the exporter drops it after decoding (memory). */
-  env?: Record<string, string>;
-  cribl: HBCriblInfo;
-  freeDiskSpace?: number; // bytes
-  totalDiskSpace?: number; // bytes
-}
+  env: z.record(z.string(), z.string()).optional(),
+  cribl: criblInfoSchema,
+  freeDiskSpace: finite.optional(), // bytes
+  totalDiskSpace: finite.optional(), // bytes
+});
+export type NodeProvidedInfo = z.infer<typeof nodeInfoSchema>;
 
-/** Edge only: `nodeUpgradeStatus`. */
-export interface NodeUpgradeStatus {
-  state: 0 | 1 | 2 | 3; // 0 Active, 1 Current, 2 Failed, 3 Skipped
-  timestamp: number; // epoch ms
-}
+/** Edge only: `nodeUpgradeStatus`; state 0 Active, 1 Current, 2 Failed, 3 Skipped. */
+export const nodeUpgradeStatusSchema = z.object({
+  state: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]),
+  timestamp: finite, // epoch ms
+});
+export type NodeUpgradeStatus = z.infer<typeof nodeUpgradeStatusSchema>;
 
 /** One item of GET /products/{product}/workers (MasterWorkerEntry). */
-export interface WorkerEntry {
-  id: string;
-  group: string;
-  firstMsgTime: number; // epoch ms
-  lastMsgTime: number; // epoch ms
-  workerProcesses: number;
-  info: NodeProvidedInfo;
-  status?: string; // "healthy" or another string; no enum
-  disconnected?: boolean;
-  deployable?: boolean;
-  nodeUpgradeStatus?: NodeUpgradeStatus;
-}
-
-/**
- * The part of a WorkerEntry the exporter keeps: what it exports, plus distMode (the product of a node on
- * /master/workers). Decoders drop the rest, which matters with 50,000 entries held between discoveries.
- */
-export type ListedWorker = Pick<WorkerEntry, 'id' | 'group' | 'firstMsgTime' | 'lastMsgTime' | 'workerProcesses' | 'disconnected' | 'deployable'> & {
-  info: Pick<NodeProvidedInfo, 'hostname' | 'cpus' | 'totalmem' | 'architecture' | 'platform' | 'freeDiskSpace' | 'totalDiskSpace'> & {
-    cribl: Pick<HBCriblInfo, 'version' | 'distMode' | 'startTime'> & { config: { version?: string } };
-  };
-};
+export const workerEntrySchema = z.object({
+  id: z.string().min(1),
+  group: z.string(),
+  firstMsgTime: finite, // epoch ms
+  lastMsgTime: finite, // epoch ms
+  workerProcesses: finite,
+  info: nodeInfoSchema,
+  status: z.string().optional(), // "healthy" or another string; no enum
+  disconnected: z.boolean().optional(),
+  deployable: z.boolean().optional(),
+  nodeUpgradeStatus: nodeUpgradeStatusSchema.optional(),
+});
+export type WorkerEntry = z.infer<typeof workerEntrySchema>;
 
 /** Envelope of paginated lists (4.17+); `/master/workers` sends only `{count, items}`. */
+export const pageSchema = z.object({
+  items: z.array(z.unknown()),
+  count: z.number().optional(),
+  offset: z.number().optional(),
+  limit: z.number().optional(),
+  totalCount: z.number().optional(),
+});
 export interface Paginated<T> {
   items: T[];
   count: number;
@@ -73,92 +75,127 @@ export interface Paginated<T> {
   totalCount?: number;
 }
 
+export const GROUP_TYPES = ['edge', 'lake_access', 'local_search', 'outpost', 'search', 'stream'] as const;
+
 /** One item of GET /products/{product}/groups (ConfigGroup); only `id` is required. */
-export interface ConfigGroup {
-  id: string;
-  name?: string;
-  description?: string;
-  type?: 'edge' | 'lake_access' | 'local_search' | 'outpost' | 'search' | 'stream';
-  configVersion?: string;
-  workerCount?: number;
-  incompatibleWorkerCount?: number;
-  deployingWorkerCount?: number;
-  onPrem?: boolean;
-  isFleet?: boolean;
-  inherits?: string;
-  provisioned?: boolean;
-  workerRemoteAccess?: boolean;
-  lookupDeployments?: { context: string; lookups: { file: string; version?: string; deployedVersion?: string }[] }[];
-  git?: { commit?: string; localChanges?: number; log?: { date: string; hash: string; message: string; short: string }[] };
-}
+export const configGroupSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  type: z.enum(GROUP_TYPES).optional(),
+  configVersion: z.string().optional(),
+  workerCount: finite.optional(),
+  incompatibleWorkerCount: finite.optional(),
+  deployingWorkerCount: finite.optional(),
+  onPrem: z.boolean().optional(),
+  isFleet: z.boolean().optional(),
+  inherits: z.string().optional(),
+  provisioned: z.boolean().optional(),
+  workerRemoteAccess: z.boolean().optional(),
+  lookupDeployments: z
+    .array(
+      z.object({
+        context: z.string(),
+        lookups: z.array(z.object({ file: z.string(), version: z.string().optional(), deployedVersion: z.string().optional() })),
+      }),
+    )
+    .optional(),
+  git: z
+    .object({
+      commit: z.string().optional(),
+      localChanges: z.number().optional(),
+      log: z.array(z.object({ date: z.string(), hash: z.string(), message: z.string(), short: z.string() })).optional(),
+    })
+    .optional(),
+});
+export type ConfigGroup = z.infer<typeof configGroupSchema>;
 
 /** GET /health and GET /w/{nodeId}/health (HealthServerStatus); 200 or 420 with this body. */
-export type HealthStatus = 'healthy' | 'shutting down' | 'standby';
-export interface HealthServerStatus {
-  status: HealthStatus;
-  startTime: number; // epoch ms
-  role?: 'primary' | 'standby';
-  isCaptain?: boolean;
-  overlay?: { state: 'active' | 'inactive' };
-}
+export const HEALTH_STATUSES = ['healthy', 'shutting down', 'standby'] as const;
+export type HealthStatus = (typeof HEALTH_STATUSES)[number];
+export const healthSchema = z.object({
+  status: z.enum(HEALTH_STATUSES),
+  startTime: finite, // epoch ms
+  role: z.enum(['primary', 'standby']).optional(),
+  isCaptain: z.boolean().optional(),
+  overlay: z.object({ state: z.enum(['active', 'inactive']) }).optional(),
+});
+export type HealthServerStatus = z.infer<typeof healthSchema>;
 
-/** GET /w/{nodeId}/edge/metadata → `{count, items:[Metadata]}`; snake_case inside `cribl` and `os`. */
-export interface EdgeMetadata {
-  timestamp: number;
-  cribl?: { mode: string; version: string; config_version?: string; group?: string; install_type?: string; tags?: string[] };
-  os?: {
-    arch: string;
-    cpu_count: number;
-    hostname: string;
-    memory: number;
-    os_id: string;
-    os_name: string;
-    os_version: string;
-    os_version_id: string;
-    platform: string;
-    release: string;
-    [key: string]: unknown;
-  };
-  hostOs?: EdgeMetadata['os'];
-  env?: Record<string, unknown>;
-  kube?: { namespace: string; source: string; pod?: Record<string, unknown>; [key: string]: unknown };
-  aws?: { version: number; [key: string]: unknown };
-}
+const edgeOsSchema = z.looseObject({
+  arch: z.string(),
+  cpu_count: finite,
+  hostname: z.string(),
+  memory: finite,
+  os_id: z.string(),
+  os_name: z.string(),
+  os_version: z.string(),
+  os_version_id: z.string(),
+  platform: z.string(),
+  release: z.string(),
+});
+
+/** One item of GET /w/{nodeId}/edge/metadata → `{count, items:[Metadata]}`; snake_case inside `cribl` and `os`. */
+export const edgeMetadataSchema = z.object({
+  timestamp: finite,
+  cribl: z
+    .object({
+      mode: z.string(),
+      version: z.string(),
+      config_version: z.string().optional(),
+      group: z.string().optional(),
+      install_type: z.string().optional(),
+      tags: z.array(z.string()).optional(),
+    })
+    .optional(),
+  os: edgeOsSchema.optional(),
+  hostOs: edgeOsSchema.optional(),
+  env: z.record(z.string(), z.unknown()).optional(),
+  kube: z.looseObject({ namespace: z.string(), source: z.string(), pod: z.record(z.string(), z.unknown()).optional() }).optional(),
+  aws: z.looseObject({ version: z.number() }).optional(),
+});
+export type EdgeMetadata = z.infer<typeof edgeMetadataSchema>;
 
 /** GET /m/{group}/version items (GitLogResult). */
-export interface GitLogResult {
-  hash?: string;
-  date?: string;
-  message?: string;
-  body?: string;
-  refs?: string;
-  author_name?: string;
-  author_email?: string;
-}
+export const gitLogResultSchema = z.object({
+  hash: z.string().optional(),
+  date: z.string().optional(),
+  message: z.string().optional(),
+  body: z.string().optional(),
+  refs: z.string().optional(),
+  author_name: z.string().optional(),
+  author_email: z.string().optional(),
+});
+export type GitLogResult = z.infer<typeof gitLogResultSchema>;
 
-/** POST /auth/login → 200. */
-export interface AuthToken {
-  token: string;
-  forcePasswordChange: boolean;
-}
+/** POST /auth/login → 200. 4.14 leaders send only `token`. */
+export const authTokenSchema = z.object({
+  token: z.string().min(1),
+  forcePasswordChange: z.boolean().optional().catch(undefined),
+});
+export type AuthToken = { token: string; forcePasswordChange: boolean };
 
-/** OAuth client-credentials token endpoint → 200. */
-export interface OAuthToken {
-  access_token: string;
-  token_type: string;
-  expires_in?: number;
-}
+/** OAuth client-credentials token endpoint → 200 (`expires_in` is sometimes a numeric string). */
+export const oauthTokenSchema = z.object({
+  access_token: z.string(),
+  token_type: z.string().optional(),
+  expires_in: z.union([z.number(), z.string()]).optional(),
+});
+export type OAuthToken = { access_token: string; token_type: string; expires_in?: number };
+
+export const WORKSPACE_STATES = ['Provisioning', 'Active', 'Inactive', 'Failed', 'Deprovisioning'] as const;
 
 /** Management plane: GET /v1/organizations/{organizationId}/workspaces items. */
-export interface Workspace {
-  workspaceId: string;
-  region: string;
-  leaderFQDN: string;
-  state: 'Provisioning' | 'Active' | 'Inactive' | 'Failed' | 'Deprovisioning';
-  alias?: string;
-  description?: string;
-  tags?: string[];
-}
+export const workspaceSchema = z.object({
+  workspaceId: z.string().min(1),
+  region: z.string(),
+  leaderFQDN: z.string(),
+  state: z.enum(WORKSPACE_STATES),
+  alias: z.string().optional(),
+  description: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+});
+export type Workspace = z.infer<typeof workspaceSchema>;
 
 /** Control-plane error bodies: 4.17+ `{status:"error", message}`, earlier `{message}`. Mgmt plane: `{statusCode, message}`. */
 export interface ErrorBody {

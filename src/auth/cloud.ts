@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { cloudRequest } from '../http/bounded.js';
+import { boundedRequest } from '../http/bounded.js';
 import { describeUrl } from '../util/url.js';
-import type { CloudResponse } from '../http/bounded.js';
-import type { AuthConfig } from '../config/types.js';
+import type { BoundedResponse } from '../http/bounded.js';
+import { oauthTokenSchema } from '../api/shapes.js';
+import type { AuthConfig } from './types.js';
 import { backoffDelay } from '../http/backoff.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import type { Clock, Random } from '../util/clock.js';
@@ -95,9 +96,9 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
     const contentType = cfg.tokenBody === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
 
     for (let attempt = 1; ; attempt++) {
-      let res: CloudResponse;
+      let res: BoundedResponse;
       try {
-        res = await cloudRequest({
+        res = await boundedRequest({
           url: cfg.tokenUrl,
           method: 'POST',
           headers: { 'content-type': contentType, accept: 'application/json' },
@@ -134,15 +135,13 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
 
 /** Reads `{access_token, token_type, expires_in}`; the error never quotes the body (it holds the token). */
 export function decodeTokenResponse(json: unknown, now: number, where = 'token request'): ObtainedToken {
-  const body = (typeof json === 'object' && json !== null ? json : {}) as {
-    access_token?: unknown;
-    expires_in?: unknown;
-  };
-  if (typeof body.access_token !== 'string' || normalizeToken(body.access_token) === '') {
+  const r = oauthTokenSchema.safeParse(json);
+  const token = r.success ? normalizeToken(r.data.access_token) : '';
+  if (!r.success || token === '') {
     throw new AuthError('cloud', 'bad_response', `${where} answered 200 without an access_token`);
   }
-  const token = normalizeToken(body.access_token);
-  const expiresIn = typeof body.expires_in === 'string' ? Number(body.expires_in) : body.expires_in;
+  const raw = r.data.expires_in;
+  const expiresIn = typeof raw === 'string' ? Number(raw) : raw;
   if (typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0) {
     return { token, expiresAt: now + expiresIn * 1000 };
   }

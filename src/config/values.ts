@@ -167,35 +167,3 @@ export function asPodOrdinal(raw: Raw): number {
   }
   return n;
 }
-
-const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-
-// Labels the exporter itself puts on series; a target label with one of these names would clash.
-const RESERVED_LABELS = new Set([
-  'product',
-  'group',
-  'node_id',
-  'hostname',
-  'version',
-  'platform',
-  'arch',
-  'config_version',
-  'status',
-  'os_name',
-  'os_version',
-  'cribl_mode',
-  'kube_namespace',
-  'kube_pod',
-  'reason',
-  'endpoint',
-  'code',
-  'mode',
-]);
-
-/** Checks a target label name: Prometheus syntax, not `__`-prefixed, not one the exporter sets itself. */
-export function checkLabelName(name: string): void {
-  if (!LABEL_NAME_RE.test(name) || name.startsWith('__')) {
-    throw new ValueError(`${JSON.stringify(name)} is not a valid label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)`);
-  }
-  if (RESERVED_LABELS.has(name)) throw new ValueError(`${JSON.stringify(name)} is a label the exporter sets itself`);
-}

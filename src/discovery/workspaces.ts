@@ -1,13 +1,11 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { errorLabel } from '../util/errors.js';
-import type { AuthProvider } from '../auth/types.js';
-import type { CloudDiscoveryConfig, LeaderConfig } from '../config/types.js';
-import type { Workspace } from '../api/shapes.js';
 import { cloudLeaderUrl } from '../api/cloud.js';
-import { cloudRequest } from '../http/bounded.js';
+import type { AuthProvider } from '../auth/types.js';
+import { decodeWorkspaces, workspacesUrl, type ListedWorkspace } from '../collectors/workspaces.js';
+import { boundedRequest, type BoundedResponse } from '../http/bounded.js';
+import { errorLabel } from '../util/errors.js';
 import { describeUrl } from '../util/url.js';
-import type { CloudResponse } from '../http/bounded.js';
 
 /** One workspace leader to monitor. */
 export interface WorkspaceTarget {
@@ -28,7 +26,7 @@ export interface WorkspaceListOptions {
   auth: AuthProvider;
   dispatcher: Dispatcher;
   /** Leader URL of a workspace. @default {@link workspaceLeaderUrl} */
-  urlForWorkspace?: (ws: Workspace) => string;
+  urlForWorkspace?: (ws: ListedWorkspace) => string;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -42,7 +40,7 @@ export type WorkspaceListResult = { ok: true; targets: WorkspaceTarget[] } | { o
  * simulated management plane, which serves plain http.
  */
 export function workspaceLeaderUrl(
-  ws: Pick<Workspace, 'workspaceId' | 'leaderFQDN'>,
+  ws: Pick<ListedWorkspace, 'workspaceId' | 'leaderFQDN'>,
   organization: string,
   domain: string,
   scheme: 'https' | 'http' = 'https',
@@ -58,9 +56,9 @@ export function workspaceLeaderUrl(
  * sorted by id. A 401 gets one new token and one retry.
  */
 export async function listWorkspaceTargets(opts: WorkspaceListOptions): Promise<WorkspaceListResult> {
-  const url = `${opts.managementUrl.replace(/\/+$/, '')}/v1/organizations/${encodeURIComponent(opts.organization)}/workspaces`;
+  const url = workspacesUrl(opts.managementUrl, opts.organization);
   const where = `listing workspaces (GET ${describeUrl(url)})`;
-  let res: CloudResponse | undefined;
+  let res: BoundedResponse | undefined;
   for (let attempt = 1; attempt <= 2; attempt++) {
     let token: string;
     try {
@@ -69,7 +67,7 @@ export async function listWorkspaceTargets(opts: WorkspaceListOptions): Promise<
       return { ok: false, message: `${where}: no token: ${e instanceof Error ? e.message : 'unknown error'}` };
     }
     try {
-      res = await cloudRequest({
+      res = await boundedRequest({
         url,
         method: 'GET',
         headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
@@ -85,31 +83,12 @@ export async function listWorkspaceTargets(opts: WorkspaceListOptions): Promise<
   if (!res || res.status !== 200) return { ok: false, message: `${where} failed: HTTP ${res?.status ?? 'none'}` };
   const items = decodeWorkspaces(res.json);
   if (!items) return { ok: false, message: `${where}: the answer is not a workspace list` };
-  const toUrl = opts.urlForWorkspace ?? ((ws: Workspace) => workspaceLeaderUrl(ws, opts.organization, opts.domain));
+  const toUrl = opts.urlForWorkspace ?? ((ws: ListedWorkspace) => workspaceLeaderUrl(ws, opts.organization, opts.domain));
   const targets = items
     .filter((ws) => ws.state === 'Active')
     .map((ws) => ({ name: ws.workspaceId, url: toUrl(ws), labels: { workspace: ws.workspaceId } }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { ok: true, targets };
-}
-
-function decodeWorkspaces(json: unknown): Workspace[] | undefined {
-  if (typeof json !== 'object' || json === null) return undefined;
-  const items = (json as { items?: unknown }).items;
-  if (!Array.isArray(items)) return undefined;
-  const out: Workspace[] = [];
-  for (const item of items as unknown[]) {
-    if (typeof item !== 'object' || item === null) return undefined;
-    const { workspaceId, leaderFQDN, state, region } = item as Record<string, unknown>;
-    if (typeof workspaceId !== 'string' || workspaceId === '' || typeof state !== 'string') return undefined;
-    out.push({
-      workspaceId,
-      leaderFQDN: typeof leaderFQDN === 'string' ? leaderFQDN : '',
-      state: state as Workspace['state'],
-      region: typeof region === 'string' ? region : '',
-    });
-  }
-  return out;
 }
 
 /** What changed between two discoveries, by target name. */
@@ -140,19 +119,6 @@ function sameTarget(a: WorkspaceTarget, b: WorkspaceTarget): boolean {
   const ka = Object.keys(a.labels).sort();
   const kb = Object.keys(b.labels).sort();
   return a.url === b.url && ka.length === kb.length && ka.every((k, i) => k === kb[i] && a.labels[k] === b.labels[k]);
-}
-
-/** The leader settings of one discovered workspace: the discovery's credentials, transport, budget and products. */
-export function leaderConfigForWorkspace(d: CloudDiscoveryConfig, t: WorkspaceTarget): LeaderConfig {
-  return {
-    name: t.name,
-    url: t.url,
-    labels: t.labels,
-    products: d.products,
-    auth: d.auth,
-    transport: d.transport,
-    budget: d.budget,
-  };
 }
 
 /** A discovery round: the targets now, and what changed since the last successful round. */

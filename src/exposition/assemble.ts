@@ -8,7 +8,8 @@
 
 import { createGzip, constants as zlibConstants } from 'node:zlib';
 import { yieldToLoop } from '../util/yield.js';
-import { NodeTextStore, type NodeBatch } from './node-texts.js';
+import type { NodeBatch } from '../store/node-batch.js';
+import { NodeTextStore } from './node-texts.js';
 
 /** HELP/TYPE lines per family, in LEADER_FAMILIES, GROUP_FAMILIES and NODE_FAMILIES order. */
 export interface FamilyHeaders {

@@ -11,29 +11,23 @@ import { constants as zlibConstants } from 'node:zlib';
 import type { Clock } from '../util/clock.js';
 import type { AssemblerOptions, FamilyHeaders } from './assemble.js';
 import { createInlineBuilder, createWorkerBuilder, type BodyBuilder, type WorkerBuilderHooks } from './builder.js';
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, gaugeHeader, helpText, type RefreshIntervals } from '../collectors/families.js';
-import type { NodeBatch } from './node-texts.js';
+import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../collectors/index.js';
+import { familyHelp, gaugeHeader, type FamilyDef, type RefreshIntervals } from '../format/family.js';
+import type { LeaderSnapshot } from '../store/snapshot.js';
 
-/** What the body reads from one leader's snapshot store (implemented by src/store/snapshot.ts). */
-export interface SnapshotSource {
-  /** Unique in the process. */
-  readonly id: number;
-  readonly labels: Readonly<Record<string, string>>;
-  /** Grows on every visible change. */
-  readonly generation: number;
-  /** Node texts written since the last call (undefined when none); the caller owns the batch. */
-  takeNodeBatch(): NodeBatch | undefined;
-  /** Bytes of node text waiting for the next `takeNodeBatch`. */
-  readonly pendingNodeBytes: number;
-  /** Drops the waiting batch and queues every node's text again (for a builder that has none of them). */
-  requeueNodes(): void;
-  /** Group family texts (GROUP_FAMILIES order). */
-  groupTexts(): readonly string[];
-  /** Leader family texts (LEADER_FAMILIES order). */
-  leaderTexts(): readonly string[];
-  /** Calls `listener` after each change; returns the unsubscribe function. */
-  subscribe(listener: () => void): () => void;
-}
+/** What the body reads from one leader's snapshot store. */
+export type SnapshotSource = Pick<
+  LeaderSnapshot,
+  | 'id'
+  | 'labels'
+  | 'generation'
+  | 'takeNodeBatch'
+  | 'pendingNodeBytes'
+  | 'requeueNodes'
+  | 'groupTexts'
+  | 'leaderTexts'
+  | 'subscribe'
+>;
 
 /** One complete body of the snapshot families (self-metrics are added per scrape). Immutable. */
 export interface SnapshotBody {
@@ -141,8 +135,8 @@ class Cache implements BodyCache {
   constructor(options: BodyCacheOptions) {
     checkDistinctLabels(options.snapshots);
     this.#o = { minRebuildIntervalMs: 1000, maxBuildShare: 0.1, batchBytes: 1 << 20, ...options };
-    const header = (f: Parameters<typeof helpText>[0]): string => {
-      const help = helpText(f, options.intervals);
+    const header = (f: FamilyDef): string => {
+      const help = familyHelp(f, options.intervals);
       const text = gaugeHeader(f.name, help, 'text');
       // The node part is shared by both formats; that holds only while HELP needs no format-specific escaping.
       if (text !== gaugeHeader(f.name, help, 'openmetrics')) throw new Error(`HELP of ${f.name} differs between formats`);

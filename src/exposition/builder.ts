@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { BodyAssembler, type AssembleRequest, type AssembledBody, type AssemblerOptions } from './assemble.js';
 import { batchTransferList, type FromWorker, type ToWorker } from './builder-protocol.js';
-import type { NodeBatch } from './node-texts.js';
+import type { NodeBatch } from '../store/node-batch.js';
 
 /** The builder's interface towards the body cache. Calls are applied in order. */
 export interface BodyBuilder {

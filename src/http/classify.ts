@@ -4,13 +4,13 @@ import { errorCode } from '../util/errors.js';
 
 /**
  * What to do after a failed attempt:
- * - `none`: final (400, 403, 404, 405, 415, other 4xx and 5xx, decode failures);
+ * - `none`: final (400, 401, 403, 404, 405, 415, other 4xx and 5xx, decode failures);
  * - `backoff`: retry after a per-request backoff (502, 504 outside host context, timeouts, transient connection errors);
  * - `pause`: the whole budget pauses (429, 503); the retry waits for the pause like everyone else;
- * - `unavailable`: the leader is not serving (420 outside host context): hold the budget, probe /health;
- * - `refresh`: 401: refresh the credentials once, then retry once.
+ * - `unavailable`: the leader is not serving (420 outside host context): hold the budget, probe /health.
+ * A 401 is final here: refreshing credentials and retrying once is src/auth/with-auth.ts's business.
  */
-export type RetryKind = 'none' | 'backoff' | 'pause' | 'unavailable' | 'refresh';
+export type RetryKind = 'none' | 'backoff' | 'pause' | 'unavailable';
 
 /** How one unaccepted status or transport error is reported, retried and fed to the budget. */
 export interface Classification {
@@ -23,7 +23,7 @@ export interface Classification {
  * Classifies a status the caller did not accept. A 420 in host context (`/w/{id}/…`) is that node's own state
  * and never pauses the fleet.
  */
-export function classifyStatus(status: number, opts: { nodeScoped: boolean; anonymous: boolean }): Classification {
+export function classifyStatus(status: number, opts: { nodeScoped: boolean }): Classification {
   switch (status) {
     case 420:
       return opts.nodeScoped
@@ -32,8 +32,6 @@ export function classifyStatus(status: number, opts: { nodeScoped: boolean; anon
     case 429:
     case 503:
       return { reason: 'throttled', retry: 'pause', outcome: 'overload' };
-    case 401:
-      return { reason: 'http_4xx', retry: opts.anonymous ? 'none' : 'refresh', outcome: 'ok' };
     // In host context the leader answers 502/504 when it cannot reach the node: that node's state, which a
     // retry within the same cycle rarely changes and which would cost the shared budget once per unreachable node.
     case 502:
@@ -41,7 +39,7 @@ export function classifyStatus(status: number, opts: { nodeScoped: boolean; anon
     case 504:
       return { reason: 'http_5xx', retry: opts.nodeScoped ? 'none' : 'backoff', outcome: opts.nodeScoped ? 'neutral' : 'timeout' };
   }
-  // Everything else is final: 400, 403, 404, 405, 415 and the rest. Unexpected 1xx–3xx count as 4xx
+  // Everything else is final: 400, 401, 403, 404, 405, 415 and the rest. Unexpected 1xx–3xx count as 4xx
   // (we do not follow redirects: a redirect from an API endpoint is a misconfigured URL).
   if (status >= 500) return { reason: 'http_5xx', retry: 'none', outcome: 'neutral' };
   return { reason: 'http_4xx', retry: 'none', outcome: 'ok' };

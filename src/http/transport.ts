@@ -6,7 +6,16 @@ import type { Dispatcher } from 'undici';
 import { errorLabel } from '../util/errors.js';
 import { withoutCredentials } from '../util/url.js';
 import type { ReadFile } from '../auth/types.js';
-import type { TransportConfig } from '../config/types.js';
+
+/** TLS and proxy settings for the connection to a leader. */
+export interface TransportConfig {
+  caFile?: string;
+  insecureSkipVerify: boolean;
+  clientCertFile?: string;
+  clientKeyFile?: string;
+  /** Explicit proxy; otherwise HTTPS_PROXY / HTTP_PROXY / NO_PROXY from the environment are honoured. */
+  proxyUrl?: string;
+}
 
 /** What createDispatcher needs; `env` is the process environment as the CLI hands it over. */
 export interface TransportDeps {

@@ -1,4 +1,4 @@
-import type { BudgetConfig } from '../config/types.js';
+import type { BudgetConfig } from './settings.js';
 import type { Clock } from '../util/clock.js';
 import { sleepUntil } from './sleep-until.js';
 import { Watchdog, type Watch } from './watchdog.js';

@@ -1,4 +1,5 @@
-import type { ConfigGroup, GitLogResult, NodeUpgradeStatus, Product, WorkerEntry } from '../api/shapes.js';
+import type { ConfigGroup, GitLogResult, NodeUpgradeStatus, WorkerEntry } from '../api/shapes.js';
+import type { Product } from '../api/products.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { ChurnFault } from './faults.js';
 import { pick, randomGuid, randomHex, randomInt } from './random.js';

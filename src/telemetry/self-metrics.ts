@@ -8,7 +8,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AuthMetrics, AuthMode } from '../auth/types.js';
 import type { LeaderClientMetrics, ThrottleCode } from '../leader/client.js';
-import type { Endpoint } from '../leader/types.js';
+import type { Endpoint } from '../api/routes.js';
+import type { DiscoveryMetrics } from '../polling/leader-job.js';
 import type { PollerMetrics } from '../polling/poller.js';
 import { escapeHelp, escapeLabelValue, formatValue, labelText } from '../format/escape.js';
 import type { Format } from '../format/format.js';
@@ -24,12 +25,7 @@ export interface SelfMetricsOptions {
 }
 
 /** Every metric hook of one leader, ready to hand to its client, budget, poller, discovery and auth. */
-export interface LeaderSelfMetrics extends LeaderClientMetrics, PollerMetrics, AuthMetrics {
-  /** Duration of the last discovery. */
-  discovery(seconds: number): void;
-  /** Nodes exported, and nodes left out by `--max-nodes`. */
-  nodes(exported: number, overLimit: number): void;
-}
+export interface LeaderSelfMetrics extends LeaderClientMetrics, PollerMetrics, AuthMetrics, DiscoveryMetrics {}
 
 function createHandles(registry: Registry) {
   const registers = [registry];
@@ -159,6 +155,11 @@ function createHandles(registry: Registry) {
 
 /** Typed prom-client handles of every self-metric. */
 export type SelfMetricHandles = ReturnType<typeof createHandles>;
+
+/** Every label name the exporter's own metrics use (read off the metrics themselves). */
+export const SELF_METRIC_LABELS: ReadonlySet<string> = new Set(
+  Object.values(createHandles(new Registry())).flatMap((m) => (m as unknown as { labelNames?: string[] }).labelNames ?? []),
+);
 
 /** The exporter's self-metrics registry and the hooks that feed it. */
 export interface SelfMetrics {

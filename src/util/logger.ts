@@ -1,6 +1,11 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import PinoPretty from 'pino-pretty';
-import type { LogConfig } from '../config/types.js';
+
+/** Log settings. */
+export interface LogConfig {
+  level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+  format: 'json' | 'pretty';
+}
 
 const CENSOR = '[redacted]';
 

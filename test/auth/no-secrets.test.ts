@@ -1,17 +1,17 @@
+import { ENDPOINTS } from '../../src/api/routes.js';
+import type { AuthConfig } from '../../src/auth/types.js';
+import { withAuth } from '../../src/auth/with-auth.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createAuthProvider, createLoginFn } from '../../src/auth/index.js';
+import { createAuthProvider } from '../../src/auth/index.js';
 import type { AuthProvider } from '../../src/auth/types.js';
 import { createWorkspaceWatcher } from '../../src/discovery/workspaces.js';
-import type { AuthConfig } from '../../src/config/types.js';
 import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import type { NamedLeaderClient } from '../../src/leader/client.js';
 import { createDispatcher } from '../../src/http/transport.js';
-import { ENDPOINTS } from '../../src/leader/types.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { startProxy } from '../http/servers.js';
@@ -61,7 +61,16 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
           },
         );
         const metrics = self.forLeader(name);
-        const ref: { client?: NamedLeaderClient } = {};
+        const raw = createLeaderClient({
+          baseUrl: sim.baseUrl,
+          name,
+          dispatcher,
+          budget: new RequestBudget({ maxRps: 100, burst: 50, maxConcurrency: 4, clock }),
+          clock,
+          random: () => 0.5,
+          logger: log.logger,
+          metrics,
+        });
         let provider: AuthProvider;
         try {
           provider = createAuthProvider(auth, {
@@ -71,25 +80,14 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
             metrics,
             dispatcher,
             random: () => 0.5,
-            login: createLoginFn(() => ref.client!),
+            client: raw,
           });
         } catch (e) {
           outputs.push(String((e as Error).stack));
-          await dispatcher.close();
+          await raw.close();
           return;
         }
-        const c = createLeaderClient({
-          baseUrl: sim.baseUrl,
-          name,
-          dispatcher,
-          auth: provider,
-          budget: new RequestBudget({ maxRps: 100, burst: 50, maxConcurrency: 4, clock }),
-          clock,
-          random: () => 0.5,
-          logger: log.logger,
-          metrics,
-        });
-        ref.client = c;
+        const c = withAuth(raw, provider);
         closers.push(async () => {
           provider.close();
           await c.close();

@@ -1,5 +1,5 @@
+import { decodeWorkerEnvelope, decodeWorkers } from '../../src/collectors/listing.js';
 import { describe, expect, it } from 'vitest';
-import { decodeWorkerEnvelope, decodeWorkers } from '../../src/collectors/listing/decode.js';
 import { worker } from '../exposition/fixtures.js';
 
 describe('decodeWorkerEnvelope', () => {

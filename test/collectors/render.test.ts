@@ -1,12 +1,11 @@
+import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, NODE_FAMILY_INDEX, renderGroups, renderLeader, renderNode } from '../../src/collectors/index.js';
 import { describe, expect, it } from 'vitest';
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, NODE_FAMILY_INDEX, type NodeFamilyName } from '../../src/collectors/families.js';
-import { renderGroups, renderLeader, renderNode, validateTargetLabels } from '../../src/collectors/render.js';
 import { node, worker } from '../exposition/fixtures.js';
 
 const B = 'product="stream",group="default",node_id="w1"';
 
-function family(texts: readonly string[], name: NodeFamilyName): string {
-  return texts[NODE_FAMILY_INDEX[name]] ?? 'missing';
+function family(texts: readonly string[], name: string): string {
+  return texts[NODE_FAMILY_INDEX[name] ?? -1] ?? 'missing';
 }
 
 function lines(...l: string[]): string {
@@ -106,7 +105,7 @@ describe('renderNode', () => {
           'cribl_node_health_last_success_timestamp_seconds',
           'cribl_node_poll_failure_info',
         ]
-          .map((n) => family(texts, n as NodeFamilyName))
+          .map((n) => family(texts, n))
           .join(''),
       ).toBe(
         lines(
@@ -157,19 +156,8 @@ describe('renderNode', () => {
             item: {
               timestamp: 1717200100000,
               cribl: { mode: 'managed-edge', version: '4.15.1' },
-              os: {
-                arch: 'x64',
-                cpu_count: 4,
-                hostname: 'edge-01',
-                memory: 8589934592,
-                os_id: 'ubuntu',
-                os_name: 'Ubuntu',
-                os_version: '22.04.4 LTS (Jammy Jellyfish)',
-                os_version_id: '22.04',
-                platform: 'linux',
-                release: '6.8.0',
-              },
-              kube: { namespace: 'cribl', source: 'env', pod: { name: 'edge-7d9f' } },
+              os: { os_name: 'Ubuntu', os_version: '22.04.4 LTS (Jammy Jellyfish)' },
+              kube: { namespace: 'cribl', pod: { name: 'edge-7d9f' } },
             },
           },
         }),
@@ -192,7 +180,7 @@ describe('renderNode', () => {
     });
 
     it('accepts a pod given as a string', () => {
-      const texts = renderNode(node('w1', { metadata: { item: { timestamp: 1, kube: { namespace: 'ns', source: 'x', pod: 'p-1' as never } } } }), '');
+      const texts = renderNode(node('w1', { metadata: { item: { timestamp: 1, kube: { namespace: 'ns', pod: 'p-1' } } } }), '');
       expect(family(texts, 'cribl_node_metadata_info')).toContain('kube_namespace="ns",kube_pod="p-1"');
     });
   });
@@ -239,17 +227,5 @@ describe('renderGroups', () => {
       lines('cribl_group_workers{workspace="w",product="stream",group="default"} 3'),
       lines('cribl_group_deploying_workers{workspace="w",product="stream",group="default"} 0'),
     ]);
-  });
-});
-
-describe('validateTargetLabels', () => {
-  it.each([
-    [{ workspace: 'a' }, undefined],
-    [{ 'bad-name': 'a' }, 'target label name "bad-name" is not a valid Prometheus label name'],
-    [{ __reserved: 'a' }, 'target label name "__reserved" is not a valid Prometheus label name'],
-    [{ node_id: 'a' }, 'target label "node_id" clashes with a label of the exported metrics'],
-  ])('%j', (labels, error) => {
-    if (error) expect(() => validateTargetLabels(labels)).toThrow(error);
-    else expect(() => validateTargetLabels(labels)).not.toThrow();
   });
 });

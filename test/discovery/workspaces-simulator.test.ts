@@ -1,3 +1,5 @@
+import { ENDPOINTS } from '../../src/api/routes.js';
+import { withAuth } from '../../src/auth/with-auth.js';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAuthProvider } from '../../src/auth/index.js';
@@ -6,7 +8,6 @@ import type { WorkspaceTarget } from '../../src/discovery/workspaces.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import type { Workspace } from '../../src/api/shapes.js';
-import { ENDPOINTS } from '../../src/leader/types.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { captureLogger } from '../auth/helpers.js';
@@ -67,17 +68,16 @@ describe('workspace discovery against the simulated management plane', () => {
     expect(r.targets).toEqual([{ name: 'main', url: s.baseUrl, labels: { workspace: 'main' } }]);
 
     // Each discovered target is a leader we can talk to with the same credentials.
-    const client = createLeaderClient({
+    const client = withAuth(createLeaderClient({
       baseUrl: r.targets[0]!.url,
       name: r.targets[0]!.name,
       dispatcher,
-      auth,
       budget: new RequestBudget({ maxRps: 100, burst: 10, maxConcurrency: 2, clock }),
       clock,
       random: () => 0.5,
       logger,
       closeDispatcher: false,
-    });
+    }), auth);
     cleanups.push(() => client.close());
     const listed = await client.request({ endpoint: ENDPOINTS.workers, path: '/products/stream/workers', decode: (j) => j });
     expect(listed.ok).toBe(true);

@@ -1,14 +1,9 @@
+import { leaderConfigForWorkspace } from '../../src/config/leaders.js';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthProvider } from '../../src/auth/types.js';
 import { cloudLeaderUrl, defaultAudience, defaultTokenUrl } from '../../src/api/cloud.js';
-import {
-  createWorkspaceWatcher,
-  diffTargets,
-  leaderConfigForWorkspace,
-  listWorkspaceTargets,
-  workspaceLeaderUrl,
-} from '../../src/discovery/workspaces.js';
+import { createWorkspaceWatcher, diffTargets, listWorkspaceTargets, workspaceLeaderUrl } from '../../src/discovery/workspaces.js';
 import type { WorkspaceTarget } from '../../src/discovery/workspaces.js';
 import type { CloudDiscoveryConfig } from '../../src/config/types.js';
 import type { Workspace } from '../../src/api/shapes.js';

@@ -1,3 +1,4 @@
+import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createBodyCache, type BuildStats, type SnapshotBody } from '../../src/exposition/body.js';
@@ -35,7 +36,7 @@ function expectContiguous(body: string): void {
 
 function setup(options: { labels?: Record<string, string>[]; chunkBytes?: number; identityCacheMaxBytes?: number } = {}) {
   const clock = new FakeClock();
-  const snapshots = (options.labels ?? [{}]).map((labels) => createLeaderSnapshot({ labels }));
+  const snapshots = (options.labels ?? [{}]).map((labels) => createLeaderSnapshot({ labels, render: SNAPSHOT_RENDERERS }));
   const builds: BuildStats[] = [];
   const cache = createBodyCache({
     snapshots,
@@ -117,7 +118,7 @@ describe('createBodyCache', () => {
   it('reusing chunk buffers (no identity copy) yields the same bytes as keeping them', async () => {
     const clock = new FakeClock();
     // A snapshot feeds one body cache (it hands its node texts over): two snapshots with the same data.
-    const [one, two] = [createLeaderSnapshot(), createLeaderSnapshot()];
+    const [one, two] = [createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }), createLeaderSnapshot({ render: SNAPSHOT_RENDERERS })];
     for (const snapshot of [one, two]) {
       for (let i = 0; i < 300; i++) snapshot.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: i } }));
     }
@@ -253,7 +254,7 @@ describe('createBodyCache', () => {
     const { snapshots, cache, clock } = setup({ labels: [{ workspace: 'a' }] });
     snapshots[0]!.setNode('a1', node('a1'));
     expect(text(await cache.current())).toContain('workspace="a"');
-    const b = createLeaderSnapshot({ labels: { workspace: 'b' } });
+    const b = createLeaderSnapshot({ labels: { workspace: 'b' }, render: SNAPSHOT_RENDERERS });
     b.setNode('b1', node('b1'));
     cache.setSnapshots([b]);
     await clock.advance(1000);
@@ -265,12 +266,12 @@ describe('createBodyCache', () => {
     const before = (await cache.current()).generation;
     snapshots[0]!.setNode('a2', node('a2'));
     expect((await cache.rebuild()).generation).toBe(before);
-    expect(() => cache.setSnapshots([b, createLeaderSnapshot({ labels: { workspace: 'b' } })])).toThrow('same target labels');
+    expect(() => cache.setSnapshots([b, createLeaderSnapshot({ labels: { workspace: 'b' }, render: SNAPSHOT_RENDERERS })])).toThrow('same target labels');
   });
 
   it('refuses two leaders with the same target labels', () => {
     const clock = new FakeClock();
-    const snapshots = [createLeaderSnapshot({ labels: { workspace: 'x' } }), createLeaderSnapshot({ labels: { workspace: 'x' } })];
+    const snapshots = [createLeaderSnapshot({ labels: { workspace: 'x' }, render: SNAPSHOT_RENDERERS }), createLeaderSnapshot({ labels: { workspace: 'x' }, render: SNAPSHOT_RENDERERS })];
     expect(() => createBodyCache({ snapshots, intervals, clock })).toThrow('two leaders have the same target labels');
   });
 });
@@ -278,7 +279,7 @@ describe('createBodyCache', () => {
 describe('createBodyCache with the worker builder', () => {
   it('builds the same body as inline, and recovers every node when the worker dies', async () => {
     const clock = new FakeClock();
-    const [viaWorker, viaInline] = [createLeaderSnapshot(), createLeaderSnapshot()];
+    const [viaWorker, viaInline] = [createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }), createLeaderSnapshot({ render: SNAPSHOT_RENDERERS })];
     for (const s of [viaWorker, viaInline]) {
       s.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
       for (let i = 0; i < 200; i++) s.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 + i } }));
@@ -312,7 +313,7 @@ describe('createBodyCache with the worker builder', () => {
 describe('createBodyCache when the worker cannot work', () => {
   it('gives up on the worker after 3 losses in a row and assembles on the main thread, with every node', async () => {
     const clock = new FakeClock();
-    const snapshot = createLeaderSnapshot();
+    const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
     for (let i = 0; i < 20; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
     const errors: string[] = [];
     let losses = 0;

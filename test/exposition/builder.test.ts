@@ -1,20 +1,23 @@
+import { NodeBatchWriter } from '../../src/store/node-batch.js';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AssembledBody } from '../../src/exposition/assemble.js';
 import { createInlineBuilder, createWorkerBuilder, type BodyBuilder } from '../../src/exposition/builder.js';
-import { NodeBatchWriter, OFFSETS_PER_NODE } from '../../src/exposition/node-texts.js';
+
+/** Families per node in these tests (the batch format does not depend on the real ones). */
+const FAMILIES = 19;
 
 const headers = {
   leader: ['# HELP l L.\n# TYPE l gauge\n'],
   group: ['# HELP g G.\n# TYPE g gauge\n'],
-  node: Array.from({ length: OFFSETS_PER_NODE - 1 }, (_, f) => `# HELP n${f} N${f}.\n# TYPE n${f} gauge\n`),
+  node: Array.from({ length: FAMILIES }, (_, f) => `# HELP n${f} N${f}.\n# TYPE n${f} gauge\n`),
 };
 
 /** A batch of `count` nodes, each with a sample in families 0 and 2. */
 function batch(prefix: string, count: number, value = 1) {
-  const w = new NodeBatchWriter();
+  const w = new NodeBatchWriter(FAMILIES);
   for (let i = 0; i < count; i++) {
-    const texts = new Array<string>(OFFSETS_PER_NODE - 1).fill('');
+    const texts = new Array<string>(FAMILIES).fill('');
     texts[0] = `n0{node_id="${prefix}${i}"} ${value}\n`;
     texts[2] = `n2{node_id="${prefix}${i}"} ${value}\n`;
     w.put(`${prefix}${i}`, texts);

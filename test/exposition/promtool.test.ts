@@ -1,3 +1,4 @@
+import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createBodyCache } from '../../src/exposition/body.js';
@@ -14,7 +15,7 @@ const HOSTILE = ['say "hi"', 'C:\\cribl\\', 'two\nlines', 'lone \uD800 surrogate
 
 async function realisticBody(): Promise<string> {
   const clock = new FakeClock();
-  const leaders = [createLeaderSnapshot({ labels: { workspace: 'main' } }), createLeaderSnapshot({ labels: { workspace: 'dev "2"' } })];
+  const leaders = [createLeaderSnapshot({ labels: { workspace: 'main' }, render: SNAPSHOT_RENDERERS }), createLeaderSnapshot({ labels: { workspace: 'dev "2"' }, render: SNAPSHOT_RENDERERS })];
   leaders.forEach((s, l) => {
     s.setLeader({ up: l === 0, ...(l === 0 ? { lastDiscoveryMs: 1717200000000 } : {}) });
     s.setGroups([
@@ -42,7 +43,7 @@ async function realisticBody(): Promise<string> {
               : { up: true, status: statuses[i % 3]!, lastSuccessMs: 1717200001000 },
           metadata: {
             lastSuccessMs: 1717200002000,
-            item: { timestamp: 1, cribl: { mode: value, version: '4' }, kube: { namespace: value, source: 'x', pod: { name: value } } },
+            item: { timestamp: 1, cribl: { mode: value, version: '4' }, kube: { namespace: value, pod: { name: value } } },
           },
         }),
       );

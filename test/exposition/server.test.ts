@@ -1,3 +1,4 @@
+import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -24,7 +25,7 @@ afterAll(async () => {
 
 async function start(overrides: Partial<ServerOptions> = {}, identityCacheMaxBytes?: number) {
   const clock = new FakeClock();
-  const snapshot = createLeaderSnapshot({ labels: { workspace: 'main' } });
+  const snapshot = createLeaderSnapshot({ labels: { workspace: 'main' }, render: SNAPSHOT_RENDERERS });
   snapshot.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
   snapshot.setNode('stream/w1', node('w1', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 } }));
   const body = createBodyCache({

@@ -1,3 +1,4 @@
+import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
@@ -163,7 +164,7 @@ describe('web config on the server', () => {
     writeConfig(path, lines);
     const clock = new FakeClock();
     const reloads: boolean[] = [];
-    const snapshot = createLeaderSnapshot();
+    const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
     snapshot.setLeader({ up: true });
     const body = createBodyCache({ snapshots: [snapshot], intervals: { discoveryMs: 1000, healthMs: 1000, metadataMs: 1000 }, clock });
     const server = await startServer({

@@ -5,7 +5,7 @@ import { unsafePath } from '../../src/leader/client.js';
 describe('classifyStatus', () => {
   it.each([
     [400, false, 'http_4xx', 'none', 'ok'],
-    [401, false, 'http_4xx', 'refresh', 'ok'],
+    [401, false, 'http_4xx', 'none', 'ok'],
     [403, false, 'http_4xx', 'none', 'ok'],
     [404, false, 'http_4xx', 'none', 'ok'],
     [405, false, 'http_4xx', 'none', 'ok'],
@@ -24,11 +24,7 @@ describe('classifyStatus', () => {
     [301, false, 'http_4xx', 'none', 'ok'],
     [204, false, 'http_4xx', 'none', 'ok'],
   ] as const)('%i (nodeScoped %s) → %s, retry %s, outcome %s', (status, nodeScoped, reason, retry, outcome) => {
-    expect(classifyStatus(status, { nodeScoped, anonymous: false })).toEqual({ reason, retry, outcome });
-  });
-
-  it('does not refresh credentials on an anonymous 401', () => {
-    expect(classifyStatus(401, { nodeScoped: false, anonymous: true }).retry).toBe('none');
+    expect(classifyStatus(status, { nodeScoped })).toEqual({ reason, retry, outcome });
   });
 });
 

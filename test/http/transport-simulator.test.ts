@@ -1,11 +1,11 @@
+import { ENDPOINTS } from '../../src/api/routes.js';
+import { withAuth } from '../../src/auth/with-auth.js';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthProvider } from '../../src/auth/index.js';
-import type { TransportConfig } from '../../src/config/types.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import { createDispatcher } from '../../src/http/transport.js';
-import { ENDPOINTS } from '../../src/leader/types.js';
+import { createDispatcher, type TransportConfig } from '../../src/http/transport.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
@@ -36,17 +36,16 @@ async function tlsSim(clock: FakeClock): Promise<Simulator> {
 async function listThrough(s: Simulator, clock: FakeClock, t: TransportConfig, env: Record<string, string> = {}) {
   const log = captureLogger();
   const dispatcher = createDispatcher(t, { readFile: readUtf8, env, logger: log.logger, leader: 'sim' });
-  const client = createLeaderClient({
+  const client = withAuth(createLeaderClient({
     baseUrl: s.baseUrl,
     name: 'sim',
     dispatcher,
-    auth: createAuthProvider({ mode: 'token', token: s.token }, { clock, readFile: readUtf8, logger: log.logger }),
     budget: new RequestBudget({ maxRps: 100, burst: 10, maxConcurrency: 2, clock }),
     clock,
     random: () => 0.5,
     logger: log.logger,
     limits: { maxAttempts: 1 },
-  });
+  }), createAuthProvider({ mode: 'token', token: s.token }, { clock, readFile: readUtf8, logger: log.logger }));
   cleanups.push(() => client.close());
   const result = await client.request({ endpoint: ENDPOINTS.workers, path: '/products/stream/workers', decode: (j) => j });
   return { result, log };

@@ -2,14 +2,15 @@
  * The leader client and its budget against the simulated leader (real HTTP on 127.0.0.1, system clock).
  * Runs are short (2–5 s) and assert ratios and counts, never durations.
  */
+import type { LeaderClient } from '../../src/leader/types.js';
+import { ENDPOINTS } from '../../src/api/routes.js';
+import { withAuth } from '../../src/auth/with-auth.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import pino from 'pino';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import { FAILURE_REASONS } from '../../src/http/failure.js';
-import { ENDPOINTS } from '../../src/leader/types.js';
-import type { NamedLeaderClient } from '../../src/leader/client.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/index.js';
 import { systemClock } from '../../src/util/clock.js';
@@ -34,7 +35,7 @@ function client(s: Simulator, ...rest: Parameters<typeof clientForSim> extends [
   return c;
 }
 
-const listing = (c: NamedLeaderClient, deadlineMs = 2000) =>
+const listing = (c: LeaderClient, deadlineMs = 2000) =>
   c.request({
     endpoint: ENDPOINTS.workers,
     path: '/products/stream/workers',
@@ -81,21 +82,20 @@ describe('Retry-After is honoured (simulator statistics)', () => {
         clock: systemClock,
         observer: { ...metrics, onPauseChange: (p, until) => p && pauses.push({ seq: seq++, until }) },
       });
-      const c = createLeaderClient({
+      const c = withAuth(createLeaderClient({
         baseUrl: s.baseUrl,
         name: 'sim',
         dispatcher: new Agent().compose((dispatch) => (opts, handler) => {
           sends.push({ seq: seq++, at: Date.now() });
           return dispatch(opts, handler);
         }),
-        auth: fakeAuth({ token: s.token }).auth,
         budget,
         clock: systemClock,
         random: Math.random,
         logger: pino({ level: 'silent' }),
         // The throttled request still holds its permit here: the others in flight were sent before the answer.
         metrics: { ...metrics, onThrottled: () => (inFlightAtThrottle += budget.state().inFlight - 1) },
-      });
+      }), fakeAuth({ token: s.token }).auth);
       cleanup.push(() => c.close());
       await drive(c, s, { durationMs: 2500, callers: 12, deadlineMs: 2000 });
       const st = s.stats();

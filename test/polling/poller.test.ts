@@ -60,9 +60,9 @@ describe('Poller health', () => {
     const now = clock.now();
     await poller.runHealthCycle(new AbortController().signal);
     const h = (k: string) => snapshot.nodes.get(k)?.health;
-    expect(h('a')).toEqual({ up: true, status: 'healthy', lastSuccessMs: now });
-    expect(h('b')).toEqual({ up: true, status: 'shutting down', lastSuccessMs: now });
-    expect(h('c')).toEqual({ up: true, status: 'standby', lastSuccessMs: now });
+    expect(h('a')).toEqual({ up: true, status: 'healthy', lastSuccessMs: now, startTime: 1 });
+    expect(h('b')).toEqual({ up: true, status: 'shutting down', lastSuccessMs: now, startTime: 1 });
+    expect(h('c')).toEqual({ up: true, status: 'standby', lastSuccessMs: now, startTime: 1 });
     expect(h('d')).toEqual({ up: false, failure: 'http_5xx' });
     expect(h('e')).toEqual({ up: false, failure: 'decode' });
   });
@@ -76,7 +76,7 @@ describe('Poller health', () => {
     fail = true;
     await clock.advance(30_000);
     await poller.runHealthCycle(new AbortController().signal);
-    expect(snapshot.nodes.get('a')?.health).toEqual({ up: false, failure: 'timeout', lastSuccessMs: t0 });
+    expect(snapshot.nodes.get('a')?.health).toEqual({ up: false, failure: 'timeout', lastSuccessMs: t0, startTime: 1 });
   });
 
   it('encodes every node id as one path segment and marks node requests as node-scoped', async () => {
