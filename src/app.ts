@@ -1,8 +1,9 @@
+import type { ReadFile } from './util/files.js';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { createAuthProvider } from './auth/index.js';
-import type { AuthProvider, ReadFile } from './auth/types.js';
+import type { AuthProvider } from './auth/types.js';
 import { withAuth } from './auth/with-auth.js';
 import { SNAPSHOT_RENDERERS } from './collectors/index.js';
 import { leaderConfigForWorkspace } from './config/leaders.js';
@@ -82,7 +83,12 @@ class LeaderRuntime {
     const metrics = self.forLeader(cfg.name);
     const dispatcher =
       deps.dispatcher?.(cfg) ??
-      createDispatcher(cfg.transport, { readFile: deps.readFile, env: deps.env, logger: log, connectTimeoutMs: cfg.budget.connectTimeoutMs });
+      createDispatcher(cfg.transport, {
+        readFile: deps.readFile,
+        env: deps.env,
+        logger: log,
+        connectTimeoutMs: cfg.budget.connectTimeoutMs,
+      });
     const raw = createLeaderClient({
       baseUrl: cfg.url,
       name: cfg.name,
@@ -165,14 +171,19 @@ export async function startApp(deps: AppDeps): Promise<App> {
   const full = { ...deps, clock: deps.clock ?? systemClock };
   const { config, logger } = full;
   const schedule =
-    deps.schedule ?? cronSchedule((name, e) => logger.error({ job: name, err: String(e) }, 'scheduled job failed'), full.clock);
+    deps.schedule ??
+    cronSchedule((name, e) => logger.error({ job: name, err: String(e) }, 'scheduled job failed'), full.clock);
   const self = createSelfMetrics({ version: deps.version, nodejsVersion: deps.nodejsVersion });
   self.setShard(config.shard.index, config.shard.total);
 
   const runtimes = new Map<string, LeaderRuntime>();
   const body = createBodyCache({
     snapshots: [],
-    intervals: { discoveryMs: config.intervals.discoveryMs, healthMs: config.intervals.healthMs, metadataMs: config.intervals.metadataMs },
+    intervals: {
+      discoveryMs: config.intervals.discoveryMs,
+      healthMs: config.intervals.healthMs,
+      metadataMs: config.intervals.metadataMs,
+    },
     clock: full.clock,
     builder: deps.bodyBuilder ?? 'worker',
     onBuild: (s) => self.bodyBuilt(s),
@@ -202,9 +213,29 @@ export async function startApp(deps: AppDeps): Promise<App> {
   let cloudAuth: AuthProvider | undefined;
   const cd = config.cloudDiscovery;
   if (cd) {
-    const dispatcher = deps.dispatcher?.({ name: 'management', url: cd.managementUrl, labels: {}, products: cd.products, auth: cd.auth, transport: cd.transport, budget: cd.budget }) ??
-      createDispatcher(cd.transport, { readFile: deps.readFile, env: deps.env, logger, connectTimeoutMs: cd.budget.connectTimeoutMs });
-    cloudAuth = createAuthProvider(cd.auth, { clock: full.clock, readFile: deps.readFile, logger, dispatcher, metrics: self.forLeader('management') });
+    const dispatcher =
+      deps.dispatcher?.({
+        name: 'management',
+        url: cd.managementUrl,
+        labels: {},
+        products: cd.products,
+        auth: cd.auth,
+        transport: cd.transport,
+        budget: cd.budget,
+      }) ??
+      createDispatcher(cd.transport, {
+        readFile: deps.readFile,
+        env: deps.env,
+        logger,
+        connectTimeoutMs: cd.budget.connectTimeoutMs,
+      });
+    cloudAuth = createAuthProvider(cd.auth, {
+      clock: full.clock,
+      readFile: deps.readFile,
+      logger,
+      dispatcher,
+      metrics: self.forLeader('management'),
+    });
     watcher = createWorkspaceWatcher({
       managementUrl: cd.managementUrl,
       organization: cd.organization,
@@ -243,7 +274,10 @@ export async function startApp(deps: AppDeps): Promise<App> {
     body.close();
     throw e;
   }
-  logger.info({ url: `${server.url}${config.web.telemetryPath}`, leaders: [...runtimes.keys()] }, 'cribl-exporter listening');
+  logger.info(
+    { url: `${server.url}${config.web.telemetryPath}`, leaders: [...runtimes.keys()] },
+    'cribl-exporter listening',
+  );
 
   return {
     url: server.url,

@@ -7,7 +7,9 @@
 /** The commercial Cribl.Cloud domain. */
 export const CLOUD_DOMAIN = 'cribl.cloud';
 
-/** OAuth token endpoint of the commercial cloud; it takes JSON bodies (everything else gets the OAuth-standard form). */
+/**
+ * OAuth token endpoint of the commercial cloud; it takes JSON bodies (everything else gets the OAuth-standard form).
+ */
 export const COMMERCIAL_TOKEN_URL = 'https://login.cribl.cloud/oauth/token';
 
 /** True for a government cloud domain (e.g. cribl-gov.cloud). */

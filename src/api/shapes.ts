@@ -96,7 +96,9 @@ export const configGroupSchema = z.object({
     .array(
       z.object({
         context: z.string(),
-        lookups: z.array(z.object({ file: z.string(), version: z.string().optional(), deployedVersion: z.string().optional() })),
+        lookups: z.array(
+          z.object({ file: z.string(), version: z.string().optional(), deployedVersion: z.string().optional() }),
+        ),
       }),
     )
     .optional(),
@@ -151,7 +153,9 @@ export const edgeMetadataSchema = z.object({
   os: edgeOsSchema.optional(),
   hostOs: edgeOsSchema.optional(),
   env: z.record(z.string(), z.unknown()).optional(),
-  kube: z.looseObject({ namespace: z.string(), source: z.string(), pod: z.record(z.string(), z.unknown()).optional() }).optional(),
+  kube: z
+    .looseObject({ namespace: z.string(), source: z.string(), pod: z.record(z.string(), z.unknown()).optional() })
+    .optional(),
   aws: z.looseObject({ version: z.number() }).optional(),
 });
 export type EdgeMetadata = z.infer<typeof edgeMetadataSchema>;
@@ -197,7 +201,10 @@ export const workspaceSchema = z.object({
 });
 export type Workspace = z.infer<typeof workspaceSchema>;
 
-/** Control-plane error bodies: 4.17+ `{status:"error", message}`, earlier `{message}`. Mgmt plane: `{statusCode, message}`. */
+/**
+ * Control-plane error bodies: 4.17+ `{status:"error", message}`, earlier `{message}`. Mgmt plane: `{statusCode,
+ * message}`.
+ */
 export interface ErrorBody {
   status?: 'error';
   message: string;

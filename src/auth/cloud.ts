@@ -1,3 +1,4 @@
+import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { boundedRequest } from '../http/bounded.js';
@@ -14,7 +15,7 @@ import { createRenewingProvider } from './renewing.js';
 import type { ObtainedToken, RenewTiming } from './renewing.js';
 import { readSecretFile } from './secrets.js';
 import { errorLabel } from '../util/errors.js';
-import type { AuthMetrics, AuthProvider, ReadFile } from './types.js';
+import type { AuthMetrics, AuthProvider } from './types.js';
 
 /** The Cribl.Cloud settings of {@link AuthConfig}. */
 export type CloudAuthConfig = Extract<AuthConfig, { mode: 'cloud' }>;
@@ -121,7 +122,12 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
       }
       const serverDelay = parseRetryAfter(res.headers, clock.now());
       const reason = res.status === 429 ? 'rate_limited' : 'bad_response';
-      const err = new AuthError('cloud', reason, `${where} failed: HTTP ${res.status}${oauthError(res.json)}`, serverDelay);
+      const err = new AuthError(
+        'cloud',
+        reason,
+        `${where} failed: HTTP ${res.status}${oauthError(res.json)}`,
+        serverDelay,
+      );
       if (attempt >= policy.maxAttempts || (serverDelay ?? 0) > policy.maxInlineRetryAfterMs) throw err;
       await clock.sleep(serverDelay ?? backoff(attempt), signal);
     }

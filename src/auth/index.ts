@@ -1,3 +1,4 @@
+import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { AuthConfig } from './types.js';
@@ -9,7 +10,7 @@ import { AuthConfigError } from './errors.js';
 import { createLoginFn, createLoginProvider } from './login.js';
 import type { RenewTiming } from './renewing.js';
 import { createStaticTokenProvider } from './static-token.js';
-import type { AuthMetrics, AuthProvider, LoginFn, ReadFile } from './types.js';
+import type { AuthMetrics, AuthProvider, LoginFn } from './types.js';
 
 /** Everything an auth provider may need; each mode uses its part. */
 export interface AuthDeps {

@@ -1,3 +1,4 @@
+import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
 import type { AuthConfig } from './types.js';
 import { authTokenSchema, type AuthToken } from '../api/shapes.js';
@@ -9,7 +10,7 @@ import { decodeJwtExpiry, normalizeToken } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
 import type { RenewTiming } from './renewing.js';
 import { readSecretFile } from './secrets.js';
-import type { AuthFailureReason, AuthMetrics, AuthProvider, LoginFn, ReadFile } from './types.js';
+import type { AuthFailureReason, AuthMetrics, AuthProvider, LoginFn } from './types.js';
 
 /** The login settings of {@link AuthConfig}. */
 export type LoginAuthConfig = Extract<AuthConfig, { mode: 'login' }>;

@@ -1,6 +1,7 @@
+import type { ReadFile } from '../util/files.js';
 import { errorLabel } from '../util/errors.js';
 import { AuthError } from './errors.js';
-import type { AuthMode, ReadFile } from './types.js';
+import type { AuthMode } from './types.js';
 
 /**
  * Reads a secret (password, client secret) from a file, stripping trailing line breaks only: the file is read on

@@ -54,9 +54,6 @@ export type LoginFn = (
   signal?: AbortSignal,
 ) => Promise<LeaderResult<AuthToken>>;
 
-/** Reads a small text file (a secret, a certificate) synchronously: re-read cheaply, and callable from `invalidate()`. */
-export type ReadFile = (path: string) => string;
-
 /** How to authenticate against one leader. Exactly one mode, chosen from the settings given. */
 export type AuthConfig =
   | { mode: 'none' }

@@ -5,7 +5,8 @@
  */
 import type { FailureReason } from '../http/failure.js';
 import { FAILURE_REASONS } from '../http/failure.js';
-import { describeRequest, failure, oneLine, type LeaderClient, type LeaderFailure, type LeaderRequest, type LeaderResult } from '../leader/types.js';
+import type { LeaderClient, LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
+import { describeRequest, failure, oneLine } from '../leader/types.js';
 import type { AuthProvider } from './types.js';
 
 /** The client with the provider's credentials on every request that is not anonymous. */
@@ -39,7 +40,8 @@ const AUTH_REASONS: Readonly<Record<string, FailureReason>> = {
 function authFailure<T>(req: LeaderRequest<T>, mode: string, err: unknown): LeaderFailure {
   // An AuthError says why (e.g. its login request was throttled); anything else is a credentials problem.
   const r = (err as { reason?: unknown } | null)?.reason;
-  const known = typeof r === 'string' && (FAILURE_REASONS as readonly string[]).includes(r) ? (r as FailureReason) : undefined;
+  const known =
+    typeof r === 'string' && (FAILURE_REASONS as readonly string[]).includes(r) ? (r as FailureReason) : undefined;
   const reason = typeof r === 'string' ? (AUTH_REASONS[r] ?? known) : undefined;
   return failure(reason ?? 'http_4xx', `${describeRequest(req)}: no credentials (${mode}): ${oneLine(err)}`);
 }

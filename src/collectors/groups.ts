@@ -43,11 +43,20 @@ export function decodeGroupPage(json: unknown): GroupPage {
     const r = listedGroupSchema.safeParse(raw);
     if (r.success) items.push(r.data);
   }
-  return { items, received: page.items.length, ...(page.totalCount === undefined ? {} : { totalCount: page.totalCount }) };
+  return {
+    items,
+    received: page.items.length,
+    ...(page.totalCount === undefined ? {} : { totalCount: page.totalCount }),
+  };
 }
 
 /** One page of the groups of a product, on a current leader or (legacy) one before 4.17. */
-export function groupsPage(product: Product, limit: number, offset: number, legacy: boolean): Omit<LeaderRequest<GroupPage>, 'decode'> {
+export function groupsPage(
+  product: Product,
+  limit: number,
+  offset: number,
+  legacy: boolean,
+): Omit<LeaderRequest<GroupPage>, 'decode'> {
   return legacy
     ? { endpoint: ENDPOINTS.masterGroups, path: '/master/groups', query: { product, limit, offset } }
     : { endpoint: ENDPOINTS.groups, path: `/products/${segment(product)}/groups`, query: { limit, offset } };

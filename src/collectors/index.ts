@@ -1,6 +1,10 @@
 /**
  * The registry of snapshot families: which collectors' families make up each scope, in body order, and how one
  * item of a scope is rendered to text (once per change, never per scrape). The store is given these renderers.
+ *
+ * Rendered by hand rather than through a prom-client registry: prom-client renders every series at every scrape,
+ * and `registry.metrics()` for the same series blocked the event loop 6.1 s per call at 50,000 nodes (68 ms at
+ * 1,000; BENCHMARKS.md, "prom-client"). The exporter's own metrics do use prom-client (src/telemetry/).
  */
 import { openLabels, type Family } from '../format/family.js';
 import { GROUP_FAMILIES } from './groups.js';
@@ -21,7 +25,9 @@ export const NODE_FAMILIES: readonly Family<NodeState>[] = [
 ];
 
 /** Position of each per-node family in a node's rendered texts. */
-export const NODE_FAMILY_INDEX: Readonly<Record<string, number>> = Object.fromEntries(NODE_FAMILIES.map((f, i) => [f.name, i]));
+export const NODE_FAMILY_INDEX: Readonly<Record<string, number>> = Object.fromEntries(
+  NODE_FAMILIES.map((f, i) => [f.name, i]),
+);
 
 /** Labels of the scopes themselves: every node series has all three, every group series the first two. */
 const SCOPE_LABELS = ['product', 'group', 'node_id'];
@@ -40,7 +46,10 @@ export type NodeTexts = readonly string[];
  * already rendered (`workspace="a"`), or empty.
  */
 export function renderNode(state: NodeState, targetPairs: string): NodeTexts {
-  const base = openLabels(targetPairs, `product=${q(state.product)},group=${q(state.group)},node_id=${q(state.nodeId)}`);
+  const base = openLabels(
+    targetPairs,
+    `product=${q(state.product)},group=${q(state.group)},node_id=${q(state.nodeId)}`,
+  );
   return NODE_FAMILIES.map((f) => f.sample(state, base));
 }
 

@@ -16,10 +16,26 @@ import type { LeaderState, NodeState } from './state.js';
 // The fields exported, and distMode (the product of a node on /master/workers). Everything else is dropped, which
 // matters with 50,000 entries held between discoveries (measured: about 5 objects and 7 strings less per node).
 const listedWorkerSchema = workerEntrySchema
-  .pick({ id: true, group: true, firstMsgTime: true, lastMsgTime: true, workerProcesses: true, disconnected: true, deployable: true })
+  .pick({
+    id: true,
+    group: true,
+    firstMsgTime: true,
+    lastMsgTime: true,
+    workerProcesses: true,
+    disconnected: true,
+    deployable: true,
+  })
   .extend({
     info: nodeInfoSchema
-      .pick({ hostname: true, cpus: true, totalmem: true, architecture: true, platform: true, freeDiskSpace: true, totalDiskSpace: true })
+      .pick({
+        hostname: true,
+        cpus: true,
+        totalmem: true,
+        architecture: true,
+        platform: true,
+        freeDiskSpace: true,
+        totalDiskSpace: true,
+      })
       .extend({
         cribl: criblInfoSchema
           .pick({ version: true, distMode: true, startTime: true })
@@ -41,7 +57,11 @@ export interface WorkerEnvelope {
 /** Checks a workers page's envelope; throws when it is wrong (a decode failure). */
 export function decodeWorkerEnvelope(json: unknown): WorkerEnvelope {
   const page = pageSchema.parse(json);
-  return { raw: page.items, received: page.items.length, ...(page.totalCount === undefined ? {} : { totalCount: page.totalCount }) };
+  return {
+    raw: page.items,
+    received: page.items.length,
+    ...(page.totalCount === undefined ? {} : { totalCount: page.totalCount }),
+  };
 }
 
 /** Longest stretch of entry validation between two yields to the event loop. */
@@ -66,7 +86,11 @@ export async function decodeWorkers(raw: readonly unknown[]): Promise<{ items: L
 }
 
 /** One page of GET /products/{product}/workers. */
-export function workersPage(product: Product, limit: number, offset: number): Omit<LeaderRequest<WorkerEnvelope>, 'decode'> {
+export function workersPage(
+  product: Product,
+  limit: number,
+  offset: number,
+): Omit<LeaderRequest<WorkerEnvelope>, 'decode'> {
   return { endpoint: ENDPOINTS.workers, path: `/products/${segment(product)}/workers`, query: { limit, offset } };
 }
 
@@ -96,6 +120,11 @@ function parts(s: NodeState) {
   return { w, info, cribl, config: asRecord(cribl.config) ?? {} };
 }
 
+/** The config version the node runs: from the listing, else from its metadata. */
+function configVersion(s: NodeState): unknown {
+  return parts(s).config.version ?? s.metadata?.item?.cribl?.config_version;
+}
+
 type NodeFamily = Family<NodeState>;
 const listed = (name: string, what: string, read: (s: NodeState) => unknown, divisor = 1): NodeFamily => ({
   name,
@@ -114,31 +143,61 @@ export const LISTING_FAMILIES: readonly NodeFamily[] = [
     labels: ['hostname', 'version', 'platform', 'arch'],
     sample: (s, base) => {
       const { info, cribl } = parts(s);
-      const extra = `hostname=${q(info.hostname)},version=${q(cribl.version)},platform=${q(info.platform)},arch=${q(info.architecture)}`;
+      const extra =
+        `hostname=${q(info.hostname)},version=${q(cribl.version)},` +
+        `platform=${q(info.platform)},arch=${q(info.architecture)}`;
       return `${series('cribl_node_info', base, extra)} 1\n`;
     },
   },
-  listed('cribl_node_connected', '0 when the leader reports the node disconnected, else 1.', (s) => (parts(s).w.disconnected === true ? 0 : 1)),
-  listed('cribl_node_deployable', '1 when the node can receive config deployments; only where the leader reports it.', (s) => {
-    const d = parts(s).w.deployable;
-    return typeof d === 'boolean' ? (d ? 1 : 0) : undefined;
-  }),
+  listed('cribl_node_connected', '0 when the leader reports the node disconnected, else 1.', (s) =>
+    parts(s).w.disconnected === true ? 0 : 1,
+  ),
+  listed(
+    'cribl_node_deployable',
+    '1 when the node can receive config deployments; only where the leader reports it.',
+    (s) => {
+      const d = parts(s).w.deployable;
+      return typeof d === 'boolean' ? (d ? 1 : 0) : undefined;
+    },
+  ),
   {
     name: 'cribl_node_config_info',
     source: 'listing',
     what: 'Config bundle version the node runs (value 1; empty when unreported).',
     labels: ['config_version'],
-    sample: (s, base) =>
-      `${series('cribl_node_config_info', base, `config_version=${q(parts(s).config.version ?? s.metadata?.item?.cribl?.config_version)}`)} 1\n`,
+    sample: (s, base) => `${series('cribl_node_config_info', base, `config_version=${q(configVersion(s))}`)} 1\n`,
   },
-  listed('cribl_node_first_heartbeat_timestamp_seconds', "Time of the node's first heartbeat to the leader.", (s) => parts(s).w.firstMsgTime, 1000),
-  listed('cribl_node_last_heartbeat_timestamp_seconds', "Time of the node's latest heartbeat to the leader.", (s) => parts(s).w.lastMsgTime, 1000),
-  listed('cribl_node_start_timestamp_seconds', 'Start time of Cribl on the node.', (s) => parts(s).cribl.startTime, 1000),
+  listed(
+    'cribl_node_first_heartbeat_timestamp_seconds',
+    "Time of the node's first heartbeat to the leader.",
+    (s) => parts(s).w.firstMsgTime,
+    1000,
+  ),
+  listed(
+    'cribl_node_last_heartbeat_timestamp_seconds',
+    "Time of the node's latest heartbeat to the leader.",
+    (s) => parts(s).w.lastMsgTime,
+    1000,
+  ),
+  listed(
+    'cribl_node_start_timestamp_seconds',
+    'Start time of Cribl on the node.',
+    (s) => parts(s).cribl.startTime,
+    1000,
+  ),
   listed('cribl_node_worker_processes', 'Worker processes the node runs.', (s) => parts(s).w.workerProcesses),
   listed('cribl_node_cpus', 'CPUs of the node.', (s) => parts(s).info.cpus),
   listed('cribl_node_memory_bytes', 'Total memory of the node.', (s) => parts(s).info.totalmem),
-  listed('cribl_node_disk_free_bytes', 'Free disk space of the node; only where the leader reports disk.', (s) => parts(s).info.freeDiskSpace),
-  listed('cribl_node_disk_total_bytes', 'Disk size of the node; only where the leader reports disk.', (s) => parts(s).info.totalDiskSpace),
+  listed(
+    'cribl_node_disk_free_bytes',
+    'Free disk space of the node; only where the leader reports disk.',
+    (s) => parts(s).info.freeDiskSpace,
+  ),
+  listed(
+    'cribl_node_disk_total_bytes',
+    'Disk size of the node; only where the leader reports disk.',
+    (s) => parts(s).info.totalDiskSpace,
+  ),
 ];
 
 /** Leader families (whether the listing worked), in body order; nothing before the first discovery result. */

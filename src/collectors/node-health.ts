@@ -11,9 +11,10 @@ import type { LeaderRequest, LeaderResult } from '../leader/types.js';
 import { gauge, q } from './sample.js';
 import type { NodeState } from './state.js';
 
-const nodeHealthSchema = healthSchema
-  .pick({ status: true })
-  .extend({ startTime: z.number().finite().optional(), role: z.enum(['primary', 'standby']).optional().catch(undefined) });
+const nodeHealthSchema = healthSchema.pick({ status: true }).extend({
+  startTime: z.number().finite().optional(),
+  role: z.enum(['primary', 'standby']).optional().catch(undefined),
+});
 
 /** A node's /health answer, as kept. */
 export type NodeHealth = z.infer<typeof nodeHealthSchema>;
@@ -56,7 +57,12 @@ export interface HealthFacts {
 export function nextHealth(prev: HealthFacts | undefined, res: LeaderResult<NodeHealth>, nowMs: number): HealthFacts {
   if (res.ok) {
     const startTime = res.body.startTime ?? prev?.startTime;
-    return { up: true, status: res.body.status, lastSuccessMs: nowMs, ...(startTime === undefined ? {} : { startTime }) };
+    return {
+      up: true,
+      status: res.body.status,
+      lastSuccessMs: nowMs,
+      ...(startTime === undefined ? {} : { startTime }),
+    };
   }
   return {
     up: false,
@@ -79,7 +85,9 @@ export const HEALTH_FAMILIES: readonly NodeFamily[] = [
   {
     name: 'cribl_node_health_up',
     source: 'health',
-    what: '1 if the last health poll of the node got an answer (HTTP 200 or 420), 0 if it failed; absent until the first poll.',
+    what:
+      '1 if the last health poll of the node got an answer (HTTP 200 or 420), 0 if it failed; absent until the ' +
+      'first poll.',
     labels: [],
     sample: (s, base) => (s.health ? gauge('cribl_node_health_up', base, s.health.up ? 1 : 0) : ''),
   },
@@ -88,7 +96,8 @@ export const HEALTH_FAMILIES: readonly NodeFamily[] = [
     source: 'health',
     what: '1 if the last health poll answered 200 healthy, else 0.',
     labels: [],
-    sample: (s, base) => (s.health ? gauge('cribl_node_healthy', base, s.health.up && s.health.status === 'healthy' ? 1 : 0) : ''),
+    sample: (s, base) =>
+      s.health ? gauge('cribl_node_healthy', base, s.health.up && s.health.status === 'healthy' ? 1 : 0) : '',
   },
   {
     name: 'cribl_node_health_status',
@@ -125,6 +134,8 @@ export const POLL_FAILURE_FAMILY: NodeFamily = {
   labels: ['reason'],
   sample: (s, base) => {
     const h = s.health;
-    return h && !h.up && h.failure !== undefined ? `${series('cribl_node_poll_failure_info', base, `reason=${q(h.failure)}`)} 1\n` : '';
+    return h && !h.up && h.failure !== undefined
+      ? `${series('cribl_node_poll_failure_info', base, `reason=${q(h.failure)}`)} 1\n`
+      : '';
   },
 };

@@ -63,7 +63,11 @@ export interface MetadataFacts {
 }
 
 /** The metadata facts after a poll's result. */
-export function nextMetadata(prev: MetadataFacts | undefined, res: LeaderResult<NodeMetadata>, nowMs: number): MetadataFacts {
+export function nextMetadata(
+  prev: MetadataFacts | undefined,
+  res: LeaderResult<NodeMetadata>,
+  nowMs: number,
+): MetadataFacts {
   if (res.ok) return { item: res.body, lastSuccessMs: nowMs };
   return {
     ...(prev?.item ? { item: prev.item } : {}),
@@ -82,7 +86,9 @@ export const METADATA_FAMILIES: readonly Family<NodeState>[] = [
   {
     name: 'cribl_node_metadata_info',
     source: 'metadata',
-    what: 'Node metadata (value 1): OS name and version, Cribl mode, Kubernetes namespace and pod; empty values where absent.',
+    what:
+      'Node metadata (value 1): OS name and version, Cribl mode, Kubernetes namespace and pod; empty values where ' +
+      'absent.',
     labels: ['os_name', 'os_version', 'cribl_mode', 'kube_namespace', 'kube_pod'],
     sample: (s, base) => {
       const item = s.metadata?.item;
@@ -100,6 +106,7 @@ export const METADATA_FAMILIES: readonly Family<NodeState>[] = [
     source: 'metadata',
     what: 'Time of the last answered metadata poll.',
     labels: [],
-    sample: (s, base) => gauge('cribl_node_metadata_last_success_timestamp_seconds', base, s.metadata?.lastSuccessMs, 1000),
+    sample: (s, base) =>
+      gauge('cribl_node_metadata_last_success_timestamp_seconds', base, s.metadata?.lastSuccessMs, 1000),
   },
 ];

@@ -22,7 +22,8 @@ export function secretSources(s: Settings, fileFlag: FlagName, env: string, envS
 
 /**
  * Picks exactly one auth mode from the credential settings in `a` and the environment secrets (undefined where
- * they do not apply): token, login, cloud, or none when nothing is given. `all` supplies the other cloud and login settings.
+ * they do not apply): token, login, cloud, or none when nothing is given. `all` supplies the other cloud and login
+ * settings.
  */
 export function resolveAuth(a: Settings, all: Settings, envSecrets: Secrets | undefined): AuthConfig {
   const secrets = envSecrets ?? {};
@@ -50,21 +51,25 @@ export function resolveAuth(a: Settings, all: Settings, envSecrets: Secrets | un
   const [first, second] = modes.filter((m): m is { mode: (typeof m)['mode']; where: string } => m.where !== undefined);
   if (first && second) {
     throw new ConfigError(
-      `${first.where} (${first.mode} auth) and ${second.where} (${second.mode} auth) are both set; choose one auth mode`,
+      `${first.where} (${first.mode} auth) and ${second.where} (${second.mode} auth) are both set; choose one ` +
+        `auth mode`,
     );
   }
 
   if (!first) return { mode: 'none' };
   switch (first.mode) {
     case 'token':
-      return tokenFile !== undefined ? { mode: 'token', tokenFile } : { mode: 'token', token: secrets.token?.value ?? '' };
+      return tokenFile !== undefined
+        ? { mode: 'token', tokenFile }
+        : { mode: 'token', token: secrets.token?.value ?? '' };
     case 'login': {
       if (username === undefined) {
         throw new ConfigError(`${first.where}: needs ${a.nameOf('leader.username')}`);
       }
       if (passwordFile === undefined && secrets.password === undefined) {
         throw new ConfigError(
-          `${a.where('leader.username')}: needs a password (${secretSources(a, 'leader.password-file', 'CRIBL_PASSWORD', fromEnv)})`,
+          `${a.where('leader.username')}: needs a password ` +
+            `(${secretSources(a, 'leader.password-file', 'CRIBL_PASSWORD', fromEnv)})`,
         );
       }
       return {
@@ -78,13 +83,16 @@ export function resolveAuth(a: Settings, all: Settings, envSecrets: Secrets | un
       if (clientId === undefined) throw new ConfigError(`${first.where}: needs ${a.nameOf('cloud.client-id')}`);
       if (clientSecretFile === undefined && secrets.clientSecret === undefined) {
         throw new ConfigError(
-          `${a.where('cloud.client-id')}: needs a client secret (${secretSources(a, 'cloud.client-secret-file', 'CRIBL_CLIENT_SECRET', fromEnv)})`,
+          `${a.where('cloud.client-id')}: needs a client secret ` +
+            `(${secretSources(a, 'cloud.client-secret-file', 'CRIBL_CLIENT_SECRET', fromEnv)})`,
         );
       }
       return {
         mode: 'cloud',
         clientId,
-        ...(clientSecretFile !== undefined ? { clientSecretFile } : { clientSecret: secrets.clientSecret?.value ?? '' }),
+        ...(clientSecretFile !== undefined
+          ? { clientSecretFile }
+          : { clientSecret: secrets.clientSecret?.value ?? '' }),
         ...cloudToken(all),
       };
     }
@@ -106,4 +114,3 @@ function cloudToken(s: Settings): { tokenUrl: string; audience: string; tokenBod
     tokenBody: s.read('cloud.token-body') ?? defaultTokenBody(tokenUrl),
   };
 }
-

@@ -1,5 +1,7 @@
+// Over 400 lines: the settings table, one row per setting with its parser; split, it would have two owners.
 import { PRODUCTS, type Product } from '../api/products.js';
 import type { LogConfig } from '../util/logger.js';
+import { DEFAULT_PORT } from './types.js';
 import {
   asBool,
   asBytes,
@@ -22,17 +24,7 @@ import {
 
 /** What a setting's value is; decides how it is parsed, shown in --help and validated in the file. */
 export type FlagKind =
-  | 'string'
-  | 'file'
-  | 'url'
-  | 'bool'
-  | 'duration'
-  | 'bytes'
-  | 'int'
-  | 'number'
-  | 'enum'
-  | 'list'
-  | 'listen';
+  'string' | 'file' | 'url' | 'bool' | 'duration' | 'bytes' | 'int' | 'number' | 'enum' | 'list' | 'listen';
 
 /** Section of --help and of docs/configuration.md. */
 export type FlagGroup = 'General' | 'Leader' | 'Cribl.Cloud' | 'Web' | 'Polling' | 'Sharding' | 'Logging';
@@ -78,7 +70,10 @@ interface Row<N extends string, T> extends Omit<FlagSpec, 'env' | 'name'> {
 
 const row = <N extends string, T>(r: Row<N, T>): Row<N, T> => r;
 
-const leader = <K extends string, T>(key: K, r: Omit<Row<`leader.${K}`, T>, 'name' | 'group' | 'leaderKey'>): Row<`leader.${K}`, T> => ({
+const leader = <K extends string, T>(
+  key: K,
+  r: Omit<Row<`leader.${K}`, T>, 'name' | 'group' | 'leaderKey'>,
+): Row<`leader.${K}`, T> => ({
   ...r,
   name: `leader.${key}` as const,
   group: 'Leader',
@@ -109,7 +104,9 @@ const ROWS = [
     kind: 'file',
     default: '',
     notInFile: true,
-    help: 'YAML file with any of these settings (keys are the flag names without --, dotted or nested) and optionally a list of `leaders:`.',
+    help:
+      'YAML file with any of these settings (keys are the flag names without --, dotted or nested) and optionally a ' +
+      'list of `leaders:`.',
   }),
   row({
     name: 'products',
@@ -125,7 +122,9 @@ const ROWS = [
     parse: asLeaderUrl,
     kind: 'url',
     default: '',
-    help: "Base URL of the leader's global context, ending in /api/v1 (http or https). Required unless --cloud.workspace with --cloud.organization, --cloud.discover-workspaces, or leaders: in the config file.",
+    help:
+      "Base URL of the leader's global context, ending in /api/v1 (http or https). Required unless " +
+      '--cloud.workspace with --cloud.organization, --cloud.discover-workspaces, or leaders: in the config file.',
   }),
   leader('name', {
     parse: asString,
@@ -144,10 +143,16 @@ const ROWS = [
     parse: asString,
     kind: 'string',
     default: '',
-    help: 'User for on-prem login (POST /auth/login); the password comes from --leader.password-file or CRIBL_PASSWORD.',
+    help:
+      'User for on-prem login (POST /auth/login); the password comes from --leader.password-file or ' +
+      'CRIBL_PASSWORD.',
   }),
   leader('password-file', {
-    parse: asString, kind: 'file', default: '', help: 'File holding the password of --leader.username.' }),
+    parse: asString,
+    kind: 'file',
+    default: '',
+    help: 'File holding the password of --leader.username.',
+  }),
   leader('login-fallback-ttl', {
     parse: asDuration,
     kind: 'duration',
@@ -155,7 +160,11 @@ const ROWS = [
     help: 'Lifetime assumed for a login token whose JWT has no readable exp.',
   }),
   leader('ca-file', {
-    parse: asString, kind: 'file', default: '', help: 'PEM file of CA certificates that the leader certificate must chain to.' }),
+    parse: asString,
+    kind: 'file',
+    default: '',
+    help: 'PEM file of CA certificates that the leader certificate must chain to.',
+  }),
   leader('client-cert-file', {
     parse: asString,
     kind: 'file',
@@ -163,7 +172,11 @@ const ROWS = [
     help: 'PEM client certificate for mutual TLS; needs --leader.client-key-file.',
   }),
   leader('client-key-file', {
-    parse: asString, kind: 'file', default: '', help: 'PEM private key of --leader.client-cert-file.' }),
+    parse: asString,
+    kind: 'file',
+    default: '',
+    help: 'PEM private key of --leader.client-cert-file.',
+  }),
   leader('insecure-skip-verify', {
     parse: asBool,
     kind: 'bool',
@@ -187,12 +200,22 @@ const ROWS = [
     kind: 'int',
     default: 'max(1, ⌈max-rps⌉)',
     derived: true,
-    help: 'Requests that may be sent at once after an idle spell (token bucket size). The default, one second of --leader.max-rps, keeps the leader’s load smooth.',
+    help:
+      'Requests that may be sent at once after an idle spell (token bucket size). The default, one second of ' +
+      '--leader.max-rps, keeps the leader’s load smooth.',
   }),
   leader('max-concurrency', {
-    parse: (r) => asInt(r, 1), kind: 'int', default: '8', help: 'Most requests in flight to the leader at once (at least 1).' }),
+    parse: (r) => asInt(r, 1),
+    kind: 'int',
+    default: '8',
+    help: 'Most requests in flight to the leader at once (at least 1).',
+  }),
   leader('timeout.connect', {
-    parse: asDuration, kind: 'duration', default: '5s', help: 'Timeout to establish a connection to the leader.' }),
+    parse: asDuration,
+    kind: 'duration',
+    default: '5s',
+    help: 'Timeout to establish a connection to the leader.',
+  }),
   leader('timeout.headers', {
     parse: asDuration,
     kind: 'duration',
@@ -200,12 +223,18 @@ const ROWS = [
     help: 'Timeout from sending a request to receiving the response headers.',
   }),
   leader('timeout.body', {
-    parse: asDuration, kind: 'duration', default: '30s', help: 'Timeout between chunks of a response body.' }),
+    parse: asDuration,
+    kind: 'duration',
+    default: '30s',
+    help: 'Timeout between chunks of a response body.',
+  }),
   leader('max-response-size', {
     parse: asBytes,
     kind: 'bytes',
     default: '64MiB',
-    help: 'Largest response body accepted from the leader (e.g. 64MiB, 500MB; KB/MB/GB are powers of 1000, KiB/MiB/GiB of 1024).',
+    help:
+      'Largest response body accepted from the leader (e.g. 64MiB, 500MB; KB/MB/GB are powers of 1000, KiB/MiB/GiB ' +
+      'of 1024).',
   }),
   leader('backoff.base', {
     parse: asDuration,
@@ -214,7 +243,11 @@ const ROWS = [
     help: 'First delay of the exponential backoff after a failure without Retry-After.',
   }),
   leader('backoff.max', {
-    parse: asDuration, kind: 'duration', default: '60s', help: 'Longest backoff delay.' }),
+    parse: asDuration,
+    kind: 'duration',
+    default: '60s',
+    help: 'Longest backoff delay.',
+  }),
   leader('health-probe-interval', {
     parse: asDuration,
     kind: 'duration',
@@ -240,7 +273,9 @@ const ROWS = [
     kind: 'string',
     default: '',
     leaderKey: 'workspace',
-    help: 'Cribl.Cloud workspace; with --cloud.organization it gives the leader URL https://<workspace>-<organization>.<domain>/api/v1.',
+    help:
+      'Cribl.Cloud workspace; with --cloud.organization it gives the leader URL ' +
+      'https://<workspace>-<organization>.<domain>/api/v1.',
   }),
   cloud('organization', {
     parse: asOrganization,
@@ -259,7 +294,9 @@ const ROWS = [
   cloud('token-url', {
     parse: asUrlText,
     kind: 'url',
-    default: 'https://login.cribl.cloud/oauth/token for cribl.cloud, https://login.<domain>/oauth/token for other domains; required for a domain containing "gov"',
+    default:
+      'https://login.cribl.cloud/oauth/token for cribl.cloud, https://login.<domain>/oauth/token for other ' +
+      'domains; required for a domain containing "gov"',
     derived: true,
     leaderKey: 'token-url',
     help: 'OAuth token URL of the client-credentials grant.',
@@ -285,7 +322,9 @@ const ROWS = [
     parse: asBool,
     kind: 'bool',
     default: 'false',
-    help: 'Monitor every workspace of --cloud.organization, listed through the management plane; needs client credentials.',
+    help:
+      'Monitor every workspace of --cloud.organization, listed through the management plane; needs client ' +
+      'credentials.',
   }),
   cloud('management-url', {
     parse: (r) => asUrlText(r).replace(/\/+$/, ''),
@@ -299,8 +338,10 @@ const ROWS = [
     parse: asListenAddress,
     group: 'Web',
     kind: 'listen',
-    default: ':9864',
-    help: 'host:port to serve metrics on; an empty host (:9864) means all interfaces, port 0 picks a free port.',
+    default: `:${DEFAULT_PORT}`,
+    help:
+      `host:port to serve metrics on; an empty host (:${DEFAULT_PORT}) means all interfaces, ` +
+      'port 0 picks a free port.',
   }),
   row({
     name: 'web.telemetry-path',
@@ -348,7 +389,9 @@ const ROWS = [
     group: 'Polling',
     kind: 'int',
     default: '0',
-    help: 'Most nodes exported per leader; nodes beyond it are counted in cribl_exporter_nodes_over_limit. 0 means no limit.',
+    help:
+      'Most nodes exported per leader; nodes beyond it are counted in cribl_exporter_nodes_over_limit. 0 means no ' +
+      'limit.',
   }),
   row({
     name: 'shard.index',
@@ -358,14 +401,23 @@ const ROWS = [
     default: '0',
     help: 'Index of this exporter among --shard.total exporters sharing the nodes (0 ≤ index < total).',
   }),
-  row({ name: 'shard.total', parse: (r) => asInt(r, 1), group: 'Sharding', kind: 'int', default: '1', help: 'Number of exporters sharing the nodes.' }),
+  row({
+    name: 'shard.total',
+    parse: (r) => asInt(r, 1),
+    group: 'Sharding',
+    kind: 'int',
+    default: '1',
+    help: 'Number of exporters sharing the nodes.',
+  }),
   row({
     name: 'shard.from-pod-name',
     parse: asPodOrdinal,
     group: 'Sharding',
     kind: 'string',
     default: '',
-    help: 'Take the shard index from a StatefulSet pod name (cribl-exporter-3 → 3), e.g. from the downward API POD_NAME. Conflicts with --shard.index.',
+    help:
+      'Take the shard index from a StatefulSet pod name (cribl-exporter-3 → 3), e.g. from the downward API ' +
+      'POD_NAME. Conflicts with --shard.index.',
   }),
   row({
     name: 'log.level',
@@ -414,7 +466,10 @@ export function parseValue<K extends FlagName>(flag: K, raw: Raw): Parsed<K> {
 export const SECRET_ENV = Object.freeze([
   { env: 'CRIBL_TOKEN', help: 'Bearer token of the leader (alternative to --leader.token-file).' },
   { env: 'CRIBL_PASSWORD', help: 'Password of --leader.username (alternative to --leader.password-file).' },
-  { env: 'CRIBL_CLIENT_SECRET', help: 'Client secret of --cloud.client-id (alternative to --cloud.client-secret-file).' },
+  {
+    env: 'CRIBL_CLIENT_SECRET',
+    help: 'Client secret of --cloud.client-id (alternative to --cloud.client-secret-file).',
+  },
 ] as const);
 
 const FLAG_BY_NAME: ReadonlyMap<string, FlagSpec> = new Map(FLAG_TABLE.map((f) => [f.name, f]));

@@ -25,7 +25,9 @@ export const RESERVED_LABELS: ReadonlySet<string> = new Set([
 /** Checks a target label name: Prometheus syntax, not `__`-prefixed, not one the exporter sets itself. */
 export function checkLabelName(name: string): void {
   if (!LABEL_NAME_RE.test(name) || name.startsWith('__')) {
-    throw new ValueError(`${JSON.stringify(name)} is not a valid label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)`);
+    throw new ValueError(
+      `${JSON.stringify(name)} is not a valid label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)`,
+    );
   }
   if (RESERVED_LABELS.has(name)) throw new ValueError(`${JSON.stringify(name)} is a label the exporter sets itself`);
 }

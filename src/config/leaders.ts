@@ -27,7 +27,8 @@ export function singleLeader(ctx: Ctx): LeaderConfig | undefined {
   const { g } = ctx;
   const url = leaderUrl(g);
   if (!url) {
-    if (g.has('leader.name')) throw new ConfigError(`${g.where('leader.name')}: needs --leader.url or --cloud.workspace`);
+    if (g.has('leader.name'))
+      throw new ConfigError(`${g.where('leader.name')}: needs --leader.url or --cloud.workspace`);
     return undefined;
   }
   ctx.globalAuthUsed = true;
@@ -39,7 +40,8 @@ export function singleLeader(ctx: Ctx): LeaderConfig | undefined {
 export function entryLeader(entry: LeaderEntry, ctx: Ctx): LeaderConfig {
   const own = entry.settings;
   const keyOf = (flag: FlagName): string => flagSpec(flag).leaderKey ?? `--${flag}`;
-  // Everything but identity and credentials is inherited from the top level (flags, env, file) unless the entry sets it.
+  // Everything but identity and credentials is inherited from the top level (flags, env, file) unless the entry sets
+  // it.
   new Settings([own], keyOf).validate();
   const s = new Settings([own, ...ctx.g.layers], keyOf);
   const url = leaderUrl(s);
@@ -87,7 +89,8 @@ function leaderUrl(s: Settings): string | undefined {
 function requireCloudCredentials(s: Settings, auth: AuthConfig, envSecrets: boolean): void {
   if (auth.mode === 'none' && s.has('cloud.workspace')) {
     throw new ConfigError(
-      `${s.where('cloud.workspace')}: a Cribl.Cloud leader needs credentials: ${s.nameOf('cloud.client-id')} with ${secretSources(s, 'cloud.client-secret-file', 'CRIBL_CLIENT_SECRET', envSecrets)}`,
+      `${s.where('cloud.workspace')}: a Cribl.Cloud leader needs credentials: ${s.nameOf('cloud.client-id')} with ` +
+        `${secretSources(s, 'cloud.client-secret-file', 'CRIBL_CLIENT_SECRET', envSecrets)}`,
     );
   }
 }
@@ -142,7 +145,8 @@ export function budget(s: Settings): BudgetConfig {
   const backoffMaxMs = s.readOr('leader.backoff.max');
   if (backoffBaseMs > backoffMaxMs) {
     throw new ConfigError(
-      `${s.where('leader.backoff.base')}: ${formatDuration(backoffBaseMs)} must not exceed ${s.where('leader.backoff.max')} (${formatDuration(backoffMaxMs)})`,
+      `${s.where('leader.backoff.base')}: ${formatDuration(backoffBaseMs)} must not exceed ` +
+        `${s.where('leader.backoff.max')} (${formatDuration(backoffMaxMs)})`,
     );
   }
   return {
@@ -209,7 +213,9 @@ export function checkDistinct(leaders: readonly LeaderConfig[], entries: readonl
       .join(', ')}}`;
     const same = byLabels.get(key);
     if (same !== undefined) {
-      throw new ConfigError(`${where}.labels: ${key} are the labels of leaders[${same}] too; make them differ, or series would collide`);
+      throw new ConfigError(
+        `${where}.labels: ${key} are the labels of leaders[${same}] too; make them differ, or series would collide`,
+      );
     }
     byLabels.set(key, i);
   });

@@ -61,7 +61,9 @@ function build(layers: readonly Layer[], file: FileSettings | undefined, secrets
       const s = g.get(flag);
       if (s) {
         const key = flagSpec(flag).leaderKey ?? flag;
-        throw new ConfigError(`${s.where} cannot be combined with leaders: in the config file; set ${key} in each entry`);
+        throw new ConfigError(
+          `${s.where} cannot be combined with leaders: in the config file; set ${key} in each entry`,
+        );
       }
     }
     leaders = file.leaders.map((entry) => entryLeader(entry, ctx));
@@ -74,7 +76,8 @@ function build(layers: readonly Layer[], file: FileSettings | undefined, secrets
   const cloudDiscovery = discovery(ctx);
   if (leaders.length === 0 && !cloudDiscovery) {
     throw new ConfigError(
-      '--leader.url is required (or --cloud.workspace with --cloud.organization, --cloud.discover-workspaces, or leaders: in --config.file)',
+      '--leader.url is required (or --cloud.workspace with --cloud.organization, --cloud.discover-workspaces, or ' +
+        'leaders: in --config.file)',
     );
   }
   if (!ctx.globalAuthUsed) {
@@ -85,7 +88,8 @@ function build(layers: readonly Layer[], file: FileSettings | undefined, secrets
   for (const l of leaders) {
     if (l.auth.mode === 'none') {
       warnings.push(
-        `leader ${JSON.stringify(l.name)} has no credentials (CRIBL_TOKEN, --leader.token-file, --leader.username or --cloud.client-id): requests carry no Authorization header`,
+        `leader ${JSON.stringify(l.name)} has no credentials (CRIBL_TOKEN, --leader.token-file, --leader.username ` +
+          `or --cloud.client-id): requests carry no Authorization header`,
       );
     }
   }
@@ -97,7 +101,9 @@ function build(layers: readonly Layer[], file: FileSettings | undefined, secrets
   };
   if (intervals.metadataMs < intervals.healthMs) {
     warnings.push(
-      `${g.where('metadata.interval')} (${formatDuration(intervals.metadataMs)}) is shorter than ${g.where('health.interval')} (${formatDuration(intervals.healthMs)}): metadata changes rarely and costs as much as a health poll`,
+      `${g.where('metadata.interval')} (${formatDuration(intervals.metadataMs)}) is shorter than ` +
+        `${g.where('health.interval')} (${formatDuration(intervals.healthMs)}): metadata changes rarely and costs ` +
+        `as much as a health poll`,
     );
   }
 

@@ -75,7 +75,8 @@ export function asList<T extends string>(raw: Raw, values: readonly T[], noun: s
   const out: T[] = [];
   for (const item of items) {
     const found = values.find((v) => v === item);
-    if (found === undefined) throw new ValueError(`${JSON.stringify(item)} is not a ${noun} (use ${values.join(', ')})`);
+    if (found === undefined)
+      throw new ValueError(`${JSON.stringify(item)} is not a ${noun} (use ${values.join(', ')})`);
     if (!out.includes(found)) out.push(found);
   }
   return out;
@@ -144,7 +145,8 @@ export function asDomain(raw: Raw): string {
 /** A Cribl.Cloud workspace ID: lower-case letters and digits (the management plane's own rule). */
 export function asWorkspace(raw: Raw): string {
   const text = asString(raw).trim();
-  if (!/^[a-z0-9]+$/.test(text)) throw new ValueError(`${show(raw)} is not a workspace ID (lower-case letters and digits)`);
+  if (!/^[a-z0-9]+$/.test(text))
+    throw new ValueError(`${show(raw)} is not a workspace ID (lower-case letters and digits)`);
   return text;
 }
 

@@ -82,7 +82,10 @@ export class Discoverer {
         );
         requests += r.requests;
         if (!r.ok && r.status === 404 && nodes.size === 0 && product === this.#o.products[0]) {
-          this.#o.logger.info({ leader: this.#o.client.baseUrl }, 'leader has no /products/{product}/workers (before 4.17): using /master/workers');
+          this.#o.logger.info(
+            { leader: this.#o.client.baseUrl },
+            'leader has no /products/{product}/workers (before 4.17): using /master/workers',
+          );
           this.#legacy = true;
           break;
         }
@@ -142,16 +145,25 @@ export class Discoverer {
     const limit = this.#o.pageSize;
     let offset = 0;
     for (let requests = 1; requests <= this.#o.maxPages; requests++) {
-      const res = await this.#o.client.request<P>({ ...build(offset), decode, deadline, ...(signal ? { signal } : {}) });
+      const res = await this.#o.client.request<P>({
+        ...build(offset),
+        decode,
+        deadline,
+        ...(signal ? { signal } : {}),
+      });
       if (!res.ok) return { ...res, requests };
       const page = res.body;
       await onPage(page);
       offset += page.received;
       const done =
-        page.received === 0 ||
-        (page.totalCount !== undefined ? offset >= page.totalCount : page.received < limit);
+        page.received === 0 || (page.totalCount !== undefined ? offset >= page.totalCount : page.received < limit);
       if (done) return { ok: true, requests };
     }
-    return { ok: false, reason: 'decode', message: `listing did not end after ${this.#o.maxPages} pages`, requests: this.#o.maxPages };
+    return {
+      ok: false,
+      reason: 'decode',
+      message: `listing did not end after ${this.#o.maxPages} pages`,
+      requests: this.#o.maxPages,
+    };
   }
 }

@@ -83,7 +83,8 @@ export async function listWorkspaceTargets(opts: WorkspaceListOptions): Promise<
   if (!res || res.status !== 200) return { ok: false, message: `${where} failed: HTTP ${res?.status ?? 'none'}` };
   const items = decodeWorkspaces(res.json);
   if (!items) return { ok: false, message: `${where}: the answer is not a workspace list` };
-  const toUrl = opts.urlForWorkspace ?? ((ws: ListedWorkspace) => workspaceLeaderUrl(ws, opts.organization, opts.domain));
+  const toUrl =
+    opts.urlForWorkspace ?? ((ws: ListedWorkspace) => workspaceLeaderUrl(ws, opts.organization, opts.domain));
   const targets = items
     .filter((ws) => ws.state === 'Active')
     .map((ws) => ({ name: ws.workspaceId, url: toUrl(ws), labels: { workspace: ws.workspaceId } }))
@@ -148,7 +149,15 @@ export function createWorkspaceWatcher(
       const result = await listWorkspaceTargets({ ...opts, ...(signal ? { signal } : {}) });
       if (!result.ok) {
         opts.logger.warn({ organization: opts.organization }, result.message);
-        return { ok: false, message: result.message, targets, added: [], removed: [], changed: [], unchanged: [...targets] };
+        return {
+          ok: false,
+          message: result.message,
+          targets,
+          added: [],
+          removed: [],
+          changed: [],
+          unchanged: [...targets],
+        };
       }
       const diff = diffTargets(targets, result.targets);
       targets = result.targets;

@@ -4,7 +4,16 @@
  * configuration (TLS, mTLS, basic auth, headers, rate limit), re-read when its files change.
  */
 
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { LoadedWebConfig } from './web-config/load.js';
+import type { ClientAuthType } from './web-config/parse.js';
+import { createWebConfigSource, type ReloadResult, type WebConfigSource } from './web-config/reload.js';
+import { createBasicAuth } from './basic-auth.js';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -17,14 +26,6 @@ import type { BodyCache } from './body.js';
 import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from '../format/format.js';
 import { landingPage } from './landing.js';
 import { acceptsGzip, negotiateFormat } from './negotiate.js';
-import {
-  createBasicAuth,
-  createWebConfigSource,
-  type ClientAuthType,
-  type LoadedWebConfig,
-  type ReloadResult,
-  type WebConfigSource,
-} from './web-config.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -63,8 +64,18 @@ export interface RunningServer {
 /** Probes stay reachable without credentials: kubelets and load balancers rarely carry them. */
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz']);
 
-function plain(res: ServerResponse, status: number, text: string, head: boolean, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...extra });
+function plain(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  head: boolean,
+  extra: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    ...extra,
+  });
   res.end(head ? undefined : text);
 }
 
@@ -78,11 +89,19 @@ function peerSans(socket: TLSSocket): string[] {
 }
 
 /** Whether a TLS connection may proceed under the client auth policy; Node's own checks cover the rest. */
-function connectionAllowed(socket: TLSSocket, clientAuth: ClientAuthType, allowedSans: readonly string[] | undefined): boolean {
+function connectionAllowed(
+  socket: TLSSocket,
+  clientAuth: ClientAuthType,
+  allowedSans: readonly string[] | undefined,
+): boolean {
   const cert = socket.getPeerCertificate();
   const hasCert = Object.keys(cert).length > 0;
   if (clientAuth === 'RequireAnyClientCert' && !hasCert) return false;
-  if ((clientAuth === 'VerifyClientCertIfGiven' || clientAuth === 'RequireAndVerifyClientCert') && hasCert && !socket.authorized) {
+  if (
+    (clientAuth === 'VerifyClientCertIfGiven' || clientAuth === 'RequireAndVerifyClientCert') &&
+    hasCert &&
+    !socket.authorized
+  ) {
     return false;
   }
   if (clientAuth === 'RequireAndVerifyClientCert' && !hasCert) return false;
@@ -216,7 +235,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (req.method !== 'GET' && !head) return plain(res, 405, 'Method Not Allowed\n', false, { Allow: 'GET, HEAD' });
     if (path === telemetryPath) return metrics(req, res, head);
     if (path === '/healthz') return plain(res, 200, 'ok\n', head);
-    if (path === '/readyz') return options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
+    if (path === '/readyz')
+      return options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
     if (path === '/') {
       const html = landingPage({ version: options.version, telemetryPath });
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(html) });
@@ -256,7 +276,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const s = server;
   await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error): void => reject(new Error(`--web.listen-address "${options.listenAddress}": ${err.message}`));
+    const onError = (err: Error): void =>
+      reject(new Error(`--web.listen-address "${options.listenAddress}": ${err.message}`));
     s.once('error', onError);
     s.listen(port, host, () => {
       s.off('error', onError);

@@ -40,7 +40,10 @@ function refreshSentence(source: Source, intervals: RefreshIntervals): string {
     case 'discovery':
       return `Refreshed by discovery every ${formatDuration(intervals.discoveryMs)}; cached in between.`;
     case 'listing':
-      return `From the leader's node listing, refreshed every ${formatDuration(intervals.discoveryMs)}; cached in between.`;
+      return (
+        `From the leader's node listing, refreshed every ${formatDuration(intervals.discoveryMs)}; cached in ` +
+        `between.`
+      );
     case 'health':
       return `Polled every ${formatDuration(intervals.healthMs)} through the leader; cached between polls.`;
     case 'metadata':

@@ -17,7 +17,8 @@ export class ResponseTooLargeError extends Error {
 /** Reads the body as UTF-8; throws ResponseTooLargeError beyond `max` bytes. `onChunk` runs per chunk. */
 export async function readCapped(res: Dispatcher.ResponseData, max: number, onChunk?: () => void): Promise<string> {
   const announced = Number(res.headers['content-length']);
-  if (Number.isFinite(announced) && announced > max) throw new ResponseTooLargeError(`response larger than ${max} bytes`);
+  if (Number.isFinite(announced) && announced > max)
+    throw new ResponseTooLargeError(`response larger than ${max} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res.body as AsyncIterable<Buffer>) {

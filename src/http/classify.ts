@@ -1,11 +1,20 @@
 import type { FailureReason } from './failure.js';
-import type { PermitOutcome } from '../leader/budget.js';
 import { errorCode } from '../util/errors.js';
+
+/**
+ * How a request ended, as far as the leader's load is concerned:
+ * - `ok`: the leader answered (any status that is not an overload signal); may grow the window;
+ * - `overload`: 429, 420 or 503; halves the window and lowers the rate;
+ * - `timeout`: a timeout or a 504; shrinks the window by 10 %;
+ * - `neutral`: says nothing about load (connection refused, aborted, refused before sending).
+ */
+export type PermitOutcome = 'ok' | 'overload' | 'timeout' | 'neutral';
 
 /**
  * What to do after a failed attempt:
  * - `none`: final (400, 401, 403, 404, 405, 415, other 4xx and 5xx, decode failures);
- * - `backoff`: retry after a per-request backoff (502, 504 outside host context, timeouts, transient connection errors);
+ * - `backoff`: retry after a per-request backoff (502, 504 outside host context, timeouts, transient connection
+ * errors);
  * - `pause`: the whole budget pauses (429, 503); the retry waits for the pause like everyone else;
  * - `unavailable`: the leader is not serving (420 outside host context): hold the budget, probe /health.
  * A 401 is final here: refreshing credentials and retrying once is src/auth/with-auth.ts's business.
@@ -37,7 +46,11 @@ export function classifyStatus(status: number, opts: { nodeScoped: boolean }): C
     case 502:
       return { reason: 'http_5xx', retry: opts.nodeScoped ? 'none' : 'backoff', outcome: 'neutral' };
     case 504:
-      return { reason: 'http_5xx', retry: opts.nodeScoped ? 'none' : 'backoff', outcome: opts.nodeScoped ? 'neutral' : 'timeout' };
+      return {
+        reason: 'http_5xx',
+        retry: opts.nodeScoped ? 'none' : 'backoff',
+        outcome: opts.nodeScoped ? 'neutral' : 'timeout',
+      };
   }
   // Everything else is final: 400, 401, 403, 404, 405, 415 and the rest. Unexpected 1xx–3xx count as 4xx
   // (we do not follow redirects: a redirect from an API endpoint is a misconfigured URL).

@@ -1,3 +1,4 @@
+import type { ReadFile } from '../util/files.js';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import type { Logger } from 'pino';
@@ -5,7 +6,6 @@ import { Agent, EnvHttpProxyAgent, Pool, ProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
 import { errorLabel } from '../util/errors.js';
 import { withoutCredentials } from '../util/url.js';
-import type { ReadFile } from '../auth/types.js';
 
 /** TLS and proxy settings for the connection to a leader. */
 export interface TransportConfig {
@@ -102,7 +102,10 @@ export class ProxyTunnelError extends Error {
  */
 class TunnelPool extends Pool {
   override connect(options: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData>;
-  override connect(options: Dispatcher.ConnectOptions, callback: (err: Error | null, data: Dispatcher.ConnectData) => void): void;
+  override connect(
+    options: Dispatcher.ConnectOptions,
+    callback: (err: Error | null, data: Dispatcher.ConnectData) => void,
+  ): void;
   override connect(
     options: Dispatcher.ConnectOptions,
     callback?: (err: Error | null, data: Dispatcher.ConnectData) => void,

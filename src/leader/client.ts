@@ -108,7 +108,8 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     if (url.username || url.password) {
       throw new Error(`leader ${opts.name}: the leader URL must not contain credentials`);
     }
-    if (url.search || url.hash) throw new Error(`leader ${opts.name}: the leader URL must not have a query or fragment`);
+    if (url.search || url.hash)
+      throw new Error(`leader ${opts.name}: the leader URL must not have a query or fragment`);
     const basePath = url.pathname.replace(/\/+$/, '');
     this.baseUrl = `${url.origin}${basePath}`;
     this.name = opts.name;

@@ -5,11 +5,11 @@
 import type { Dispatcher } from 'undici';
 import type { Endpoint } from '../api/routes.js';
 import { readCapped, ResponseTooLargeError } from '../http/bounded.js';
-import { classifyError, classifyStatus, type RetryKind } from '../http/classify.js';
+import { classifyError, classifyStatus, type PermitOutcome, type RetryKind } from '../http/classify.js';
 import type { FailureReason } from '../http/failure.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import type { Clock } from '../util/clock.js';
-import type { PermitOutcome, RequestBudget } from './budget.js';
+import type { RequestBudget } from './budget.js';
 import type { LeaderClientLimits } from './settings.js';
 import { describeRequest, oneLine, redact, type LeaderFailure, type LeaderRequest } from './types.js';
 import type { Watchdog } from './watchdog.js';
@@ -66,7 +66,12 @@ export function finalFailure(reason: FailureReason, message: string, status?: nu
  * Sends one request and reads its answer; never throws. Records the request metric. With `gated`, the
  * request is not sent when a pause or hold is running at the moment of sending.
  */
-export async function exchange<T>(ctx: ExchangeContext, req: LeaderRequest<T>, outer: AbortSignal, gated: boolean): Promise<Exchange<T>> {
+export async function exchange<T>(
+  ctx: ExchangeContext,
+  req: LeaderRequest<T>,
+  outer: AbortSignal,
+  gated: boolean,
+): Promise<Exchange<T>> {
   const started = ctx.clock.now();
   const ex = await send(ctx, req, outer, gated);
   if (ex.notSent) return ex;
@@ -76,12 +81,21 @@ export async function exchange<T>(ctx: ExchangeContext, req: LeaderRequest<T>, o
   return ex;
 }
 
-async function send<T>(ctx: ExchangeContext, req: LeaderRequest<T>, outer: AbortSignal, gated: boolean): Promise<Exchange<T>> {
+async function send<T>(
+  ctx: ExchangeContext,
+  req: LeaderRequest<T>,
+  outer: AbortSignal,
+  gated: boolean,
+): Promise<Exchange<T>> {
   const { dispatcher, budget, limits, watchdog } = ctx;
   // A permit granted just before another answer paused the budget must not go out: checked in the same
   // synchronous run as the send, since the continuation after the grant may run after that answer's.
   if (gated && budget.blocked()) {
-    return { attempt: finalFailure('throttled', `${describeRequest(req)}: not sent, paused`), outcome: 'neutral', notSent: true };
+    return {
+      attempt: finalFailure('throttled', `${describeRequest(req)}: not sent, paused`),
+      outcome: 'neutral',
+      notSent: true,
+    };
   }
   // One AbortController per exchange: aborted by the caller's signal or by the watchdog (our own
   // deadline on the injected clock, since undici's timers cannot be driven by tests).
@@ -131,7 +145,10 @@ async function send<T>(ctx: ExchangeContext, req: LeaderRequest<T>, outer: Abort
     try {
       return { attempt: { ok: true, status, body: decodeBody(req, text, status) }, outcome: 'ok' };
     } catch (err) {
-      const what = err instanceof NotJson ? 'response is not valid JSON' : `unexpected response shape (${oneLine(err, req.bearer)})`;
+      const what =
+        err instanceof NotJson
+          ? 'response is not valid JSON'
+          : `unexpected response shape (${oneLine(err, req.bearer)})`;
       return { attempt: finalFailure('decode', `${describeRequest(req)}: ${what}`, status), outcome: 'ok' };
     }
   } finally {
@@ -140,7 +157,12 @@ async function send<T>(ctx: ExchangeContext, req: LeaderRequest<T>, outer: Abort
   }
 }
 
-function statusFailure<T>(ctx: ExchangeContext, req: LeaderRequest<T>, status: number, hdrs: Dispatcher.ResponseData['headers']): Exchange<T> {
+function statusFailure<T>(
+  ctx: ExchangeContext,
+  req: LeaderRequest<T>,
+  status: number,
+  hdrs: Dispatcher.ResponseData['headers'],
+): Exchange<T> {
   const c = classifyStatus(status, { nodeScoped: req.nodeScoped === true });
   const mayWait = c.retry === 'pause' || c.retry === 'unavailable' || c.retry === 'backoff';
   const serverDelayMs = mayWait ? parseRetryAfter(hdrs, ctx.clock.now()) : undefined;
@@ -156,22 +178,38 @@ function statusFailure<T>(ctx: ExchangeContext, req: LeaderRequest<T>, status: n
   return { attempt, outcome: c.outcome, ...(throttles ? { throttle: String(status) as ThrottleCode } : {}) };
 }
 
-function transportFailure<T>(req: LeaderRequest<T>, err: unknown, timedOutMs: number | undefined, outer: AbortSignal): Exchange<never> {
+function transportFailure<T>(
+  req: LeaderRequest<T>,
+  err: unknown,
+  timedOutMs: number | undefined,
+  outer: AbortSignal,
+): Exchange<never> {
   if (timedOutMs !== undefined) {
     return {
-      attempt: { ok: false, reason: 'timeout', message: `${describeRequest(req)}: timed out after ${timedOutMs} ms`, retry: 'backoff' },
+      attempt: {
+        ok: false,
+        reason: 'timeout',
+        message: `${describeRequest(req)}: timed out after ${timedOutMs} ms`,
+        retry: 'backoff',
+      },
       outcome: 'timeout',
     };
   }
   if (outer.aborted) {
-    return { attempt: { ok: false, reason: 'timeout', message: `${describeRequest(req)}: aborted`, retry: 'none' }, outcome: 'neutral' };
+    return {
+      attempt: { ok: false, reason: 'timeout', message: `${describeRequest(req)}: aborted`, retry: 'none' },
+      outcome: 'neutral',
+    };
   }
   const c = classifyError(err);
   return {
     attempt: {
       ok: false,
       reason: c.reason,
-      message: redact(`${describeRequest(req)}: ${c.reason === 'timeout' ? 'timed out' : 'connection failed'} (${c.code})`, req.bearer),
+      message: redact(
+        `${describeRequest(req)}: ${c.reason === 'timeout' ? 'timed out' : 'connection failed'} (${c.code})`,
+        req.bearer,
+      ),
       retry: c.retry,
     },
     outcome: c.outcome,

@@ -39,7 +39,10 @@ export class UnavailableHold {
   start(serverDelayMs: number | undefined, endpoint: string): void {
     if (this.#probing || this.#closing.aborted) return;
     this.#ctx.budget.hold();
-    this.#log.warn({ endpoint }, 'leader is not serving (420: shutting down or standby): pausing all requests and probing /health');
+    this.#log.warn(
+      { endpoint },
+      'leader is not serving (420: shutting down or standby): pausing all requests and probing /health',
+    );
     this.#probing = this.#probe(serverDelayMs)
       .catch(() => undefined)
       .finally(() => {
@@ -61,7 +64,10 @@ export class UnavailableHold {
         return;
       }
       serverDelayMs = attempt.ok ? undefined : attempt.serverDelayMs;
-      this.#log.debug({ probes: n, status: attempt.status, reason: attempt.ok ? undefined : attempt.reason }, 'leader still not serving');
+      this.#log.debug(
+        { probes: n, status: attempt.status, reason: attempt.ok ? undefined : attempt.reason },
+        'leader still not serving',
+      );
     }
   }
 }

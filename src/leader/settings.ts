@@ -24,7 +24,9 @@ export interface LeaderClientLimits {
   bodyTimeoutMs: number;
   /** Larger bodies fail the request (reason `decode`). @default 64 MiB */
   maxResponseBytes: number;
-  /** Backoff for retries of 502, 504, timeouts and connection errors, and for 429/503 without Retry-After. @default 500 */
+  /**
+   * Backoff for retries of 502, 504, timeouts and connection errors, and for 429/503 without Retry-After. @default 500
+   */
   backoffBaseMs: number;
   /** @default 30000 */
   backoffMaxMs: number;

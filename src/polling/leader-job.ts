@@ -56,7 +56,10 @@ export class LeaderJob {
     if (signal.aborted) return;
     if (!out.ok) {
       logger.warn({ reason: out.reason, err: out.message }, 'discovery failed');
-      snapshot.setLeader({ up: false, ...(this.#lastDiscoveryMs === undefined ? {} : { lastDiscoveryMs: this.#lastDiscoveryMs }) });
+      snapshot.setLeader({
+        up: false,
+        ...(this.#lastDiscoveryMs === undefined ? {} : { lastDiscoveryMs: this.#lastDiscoveryMs }),
+      });
       return;
     }
     const sel = selectNodes(out.nodes, this.#o.shard, this.#o.maxNodes);
@@ -75,7 +78,10 @@ export class LeaderJob {
       this.#overLimitLogged = sel.overLimit;
     }
     if (!this.#discovered) {
-      logger.info({ nodes: sel.nodes.size, requests: out.requests, otherShards: sel.otherShards }, 'first discovery complete');
+      logger.info(
+        { nodes: sel.nodes.size, requests: out.requests, otherShards: sel.otherShards },
+        'first discovery complete',
+      );
     }
     this.#discovered = true;
   }

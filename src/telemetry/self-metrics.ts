@@ -38,7 +38,9 @@ function createHandles(registry: Registry) {
     }),
     leaderRequests: new Counter({
       name: 'cribl_exporter_leader_requests_total',
-      help: 'Requests sent to the leader, by route template and HTTP status (or failure reason when there was no status).',
+      help:
+        'Requests sent to the leader, by route template and HTTP status (or failure reason when there was no ' +
+        'status).',
       labelNames: ['leader', 'endpoint', 'code'] as const,
       registers,
     }),
@@ -136,7 +138,9 @@ function createHandles(registry: Registry) {
     }),
     bodyBuildDuration: new Gauge({
       name: 'cribl_exporter_body_build_duration_seconds',
-      help: 'Wall time of the last build of the cached /metrics body (rebuilt after the snapshot changes, not per scrape).',
+      help:
+        'Wall time of the last build of the cached /metrics body (rebuilt after the snapshot changes, not per ' +
+        'scrape).',
       registers,
     }),
     bodyBytes: new Gauge({
@@ -147,7 +151,9 @@ function createHandles(registry: Registry) {
     }),
     bodyWorkerRestarts: new Counter({
       name: 'cribl_exporter_body_worker_restarts_total',
-      help: 'Times the worker thread that assembles the /metrics body stopped and was started again (every node text is then sent again).',
+      help:
+        'Times the worker thread that assembles the /metrics body stopped and was started again (every node text is ' +
+        'then sent again).',
       registers,
     }),
   };
@@ -158,7 +164,9 @@ export type SelfMetricHandles = ReturnType<typeof createHandles>;
 
 /** Every label name the exporter's own metrics use (read off the metrics themselves). */
 export const SELF_METRIC_LABELS: ReadonlySet<string> = new Set(
-  Object.values(createHandles(new Registry())).flatMap((m) => (m as unknown as { labelNames?: string[] }).labelNames ?? []),
+  Object.values(createHandles(new Registry())).flatMap(
+    (m) => (m as unknown as { labelNames?: string[] }).labelNames ?? [],
+  ),
 );
 
 /** The exporter's self-metrics registry and the hooks that feed it. */
@@ -219,14 +227,26 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
   };
 
   const leaderGauges = [
-    h.leaderPaused, h.leaderPauseUntil, h.leaderConcurrencyLimit, h.leaderInFlight, h.healthCycleTarget,
-    h.healthCycleDuration, h.healthCycleOverrun, h.discoveryDuration, h.nodes, h.nodesOverLimit,
+    h.leaderPaused,
+    h.leaderPauseUntil,
+    h.leaderConcurrencyLimit,
+    h.leaderInFlight,
+    h.healthCycleTarget,
+    h.healthCycleDuration,
+    h.healthCycleOverrun,
+    h.discoveryDuration,
+    h.nodes,
+    h.nodesOverLimit,
   ];
 
   // Left out of the exposition: prom-client's gauges named like counters (promtool rejects them; their
   // per-type siblings nodejs_active_handles{type} etc. carry the same numbers), and the shard gauges until
   // sharding is on (`cribl_exporter_shard_total` is a contract name that promtool would flag).
-  const hidden = new Set(['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']);
+  const hidden = new Set([
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ]);
   hidden.add('cribl_exporter_shard_index').add('cribl_exporter_shard_total');
 
   return {

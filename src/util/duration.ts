@@ -34,7 +34,9 @@ export function parseDuration(text: string): number {
   return ms;
 }
 
-/** Formats milliseconds as a Prometheus duration, the way parseDuration reads them (`90000` → `1m30s`); `0s` for zero. */
+/**
+ * Formats milliseconds as a Prometheus duration, the way parseDuration reads them (`90000` → `1m30s`); `0s` for zero.
+ */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms <= 0) return '0s';
   let rest = Math.round(ms);
@@ -49,7 +51,15 @@ export function formatDuration(ms: number): string {
   return out;
 }
 
-const GO_UNITS_MS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const GO_UNITS_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
 /** Parses a Go duration (`1s`, `250ms`, `1m30s`, `1.5h`) into milliseconds; undefined when malformed. */
 export function parseGoDuration(text: string): number | undefined {

@@ -3,7 +3,10 @@ export class ValueError extends Error {
   override readonly name = 'ValueError';
 }
 
-/** The stable `code` of an error (ENOENT, ECONNREFUSED, UND_ERR_…), looking through `cause` and AggregateError members. */
+/**
+ * The stable `code` of an error (ENOENT, ECONNREFUSED, UND_ERR_…), looking through `cause` and AggregateError
+ * members.
+ */
 export function errorCode(err: unknown, depth = 0): string | undefined {
   if (typeof err !== 'object' || err === null || depth > 4) return undefined;
   const e = err as { code?: unknown; cause?: unknown; errors?: unknown };

@@ -26,7 +26,13 @@ const SECRET_KEYS = [
   'CRIBL_PASSWORD',
   'CRIBL_CLIENT_SECRET',
 ] as const;
-const SECRET_HEADERS = ['authorization', 'Authorization', 'cookie', '["set-cookie"]', '["proxy-authorization"]'] as const;
+const SECRET_HEADERS = [
+  'authorization',
+  'Authorization',
+  'cookie',
+  '["set-cookie"]',
+  '["proxy-authorization"]',
+] as const;
 const HEADER_HOLDERS = ['headers', 'req.headers', 'request.headers', 'res.headers', 'response.headers'] as const;
 const member = (key: string): string => (key.startsWith('[') ? key : `.${key}`);
 
@@ -37,8 +43,11 @@ export const REDACT_PATHS: readonly string[] = Object.freeze([
   ...HEADER_HOLDERS.flatMap((h) => SECRET_HEADERS.map((k) => `${h}${member(k)}`)),
 ]);
 
-/** Key names whose values are credentials, at any depth: auth headers and anything ending in secret, password or token. */
-export const SECRET_KEY = /^(?:authorization|proxy-authorization|cookie|set-cookie)$|(?:secret|password|passwd|token|api[-_]?key)$/i;
+/**
+ * Key names whose values are credentials, at any depth: auth headers and anything ending in secret, password or token.
+ */
+export const SECRET_KEY =
+  /^(?:authorization|proxy-authorization|cookie|set-cookie)$|(?:secret|password|passwd|token|api[-_]?key)$/i;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   if (typeof v !== 'object' || v === null) return false;

@@ -27,7 +27,10 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
     const clock = new FakeClock();
     // The process logger itself, with its redaction, at the most verbose level.
     const lines: string[] = [];
-    const log = { logger: createLogger({ level: 'trace', format: 'json' }, { write: (l: string) => void lines.push(l) }), lines };
+    const log = {
+      logger: createLogger({ level: 'trace', format: 'json' }, { write: (l: string) => void lines.push(l) }),
+      lines,
+    };
     const self = createSelfMetrics({ version: 'test', nodejsVersion: 'v0', defaultMetrics: false });
     const sim = await startSimulator({
       nodes: 2,
@@ -49,7 +52,11 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
     };
 
     try {
-      const run = async (name: string, auth: AuthConfig, steps: (p: AuthProvider, go: () => Promise<void>) => Promise<void>) => {
+      const run = async (
+        name: string,
+        auth: AuthConfig,
+        steps: (p: AuthProvider, go: () => Promise<void>) => Promise<void>,
+      ) => {
         // Every request goes through a forward proxy whose URL carries a password.
         const dispatcher = createDispatcher(
           { insecureSkipVerify: false },
@@ -109,20 +116,32 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
       };
 
       // Login: success, renewal, a revoked session, then a wrong password and a missing password file.
-      await run('login-ok', { mode: 'login', username: 'admin', password: PASSWORD, fallbackTtlMs: 60_000 }, async (_p, go) => {
-        await go();
-        await clock.advance(3_600_000);
-        await go();
-        sim.revokeTokens();
-        await go();
-      });
-      await run('login-bad', { mode: 'login', username: 'admin', password: `${PASSWORD}-wrong`, fallbackTtlMs: 60_000 }, (_p, go) => go());
+      await run(
+        'login-ok',
+        { mode: 'login', username: 'admin', password: PASSWORD, fallbackTtlMs: 60_000 },
+        async (_p, go) => {
+          await go();
+          await clock.advance(3_600_000);
+          await go();
+          sim.revokeTokens();
+          await go();
+        },
+      );
+      await run(
+        'login-bad',
+        { mode: 'login', username: 'admin', password: `${PASSWORD}-wrong`, fallbackTtlMs: 60_000 },
+        (_p, go) => go(),
+      );
       await run(
         'login-file',
         { mode: 'login', username: 'admin', passwordFile: file('pw', `${PASSWORD}\n`), fallbackTtlMs: 60_000 },
         (_p, go) => go(),
       );
-      await run('login-nofile', { mode: 'login', username: 'admin', passwordFile: join(dir, 'missing'), fallbackTtlMs: 60_000 }, (_p, go) => go());
+      await run(
+        'login-nofile',
+        { mode: 'login', username: 'admin', passwordFile: join(dir, 'missing'), fallbackTtlMs: 60_000 },
+        (_p, go) => go(),
+      );
 
       // Cribl.Cloud: JSON and form, secret from a file, a wrong secret, an empty secret file, an unreachable endpoint.
       const cloud = (over: Partial<Extract<AuthConfig, { mode: 'cloud' }>>): AuthConfig => ({
@@ -142,9 +161,15 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
         await go();
       });
       await run('cloud-form', cloud({ tokenBody: 'form' }), (_p, go) => go());
-      await run('cloud-file', cloud({ clientSecret: undefined, clientSecretFile: file('cs', CLIENT_SECRET) }), (_p, go) => go());
+      await run(
+        'cloud-file',
+        cloud({ clientSecret: undefined, clientSecretFile: file('cs', CLIENT_SECRET) }),
+        (_p, go) => go(),
+      );
       await run('cloud-bad', cloud({ clientSecret: `${CLIENT_SECRET}-wrong` }), (_p, go) => go());
-      await run('cloud-empty', cloud({ clientSecret: undefined, clientSecretFile: file('empty', '\n') }), (_p, go) => go());
+      await run('cloud-empty', cloud({ clientSecret: undefined, clientSecretFile: file('empty', '\n') }), (_p, go) =>
+        go(),
+      );
       await run('cloud-down', cloud({ tokenUrl: 'http://127.0.0.1:9/oauth/token' }), (_p, go) => go());
 
       // Static token: literal, file, rotated to a revoked one, missing file; and conflicting settings.
@@ -162,7 +187,13 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
 
       // Workspace discovery with the cloud credentials.
       const dispatcher = createDispatcher({ insecureSkipVerify: false }, { readFile, env: {}, logger: log.logger });
-      const wsAuth = createAuthProvider(cloud({}), { clock, readFile, logger: log.logger, dispatcher, random: () => 0.5 });
+      const wsAuth = createAuthProvider(cloud({}), {
+        clock,
+        readFile,
+        logger: log.logger,
+        dispatcher,
+        random: () => 0.5,
+      });
       const watcher = createWorkspaceWatcher({
         managementUrl: sim.managementUrl,
         organization: 'acme',
@@ -186,9 +217,15 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
     expect(log.lines.length).toBeGreaterThan(20);
     const everything = [...log.lines, ...outputs, metricsText].join('\n');
     // The runs did exercise what they claim to.
-    expect(metricsText).toContain('cribl_exporter_auth_failures_total{leader="login-bad",mode="login",reason="invalid_credentials"} 1');
-    expect(metricsText).toContain('cribl_exporter_auth_failures_total{leader="cloud-bad",mode="cloud",reason="invalid_credentials"} 1');
-    expect(metricsText).toMatch(/cribl_exporter_auth_token_expiry_timestamp_seconds\{leader="cloud-json",mode="cloud"\} \d+/);
+    expect(metricsText).toContain(
+      'cribl_exporter_auth_failures_total{leader="login-bad",mode="login",reason="invalid_credentials"} 1',
+    );
+    expect(metricsText).toContain(
+      'cribl_exporter_auth_failures_total{leader="cloud-bad",mode="cloud",reason="invalid_credentials"} 1',
+    );
+    expect(metricsText).toMatch(
+      /cribl_exporter_auth_token_expiry_timestamp_seconds\{leader="cloud-json",mode="cloud"\} \d+/,
+    );
     expect(proxy.seen.length).toBeGreaterThan(10);
     expect(tokensSeen.size).toBeGreaterThan(5);
     expect(everything).toContain('cannot read --leader.password-file');

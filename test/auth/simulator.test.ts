@@ -154,7 +154,7 @@ describe('on-prem login against the simulated leader', () => {
 });
 
 describe('static token file against the simulated leader', () => {
-  it('a rotated token file is picked up without a restart (after the reload interval, or at once after a 401)', async () => {
+  it('picks up a rotated token file with no restart (after the reload interval, or at once after a 401)', async () => {
     const clock = new FakeClock();
     const s = await sim(clock);
     const dir = mkdtempSync(join(tmpdir(), 'tok-'));

@@ -14,14 +14,24 @@ describe('decodeWorkerEnvelope', () => {
 
 describe('decodeWorkers', () => {
   it('keeps the valid entries, stripped to what is exported, and counts the malformed ones', async () => {
-    const { items, malformed } = await decodeWorkers([worker('a', { status: 'healthy', nodeUpgradeStatus: { state: 1, timestamp: 1 } }), { id: 'b' }, worker('c')]);
+    const { items, malformed } = await decodeWorkers([
+      worker('a', { status: 'healthy', nodeUpgradeStatus: { state: 1, timestamp: 1 } }),
+      { id: 'b' },
+      worker('c'),
+    ]);
     expect(malformed).toBe(1);
     expect(items.map((w) => w.id)).toEqual(['a', 'c']);
-    const a = items[0] as unknown as Record<string, unknown> & { info: Record<string, unknown> & { cribl: Record<string, unknown> } };
+    const a = items[0] as unknown as Record<string, unknown> & {
+      info: Record<string, unknown> & { cribl: Record<string, unknown> };
+    };
     for (const dropped of ['status', 'nodeUpgradeStatus']) expect(a).not.toHaveProperty(dropped);
     for (const dropped of ['release', 'node', 'env']) expect(a.info).not.toHaveProperty(dropped);
     for (const dropped of ['guid', 'group']) expect(a.info.cribl).not.toHaveProperty(dropped);
-    expect(a.info.cribl).toMatchObject({ distMode: 'worker', startTime: 1717199000000, config: { version: 'abc1234' } });
+    expect(a.info.cribl).toMatchObject({
+      distMode: 'worker',
+      startTime: 1717199000000,
+      config: { version: 'abc1234' },
+    });
   });
 
   it('yields to the event loop while validating a large page', async () => {

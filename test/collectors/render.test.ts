@@ -1,4 +1,12 @@
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, NODE_FAMILY_INDEX, renderGroups, renderLeader, renderNode } from '../../src/collectors/index.js';
+import {
+  GROUP_FAMILIES,
+  LEADER_FAMILIES,
+  NODE_FAMILIES,
+  NODE_FAMILY_INDEX,
+  renderGroups,
+  renderLeader,
+  renderNode,
+} from '../../src/collectors/index.js';
 import { describe, expect, it } from 'vitest';
 import { node, worker } from '../exposition/fixtures.js';
 
@@ -70,14 +78,22 @@ describe('renderNode', () => {
     delete w.info.cribl.version;
     delete w.info.cribl.config.version;
     const texts = renderNode(node('w1', { worker: w }), '');
-    expect(family(texts, 'cribl_node_info')).toBe(`cribl_node_info{${B},hostname="host-w1",version="",platform="linux",arch="x64"} 1\n`);
+    expect(family(texts, 'cribl_node_info')).toBe(
+      `cribl_node_info{${B},hostname="host-w1",version="",platform="linux",arch="x64"} 1\n`,
+    );
     expect(family(texts, 'cribl_node_config_info')).toBe(`cribl_node_config_info{${B},config_version=""} 1\n`);
   });
 
   it('falls back to the metadata config version', () => {
     const w = worker('w1');
     delete w.info.cribl.config.version;
-    const texts = renderNode(node('w1', { worker: w, metadata: { item: { timestamp: 1, cribl: { mode: 'edge', version: '4', config_version: 'meta1' } } } }), '');
+    const texts = renderNode(
+      node('w1', {
+        worker: w,
+        metadata: { item: { timestamp: 1, cribl: { mode: 'edge', version: '4', config_version: 'meta1' } } },
+      }),
+      '',
+    );
     expect(family(texts, 'cribl_node_config_info')).toBe(`cribl_node_config_info{${B},config_version="meta1"} 1\n`);
   });
 
@@ -127,7 +143,9 @@ describe('renderNode', () => {
       expect(family(texts, 'cribl_node_health_up')).toBe(`cribl_node_health_up{${B}} 0\n`);
       expect(family(texts, 'cribl_node_healthy')).toBe(`cribl_node_healthy{${B}} 0\n`);
       expect(family(texts, 'cribl_node_health_status')).toBe('');
-      expect(family(texts, 'cribl_node_poll_failure_info')).toBe(`cribl_node_poll_failure_info{${B},reason="timeout"} 1\n`);
+      expect(family(texts, 'cribl_node_poll_failure_info')).toBe(
+        `cribl_node_poll_failure_info{${B},reason="timeout"} 1\n`,
+      );
       expect(family(texts, 'cribl_node_health_last_success_timestamp_seconds')).toBe(
         `cribl_node_health_last_success_timestamp_seconds{${B}} 1717200000\n`,
       );
@@ -136,12 +154,19 @@ describe('renderNode', () => {
     it('never answered: no last success series', () => {
       const texts = renderNode(node('w1', { health: { up: false, failure: 'connect' } }), '');
       expect(family(texts, 'cribl_node_health_last_success_timestamp_seconds')).toBe('');
-      expect(family(texts, 'cribl_node_poll_failure_info')).toBe(`cribl_node_poll_failure_info{${B},reason="connect"} 1\n`);
+      expect(family(texts, 'cribl_node_poll_failure_info')).toBe(
+        `cribl_node_poll_failure_info{${B},reason="connect"} 1\n`,
+      );
     });
 
     it('not polled yet: no health series at all', () => {
       const texts = renderNode(node('w1'), '');
-      for (const f of ['cribl_node_health_up', 'cribl_node_healthy', 'cribl_node_health_status', 'cribl_node_poll_failure_info'] as const) {
+      for (const f of [
+        'cribl_node_health_up',
+        'cribl_node_healthy',
+        'cribl_node_health_status',
+        'cribl_node_poll_failure_info',
+      ] as const) {
         expect(family(texts, f)).toBe('');
       }
     });
@@ -163,9 +188,12 @@ describe('renderNode', () => {
         }),
         '',
       );
-      expect(family(texts, 'cribl_node_metadata_info') + family(texts, 'cribl_node_metadata_last_success_timestamp_seconds')).toBe(
+      expect(
+        family(texts, 'cribl_node_metadata_info') + family(texts, 'cribl_node_metadata_last_success_timestamp_seconds'),
+      ).toBe(
         lines(
-          `cribl_node_metadata_info{${B},os_name="Ubuntu",os_version="22.04.4 LTS (Jammy Jellyfish)",cribl_mode="managed-edge",kube_namespace="cribl",kube_pod="edge-7d9f"} 1`,
+          `cribl_node_metadata_info{${B},os_name="Ubuntu",os_version="22.04.4 LTS (Jammy ` +
+            `Jellyfish)",cribl_mode="managed-edge",kube_namespace="cribl",kube_pod="edge-7d9f"} 1`,
           `cribl_node_metadata_last_success_timestamp_seconds{${B}} 1717200100`,
         ),
       );
@@ -180,7 +208,10 @@ describe('renderNode', () => {
     });
 
     it('accepts a pod given as a string', () => {
-      const texts = renderNode(node('w1', { metadata: { item: { timestamp: 1, kube: { namespace: 'ns', pod: 'p-1' } } } }), '');
+      const texts = renderNode(
+        node('w1', { metadata: { item: { timestamp: 1, kube: { namespace: 'ns', pod: 'p-1' } } } }),
+        '',
+      );
       expect(family(texts, 'cribl_node_metadata_info')).toContain('kube_namespace="ns",kube_pod="p-1"');
     });
   });
@@ -200,7 +231,12 @@ describe('renderNode', () => {
 describe('renderLeader', () => {
   it.each([
     ['before the first discovery', undefined, '', ['', '']],
-    ['up, without labels', { up: true, lastDiscoveryMs: 1717200000500 }, '', ['cribl_leader_up 1\n', 'cribl_leader_last_discovery_timestamp_seconds 1717200000.5\n']],
+    [
+      'up, without labels',
+      { up: true, lastDiscoveryMs: 1717200000500 },
+      '',
+      ['cribl_leader_up 1\n', 'cribl_leader_last_discovery_timestamp_seconds 1717200000.5\n'],
+    ],
     ['down, never discovered', { up: false }, 'workspace="w"', ['cribl_leader_up{workspace="w"} 0\n', '']],
   ] as const)('%s', (_name, state, target, expected) => {
     expect(renderLeader(state, target)).toEqual(expected);

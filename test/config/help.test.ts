@@ -59,7 +59,11 @@ describe('docs/configuration.md', () => {
   it('has a leaders example that parses', () => {
     const yaml = /<!-- example: leaders -->\n```yaml\n([\s\S]*?)```/.exec(DOC)?.[1];
     expect(yaml).toBeDefined();
-    const c = config({ argv: ['--config.file=/etc/cribl-exporter/config.yml'], env: { CRIBL_CLIENT_SECRET: 's' }, files: { '/etc/cribl-exporter/config.yml': yaml! } });
+    const c = config({
+      argv: ['--config.file=/etc/cribl-exporter/config.yml'],
+      env: { CRIBL_CLIENT_SECRET: 's' },
+      files: { '/etc/cribl-exporter/config.yml': yaml! },
+    });
     expect(c.leaders.map((l) => [l.name, l.auth.mode])).toEqual([
       ['onprem', 'token'],
       ['lab', 'login'],

@@ -22,13 +22,18 @@ describe('target label names', () => {
 
   it('reserves every label of every snapshot family (read off the families, not a second list)', () => {
     for (const f of NODE_FAMILIES) for (const l of f.labels) expect(RESERVED_LABELS.has(l)).toBe(true);
-    for (const l of ['product', 'group', 'node_id', 'status', 'reason', 'config_version']) expect(RESERVED_LABELS.has(l)).toBe(true);
+    for (const l of ['product', 'group', 'node_id', 'status', 'reason', 'config_version'])
+      expect(RESERVED_LABELS.has(l)).toBe(true);
   });
 
-  it('rejects a reserved target label at parse time, as a settings error naming the entry (le once passed parsing and failed at start)', () => {
-    const file = `leaders:\n  - {url: ${URL1}, labels: {le: x}}`;
-    expect(configError({ argv: ['--config.file', '/c.yml'], files: { '/c.yml': file } })).toBe(
-      '/c.yml: leaders[0].labels: "le" is a label the exporter sets itself',
-    );
-  });
+  it(
+    'rejects a reserved target label at parse time, as a settings error naming the entry (le once passed parsing ' +
+      'and failed at start)',
+    () => {
+      const file = `leaders:\n  - {url: ${URL1}, labels: {le: x}}`;
+      expect(configError({ argv: ['--config.file', '/c.yml'], files: { '/c.yml': file } })).toBe(
+        '/c.yml: leaders[0].labels: "le" is a label the exporter sets itself',
+      );
+    },
+  );
 });

@@ -68,23 +68,34 @@ describe('workspace discovery against the simulated management plane', () => {
     expect(r.targets).toEqual([{ name: 'main', url: s.baseUrl, labels: { workspace: 'main' } }]);
 
     // Each discovered target is a leader we can talk to with the same credentials.
-    const client = withAuth(createLeaderClient({
-      baseUrl: r.targets[0]!.url,
-      name: r.targets[0]!.name,
-      dispatcher,
-      budget: new RequestBudget({ maxRps: 100, burst: 10, maxConcurrency: 2, clock }),
-      clock,
-      random: () => 0.5,
-      logger,
-      closeDispatcher: false,
-    }), auth);
+    const client = withAuth(
+      createLeaderClient({
+        baseUrl: r.targets[0]!.url,
+        name: r.targets[0]!.name,
+        dispatcher,
+        budget: new RequestBudget({ maxRps: 100, burst: 10, maxConcurrency: 2, clock }),
+        clock,
+        random: () => 0.5,
+        logger,
+        closeDispatcher: false,
+      }),
+      auth,
+    );
     cleanups.push(() => client.close());
-    const listed = await client.request({ endpoint: ENDPOINTS.workers, path: '/products/stream/workers', decode: (j) => j });
+    const listed = await client.request({
+      endpoint: ENDPOINTS.workers,
+      path: '/products/stream/workers',
+      decode: (j) => j,
+    });
     expect(listed.ok).toBe(true);
 
     s.setWorkspaces([ws('main'), ws('staging'), ws('dev')]);
     r = await watcher.refresh();
-    expect([names(r.added), names(r.removed), names(r.targets)]).toEqual([['dev', 'staging'], [], ['dev', 'main', 'staging']]);
+    expect([names(r.added), names(r.removed), names(r.targets)]).toEqual([
+      ['dev', 'staging'],
+      [],
+      ['dev', 'main', 'staging'],
+    ]);
 
     s.setWorkspaces([ws('staging'), ws('dev', 'Deprovisioning')]);
     r = await watcher.refresh();

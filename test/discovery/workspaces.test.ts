@@ -3,7 +3,12 @@ import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthProvider } from '../../src/auth/types.js';
 import { cloudLeaderUrl, defaultAudience, defaultTokenUrl } from '../../src/api/cloud.js';
-import { createWorkspaceWatcher, diffTargets, listWorkspaceTargets, workspaceLeaderUrl } from '../../src/discovery/workspaces.js';
+import {
+  createWorkspaceWatcher,
+  diffTargets,
+  listWorkspaceTargets,
+  workspaceLeaderUrl,
+} from '../../src/discovery/workspaces.js';
 import type { WorkspaceTarget } from '../../src/discovery/workspaces.js';
 import type { CloudDiscoveryConfig } from '../../src/config/types.js';
 import type { Workspace } from '../../src/api/shapes.js';
@@ -82,7 +87,11 @@ describe('cloud defaults', () => {
 });
 
 describe('diffTargets', () => {
-  const t = (name: string, url = `https://${name}/api/v1`): WorkspaceTarget => ({ name, url, labels: { workspace: name } });
+  const t = (name: string, url = `https://${name}/api/v1`): WorkspaceTarget => ({
+    name,
+    url,
+    labels: { workspace: name },
+  });
   it.each([
     ['nothing before', [], [t('a')], { added: ['a'], removed: [], changed: [], unchanged: [] }],
     ['one gone', [t('a'), t('b')], [t('a')], { added: [], removed: ['b'], changed: [], unchanged: ['a'] }],
@@ -111,7 +120,12 @@ describe('listWorkspaceTargets', () => {
       status: 200,
       body: {
         count: 4,
-        items: [ws('zeta'), ws('alpha', 'Active', 'alpha-acme.cribl.cloud'), ws('old', 'Inactive'), ws('new', 'Provisioning')],
+        items: [
+          ws('zeta'),
+          ws('alpha', 'Active', 'alpha-acme.cribl.cloud'),
+          ws('old', 'Inactive'),
+          ws('new', 'Provisioning'),
+        ],
       },
     }));
     const auth = countingAuth();
@@ -148,7 +162,13 @@ describe('listWorkspaceTargets', () => {
   it('a second 401 is a failure, not a loop', async () => {
     const { fake, dispatcher } = await management(() => ({ status: 401, body: { statusCode: 401, message: 'no' } }));
     const auth = countingAuth();
-    const result = await listWorkspaceTargets({ managementUrl: fake.url, organization: 'acme', domain: 'd', auth, dispatcher });
+    const result = await listWorkspaceTargets({
+      managementUrl: fake.url,
+      organization: 'acme',
+      domain: 'd',
+      auth,
+      dispatcher,
+    });
     expect(result).toEqual({
       ok: false,
       message: `listing workspaces (GET ${fake.url}/v1/organizations/acme/workspaces) failed: HTTP 401`,
@@ -202,7 +222,12 @@ describe('createWorkspaceWatcher', () => {
 
     fail = true;
     r = await watcher.refresh();
-    expect([r.ok, names(r.added), names(r.removed), names(watcher.current())]).toEqual([false, [], [], ['dev', 'main']]);
+    expect([r.ok, names(r.added), names(r.removed), names(watcher.current())]).toEqual([
+      false,
+      [],
+      [],
+      ['dev', 'main'],
+    ]);
     expect(r.message).toContain('HTTP 503');
 
     fail = false;

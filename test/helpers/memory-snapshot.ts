@@ -2,7 +2,10 @@ import type { GroupState, LeaderState, NodeState } from '../../src/collectors/st
 import type { LeaderSnapshot } from '../../src/store/snapshot.js';
 
 /** A LeaderSnapshot that only remembers, for tests of the writers. */
-export class MemorySnapshot implements Pick<LeaderSnapshot, 'setNode' | 'deleteNode' | 'getNode' | 'nodeKeys' | 'setGroups' | 'setLeader'> {
+export class MemorySnapshot implements Pick<
+  LeaderSnapshot,
+  'setNode' | 'deleteNode' | 'getNode' | 'nodeKeys' | 'setGroups' | 'setLeader'
+> {
   readonly labels = {};
   readonly nodes = new Map<string, NodeState>();
   groups: readonly GroupState[] = [];

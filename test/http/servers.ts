@@ -59,20 +59,31 @@ export async function startProxy(
 ): Promise<Started & { seen: { method: string; target: string; auth?: string }[] }> {
   const seen: { method: string; target: string; auth?: string }[] = [];
   const server = createHttpServer((req, res) => {
-    seen.push({ method: req.method ?? '', target: req.url ?? '', ...(req.headers['proxy-authorization'] ? { auth: req.headers['proxy-authorization'] } : {}) });
+    seen.push({
+      method: req.method ?? '',
+      target: req.url ?? '',
+      ...(req.headers['proxy-authorization'] ? { auth: req.headers['proxy-authorization'] } : {}),
+    });
     const target = new URL(req.url ?? '');
     if (target.hostname !== '127.0.0.1') {
       res.writeHead(403).end();
       return;
     }
     const upstream = connect(Number(target.port || 80), target.hostname, () => {
-      upstream.write(`${req.method} ${target.pathname}${target.search} HTTP/1.1\r\nhost: ${target.host}\r\nconnection: close\r\n\r\n`);
+      upstream.write(
+        `${req.method} ${target.pathname}${target.search} HTTP/1.1\r\nhost: ${target.host}\r\nconnection: ` +
+          `close\r\n\r\n`,
+      );
       upstream.pipe(res.socket!);
     });
     upstream.on('error', () => res.destroy());
   });
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
-    seen.push({ method: 'CONNECT', target: req.url ?? '', ...(req.headers['proxy-authorization'] ? { auth: req.headers['proxy-authorization'] } : {}) });
+    seen.push({
+      method: 'CONNECT',
+      target: req.url ?? '',
+      ...(req.headers['proxy-authorization'] ? { auth: req.headers['proxy-authorization'] } : {}),
+    });
     const [host, port] = (req.url ?? '').split(':');
     if (opts.dropTunnels) {
       client.destroy();

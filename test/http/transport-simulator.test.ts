@@ -27,7 +27,11 @@ afterEach(async () => {
 const readUtf8 = (p: string): string => readFileSync(p, 'utf8');
 
 async function tlsSim(clock: FakeClock): Promise<Simulator> {
-  const s = await startSimulator({ nodes: 2, clock, tls: { cert: pki.read(pki.serverCert), key: pki.read(pki.serverKey) } });
+  const s = await startSimulator({
+    nodes: 2,
+    clock,
+    tls: { cert: pki.read(pki.serverCert), key: pki.read(pki.serverKey) },
+  });
   cleanups.push(() => s.close());
   return s;
 }
@@ -36,18 +40,25 @@ async function tlsSim(clock: FakeClock): Promise<Simulator> {
 async function listThrough(s: Simulator, clock: FakeClock, t: TransportConfig, env: Record<string, string> = {}) {
   const log = captureLogger();
   const dispatcher = createDispatcher(t, { readFile: readUtf8, env, logger: log.logger, leader: 'sim' });
-  const client = withAuth(createLeaderClient({
-    baseUrl: s.baseUrl,
-    name: 'sim',
-    dispatcher,
-    budget: new RequestBudget({ maxRps: 100, burst: 10, maxConcurrency: 2, clock }),
-    clock,
-    random: () => 0.5,
-    logger: log.logger,
-    limits: { maxAttempts: 1 },
-  }), createAuthProvider({ mode: 'token', token: s.token }, { clock, readFile: readUtf8, logger: log.logger }));
+  const client = withAuth(
+    createLeaderClient({
+      baseUrl: s.baseUrl,
+      name: 'sim',
+      dispatcher,
+      budget: new RequestBudget({ maxRps: 100, burst: 10, maxConcurrency: 2, clock }),
+      clock,
+      random: () => 0.5,
+      logger: log.logger,
+      limits: { maxAttempts: 1 },
+    }),
+    createAuthProvider({ mode: 'token', token: s.token }, { clock, readFile: readUtf8, logger: log.logger }),
+  );
   cleanups.push(() => client.close());
-  const result = await client.request({ endpoint: ENDPOINTS.workers, path: '/products/stream/workers', decode: (j) => j });
+  const result = await client.request({
+    endpoint: ENDPOINTS.workers,
+    path: '/products/stream/workers',
+    decode: (j) => j,
+  });
   return { result, log };
 }
 
@@ -74,7 +85,12 @@ describe('TLS to the simulated leader', () => {
     const s = await tlsSim(clock);
     const proxy = await startProxy();
     cleanups.push(() => proxy.close());
-    const { result } = await listThrough(s, clock, { insecureSkipVerify: false, caFile: pki.caFile }, { HTTPS_PROXY: proxy.url });
+    const { result } = await listThrough(
+      s,
+      clock,
+      { insecureSkipVerify: false, caFile: pki.caFile },
+      { HTTPS_PROXY: proxy.url },
+    );
     expect(result.ok).toBe(true);
     expect(proxy.seen.map((x) => x.method + ' ' + x.target)).toEqual([`CONNECT ${new URL(s.origin).host}`]);
   });

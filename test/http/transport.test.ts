@@ -61,7 +61,9 @@ describe('TLS', () => {
   it('verifies by default: the private CA is not trusted without --leader.ca-file', async () => {
     const leader = await track(startHttpsLeader({ cert: pki.read(pki.serverCert), key: pki.read(pki.serverKey) }));
     const { d } = dispatcher(plain);
-    expect(await failure(health(d, leader.url))).toMatch(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED|UNABLE_TO_GET_ISSUER/);
+    expect(await failure(health(d, leader.url))).toMatch(
+      /UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED|UNABLE_TO_GET_ISSUER/,
+    );
   });
 
   it('the CA file replaces the default roots: a certificate from another CA is rejected', async () => {
@@ -130,7 +132,10 @@ describe('proxies', () => {
   it('lower-case https_proxy wins over HTTPS_PROXY, as in curl', async () => {
     const leader = await track(startHttpsLeader({ cert: pki.read(pki.serverCert), key: pki.read(pki.serverKey) }));
     const proxy = await track(startProxy());
-    const { d } = dispatcher({ ...plain, caFile: pki.caFile }, { https_proxy: proxy.url, HTTPS_PROXY: 'http://127.0.0.1:1' });
+    const { d } = dispatcher(
+      { ...plain, caFile: pki.caFile },
+      { https_proxy: proxy.url, HTTPS_PROXY: 'http://127.0.0.1:1' },
+    );
     expect((await health(d, leader.url)).status).toBe(200);
     expect(proxy.seen).toHaveLength(1);
   });
@@ -148,35 +153,42 @@ describe('proxies', () => {
     expect(proxy.seen).toHaveLength(1);
   });
 
-  it('--leader.proxy-url is used even without proxy variables, with its credentials sent to the proxy but never logged', async () => {
-    const leader = await track(startHttpsLeader({ cert: pki.read(pki.serverCert), key: pki.read(pki.serverKey) }));
-    const proxy = await track(startProxy());
-    const withCreds = proxy.url.replace('http://', 'http://proxyuser:pr0xy-pa55@');
-    const { d, log } = dispatcher({ ...plain, caFile: pki.caFile, proxyUrl: withCreds });
-    expect((await health(d, leader.url)).status).toBe(200);
-    expect(proxy.seen).toEqual([
-      {
-        method: 'CONNECT',
-        target: `127.0.0.1:${leader.port}`,
-        auth: `Basic ${Buffer.from('proxyuser:pr0xy-pa55').toString('base64')}`,
-      },
-    ]);
-    const out = log.lines.join('');
-    expect(out).toContain(`"proxy":"${proxy.url}"`);
-    expect(out).not.toContain('pr0xy-pa55');
-  });
+  it(
+    '--leader.proxy-url is used even without proxy variables, with its credentials sent to the proxy but never ' +
+      'logged',
+    async () => {
+      const leader = await track(startHttpsLeader({ cert: pki.read(pki.serverCert), key: pki.read(pki.serverKey) }));
+      const proxy = await track(startProxy());
+      const withCreds = proxy.url.replace('http://', 'http://proxyuser:pr0xy-pa55@');
+      const { d, log } = dispatcher({ ...plain, caFile: pki.caFile, proxyUrl: withCreds });
+      expect((await health(d, leader.url)).status).toBe(200);
+      expect(proxy.seen).toEqual([
+        {
+          method: 'CONNECT',
+          target: `127.0.0.1:${leader.port}`,
+          auth: `Basic ${Buffer.from('proxyuser:pr0xy-pa55').toString('base64')}`,
+        },
+      ]);
+      const out = log.lines.join('');
+      expect(out).toContain(`"proxy":"${proxy.url}"`);
+      expect(out).not.toContain('pr0xy-pa55');
+    },
+  );
 
   it.each([
     ['HTTPS_PROXY', (url: string) => [{ ...plain, caFile: pki.caFile }, { HTTPS_PROXY: url }] as const],
     ['--leader.proxy-url', (url: string) => [{ ...plain, caFile: pki.caFile, proxyUrl: url }, {}] as const],
-  ])('%s: a proxy that drops the tunnel fails the request at once instead of reconnecting in a loop', async (_n, cfg) => {
-    const leader = await track(startHttpsLeader({ cert: pki.read(pki.serverCert), key: pki.read(pki.serverKey) }));
-    const proxy = await track(startProxy({ dropTunnels: true }));
-    const [t, env] = cfg(proxy.url);
-    const { d } = dispatcher(t, env);
-    expect(await failure(health(d, leader.url))).toBe('UND_ERR_PRX_CONN');
-    expect(proxy.seen).toHaveLength(1);
-  });
+  ])(
+    '%s: a proxy that drops the tunnel fails the request at once instead of reconnecting in a loop',
+    async (_n, cfg) => {
+      const leader = await track(startHttpsLeader({ cert: pki.read(pki.serverCert), key: pki.read(pki.serverKey) }));
+      const proxy = await track(startProxy({ dropTunnels: true }));
+      const [t, env] = cfg(proxy.url);
+      const { d } = dispatcher(t, env);
+      expect(await failure(health(d, leader.url))).toBe('UND_ERR_PRX_CONN');
+      expect(proxy.seen).toHaveLength(1);
+    },
+  );
 
   it('a proxy that cannot reach the leader (502) fails the request', async () => {
     const proxy = await track(startProxy());

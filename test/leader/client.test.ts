@@ -379,7 +379,11 @@ describe('leader client: bodies', () => {
       limits: { maxResponseBytes: 1024 },
     });
     const r = await settle(client.request(workers()), clock);
-    expect(r).toMatchObject({ ok: false, reason: 'decode', message: expect.stringContaining('larger than 1024 bytes') });
+    expect(r).toMatchObject({
+      ok: false,
+      reason: 'decode',
+      message: expect.stringContaining('larger than 1024 bytes'),
+    });
   });
 
   it('fails cleanly on a streamed body beyond the cap', async () => {
@@ -436,15 +440,18 @@ describe('leader client: safety', () => {
     const l = mockedLeader(() => ({}));
     closers.push(() => l.client.close());
     const make = () =>
-      withAuth(createLeaderClient({
-        baseUrl,
-        name: 'x',
-        dispatcher: l.agent,
-        budget: l.budget,
-        clock: l.clock,
-        random: Math.random,
-        logger: pino({ level: 'silent' }),
-      }), fakeAuth().auth);
+      withAuth(
+        createLeaderClient({
+          baseUrl,
+          name: 'x',
+          dispatcher: l.agent,
+          budget: l.budget,
+          clock: l.clock,
+          random: Math.random,
+          logger: pino({ level: 'silent' }),
+        }),
+        fakeAuth().auth,
+      );
     expect(make).toThrow(msg);
     expect(() => make()).not.toThrow(/u:p|p@/);
   });

@@ -103,17 +103,26 @@ export function mockedLeader(
     ...opts.budget,
   });
   const auth = opts.auth ?? fakeAuth().auth;
-  const client: LeaderClient = withAuth(createLeaderClient({
-    baseUrl: BASE,
-    name: 'test',
-    dispatcher: agent,
-    budget,
-    clock,
-    random: opts.random ?? (() => 0.5),
-    logger: pino({ level: 'silent' }),
-    metrics,
-    limits: { backoffBaseMs: 1000, backoffMaxMs: 8000, healthProbeIntervalMs: 1000, healthProbeMaxMs: 4000, ...opts.limits },
-  }), auth);
+  const client: LeaderClient = withAuth(
+    createLeaderClient({
+      baseUrl: BASE,
+      name: 'test',
+      dispatcher: agent,
+      budget,
+      clock,
+      random: opts.random ?? (() => 0.5),
+      logger: pino({ level: 'silent' }),
+      metrics,
+      limits: {
+        backoffBaseMs: 1000,
+        backoffMaxMs: 8000,
+        healthProbeIntervalMs: 1000,
+        healthProbeMaxMs: 4000,
+        ...opts.limits,
+      },
+    }),
+    auth,
+  );
   return { clock, agent, calls, budget, client, events };
 }
 

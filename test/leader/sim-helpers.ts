@@ -20,27 +20,37 @@ export function clientForSim(
   limits: Partial<LeaderClientLimits> = {},
 ) {
   const { metrics, events } = recordingMetrics();
-  const b = new RequestBudget({ maxRps: 50, burst: 50, maxConcurrency: 8, clock: systemClock, observer: metrics, ...budget });
-  const client: LeaderClient = withAuth(createLeaderClient({
-    baseUrl,
-    name: 'sim',
-    dispatcher: new Agent({ connect: { timeout: 2000 }, keepAliveTimeout: 10_000 }),
-    budget: b,
+  const b = new RequestBudget({
+    maxRps: 50,
+    burst: 50,
+    maxConcurrency: 8,
     clock: systemClock,
-    random: Math.random,
-    logger: pino({ level: 'silent' }),
-    metrics,
-    limits: {
-      connectTimeoutMs: 2000,
-      headersTimeoutMs: 2000,
-      bodyTimeoutMs: 2000,
-      backoffBaseMs: 100,
-      backoffMaxMs: 1000,
-      healthProbeIntervalMs: 200,
-      healthProbeMaxMs: 400,
-      ...limits,
-    },
-  }), fakeAuth({ token }).auth);
+    observer: metrics,
+    ...budget,
+  });
+  const client: LeaderClient = withAuth(
+    createLeaderClient({
+      baseUrl,
+      name: 'sim',
+      dispatcher: new Agent({ connect: { timeout: 2000 }, keepAliveTimeout: 10_000 }),
+      budget: b,
+      clock: systemClock,
+      random: Math.random,
+      logger: pino({ level: 'silent' }),
+      metrics,
+      limits: {
+        connectTimeoutMs: 2000,
+        headersTimeoutMs: 2000,
+        bodyTimeoutMs: 2000,
+        backoffBaseMs: 100,
+        backoffMaxMs: 1000,
+        healthProbeIntervalMs: 200,
+        healthProbeMaxMs: 400,
+        ...limits,
+      },
+    }),
+    fakeAuth({ token }).auth,
+  );
   return { client, budget: b, events };
 }
 

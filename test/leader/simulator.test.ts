@@ -29,7 +29,10 @@ async function sim(opts: Parameters<typeof startSimulator>[0] = {}): Promise<Sim
   cleanup.push(() => s.close());
   return s;
 }
-function client(s: Simulator, ...rest: Parameters<typeof clientForSim> extends [string, string, ...infer R] ? R : never) {
+function client(
+  s: Simulator,
+  ...rest: Parameters<typeof clientForSim> extends [string, string, ...infer R] ? R : never
+) {
   const c = clientForSim(s.baseUrl, s.token, ...rest);
   cleanup.push(() => c.client.close());
   return c;
@@ -65,7 +68,7 @@ describe('Retry-After is honoured (simulator statistics)', () => {
   });
 
   it.each(['seconds', 'http-date'] as const)(
-    'concurrent (window of 8), %s: nothing is sent during a pause; only requests already in flight can land in a window',
+    'concurrent (window of 8), %s: nothing is sent during a pause; only requests in flight can land in a window',
     async (form) => {
       const s = await sim();
       s.setFaults({ rateLimit: { rate: 30, burst: 10, retryAfter: form } });
@@ -82,20 +85,23 @@ describe('Retry-After is honoured (simulator statistics)', () => {
         clock: systemClock,
         observer: { ...metrics, onPauseChange: (p, until) => p && pauses.push({ seq: seq++, until }) },
       });
-      const c = withAuth(createLeaderClient({
-        baseUrl: s.baseUrl,
-        name: 'sim',
-        dispatcher: new Agent().compose((dispatch) => (opts, handler) => {
-          sends.push({ seq: seq++, at: Date.now() });
-          return dispatch(opts, handler);
+      const c = withAuth(
+        createLeaderClient({
+          baseUrl: s.baseUrl,
+          name: 'sim',
+          dispatcher: new Agent().compose((dispatch) => (opts, handler) => {
+            sends.push({ seq: seq++, at: Date.now() });
+            return dispatch(opts, handler);
+          }),
+          budget,
+          clock: systemClock,
+          random: Math.random,
+          logger: pino({ level: 'silent' }),
+          // The throttled request still holds its permit here: the others in flight were sent before the answer.
+          metrics: { ...metrics, onThrottled: () => (inFlightAtThrottle += budget.state().inFlight - 1) },
         }),
-        budget,
-        clock: systemClock,
-        random: Math.random,
-        logger: pino({ level: 'silent' }),
-        // The throttled request still holds its permit here: the others in flight were sent before the answer.
-        metrics: { ...metrics, onThrottled: () => (inFlightAtThrottle += budget.state().inFlight - 1) },
-      }), fakeAuth({ token: s.token }).auth);
+        fakeAuth({ token: s.token }).auth,
+      );
       cleanup.push(() => c.close());
       await drive(c, s, { durationMs: 2500, callers: 12, deadlineMs: 2000 });
       const st = s.stats();
@@ -136,7 +142,11 @@ describe('throughput under a leader rate limit', () => {
 describe('420: the leader is not serving', () => {
   it('pauses everything, probes /health, and resumes right after the first 200 probe', async () => {
     const s = await sim();
-    const { client: c, events } = client(s, { maxRps: 50, burst: 10, maxConcurrency: 4 }, { healthProbeIntervalMs: 200, healthProbeMaxMs: 400 });
+    const { client: c, events } = client(
+      s,
+      { maxRps: 50, burst: 10, maxConcurrency: 4 },
+      { healthProbeIntervalMs: 200, healthProbeMaxMs: 400 },
+    );
     const stop = { v: false };
     const lister = (async () => {
       while (!stop.v) {
@@ -178,7 +188,7 @@ describe('420: the leader is not serving', () => {
 });
 
 describe('faults leave the client standing', () => {
-  it('503 bursts, resets, malformed, truncated and oversized bodies: clean failures with the right reasons', async () => {
+  it('503 bursts, resets, malformed, truncated, oversized bodies: clean failures with the right reasons', async () => {
     const s = await sim();
     s.setFaults({
       resets: { share: 0.1 },
@@ -187,7 +197,11 @@ describe('faults leave the client standing', () => {
       oversized: { share: 0.05, bytes: 2 * 1024 * 1024 },
       unavailable: { share: 0.05, retryAfter: 1 },
     });
-    const { client: c, events, budget } = client(s, { maxRps: 100, burst: 20, maxConcurrency: 8 }, { maxResponseBytes: 1024 * 1024 });
+    const {
+      client: c,
+      events,
+      budget,
+    } = client(s, { maxRps: 100, burst: 20, maxConcurrency: 8 }, { maxResponseBytes: 1024 * 1024 });
     const t = await drive(c, s, { durationMs: 3000, callers: 8, deadlineMs: 2000, keep: true });
     const injected = s.stats().faultsInjected;
     for (const kind of ['reset', 'malformed', 'truncated', 'oversized', 'unavailable']) {
@@ -211,7 +225,12 @@ describe('leader restart', () => {
   it('is survived without intervention (server gone, then back on the same address)', async () => {
     const first = await startSimulator({ nodes: 5, seed: 7 });
     const port = Number(new URL(first.origin).port);
-    const { client: c } = clientForSim(first.baseUrl, first.token, { maxRps: 50, burst: 10 }, { backoffBaseMs: 50, backoffMaxMs: 200, maxAttempts: 100 });
+    const { client: c } = clientForSim(
+      first.baseUrl,
+      first.token,
+      { maxRps: 50, burst: 10 },
+      { backoffBaseMs: 50, backoffMaxMs: 200, maxAttempts: 100 },
+    );
     cleanup.push(() => c.close());
     expect(await listing(c)).toMatchObject({ ok: true });
     await first.close();

@@ -42,28 +42,34 @@ describe('createLeaderSnapshot', () => {
     s.setNode('a', node('a', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200030123 } }));
     const batch = s.takeNodeBatch()!;
     expect(batch.offsets).toHaveLength(NODE_FAMILIES.length + 1);
-    const family = (f: number) => Buffer.from(batch.bytes.subarray(batch.offsets[f], batch.offsets[f + 1])).toString('utf8');
-    expect(family(NODE_FAMILY_INDEX.cribl_node_health_up!)).toBe('cribl_node_health_up{product="stream",group="default",node_id="a"} 1\n');
+    const family = (f: number) =>
+      Buffer.from(batch.bytes.subarray(batch.offsets[f], batch.offsets[f + 1])).toString('utf8');
+    expect(family(NODE_FAMILY_INDEX.cribl_node_health_up!)).toBe(
+      'cribl_node_health_up{product="stream",group="default",node_id="a"} 1\n',
+    );
     expect(family(NODE_FAMILY_INDEX.cribl_node_health_last_success_timestamp_seconds!)).toBe(
       'cribl_node_health_last_success_timestamp_seconds{product="stream",group="default",node_id="a"} 1717200030.123\n',
     );
     expect(family(NODE_FAMILY_INDEX.cribl_node_disk_free_bytes!)).toBe('');
   });
 
-  it('bumps the generation on every node write (polls and listings always bring a new timestamp) and real deletion', () => {
-    const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    const notified: number[] = [];
-    s.subscribe(() => notified.push(s.generation));
-    s.setNode('a', node('a'));
-    expect(s.generation).toBe(1);
-    s.setNode('a', node('a', { worker: worker('a', { workerProcesses: 5 }) }));
-    expect(s.generation).toBe(2);
-    s.deleteNode('a');
-    expect(s.generation).toBe(3);
-    s.deleteNode('a'); // already gone
-    expect(s.generation).toBe(3);
-    expect(notified).toEqual([1, 2, 3]);
-  });
+  it(
+    'bumps the generation on every node write (polls and listings always bring a new timestamp) and real ' + 'deletion',
+    () => {
+      const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
+      const notified: number[] = [];
+      s.subscribe(() => notified.push(s.generation));
+      s.setNode('a', node('a'));
+      expect(s.generation).toBe(1);
+      s.setNode('a', node('a', { worker: worker('a', { workerProcesses: 5 }) }));
+      expect(s.generation).toBe(2);
+      s.deleteNode('a');
+      expect(s.generation).toBe(3);
+      s.deleteNode('a'); // already gone
+      expect(s.generation).toBe(3);
+      expect(notified).toEqual([1, 2, 3]);
+    },
+  );
 
   it('keeps the latest state and sends its text', () => {
     const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });

@@ -17,11 +17,13 @@ describe('renderJsonFamily', () => {
   it.each([
     [
       'text',
-      '# HELP x_requests_total Requests "sent".\n# TYPE x_requests_total counter\nx_requests_total{code="200",leader="a\\nb"} 3\n',
+      '# HELP x_requests_total Requests "sent".\n# TYPE x_requests_total ' +
+        'counter\nx_requests_total{code="200",leader="a\\nb"} 3\n',
     ],
     [
       'openmetrics',
-      '# HELP x_requests Requests \\"sent\\".\n# TYPE x_requests counter\nx_requests_total{code="200",leader="a\\nb"} 3\n',
+      '# HELP x_requests Requests \\"sent\\".\n# TYPE x_requests ' +
+        'counter\nx_requests_total{code="200",leader="a\\nb"} 3\n',
     ],
   ] as const)('counter in %s', (format, expected) => {
     expect(renderJsonFamily(counter, format)).toBe(expected);
@@ -111,7 +113,10 @@ describe('createSelfMetrics', () => {
     const m = create();
     m.forLeader('a').onThrottled('503');
     const om = await m.render('openmetrics');
-    expect(om).toContain('# TYPE cribl_exporter_leader_throttled counter\ncribl_exporter_leader_throttled_total{leader="a",code="503"} 1\n');
+    expect(om).toContain(
+      '# TYPE cribl_exporter_leader_throttled ' +
+        'counter\ncribl_exporter_leader_throttled_total{leader="a",code="503"} 1\n',
+    );
     expect(om).not.toContain('# EOF');
     // Rendering OpenMetrics must not change the text rendering (prom-client renames counters in place).
     expect(await m.render('text')).toContain('# TYPE cribl_exporter_leader_throttled_total counter\n');

@@ -42,7 +42,10 @@ describe('createLogger', () => {
     const line = JSON.parse(out.text()) as Record<string, unknown>;
     expect(line).toMatchObject({ level: 'info', msg: 'polled', node: 'worker-01', token: '[redacted]' });
     expect(line).toMatchObject({ auth: { clientSecret: '[redacted]' }, leader: { auth: { password: '[redacted]' } } });
-    expect(line).toMatchObject({ headers: { 'set-cookie': '[redacted]' }, err: { request: { headers: { authorization: '[redacted]' } } } });
+    expect(line).toMatchObject({
+      headers: { 'set-cookie': '[redacted]' },
+      err: { request: { headers: { authorization: '[redacted]' } } },
+    });
     expect(typeof line.time).toBe('string');
     expect(out.text()).not.toContain(SECRET);
   });
@@ -50,7 +53,12 @@ describe('createLogger', () => {
   it('redacts the secrets of a whole Config', () => {
     const out = sink();
     const config = parseConfig({
-      argv: ['--leader.url=https://l/api/v1', '--cloud.discover-workspaces', '--cloud.organization=o', '--cloud.client-id=c'],
+      argv: [
+        '--leader.url=https://l/api/v1',
+        '--cloud.discover-workspaces',
+        '--cloud.organization=o',
+        '--cloud.client-id=c',
+      ],
       env: { CRIBL_CLIENT_SECRET: SECRET },
       readFile: () => '',
     });
@@ -110,11 +118,23 @@ describe('createLogger', () => {
 describe('censorSecrets', () => {
   it.each<[string, unknown, unknown]>([
     ['top-level token', { token: 'x', mode: 'token' }, { token: '[redacted]', mode: 'token' }],
-    ['suffixes in any case', { clientSecret: 'x', CRIBL_PASSWORD: 'x', refresh_token: 'x' }, { clientSecret: '[redacted]', CRIBL_PASSWORD: '[redacted]', refresh_token: '[redacted]' }],
-    ['headers', { 'Set-Cookie': ['a'], 'proxy-authorization': 'x', accept: 'json' }, { 'Set-Cookie': '[redacted]', 'proxy-authorization': '[redacted]', accept: 'json' }],
+    [
+      'suffixes in any case',
+      { clientSecret: 'x', CRIBL_PASSWORD: 'x', refresh_token: 'x' },
+      { clientSecret: '[redacted]', CRIBL_PASSWORD: '[redacted]', refresh_token: '[redacted]' },
+    ],
+    [
+      'headers',
+      { 'Set-Cookie': ['a'], 'proxy-authorization': 'x', accept: 'json' },
+      { 'Set-Cookie': '[redacted]', 'proxy-authorization': '[redacted]', accept: 'json' },
+    ],
     ['nested in arrays', [{ a: [{ password: 'x' }] }], [{ a: [{ password: '[redacted]' }] }]],
     ['whole object values', { token: { value: 'x' } }, { token: '[redacted]' }],
-    ['look-alike keys stay', { tokenUrl: 'u', tokenFile: 'f', tokens: 3, secretFile: 's' }, { tokenUrl: 'u', tokenFile: 'f', tokens: 3, secretFile: 's' }],
+    [
+      'look-alike keys stay',
+      { tokenUrl: 'u', tokenFile: 'f', tokens: 3, secretFile: 's' },
+      { tokenUrl: 'u', tokenFile: 'f', tokens: 3, secretFile: 's' },
+    ],
     ['undefined stays undefined', { token: undefined }, { token: undefined }],
     ['scalars', 'token', 'token'],
   ])('%s', (_name, input, output) => {
