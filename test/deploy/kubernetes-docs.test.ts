@@ -74,7 +74,8 @@ describe.skipIf(skipWithout('kubectl'))('docs/deploy.md, Kubernetes: the command
   });
 
   it('creates the Secret the manifests mount, with the key the token file names, where the overlay deploys', () => {
-    const secret = ran.get(commands[0]!)!.docs[0] as Manifest & { data: Record<string, string>; metadata: { namespace: string } };
+    type Secret = Manifest & { data: Record<string, string>; metadata: { namespace: string } };
+    const secret = ran.get(commands[0]!)!.docs[0] as Secret;
     expect(secret.kind).toBe('Secret');
     expect(secret.metadata.name).toBe(CREDENTIALS_SECRET);
     expect(secret.metadata.namespace).toBe(overlay.namespace);
@@ -85,22 +86,25 @@ describe.skipIf(skipWithout('kubectl'))('docs/deploy.md, Kubernetes: the command
     const volume = pod.volumes?.find((v) => v.secret !== undefined);
     expect(volume?.secret?.secretName).toBe(CREDENTIALS_SECRET);
     const mount = container.volumeMounts?.find((m) => m.name === volume?.name);
-    expect(container.env?.find((e) => e.name === 'CRIBL_TOKEN_FILE')?.value).toBe(`${mount?.mountPath}/${CREDENTIALS_KEY}`);
+    const tokenFile = container.env?.find((e) => e.name === 'CRIBL_TOKEN_FILE')?.value;
+    expect(tokenFile).toBe(`${mount?.mountPath}/${CREDENTIALS_KEY}`);
   });
 
   it('builds the overlay into valid objects in its namespace, with its image, and no Secret of its own', () => {
     const { docs } = ran.get('kubectl apply -k my-cribl-exporter')!;
     expect(ran.get('kubectl kustomize my-cribl-exporter')!.docs).toEqual(docs);
     for (const d of docs) expect(validateManifest(d), String(d.kind)).toEqual([]);
-    for (const d of docs) expect((d.metadata as { namespace?: string }).namespace, String(d.kind)).toBe(overlay.namespace);
+    for (const d of docs) {
+      expect((d.metadata as { namespace?: string }).namespace, String(d.kind)).toBe(overlay.namespace);
+    }
     expect(docs.map((d) => d.kind)).not.toContain('Secret');
     expect(exporterOf(docs).container.image).toBe('registry.example.com/cribl-exporter:0.1.0');
   });
 
   it('patches CRIBL_LEADER_URL by name: the user\'s URL, once, and NODE_OPTIONS (the heap cap) kept', () => {
     const env = exporterOf(ran.get('kubectl apply -k my-cribl-exporter')!.docs).container.env ?? [];
-    const patched = (parse(overlay.patches[0]!.patch) as { spec: { template: { spec: { containers: IContainer[] } } } }).spec
-      .template.spec.containers[0]!.env![0]!;
+    type Patch = { spec: { template: { spec: { containers: IContainer[] } } } };
+    const patched = (parse(overlay.patches[0]!.patch) as Patch).spec.template.spec.containers[0]!.env![0]!;
     expect(patched.name).toBe('CRIBL_LEADER_URL');
     expect(env.filter((e) => e.name === 'CRIBL_LEADER_URL')).toEqual([patched]);
     expect(env.find((e) => e.name === 'NODE_OPTIONS')?.value).toMatch(/--max-old-space-size=\d+/);
