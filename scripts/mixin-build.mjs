@@ -28,8 +28,22 @@ if (r.status !== 0) {
 }
 
 // Fields first in this order (jsonnet sorts them alphabetically), the rest after them as they come.
-const FIRST = ['apiVersion', 'kind', 'metadata', 'spec', 'name', 'alert', 'record', 'expr', 'for', 'labels',
-  'annotations', 'summary', 'description', 'runbook_url'];
+const FIRST = [
+  'apiVersion',
+  'kind',
+  'metadata',
+  'spec',
+  'name',
+  'alert',
+  'record',
+  'expr',
+  'for',
+  'labels',
+  'annotations',
+  'summary',
+  'description',
+  'runbook_url',
+];
 const rank = (k) => (FIRST.includes(k) ? FIRST.indexOf(k) : FIRST.length);
 function ordered(v) {
   if (Array.isArray(v)) return v.map(ordered);

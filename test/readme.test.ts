@@ -24,7 +24,10 @@ function asSection(path: string): string {
 }
 
 function expected(readme: string): string {
-  return readme.replace(INCLUDE, (_m, path: string) => `<!-- BEGIN INCLUDE ${path} -->\n${asSection(path)}\n<!-- END INCLUDE -->`);
+  return readme.replace(
+    INCLUDE,
+    (_m, path: string) => `<!-- BEGIN INCLUDE ${path} -->\n${asSection(path)}\n<!-- END INCLUDE -->`,
+  );
 }
 
 describe('README', () => {
@@ -72,7 +75,10 @@ describe('README', () => {
   });
 
   it('step 3 of "Pointing it at a real leader" loads both rule files', () => {
-    const section = readme.slice(readme.indexOf('## Pointing it at a real leader'), readme.indexOf('\n## ', readme.indexOf('## Pointing')));
+    const section = readme.slice(
+      readme.indexOf('## Pointing it at a real leader'),
+      readme.indexOf('\n## ', readme.indexOf('## Pointing')),
+    );
     const step3 = /^3\. [\s\S]*?(?=^\d\. |(?![\s\S]))/m.exec(section)?.[0] ?? '';
     expect(step3).toMatch(/Prometheus/);
     for (const file of RULE_FILES) expect(step3, file).toContain(`\`${file}\``);
@@ -96,4 +102,3 @@ describe('README', () => {
     }
   });
 });
-

@@ -43,7 +43,9 @@ async function demoTimeline(): Promise<{ every: number; firstFiring: Map<string,
     for (let t = 0; t <= HORIZON_S; t += every / 1000) {
       const conditions = Object.entries(CONDITIONS);
       const now = new Set(
-        sim.fleet.nodes().flatMap((n) => conditions.flatMap(([alert, holds]) => (holds(n) ? [`${alert} ${n.id}`] : []))),
+        sim.fleet
+          .nodes()
+          .flatMap((n) => conditions.flatMap(([alert, holds]) => (holds(n) ? [`${alert} ${n.id}`] : []))),
       );
       for (const k of since.keys()) if (!now.has(k)) since.delete(k);
       for (const k of now) if (!since.has(k)) since.set(k, t);

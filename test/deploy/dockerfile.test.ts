@@ -9,8 +9,19 @@ import { repositoryUrl, ROOT } from './prometheusrule.js';
 describe('Dockerfile parsing', () => {
   it.each<[string, string, Stage[]]>([
     ['one stage', 'FROM a\nRUN x', [{ from: 'a', name: undefined, body: [{ op: 'RUN', args: 'x' }] }]],
-    ['named stages', 'FROM a AS b\nfrom --platform=$X c as d\n', [{ from: 'a', name: 'b', body: [] }, { from: 'c', name: 'd', body: [] }]],
-    ['continuations and comments', 'FROM a\n# c\nRUN x \\\n  y', [{ from: 'a', name: undefined, body: [{ op: 'RUN', args: 'x y' }] }]],
+    [
+      'named stages',
+      'FROM a AS b\nfrom --platform=$X c as d\n',
+      [
+        { from: 'a', name: 'b', body: [] },
+        { from: 'c', name: 'd', body: [] },
+      ],
+    ],
+    [
+      'continuations and comments',
+      'FROM a\n# c\nRUN x \\\n  y',
+      [{ from: 'a', name: undefined, body: [{ op: 'RUN', args: 'x y' }] }],
+    ],
   ])('%s', (_, text, expected) => expect(stages(text)).toEqual(expected));
 });
 
@@ -36,7 +47,9 @@ describe('Dockerfile', () => {
   });
 
   it('runs on a current Node.js LTS (22 or 24) base', () => {
-    expect(resolve(final.from)).toMatch(/^(gcr\.io\/distroless\/nodejs(22|24)-debian\d+|node:(22|24)[-.\w]*)(:[\w.-]+)?(@sha256:[0-9a-f]+)?$/);
+    expect(resolve(final.from)).toMatch(
+      /^(gcr\.io\/distroless\/nodejs(22|24)-debian\d+|node:(22|24)[-.\w]*)(:[\w.-]+)?(@sha256:[0-9a-f]+)?$/,
+    );
     for (const s of all) expect(resolve(s.from)).toMatch(/(nodejs|node:)(22|24)\b/);
   });
 
@@ -61,7 +74,10 @@ describe('Dockerfile', () => {
     const entrypoint = JSON.parse(ops(final, 'ENTRYPOINT').at(-1) ?? 'null') as string[] | null;
     expect(entrypoint?.at(-1)).toMatch(/dist\/cli\.js$/);
     expect(ops(final, 'COPY').some((c) => /\bdist\b/.test(c))).toBe(true);
-    expect(ops(final, 'COPY').some((c) => /\bpackage\.json\b/.test(c)), 'package.json marks dist/ as ESM').toBe(true);
+    expect(
+      ops(final, 'COPY').some((c) => /\bpackage\.json\b/.test(c)),
+      'package.json marks dist/ as ESM',
+    ).toBe(true);
   });
 
   it('keeps the build context free of dependencies, history, outputs and secrets', () => {
@@ -70,7 +86,11 @@ describe('Dockerfile', () => {
       .map((l) => l.trim());
     for (const p of ['node_modules', '.git', 'dist', '.env*', '*.key']) expect(ignored).toContain(p);
     // Everything the build copies must stay in the context.
-    const copied = all.flatMap((s) => ops(s, 'COPY').filter((c) => !c.startsWith('--from')).flatMap((c) => c.split(' ').slice(0, -1)));
+    const copied = all.flatMap((s) =>
+      ops(s, 'COPY')
+        .filter((c) => !c.startsWith('--from'))
+        .flatMap((c) => c.split(' ').slice(0, -1)),
+    );
     expect(copied.length).toBeGreaterThan(0);
     for (const c of copied) expect(ignored).not.toContain(c);
   });
@@ -94,7 +114,10 @@ describe('Dockerfile: what the image carries and says about itself', () => {
       'org.opencontainers.image.revision': 'a'.repeat(40),
     });
     // Built without arguments, the labels say what they do not know instead of being empty.
-    expect(labelsWith({})).toMatchObject({ 'org.opencontainers.image.version': 'dev', 'org.opencontainers.image.revision': 'unknown' });
+    expect(labelsWith({})).toMatchObject({
+      'org.opencontainers.image.version': 'dev',
+      'org.opencontainers.image.revision': 'unknown',
+    });
   });
 
   it('carries examples/ next to dist/, where the demo looks for its scenario', () => {
@@ -103,9 +126,11 @@ describe('Dockerfile: what the image carries and says about itself', () => {
     expect(finalOps('COPY').some((c) => / \.\/dist$/.test(c))).toBe(true);
   });
 
-  it('keeps the exporter\'s default listen address, which serves on all interfaces', () => {
+  it("keeps the exporter's default listen address, which serves on all interfaces", () => {
     expect(FLAG_TABLE.find((f) => f.name === 'web.listen-address')?.default).toMatch(/^:\d+$/);
-    expect(Object.keys(Object.fromEntries(finalOps('ENV').flatMap((e) => keyValues(e))))).not.toContain('CRIBL_WEB_LISTEN_ADDRESS');
+    expect(Object.keys(Object.fromEntries(finalOps('ENV').flatMap((e) => keyValues(e))))).not.toContain(
+      'CRIBL_WEB_LISTEN_ADDRESS',
+    );
     expect([...finalOps('ENTRYPOINT'), ...finalOps('CMD')].join(' ')).not.toContain('listen-address');
   });
 });

@@ -101,7 +101,7 @@ describe.skipIf(skipWithout('kubectl'))('docs/deploy.md, Kubernetes: the command
     expect(exporterOf(docs).container.image).toBe('registry.example.com/cribl-exporter:0.1.0');
   });
 
-  it('patches CRIBL_LEADER_URL by name: the user\'s URL, once, and NODE_OPTIONS (the heap cap) kept', () => {
+  it("patches CRIBL_LEADER_URL by name: the user's URL, once, and NODE_OPTIONS (the heap cap) kept", () => {
     const env = exporterOf(ran.get('kubectl apply -k my-cribl-exporter')!.docs).container.env ?? [];
     type Patch = { spec: { template: { spec: { containers: IContainer[] } } } };
     const patched = (parse(overlay.patches[0]!.patch) as Patch).spec.template.spec.containers[0]!.env![0]!;

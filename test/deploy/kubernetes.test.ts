@@ -43,10 +43,15 @@ const deployment: Manifest = {
   metadata: { name: 'x', labels: { a: 'b' } },
   spec: {
     selector: { matchLabels: { a: 'b' } },
-    template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '1' } } }] } },
+    template: {
+      metadata: { labels: { a: 'b' } },
+      spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '1' } } }] },
+    },
   },
 };
-const edit = (f: (d: { spec: { replicas?: unknown; template: { spec: { containers: Record<string, unknown>[] } } } }) => void): Manifest => {
+const edit = (
+  f: (d: { spec: { replicas?: unknown; template: { spec: { containers: Record<string, unknown>[] } } } }) => void,
+): Manifest => {
   const copy = structuredClone(deployment);
   f(copy as never);
   return copy;
@@ -55,12 +60,33 @@ const edit = (f: (d: { spec: { replicas?: unknown; template: { spec: { container
 describe('validateManifest', () => {
   it.each<[string, Manifest, RegExp | null]>([
     ['a valid Deployment', deployment, null],
-    ['a misspelt field', edit((d) => void (d.spec.template.spec.containers[0]!.securityContext = { runAsNonroot: true })), /unknown field \/spec\/template\/spec\/containers\/0\/securityContext\/runAsNonroot/],
+    [
+      'a misspelt field',
+      edit((d) => void (d.spec.template.spec.containers[0]!.securityContext = { runAsNonroot: true })),
+      /unknown field \/spec\/template\/spec\/containers\/0\/securityContext\/runAsNonroot/,
+    ],
     ['a misspelt top-level key', { ...deployment, spce: {} }, /unknown field \/spce/],
     ['a wrong type', edit((d) => void (d.spec.replicas = 'two')), /replicas must be integer/],
-    ['a missing required field', edit((d) => void delete d.spec.template.spec.containers[0]!.name), /containers\/0 must have required property name/],
-    ['an unknown kind', { apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'x' } }, /no schema for apiVersion apps\/v1 kind Deploymnet/],
-    ['a misspelt ServiceMonitor field', { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: { name: 'x' }, spec: { selector: {}, endpoints: [{ prot: 'metrics' }] } }, /unknown field \/spec\/endpoints\/0\/prot/],
+    [
+      'a missing required field',
+      edit((d) => void delete d.spec.template.spec.containers[0]!.name),
+      /containers\/0 must have required property name/,
+    ],
+    [
+      'an unknown kind',
+      { apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'x' } },
+      /no schema for apiVersion apps\/v1 kind Deploymnet/,
+    ],
+    [
+      'a misspelt ServiceMonitor field',
+      {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'ServiceMonitor',
+        metadata: { name: 'x' },
+        spec: { selector: {}, endpoints: [{ prot: 'metrics' }] },
+      },
+      /unknown field \/spec\/endpoints\/0\/prot/,
+    ],
   ])('%s', (_, manifest, expected) => {
     const problems = validateManifest(manifest);
     if (expected === null) expect(problems).toEqual([]);
@@ -105,7 +131,15 @@ const knownFlags = new Set(FLAG_TABLE.map((f) => f.name));
 const workloads = objects
   .filter((o) => o.doc.kind === 'Deployment' || o.doc.kind === 'StatefulSet')
   .map((o) => {
-    const spec = (o.doc as unknown as { spec: { replicas?: number; serviceName?: string; template: { metadata: { labels: Record<string, string> }; spec: IPodSpec } } }).spec;
+    const spec = (
+      o.doc as unknown as {
+        spec: {
+          replicas?: number;
+          serviceName?: string;
+          template: { metadata: { labels: Record<string, string> }; spec: IPodSpec };
+        };
+      }
+    ).spec;
     const exporter = spec.template.spec.containers.find((c) => c.name === 'cribl-exporter');
     return { ...o, spec, pod: spec.template.spec, exporter };
   });
@@ -181,7 +215,9 @@ describe('sharded StatefulSet', () => {
   });
 
   it('is governed by a headless Service', () => {
-    const svc = objects.find((o) => o.layout === 'sharded' && o.doc.kind === 'Service' && o.doc.metadata?.name === sts.spec.serviceName);
+    const svc = objects.find(
+      (o) => o.layout === 'sharded' && o.doc.kind === 'Service' && o.doc.metadata?.name === sts.spec.serviceName,
+    );
     expect((svc?.doc as unknown as IService | undefined)?.spec?.clusterIP).toBe('None');
   });
 });
@@ -191,7 +227,9 @@ describe('sharded PodDisruptionBudget', () => {
     const sts = workloads.find((w) => w.doc.kind === 'StatefulSet')!;
     const pdbs = objects.filter((o) => o.layout === 'sharded' && o.doc.kind === 'PodDisruptionBudget');
     expect(pdbs).toHaveLength(1);
-    type Pdb = { spec: { maxUnavailable?: number; minAvailable?: unknown; selector: { matchLabels: Record<string, string> } } };
+    type Pdb = {
+      spec: { maxUnavailable?: number; minAvailable?: unknown; selector: { matchLabels: Record<string, string> } };
+    };
     const spec = (pdbs[0]!.doc as Pdb).spec;
     expect(spec.maxUnavailable).toBe(1);
     expect(spec.minAvailable).toBeUndefined();
@@ -211,7 +249,9 @@ function exporterPod(docs: Manifest[]): { labels: Record<string, string>; contai
   throw new Error('no workload with a cribl-exporter container');
 }
 
-/** The job label Prometheus gives the exporter's targets: a ServiceMonitor's Service name, `<namespace>/<PodMonitor>`. */
+/**
+ * The job label Prometheus gives the exporter's targets: a ServiceMonitor's Service name, `<namespace>/<PodMonitor>`.
+ */
 function scrapeJobs(docs: Manifest[], namespace: string): string[] {
   const pod = exporterPod(docs);
   type Monitor = { spec: { selector: { matchLabels: Record<string, string> } } };
@@ -255,7 +295,7 @@ describe.skipIf(skipWithout('kubectl'))('kubectl kustomize', () => {
     for (const d of docs) expect(validateManifest(d), name(d)).toEqual([]);
   });
 
-  it.each(layouts)('%s is scraped once, under a job name the alerts\' job selector matches', (dir) => {
+  it.each(layouts)("%s is scraped once, under a job name the alerts' job selector matches", (dir) => {
     const jobs = scrapeJobs(kustomize(dir).docs, 'monitoring');
     expect(jobs).toHaveLength(1);
     expect(jobs[0]).toMatch(alertJobPattern());

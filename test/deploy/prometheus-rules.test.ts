@@ -56,8 +56,14 @@ describe.each(alerts.map((a) => [a.alert, a] as const))('alert %s', (alertname, 
 
   it('has promtool cases where it fires and where it does not', () => {
     const cases = alertCases.filter((c) => c.alertname === alertname);
-    expect(cases.some((c) => (c.exp_alerts ?? []).length > 0), 'a firing case').toBe(true);
-    expect(cases.some((c) => (c.exp_alerts ?? []).length === 0), 'a quiet case').toBe(true);
+    expect(
+      cases.some((c) => (c.exp_alerts ?? []).length > 0),
+      'a firing case',
+    ).toBe(true);
+    expect(
+      cases.some((c) => (c.exp_alerts ?? []).length === 0),
+      'a quiet case',
+    ).toBe(true);
   });
 
   if (alertname.startsWith('CriblNode')) {
@@ -105,7 +111,9 @@ describe('Alertmanager inhibition', () => {
 
   it('is shown in docs/deploy.md as it is in the file', () => {
     const docs = readFileSync(join(ROOT, 'docs/deploy.md'), 'utf8');
-    const blocks = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parseAllDocuments(m[1]!).map((d) => d.toJS() as unknown));
+    const blocks = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) =>
+      parseAllDocuments(m[1]!).map((d) => d.toJS() as unknown),
+    );
     expect(blocks.flat()).toContainEqual({ inhibit_rules: inhibit });
   });
 });

@@ -29,7 +29,9 @@ export interface RuleGroup {
 
 /** The groups of every file in RULE_FILES, in order. */
 export function loadRuleGroups(root = ROOT): RuleGroup[] {
-  return RULE_FILES.flatMap((file) => (parse(readFileSync(join(root, file), 'utf8')) as { groups: RuleGroup[] }).groups);
+  return RULE_FILES.flatMap(
+    (file) => (parse(readFileSync(join(root, file), 'utf8')) as { groups: RuleGroup[] }).groups,
+  );
 }
 
 /**
