@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
 # cribl-exporter: built with dev dependencies, run with production dependencies only, on a distroless
 # Node.js LTS base as a non-root user. Needs nothing but the repository: docker build -t cribl-exporter .
+# For the image's version and revision labels, pass them (docs/deploy.md, "Docker"):
+#   --build-arg VERSION="$(node -p "require('./package.json').version")" --build-arg REVISION="$(git rev-parse HEAD)"
 # At run time nothing is written to the filesystem, so it runs with a read-only root filesystem.
 
 ARG NODE_MAJOR=22
@@ -20,9 +22,15 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM gcr.io/distroless/nodejs${NODE_MAJOR}-debian12:nonroot
+# Without build arguments the labels say so rather than guess: "dev" and "unknown".
+ARG VERSION=dev
+ARG REVISION=unknown
 LABEL org.opencontainers.image.title="cribl-exporter" \
       org.opencontainers.image.description="Prometheus exporter for the control plane of Cribl Stream and Cribl Edge leaders" \
-      org.opencontainers.image.licenses="Apache-2.0"
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="https://github.com/cribl-exporter/cribl-exporter" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}"
 WORKDIR /app
 ENV NODE_ENV=production
 # glibc keeps large freed buffers (the gzip of a big /metrics body) in its heap; serving allocations above
@@ -32,8 +40,12 @@ COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # "type": "module" makes dist/*.js ESM; the version comes from here too.
 COPY package.json ./
+# `cribl-exporter demo` reads its scenario from examples/scenarios/demo.yaml, next to dist/.
+COPY examples ./examples
 # Numeric, so that Kubernetes can check runAsNonRoot (distroless "nonroot").
 USER 65532:65532
+# The exporter's default --web.listen-address is :9864, all interfaces, so `-p 9864:9864` reaches it. (The demo
+# defaults to 127.0.0.1:9864: in a container, run it with --web.listen-address :9864.)
 EXPOSE 9864
 # Exec form: node is PID 1 and receives SIGTERM itself; the exporter shuts down on it.
 ENTRYPOINT ["/nodejs/bin/node", "/app/dist/cli.js"]

@@ -13,9 +13,15 @@ const gzip = readFileSync(gzipFile);
 const server = createServer((req, res) => {
   const gz = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
   const body = gz ? gzip : identity;
-  res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': body.length, ...(gz ? { 'Content-Encoding': 'gzip' } : {}) });
+  res.writeHead(200, {
+    'Content-Type': contentType,
+    'Content-Length': body.length,
+    ...(gz ? { 'Content-Encoding': 'gzip' } : {}),
+  });
   res.end(body);
 });
-server.listen(0, '127.0.0.1', () => process.send?.({ ready: true, url: `http://127.0.0.1:${server.address().port}/metrics` }));
+server.listen(0, '127.0.0.1', () =>
+  process.send?.({ ready: true, url: `http://127.0.0.1:${server.address().port}/metrics` }),
+);
 process.once('disconnect', () => process.exit(0));
 process.once('SIGTERM', () => process.exit(0));

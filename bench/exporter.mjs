@@ -42,11 +42,22 @@ function instrumentBuilds(body) {
       const maxGapMs = gap.end();
       const elu = performance.eventLoopUtilization(elu0);
       const cpu = process.cpuUsage(cpu0);
-      builds.push({ ok, startMs: t0, wallMs: performance.now() - t0, activeMs: elu.active, cpuMs: (cpu.user + cpu.system) / 1000, maxGapMs, forced });
+      builds.push({
+        ok,
+        startMs: t0,
+        wallMs: performance.now() - t0,
+        activeMs: elu.active,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        maxGapMs,
+        forced,
+      });
       if (builds.length > 1000) builds.shift();
       if (current === p) current = undefined;
     };
-    p.then(() => record(true), () => record(false));
+    p.then(
+      () => record(true),
+      () => record(false),
+    );
     return p;
   };
 }

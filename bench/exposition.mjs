@@ -63,13 +63,32 @@ function nodeState(i) {
           release: '6.8.0',
           node: 'v22.17.1',
           env: {},
-          cribl: { version: '4.15.1-1b453caa', config: { version: 'a1b2c3d' }, distMode: edge ? 'managed-edge' : 'worker', group: 'g', guid: id, startTime: now - 3_600_000 },
+          cribl: {
+            version: '4.15.1-1b453caa',
+            config: { version: 'a1b2c3d' },
+            distMode: edge ? 'managed-edge' : 'worker',
+            group: 'g',
+            guid: id,
+            startTime: now - 3_600_000,
+          },
           ...(i % 3 === 0 ? { freeDiskSpace: 1e11 - i, totalDiskSpace: 2e11 } : {}),
         },
       },
-      health: i % 100 === 7 ? { up: false, failure: 'timeout', lastSuccessMs: now - 60_000 } : { up: true, status: 'healthy', lastSuccessMs: now - (i % 30_000) },
+      health:
+        i % 100 === 7
+          ? { up: false, failure: 'timeout', lastSuccessMs: now - 60_000 }
+          : { up: true, status: 'healthy', lastSuccessMs: now - (i % 30_000) },
       ...(edge
-        ? { metadata: { lastSuccessMs: now - (i % 300_000), item: { timestamp: now, cribl: { mode: 'managed-edge', version: '4.15.1' }, os: { os_name: 'Ubuntu', os_version: '22.04.4 LTS (Jammy Jellyfish)' } } } }
+        ? {
+            metadata: {
+              lastSuccessMs: now - (i % 300_000),
+              item: {
+                timestamp: now,
+                cribl: { mode: 'managed-edge', version: '4.15.1' },
+                os: { os_name: 'Ubuntu', os_version: '22.04.4 LTS (Jammy Jellyfish)' },
+              },
+            },
+          }
         : {}),
     },
   };
@@ -95,7 +114,13 @@ async function measureLoop(fn) {
   await new Promise((r) => setTimeout(r, 20));
   clearInterval(ticker);
   h.disable();
-  return { result, wall, active: elu.active, maxBlock: Math.max(h.max / 1e6, maxGap), p99Block: h.percentile(99) / 1e6 };
+  return {
+    result,
+    wall,
+    active: elu.active,
+    maxBlock: Math.max(h.max / 1e6, maxGap),
+    p99Block: h.percentile(99) / 1e6,
+  };
 }
 
 // --- fill
@@ -111,9 +136,18 @@ const rssFilled = rss();
 memLines.push(memLine('after fill'));
 
 // --- full rebuild (after a "full health cycle": every node re-rendered once above)
-const cache = createBodyCache({ snapshots: [snapshot], intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 }, clock: systemClock, minRebuildIntervalMs: 3_600_000 });
+const cache = createBodyCache({
+  snapshots: [snapshot],
+  intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 },
+  clock: systemClock,
+  minRebuildIntervalMs: 3_600_000,
+});
 await cache.rebuild(); // warm-up
-for (const { key, state } of states) snapshot.setNode(key, { ...state, health: { ...state.health, lastSuccessMs: (state.health.lastSuccessMs ?? 0) + 30_000 } });
+for (const { key, state } of states)
+  snapshot.setNode(key, {
+    ...state,
+    health: { ...state.health, lastSuccessMs: (state.health.lastSuccessMs ?? 0) + 30_000 },
+  });
 let rebuildPeak = 0;
 const sampler = setInterval(() => (rebuildPeak = Math.max(rebuildPeak, process.memoryUsage().rss)), 5);
 const rebuild = await measureLoop(() => cache.rebuild());
@@ -124,13 +158,23 @@ memLines.push(memLine('after rebuild'));
 
 // --- serving: 2 concurrent scrapers in a worker thread, ours vs a bare server with the same bytes
 const self = createSelfMetrics({ version: 'bench', nodejsVersion: process.version });
-const server = await startServer({ listenAddress: '127.0.0.1:0', body: cache, selfMetrics: self, ready: () => true, version: 'bench' });
+const server = await startServer({
+  listenAddress: '127.0.0.1:0',
+  body: cache,
+  selfMetrics: self,
+  ready: () => true,
+  version: 'bench',
+});
 const gzipBytes = Buffer.concat(body.gzip);
 const identityBytes = body.identity ? Buffer.concat(body.identity) : (await import('node:zlib')).gunzipSync(gzipBytes);
 const bare = createServer((req, res) => {
   const gz = /gzip/.test(req.headers['accept-encoding'] ?? '');
   const b = gz ? gzipBytes : identityBytes;
-  res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4', 'Content-Length': b.length, ...(gz ? { 'Content-Encoding': 'gzip' } : {}) });
+  res.writeHead(200, {
+    'Content-Type': 'text/plain; version=0.0.4',
+    'Content-Length': b.length,
+    ...(gz ? { 'Content-Encoding': 'gzip' } : {}),
+  });
   res.end(b);
 });
 await new Promise((r) => bare.listen(0, '127.0.0.1', r));
@@ -166,7 +210,14 @@ const { request, Agent } = require('undici');
 const serving = await measureLoop(
   () =>
     new Promise((resolve, reject) => {
-      const w = new Worker(clientCode, { eval: true, workerData: { urls: { ours: `${server.url}/metrics`, bare: bareUrl }, rounds: Number(process.env.BENCH_ROUNDS ?? 50), encodings: (process.env.BENCH_ENCODINGS ?? 'gzip,identity').split(',') } });
+      const w = new Worker(clientCode, {
+        eval: true,
+        workerData: {
+          urls: { ours: `${server.url}/metrics`, bare: bareUrl },
+          rounds: Number(process.env.BENCH_ROUNDS ?? 50),
+          encodings: (process.env.BENCH_ENCODINGS ?? 'gzip,identity').split(','),
+        },
+      });
       w.once('message', resolve);
       w.once('error', reject);
     }),
@@ -180,7 +231,32 @@ memLines.push(memLine('after serving'));
 // --- prom-client with the same series
 const registry = new promClient.Registry();
 const gauges = new Map();
-for (const f of NODE_FAMILIES) gauges.set(f.name, new promClient.Gauge({ name: f.name, help: f.name, labelNames: ['product', 'group', 'node_id', 'hostname', 'version', 'platform', 'arch', 'config_version', 'status', 'os_name', 'os_version', 'cribl_mode', 'kube_namespace', 'kube_pod', 'reason'], registers: [registry] }));
+for (const f of NODE_FAMILIES)
+  gauges.set(
+    f.name,
+    new promClient.Gauge({
+      name: f.name,
+      help: f.name,
+      labelNames: [
+        'product',
+        'group',
+        'node_id',
+        'hostname',
+        'version',
+        'platform',
+        'arch',
+        'config_version',
+        'status',
+        'os_name',
+        'os_version',
+        'cribl_mode',
+        'kube_namespace',
+        'kube_pod',
+        'reason',
+      ],
+      registers: [registry],
+    }),
+  );
 const lineRe = /^([a-z_]+)\{(.*)\} (\S+)$/;
 const pairRe = /([a-z_]+)="((?:[^"\\]|\\.)*)"/g;
 {
@@ -198,12 +274,24 @@ const prom = await measureLoop(() => registry.metrics());
 // --- report
 console.log(`nodes ${N}, series ${series} (${(series / N).toFixed(1)} per node), Node ${process.version}`);
 console.log(`render per node (setNode)      ${((fillMs * 1000) / N).toFixed(1)} µs   (fill total ${ms(fillMs)})`);
-console.log(`full rebuild                   wall ${ms(rebuild.wall)}, event-loop active ${ms(rebuild.active)}, longest block ${ms(rebuild.maxBlock)} (delay p99 ${ms(rebuild.p99Block)})`);
-console.log(`body                           identity ${mb(body.identityBytes)} (${body.identity ? 'cached' : 'not cached: served by gunzip'}), gzip ${mb(body.gzipBytes)}`);
-console.log(`prom-client registry.metrics() wall ${ms(prom.wall)}, event-loop active ${ms(prom.active)}, longest block ${ms(prom.maxBlock)}, ${mb(Buffer.byteLength(prom.result))}`);
-console.log(`RSS                            start ${mb(rss0)}, after fill ${mb(rssFilled)}, after rebuild ${mb(rssBuilt)} (peak ${mb(rebuildPeak)}), after serving ${mb(rssServed)}, with prom-client copy ${mb(rss())}`);
+console.log(
+  `full rebuild                   wall ${ms(rebuild.wall)}, event-loop active ${ms(rebuild.active)}, longest block ${ms(rebuild.maxBlock)} (delay p99 ${ms(rebuild.p99Block)})`,
+);
+console.log(
+  `body                           identity ${mb(body.identityBytes)} (${body.identity ? 'cached' : 'not cached: served by gunzip'}), gzip ${mb(body.gzipBytes)}`,
+);
+console.log(
+  `prom-client registry.metrics() wall ${ms(prom.wall)}, event-loop active ${ms(prom.active)}, longest block ${ms(prom.maxBlock)}, ${mb(Buffer.byteLength(prom.result))}`,
+);
+console.log(
+  `RSS                            start ${mb(rss0)}, after fill ${mb(rssFilled)}, after rebuild ${mb(rssBuilt)} (peak ${mb(rebuildPeak)}), after serving ${mb(rssServed)}, with prom-client copy ${mb(rss())}`,
+);
 for (const l of memLines) console.log(`  ${l}`);
-console.log(`serving (2 concurrent scrapers, ${process.env.BENCH_ROUNDS ?? 50} rounds): server event-loop delay p99 ${ms(serving.p99Block)}, max ${ms(serving.maxBlock)}`);
+console.log(
+  `serving (2 concurrent scrapers, ${process.env.BENCH_ROUNDS ?? 50} rounds): server event-loop delay p99 ${ms(serving.p99Block)}, max ${ms(serving.maxBlock)}`,
+);
 for (const [k, v] of Object.entries(serving.result)) {
-  console.log(`  ${k.padEnd(14)} ttfb p50 ${ms(v.ttfbP50)} p99 ${ms(v.ttfbP99)} | total p50 ${ms(v.totalP50)} p99 ${ms(v.totalP99)}`);
+  console.log(
+    `  ${k.padEnd(14)} ttfb p50 ${ms(v.ttfbP50)} p99 ${ms(v.ttfbP99)} | total p50 ${ms(v.totalP50)} p99 ${ms(v.totalP99)}`,
+  );
 }

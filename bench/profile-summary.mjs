@@ -8,7 +8,12 @@ import { parseArgs } from 'node:util';
 
 const { values: o, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' }, from: { type: 'string' }, to: { type: 'string' }, blocks: { type: 'string', default: '5' } },
+  options: {
+    top: { type: 'string', default: '25' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    blocks: { type: 'string', default: '5' },
+  },
 });
 const file = positionals[0];
 if (!file) {
@@ -58,7 +63,9 @@ const print = (title, m, total) => {
 const total = samples.reduce((a, s) => a + s.dt, 0);
 const busy = samples.filter((s) => !isIdle(s.id));
 const busyUs = busy.reduce((a, s) => a + s.dt, 0);
-console.log(`${file}: ${(total / 1e6).toFixed(1)} s in range, ${(busyUs / 1e6).toFixed(1)} s busy (${((100 * busyUs) / total).toFixed(0)} %)`);
+console.log(
+  `${file}: ${(total / 1e6).toFixed(1)} s in range, ${(busyUs / 1e6).toFixed(1)} s busy (${((100 * busyUs) / total).toFixed(0)} %)`,
+);
 print('self time by file (busy only)', sum(busy, fileOf), busyUs);
 print('self time by function (busy only)', sum(busy, name), busyUs);
 
@@ -101,8 +108,13 @@ for (const b of blocks.slice(0, Number(o.blocks))) {
       inc.set(k, (inc.get(k) ?? 0) + s.dt);
     }
   }
-  console.log(`\nbusy stretch at ${(b.start / 1e6).toFixed(2)} s: ${(b.us / 1000).toFixed(1)} ms; heaviest frames (inclusive):`);
-  for (const [k, us] of [...inc].filter(([k]) => !k.startsWith('(root)')).sort((x, y) => y[1] - x[1]).slice(0, 12)) {
+  console.log(
+    `\nbusy stretch at ${(b.start / 1e6).toFixed(2)} s: ${(b.us / 1000).toFixed(1)} ms; heaviest frames (inclusive):`,
+  );
+  for (const [k, us] of [...inc]
+    .filter(([k]) => !k.startsWith('(root)'))
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 12)) {
     console.log(`  ${(us / 1000).toFixed(1).padStart(7)} ms  ${k}`);
   }
 }

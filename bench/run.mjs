@@ -57,17 +57,24 @@ const { values: flags } = parseArgs({
   },
 });
 if (flags.help) {
-  console.log('Usage: npm run bench -- [--sizes 1k,10k,50k] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--from-json FILE]');
+  console.log(
+    'Usage: npm run bench -- [--sizes 1k,10k,50k] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--from-json FILE]',
+  );
   process.exit(0);
 }
 const outFile = flags.out === '-' ? undefined : (flags.out ?? join(repo, 'BENCHMARKS.md'));
-// Hand-written analysis (causes and proposed fixes), kept across regenerations.
+// Hand-written analysis (causes and proposed fixes), kept across regenerations, followed by the comparison with
+// the blackbox_exporter alternative (bench/ALTERNATIVE.md, written by `npm run bench:alternative`).
 const readAnalysis = () => {
-  try {
-    return readFileSync(join(here, 'ANALYSIS.md'), 'utf8');
-  } catch {
-    return undefined;
-  }
+  const read = (name) => {
+    try {
+      return readFileSync(join(here, name), 'utf8').trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const parts = [read('ALTERNATIVE.md'), read('ANALYSIS.md')].filter(Boolean);
+  return parts.length ? parts.join('\n\n') : undefined;
 };
 // Re-renders the report from the raw results of an earlier run (.bench-tmp/results.json) without running anything.
 if (flags['from-json']) {
@@ -87,7 +94,8 @@ try {
   }
   sizes = parseSizes(flags.sizes ?? process.env.BENCH_SIZES ?? '1k,10k,50k', flags.sizes ? '--sizes' : 'BENCH_SIZES');
   concurrency = Number(flags.concurrency ?? process.env.BENCH_CONCURRENCY ?? 16);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new Error(`--concurrency: "${flags.concurrency}" is not a whole number between 1 and 256`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
+    throw new Error(`--concurrency: "${flags.concurrency}" is not a whole number between 1 and 256`);
 } catch (e) {
   console.error(`bench: ${e.message}`);
   process.exit(2);
@@ -110,7 +118,10 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 function routeCounts(stats) {
   const sum = (route, ok = false) =>
     Object.entries(stats.requests?.[route] ?? {}).reduce((n, [status, c]) => n + (!ok || status === '200' ? c : 0), 0);
-  const answered = Object.values(stats.requests ?? {}).reduce((n, by) => n + Object.values(by).reduce((a, b) => a + b, 0), 0);
+  const answered = Object.values(stats.requests ?? {}).reduce(
+    (n, by) => n + Object.values(by).reduce((a, b) => a + b, 0),
+    0,
+  );
   return {
     total: stats.totalRequests,
     answered,
@@ -120,7 +131,10 @@ function routeCounts(stats) {
     health200: sum('/w/{nodeId}/health', true),
     metadata: sum('/w/{nodeId}/edge/metadata'),
     metadata200: sum('/w/{nodeId}/edge/metadata', true),
-    nonOk: Object.values(stats.requests ?? {}).reduce((n, by) => n + Object.entries(by).reduce((a, [s, c]) => a + (s === '200' ? 0 : c), 0), 0),
+    nonOk: Object.values(stats.requests ?? {}).reduce(
+      (n, by) => n + Object.entries(by).reduce((a, [s, c]) => a + (s === '200' ? 0 : c), 0),
+      0,
+    ),
     retryAfterViolations: stats.retryAfterViolations,
   };
 }
@@ -132,9 +146,22 @@ async function runAutocannon({ origin, token, ids, connections, durationS }) {
     connections,
     duration: durationS,
     headers: { authorization: `Bearer ${token}` },
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v1/w/${encodeURIComponent(ids[i++ % ids.length])}/health` }) }],
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => ({ ...req, path: `/api/v1/w/${encodeURIComponent(ids[i++ % ids.length])}/health` }),
+      },
+    ],
   });
-  return { rps: result['2xx'] / result.duration, ok: result['2xx'], non2xx: result.non2xx, errors: result.errors, durationS: result.duration, latencyP50Ms: result.latency.p50, latencyP99Ms: result.latency.p99 };
+  return {
+    rps: result['2xx'] / result.duration,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    durationS: result.duration,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+  };
 }
 
 function jsonLine(msg) {
@@ -159,8 +186,20 @@ async function runSize(n) {
 
   // --- simulator
   log(`${label}: starting the simulator`);
-  const sim = children.fork(`simulator ${label}`, join(here, 'cli-child.mjs'), ['simulate', '--nodes', String(n), '--seed', '1', '--web.listen-address', '127.0.0.1:0']);
-  const ready = await sim.waitForLine((l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l), 180_000, 'ready line');
+  const sim = children.fork(`simulator ${label}`, join(here, 'cli-child.mjs'), [
+    'simulate',
+    '--nodes',
+    String(n),
+    '--seed',
+    '1',
+    '--web.listen-address',
+    '127.0.0.1:0',
+  ]);
+  const ready = await sim.waitForLine(
+    (l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l),
+    180_000,
+    'ready line',
+  );
   const [, baseUrl, token, adminUrl] = ready.match;
   const origin = new URL(baseUrl).origin;
   const ids = (await json('GET', `${adminUrl}/nodes?limit=${Math.min(n, 5000)}`)).items.map((x) => x.id);
@@ -176,7 +215,13 @@ async function runSize(n) {
   log(`${label}: undici request() alone on /w/{id}/health, ${concurrency} in flight, 5 s`);
   const idsFile = join(dir, 'ids.json');
   writeFileSync(idsFile, JSON.stringify(ids));
-  const uf = children.fork(`undici floor ${label}`, join(here, 'undici-floor.mjs'), [origin, token, idsFile, String(concurrency), '5']);
+  const uf = children.fork(`undici floor ${label}`, join(here, 'undici-floor.mjs'), [
+    origin,
+    token,
+    idsFile,
+    String(concurrency),
+    '5',
+  ]);
   r.undiciFloor = (await uf.waitForMessage((m) => m?.ready, 60_000, 'result')).result;
   await uf.done;
   await json('POST', `${adminUrl}/stats/reset`);
@@ -184,23 +229,39 @@ async function runSize(n) {
   // --- exporter
   const execArgv = flags.profile ? ['--cpu-prof', '--cpu-prof-dir', join(dir, 'profiles')] : [];
   const args = [
-    '--web.listen-address', '127.0.0.1:0',
-    '--leader.max-rps', '1000000',
-    '--leader.max-concurrency', String(concurrency),
-    '--health.interval', `${INTERVALS.healthS}s`,
-    '--discovery.interval', `${INTERVALS.discoveryS}s`,
-    '--metadata.interval', `${INTERVALS.metadataS}s`,
-    '--log.level', 'info',
+    '--web.listen-address',
+    '127.0.0.1:0',
+    '--leader.max-rps',
+    '1000000',
+    '--leader.max-concurrency',
+    String(concurrency),
+    '--health.interval',
+    `${INTERVALS.healthS}s`,
+    '--discovery.interval',
+    `${INTERVALS.discoveryS}s`,
+    '--metadata.interval',
+    `${INTERVALS.metadataS}s`,
+    '--log.level',
+    'info',
   ];
   r.exporterArgs = args;
   log(`${label}: starting the exporter`);
   const busy0 = machineBusyMs();
   const simCpu0 = processCpuMs(sim.proc.pid);
   const t0 = performance.now();
-  const exp = children.fork(`exporter ${label}`, join(here, 'exporter.mjs'), args, { execArgv, env: { ...exporterEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token } });
-  const firstDiscovery = exp.waitForLine(jsonLine('first discovery complete'), 600_000, 'first discovery').then(async (d) => {
-    r.discovery = { atMs: d.at - t0, requests: d.match.requests, counts: routeCounts(await json('GET', `${adminUrl}/stats`)) };
+  const exp = children.fork(`exporter ${label}`, join(here, 'exporter.mjs'), args, {
+    execArgv,
+    env: { ...exporterEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
   });
+  const firstDiscovery = exp
+    .waitForLine(jsonLine('first discovery complete'), 600_000, 'first discovery')
+    .then(async (d) => {
+      r.discovery = {
+        atMs: d.at - t0,
+        requests: d.match.requests,
+        counts: routeCounts(await json('GET', `${adminUrl}/stats`)),
+      };
+    });
   firstDiscovery.catch(() => undefined);
   const listening = await exp.waitForLine(jsonLine('cribl-exporter listening'), 60_000, 'listening line');
   const metricsUrl = listening.match.url;
@@ -220,7 +281,14 @@ async function runSize(n) {
     const c = routeCounts(await json('GET', `${adminUrl}/stats`));
     samples.push({ at, ...c });
     if (!firstPoll && c.health + c.metadata > 0) firstPoll = { at, ...c };
-    if (!covered && c.health200 >= n) covered = { at, ...c, expStats: await exp.call('stats'), simCpuMs: processCpuMs(sim.proc.pid) - simCpu0, busyMs: machineBusyMs() - busy0 };
+    if (!covered && c.health200 >= n)
+      covered = {
+        at,
+        ...c,
+        expStats: await exp.call('stats'),
+        simCpuMs: processCpuMs(sim.proc.pid) - simCpu0,
+        busyMs: machineBusyMs() - busy0,
+      };
     if (!metadataDone && c.metadata200 >= n) metadataDone = { at, ...c };
     if (covered && !visible && at - lastVisibleCheck > (n >= 20_000 ? 3000 : 1000)) {
       lastVisibleCheck = at;
@@ -242,16 +310,21 @@ async function runSize(n) {
     metadataDoneMs: metadataDone?.at,
     healthAnsweredAtDeadline: samples.at(-1)?.health200,
     // Leader requests per second during the burst (first node poll → every node answered).
-    rate: covered && firstPoll ? (covered.answered - firstPoll.answered) / ((covered.at - firstPoll.at) / 1000) : undefined,
-    healthRate: covered && firstPoll ? (covered.health - firstPoll.health) / ((covered.at - firstPoll.at) / 1000) : undefined,
+    rate:
+      covered && firstPoll ? (covered.answered - firstPoll.answered) / ((covered.at - firstPoll.at) / 1000) : undefined,
+    healthRate:
+      covered && firstPoll ? (covered.health - firstPoll.health) / ((covered.at - firstPoll.at) / 1000) : undefined,
     exporterCpuShare: covered ? (covered.expStats.cpuUserMs + covered.expStats.cpuSystemMs) / covered.at : undefined,
-    exporterEluShare: covered ? covered.expStats.eluActiveMs / (covered.expStats.eluActiveMs + covered.expStats.eluIdleMs) : undefined,
+    exporterEluShare: covered
+      ? covered.expStats.eluActiveMs / (covered.expStats.eluActiveMs + covered.expStats.eluIdleMs)
+      : undefined,
     simCpuShare: covered ? covered.simCpuMs / covered.at : undefined,
     // Busy CPU of the whole machine (all cores, every process) over the same time, in cores.
     machineBusyCores: covered ? covered.busyMs / covered.at : undefined,
     nonOk: samples.at(-1)?.nonOk,
   };
-  if (!covered || !visible) log(`${label}: coverage not reached in time (answered ${samples.at(-1)?.health200 ?? 0} of ${n})`);
+  if (!covered || !visible)
+    log(`${label}: coverage not reached in time (answered ${samples.at(-1)?.health200 ?? 0} of ${n})`);
 
   // --- steady window: after one health interval to settle, two health intervals (one discovery
   // interval), with Prometheus-like gzip scrapes every 15 s throughout
@@ -276,7 +349,10 @@ async function runSize(n) {
   let nextScrape = w0 + 15_000;
   while (performance.now() - w0 < windowMs) {
     await sleep(Math.min(5000, windowMs - (performance.now() - w0)));
-    healthSeries.push([Math.round(performance.now() - w0), routeCounts(await json('GET', `${adminUrl}/stats`)).health - c0.health]);
+    healthSeries.push([
+      Math.round(performance.now() - w0),
+      routeCounts(await json('GET', `${adminUrl}/stats`)).health - c0.health,
+    ]);
     if (performance.now() >= nextScrape) {
       nextScrape += 15_000;
       selfText = await fetchMetricsText(metricsUrl, scrapeAgent);
@@ -353,8 +429,18 @@ async function runSize(n) {
   writeFileSync(gzFile, gzBody.body);
   const text = idBody.body.toString('utf8');
   const series = countSeries(text);
-  r.body = { identityBytes: idBody.bytes, gzipBytes: gzBody.bytes, series: series.all, snapshotSeries: series.snapshot, contentType: String(idBody.headers['content-type']) };
-  const bare = children.fork(`bare server ${label}`, join(here, 'bare-server.mjs'), [idFile, gzFile, r.body.contentType]);
+  r.body = {
+    identityBytes: idBody.bytes,
+    gzipBytes: gzBody.bytes,
+    series: series.all,
+    snapshotSeries: series.snapshot,
+    contentType: String(idBody.headers['content-type']),
+  };
+  const bare = children.fork(`bare server ${label}`, join(here, 'bare-server.mjs'), [
+    idFile,
+    gzFile,
+    r.body.contentType,
+  ]);
   const bareUrl = (await bare.waitForMessage((m) => m?.ready, 60_000, 'ready message')).url;
   r.scrape = {};
   for (const encoding of ['identity', 'gzip']) {
@@ -379,7 +465,9 @@ async function runSize(n) {
 
   // --- prom-client over the same series
   log(`${label}: prom-client registry.metrics() over the same series`);
-  const pc = children.fork(`prom-client ${label}`, join(here, 'prom-client.mjs'), [idFile, '3'], { execArgv: ['--expose-gc', '--max-old-space-size=8192'] });
+  const pc = children.fork(`prom-client ${label}`, join(here, 'prom-client.mjs'), [idFile, '3'], {
+    execArgv: ['--expose-gc', '--max-old-space-size=8192'],
+  });
   r.promClient = (await pc.waitForMessage((m) => m?.ready, 900_000, 'result')).result;
   await pc.done;
 
@@ -406,9 +494,14 @@ const git = (...a) => {
     return undefined;
   }
 };
-const code = { commit: git('rev-parse', '--short', 'HEAD'), dirtySrc: (git('status', '--porcelain', '--', 'src') ?? '') !== '' };
+const code = {
+  commit: git('rev-parse', '--short', 'HEAD'),
+  dirtySrc: (git('status', '--porcelain', '--', 'src') ?? '') !== '',
+};
 const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
-log(`sizes ${sizes.map(sizeLabel).join(', ')}; concurrency ${concurrency}; ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`);
+log(
+  `sizes ${sizes.map(sizeLabel).join(', ')}; concurrency ${concurrency}; ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`,
+);
 const results = [];
 let failure;
 try {

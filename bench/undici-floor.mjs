@@ -40,6 +40,12 @@ await Promise.all(Array.from({ length: connections }, loop));
 const wallMs = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 await pool.close();
-const result = { rps: ok / (wallMs / 1000), ok, failed, durationS: wallMs / 1000, cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, ok + failed) };
+const result = {
+  rps: ok / (wallMs / 1000),
+  ok,
+  failed,
+  durationS: wallMs / 1000,
+  cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, ok + failed),
+};
 if (process.send) process.send({ ready: true, result }, () => process.exit(0));
 else console.log(JSON.stringify(result));

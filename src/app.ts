@@ -1,21 +1,27 @@
+import type { ReadFile } from './util/files.js';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { createAuthProvider, createLoginFn } from './auth/index.js';
-import type { AuthProvider, ReadFile } from './auth/types.js';
-import { createWorkspaceWatcher, leaderConfigForWorkspace, type WorkspaceWatcher } from './cloud/workspaces.js';
+import { createAuthProvider } from './auth/index.js';
+import type { AuthProvider } from './auth/types.js';
+import { withAuth } from './auth/with-auth.js';
+import { SNAPSHOT_RENDERERS } from './collectors/index.js';
+import { leaderConfigForWorkspace } from './config/leaders.js';
 import type { Config, LeaderConfig } from './config/types.js';
 import { Discoverer } from './discovery/discovery.js';
-import { selectNodes } from './discovery/select.js';
+import { createWorkspaceWatcher, type WorkspaceWatcher } from './discovery/workspaces.js';
 import { createBodyCache, type BodyCache } from './exposition/body.js';
 import { startServer, type RunningServer } from './exposition/server.js';
-import { createSelfMetrics, type LeaderSelfMetrics, type SelfMetrics } from './exposition/self-metrics.js';
+import { createDispatcher } from './http/transport.js';
 import { createRequestBudget } from './leader/budget.js';
-import { clientLimitsFromConfig, createLeaderClient, type NamedLeaderClient } from './leader/client.js';
-import { createDispatcher } from './leader/transport.js';
+import { createLeaderClient } from './leader/client.js';
+import { clientLimitsFromConfig } from './leader/settings.js';
+import type { LeaderClient } from './leader/types.js';
+import { LeaderJob } from './polling/leader-job.js';
 import { Poller } from './polling/poller.js';
 import { cronSchedule, type Schedule, type ScheduledJob } from './polling/scheduler.js';
-import { createLeaderSnapshot, type RenderedLeaderSnapshot } from './store/snapshot.js';
+import { createLeaderSnapshot, type LeaderSnapshot } from './store/snapshot.js';
+import { createSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
 import { systemClock, type Clock, type Random } from './util/clock.js';
 
 /** Everything the exporter needs from the outside world; src/cli.ts supplies the real ones. */
@@ -59,82 +65,76 @@ export interface App {
 /** One monitored leader: its transport, budget, client, auth, snapshot, discovery, poller and jobs. */
 class LeaderRuntime {
   readonly cfg: LeaderConfig;
-  readonly snapshot: RenderedLeaderSnapshot;
-  readonly client: NamedLeaderClient;
-  readonly auth: AuthProvider;
+  readonly snapshot: LeaderSnapshot;
   readonly poller: Poller;
-  readonly discoverer: Discoverer;
-  readonly metrics: LeaderSelfMetrics;
-  readonly #log: Logger;
+  readonly job: LeaderJob;
+  readonly #client: LeaderClient;
+  readonly #auth: AuthProvider;
   readonly #deps: Required<Pick<AppDeps, 'clock'>> & AppDeps;
   readonly #jobs: ScheduledJob[] = [];
   readonly #abort = new AbortController();
-  #discovered = false;
-  #lastDiscoveryMs: number | undefined;
-  #overLimitLogged = 0;
 
   constructor(cfg: LeaderConfig, deps: Required<Pick<AppDeps, 'clock'>> & AppDeps, self: SelfMetrics) {
     this.cfg = cfg;
     this.#deps = deps;
     const { config, clock } = deps;
-    this.#log = deps.logger.child({ leader: cfg.name });
+    const log = deps.logger.child({ leader: cfg.name });
     setMaxListeners(0, this.#abort.signal);
-    this.metrics = self.forLeader(cfg.name);
-    const dispatcher = deps.dispatcher?.(cfg) ?? createDispatcher(cfg.transport, { readFile: deps.readFile, env: deps.env, logger: this.#log, connectTimeoutMs: cfg.budget.connectTimeoutMs });
-    const budget = createRequestBudget(cfg.budget, clock, this.metrics);
-    // The client needs the auth provider and login needs the client: bind late.
-    const ref: { auth?: AuthProvider } = {};
-    const lateAuth: AuthProvider = {
-      get mode() {
-        return ref.auth?.mode ?? 'none';
-      },
-      token: (signal) => (ref.auth ? ref.auth.token(signal) : Promise.resolve('')),
-      invalidate: (rejected) => ref.auth?.invalidate(rejected) ?? false,
-      expiresAt: () => ref.auth?.expiresAt(),
-      close: () => ref.auth?.close(),
-    };
-    this.client = createLeaderClient({
+    const metrics = self.forLeader(cfg.name);
+    const dispatcher =
+      deps.dispatcher?.(cfg) ??
+      createDispatcher(cfg.transport, {
+        readFile: deps.readFile,
+        env: deps.env,
+        logger: log,
+        connectTimeoutMs: cfg.budget.connectTimeoutMs,
+      });
+    const raw = createLeaderClient({
       baseUrl: cfg.url,
       name: cfg.name,
       dispatcher,
-      auth: lateAuth,
-      budget,
+      budget: createRequestBudget(cfg.budget, clock, metrics),
       clock,
       random: deps.random ?? Math.random,
-      logger: this.#log,
-      metrics: this.metrics,
+      logger: log,
+      metrics,
       limits: clientLimitsFromConfig(cfg.budget),
       userAgent: `cribl-exporter/${deps.version}`,
     });
-    const auth = createAuthProvider(cfg.auth, {
+    this.#auth = createAuthProvider(cfg.auth, {
       clock,
       readFile: deps.readFile,
-      logger: this.#log,
-      metrics: this.metrics,
-      login: createLoginFn(this.client),
+      logger: log,
+      metrics,
+      client: raw,
       dispatcher,
       ...(deps.random ? { random: deps.random } : {}),
     });
-    ref.auth = auth;
-    this.auth = auth;
-    this.snapshot = createLeaderSnapshot({ labels: cfg.labels });
-    this.discoverer = new Discoverer({ client: this.client, products: cfg.products, logger: this.#log });
+    this.#client = withAuth(raw, this.#auth);
+    this.snapshot = createLeaderSnapshot({ labels: cfg.labels, render: SNAPSHOT_RENDERERS });
     this.poller = new Poller({
-      client: this.client,
+      client: this.#client,
       snapshot: this.snapshot,
       clock,
-      logger: this.#log,
+      logger: log,
       healthIntervalMs: config.intervals.healthMs,
       metadataIntervalMs: config.intervals.metadataMs,
       // Enough to keep the largest window busy; the budget sets the real pace.
       maxOutstanding: Math.max(8, cfg.budget.maxConcurrency * 2),
-      metrics: this.metrics,
+      metrics,
     });
-    this.metrics.healthCycle(config.intervals.healthMs / 1000, 0);
-  }
-
-  get discovered(): boolean {
-    return this.#discovered;
+    this.job = new LeaderJob({
+      discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
+      poller: this.poller,
+      snapshot: this.snapshot,
+      clock,
+      logger: log,
+      metrics,
+      discoveryIntervalMs: config.intervals.discoveryMs,
+      shard: config.shard,
+      maxNodes: config.maxNodes,
+    });
+    metrics.healthCycle(config.intervals.healthMs / 1000, 0);
   }
 
   /** Starts the discovery and health schedules (metadata polls ride on health cycles, see Poller). */
@@ -142,50 +142,27 @@ class LeaderRuntime {
     const { intervals } = this.#deps.config;
     const health = schedule(`health:${this.cfg.name}`, intervals.healthMs, (s) => this.poller.runHealthCycle(s));
     const discovery = schedule(`discovery:${this.cfg.name}`, intervals.discoveryMs, async (s) => {
-      const first = !this.#discovered;
-      await this.discover(s);
+      const first = !this.job.discovered;
+      await this.job.discover(s);
       // Poll the fleet as soon as it is known rather than at the next tick.
-      if (first && this.#discovered) health.trigger();
+      if (first && this.job.discovered) health.trigger();
     });
     this.#jobs.push(discovery, health);
   }
 
-  /** One discovery; the outcome goes to the snapshot and the poller. */
-  async discover(signal: AbortSignal = this.#abort.signal): Promise<void> {
-    const { clock, config } = this.#deps;
-    const start = clock.now();
-    const out = await this.discoverer.discover(start + config.intervals.discoveryMs, signal);
-    this.metrics.discovery((clock.now() - start) / 1000);
-    if (signal.aborted) return;
-    if (!out.ok) {
-      this.#log.warn({ reason: out.reason, err: out.message }, 'discovery failed');
-      this.snapshot.setLeader({ up: false, ...(this.#lastDiscoveryMs === undefined ? {} : { lastDiscoveryMs: this.#lastDiscoveryMs }) });
-      return;
-    }
-    const sel = selectNodes(out.nodes, config.shard, config.maxNodes);
-    await this.poller.setNodes(sel.nodes);
-    this.snapshot.setGroups(out.groups);
-    this.#lastDiscoveryMs = clock.now();
-    this.snapshot.setLeader({ up: true, lastDiscoveryMs: this.#lastDiscoveryMs });
-    this.metrics.nodes(sel.nodes.size, sel.overLimit);
-    if (sel.overLimit !== this.#overLimitLogged) {
-      if (sel.overLimit > 0)
-        this.#log.warn({ exported: sel.nodes.size, notExported: sel.overLimit, maxNodes: config.maxNodes }, 'more nodes than --max-nodes: the excess is not exported');
-      this.#overLimitLogged = sel.overLimit;
-    }
-    if (!this.#discovered) this.#log.info({ nodes: sel.nodes.size, requests: out.requests, otherShards: sel.otherShards }, 'first discovery complete');
-    this.#discovered = true;
+  discover(): Promise<void> {
+    return this.job.discover(this.#abort.signal);
   }
 
-  async pollNow(): Promise<void> {
-    await this.poller.runHealthCycle(this.#abort.signal);
+  pollNow(): Promise<void> {
+    return this.poller.runHealthCycle(this.#abort.signal);
   }
 
   async close(): Promise<void> {
     for (const j of this.#jobs) j.stop();
     this.#abort.abort(new Error('closing'));
-    this.auth.close();
-    await this.client.close();
+    this.#auth.close();
+    await this.#client.close();
   }
 }
 
@@ -194,14 +171,19 @@ export async function startApp(deps: AppDeps): Promise<App> {
   const full = { ...deps, clock: deps.clock ?? systemClock };
   const { config, logger } = full;
   const schedule =
-    deps.schedule ?? cronSchedule((name, e) => logger.error({ job: name, err: String(e) }, 'scheduled job failed'), full.clock);
+    deps.schedule ??
+    cronSchedule((name, e) => logger.error({ job: name, err: String(e) }, 'scheduled job failed'), full.clock);
   const self = createSelfMetrics({ version: deps.version, nodejsVersion: deps.nodejsVersion });
   self.setShard(config.shard.index, config.shard.total);
 
   const runtimes = new Map<string, LeaderRuntime>();
   const body = createBodyCache({
     snapshots: [],
-    intervals: { discoveryMs: config.intervals.discoveryMs, healthMs: config.intervals.healthMs, metadataMs: config.intervals.metadataMs },
+    intervals: {
+      discoveryMs: config.intervals.discoveryMs,
+      healthMs: config.intervals.healthMs,
+      metadataMs: config.intervals.metadataMs,
+    },
     clock: full.clock,
     builder: deps.bodyBuilder ?? 'worker',
     onBuild: (s) => self.bodyBuilt(s),
@@ -231,9 +213,29 @@ export async function startApp(deps: AppDeps): Promise<App> {
   let cloudAuth: AuthProvider | undefined;
   const cd = config.cloudDiscovery;
   if (cd) {
-    const dispatcher = deps.dispatcher?.({ name: 'management', url: cd.managementUrl, labels: {}, products: cd.products, auth: cd.auth, transport: cd.transport, budget: cd.budget }) ??
-      createDispatcher(cd.transport, { readFile: deps.readFile, env: deps.env, logger, connectTimeoutMs: cd.budget.connectTimeoutMs });
-    cloudAuth = createAuthProvider(cd.auth, { clock: full.clock, readFile: deps.readFile, logger, dispatcher, metrics: self.forLeader('management') });
+    const dispatcher =
+      deps.dispatcher?.({
+        name: 'management',
+        url: cd.managementUrl,
+        labels: {},
+        products: cd.products,
+        auth: cd.auth,
+        transport: cd.transport,
+        budget: cd.budget,
+      }) ??
+      createDispatcher(cd.transport, {
+        readFile: deps.readFile,
+        env: deps.env,
+        logger,
+        connectTimeoutMs: cd.budget.connectTimeoutMs,
+      });
+    cloudAuth = createAuthProvider(cd.auth, {
+      clock: full.clock,
+      readFile: deps.readFile,
+      logger,
+      dispatcher,
+      metrics: self.forLeader('management'),
+    });
     watcher = createWorkspaceWatcher({
       managementUrl: cd.managementUrl,
       organization: cd.organization,
@@ -252,7 +254,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
     });
   }
 
-  const ready = (): boolean => [...runtimes.values()].some((r) => r.discovered);
+  const ready = (): boolean => [...runtimes.values()].some((r) => r.job.discovered);
   let server: RunningServer;
   try {
     server = await startServer({
@@ -272,7 +274,10 @@ export async function startApp(deps: AppDeps): Promise<App> {
     body.close();
     throw e;
   }
-  logger.info({ url: `${server.url}${config.web.telemetryPath}`, leaders: [...runtimes.keys()] }, 'cribl-exporter listening');
+  logger.info(
+    { url: `${server.url}${config.web.telemetryPath}`, leaders: [...runtimes.keys()] },
+    'cribl-exporter listening',
+  );
 
   return {
     url: server.url,

@@ -1,3 +1,4 @@
+import { WebConfigError } from './exposition/web-config/parse.js';
 import { fileURLToPath } from 'node:url';
 import type { DestinationStream } from 'pino';
 import { startApp, type App } from './app.js';
@@ -6,9 +7,8 @@ import { ConfigError } from './config/errors.js';
 import { helpText } from './config/help.js';
 import { parseCommandLine } from './config/parse.js';
 import type { Config } from './config/types.js';
-import { WebConfigError } from './exposition/web-config.js';
-import { TransportConfigError } from './leader/transport.js';
-import { createLogger } from './logger.js';
+import { TransportConfigError } from './http/transport.js';
+import { createLogger } from './util/logger.js';
 import { runSimulateCommand } from './simulator/cli.js';
 import { parseScenario, startSimulator, type Simulator } from './simulator/index.js';
 
@@ -31,7 +31,12 @@ export interface CommandIo {
 
 /** Settings errors: one line, exit code 2. */
 function isSettingsError(e: unknown): e is Error {
-  return e instanceof ConfigError || e instanceof AuthConfigError || e instanceof TransportConfigError || e instanceof WebConfigError;
+  return (
+    e instanceof ConfigError ||
+    e instanceof AuthConfigError ||
+    e instanceof TransportConfigError ||
+    e instanceof WebConfigError
+  );
 }
 
 /** Runs `cribl-exporter [simulate|demo] [flags]` and returns the exit code. */
@@ -84,7 +89,11 @@ async function runExporter(argv: string[], env: CommandIo['env'], io: CommandIo,
     io.stderr(`cribl-exporter: ${msg}`);
     return isSettingsError(e) ? 2 : 1;
   }
-  if (sim) io.stdout(`cribl-exporter demo: metrics at ${app.metricsUrl} (simulated leader ${sim.baseUrl}, ${sim.fleet.nodes().length} nodes)`);
+  if (sim)
+    io.stdout(
+      `cribl-exporter demo: metrics at ${app.metricsUrl} (simulated leader ${sim.baseUrl}, ` +
+        `${sim.fleet.nodes().length} nodes)`,
+    );
   io.onStarted?.(app, sim);
   await new Promise<void>((resolve) => {
     if (io.signal.aborted) resolve();
@@ -102,8 +111,9 @@ const DEMO_USAGE = `Usage: cribl-exporter demo [--nodes N] [--seed N] [--scenari
 
 Runs the simulated leader and the exporter in one process, the exporter pointed at the simulator,
 and prints where /metrics is. The simulated fleet follows examples/scenarios/demo.yaml (50 nodes
-in every state, changing every 20s) unless --scenario names another. Exporter flags (see cribl-exporter --help) apply to the exporter;
-the demo defaults to --web.listen-address 127.0.0.1:9864 and short intervals.`;
+in every state, changing every 20s) unless --scenario names another. Exporter flags (see
+cribl-exporter --help) apply to the exporter; the demo defaults to --web.listen-address
+127.0.0.1:9864 and short intervals.`;
 
 /** `cribl-exporter demo`: the simulator on a free loopback port and the exporter against it. */
 async function runDemo(argv: string[], io: CommandIo): Promise<number> {
@@ -129,7 +139,10 @@ async function runDemo(argv: string[], io: CommandIo): Promise<number> {
   }
   const nodes = simFlags.nodes === undefined ? undefined : Number(simFlags.nodes);
   const seed = simFlags.seed === undefined ? undefined : Number(simFlags.seed);
-  if ((nodes !== undefined && (!Number.isInteger(nodes) || nodes < 0)) || (seed !== undefined && !Number.isInteger(seed))) {
+  if (
+    (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 0)) ||
+    (seed !== undefined && !Number.isInteger(seed))
+  ) {
     io.stderr('cribl-exporter demo: --nodes and --seed take whole numbers');
     return 2;
   }
@@ -141,7 +154,11 @@ async function runDemo(argv: string[], io: CommandIo): Promise<number> {
     io.stderr(`cribl-exporter demo: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
   }
-  const sim = await startSimulator({ scenario, ...(nodes === undefined ? {} : { nodes }), ...(seed === undefined ? {} : { seed }) });
+  const sim = await startSimulator({
+    scenario,
+    ...(nodes === undefined ? {} : { nodes }),
+    ...(seed === undefined ? {} : { seed }),
+  });
   try {
     const has = (flag: string): boolean => exporterArgs.some((a) => a === flag || a.startsWith(`${flag}=`));
     const defaults: string[] = [];

@@ -29,10 +29,18 @@ function io(argv: string[], env: Record<string, string> = {}, signal = new Abort
 describe('runCommand: settings errors are one line and exit code 2', () => {
   it.each([
     [['--leader.urll', 'x'], {}, /^cribl-exporter: unknown flag --leader\.urll/],
-    [['--leader.url', 'http://l/api/v1', '--health.interval', '30x'], {}, /^cribl-exporter: --health\.interval: "30x" is not a duration/],
+    [
+      ['--leader.url', 'http://l/api/v1', '--health.interval', '30x'],
+      {},
+      /^cribl-exporter: --health\.interval: "30x" is not a duration/,
+    ],
     [['--leader.url', 'ftp://leader/api/v1'], {}, /^cribl-exporter: --leader\.url: /],
     [[], {}, /^cribl-exporter: .*leader/i],
-    [['--leader.url', 'http://l/api/v1'], { CRIBL_TOKEN: 'x', CRIBL_TOKEN_FILE: '/t' }, /^cribl-exporter: .*CRIBL_TOKEN/],
+    [
+      ['--leader.url', 'http://l/api/v1'],
+      { CRIBL_TOKEN: 'x', CRIBL_TOKEN_FILE: '/t' },
+      /^cribl-exporter: .*CRIBL_TOKEN/,
+    ],
     [['frobnicate'], {}, /^cribl-exporter: unknown command "frobnicate"/],
   ])('%j %j', async (argv, env, message) => {
     const t = io(argv, env);
@@ -43,7 +51,10 @@ describe('runCommand: settings errors are one line and exit code 2', () => {
   });
 
   it('a missing CA file is a settings error naming the setting', async () => {
-    const t = io(['--leader.url', 'https://l/api/v1', '--leader.ca-file', '/nope/ca.pem', '--web.listen-address', '127.0.0.1:0'], { CRIBL_TOKEN: 's3cret' });
+    const t = io(
+      ['--leader.url', 'https://l/api/v1', '--leader.ca-file', '/nope/ca.pem', '--web.listen-address', '127.0.0.1:0'],
+      { CRIBL_TOKEN: 's3cret' },
+    );
     expect(await runCommand(t.io)).toBe(2);
     expect(t.err[0]).toMatch(/--leader\.ca-file/);
     expect(t.err.join('')).not.toContain('s3cret');
@@ -78,7 +89,12 @@ describe('runCommand: demo', () => {
     };
     const done = runCommand(t.io);
     for (let i = 0; i < 100 && !metricsUrl; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(t.out[0]).toMatch(/^cribl-exporter demo: metrics at http:\/\/127\.0\.0\.1:\d+\/metrics \(simulated leader http:\/\/127\.0\.0\.1:\d+\/api\/v1, 12 nodes\)$/);
+    const url = String.raw`http://127\.0\.0\.1:\d+`;
+    expect(t.out[0]).toMatch(
+      new RegExp(
+        String.raw`^cribl-exporter demo: metrics at ${url}/metrics \(simulated leader ${url}/api/v1, 12 nodes\)$`,
+      ),
+    );
     let body = '';
     for (let i = 0; i < 100 && !body.includes('cribl_node_health_up'); i++) {
       await new Promise((r) => setTimeout(r, 100));
@@ -99,13 +115,18 @@ describe('the process', () => {
     const sim = await startSimulator({ nodes: 20 });
     try {
       const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-      const child = spawn(process.execPath, ['--import', 'tsx', cli, '--leader.url', sim.baseUrl, '--web.listen-address', '127.0.0.1:0'], {
-        env: { ...process.env, CRIBL_TOKEN: sim.token },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', cli, '--leader.url', sim.baseUrl, '--web.listen-address', '127.0.0.1:0'],
+        {
+          env: { ...process.env, CRIBL_TOKEN: sim.token },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-      for (let i = 0; i < 300 && !stdout.includes('first discovery complete'); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 300 && !stdout.includes('first discovery complete'); i++)
+        await new Promise((r) => setTimeout(r, 50));
       expect(stdout).toContain('first discovery complete');
       // JSON logs, one object per line.
       for (const line of stdout.trim().split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();

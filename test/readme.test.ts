@@ -1,8 +1,9 @@
+import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../src/collectors/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FLAG_TABLE } from '../src/config/flags.js';
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../src/exposition/families.js';
-import { createSelfMetrics } from '../src/exposition/self-metrics.js';
+import { createSelfMetrics } from '../src/telemetry/self-metrics.js';
+import { loadRuleGroups, RULE_FILES } from './deploy/prometheusrule.js';
 
 const README = new URL('../README.md', import.meta.url);
 const INCLUDE = /<!-- BEGIN INCLUDE (docs\/[\w.-]+\.md) -->\n[\s\S]*?<!-- END INCLUDE -->/g;
@@ -23,7 +24,10 @@ function asSection(path: string): string {
 }
 
 function expected(readme: string): string {
-  return readme.replace(INCLUDE, (_m, path: string) => `<!-- BEGIN INCLUDE ${path} -->\n${asSection(path)}\n<!-- END INCLUDE -->`);
+  return readme.replace(
+    INCLUDE,
+    (_m, path: string) => `<!-- BEGIN INCLUDE ${path} -->\n${asSection(path)}\n<!-- END INCLUDE -->`,
+  );
 }
 
 describe('README', () => {
@@ -68,5 +72,33 @@ describe('README', () => {
     const snapshotNames: string[] = [...LEADER_FAMILIES, ...GROUP_FAMILIES, ...NODE_FAMILIES].map((f) => f.name);
     const exported = new Set([...snapshotNames, ...selfNames]);
     expect([...table].sort()).toEqual([...exported].sort());
+  });
+
+  it('step 3 of "Pointing it at a real leader" loads both rule files', () => {
+    const section = readme.slice(
+      readme.indexOf('## Pointing it at a real leader'),
+      readme.indexOf('\n## ', readme.indexOf('## Pointing')),
+    );
+    const step3 = /^3\. [\s\S]*?(?=^\d\. |(?![\s\S]))/m.exec(section)?.[0] ?? '';
+    expect(step3).toMatch(/Prometheus/);
+    for (const file of RULE_FILES) expect(step3, file).toContain(`\`${file}\``);
+  });
+
+  it('has an alert table row for every alert of the rules, in order, with its severity, runbook and for:', () => {
+    const rules = readme.slice(readme.indexOf('### Prometheus rules'), readme.indexOf('#### Alertmanager inhibition'));
+    const rows = rules
+      .split('\n')
+      .map((l) => /^\| \[(\w+)\]\(docs\/runbook\.md#([\w-]+)\) \| (\w+) \| (.*) \|$/.exec(l))
+      .filter((m) => m !== null)
+      .map(([, name, anchor, severity, when]) => ({ name, anchor, severity, when }));
+    const alerts = loadRuleGroups().flatMap((g) => g.rules.filter((r) => r.alert !== undefined));
+    expect(rows.map((r) => r.name)).toEqual(alerts.map((a) => a.alert));
+    for (const [i, a] of alerts.entries()) {
+      const row = rows[i]!;
+      expect(row.anchor).toBe(a.alert!.toLowerCase());
+      expect(row.severity, a.alert).toBe(a.labels?.severity);
+      // "… for 5m" names the alert's for:, when it has one.
+      if (a.for !== undefined) expect(/for (\d+[smhd])$/.exec(row.when!)?.[1], a.alert).toBe(a.for);
+    }
   });
 });

@@ -42,7 +42,9 @@ export class Child {
       proc.once('exit', (code, signal) => {
         this.exited = true;
         this.exitCode = code ?? signal;
-        const why = new Error(`${this.name} exited (${code ?? signal})${this.stderr.length ? `: ${this.stderr.at(-1)}` : ''}`);
+        const why = new Error(
+          `${this.name} exited (${code ?? signal})${this.stderr.length ? `: ${this.stderr.at(-1)}` : ''}`,
+        );
         for (const w of [...this.#watchers, ...this.#messageWatchers]) {
           clearTimeout(w.timer);
           w.reject(why);
@@ -84,7 +86,11 @@ export class Child {
       const w = { test, resolve, reject };
       w.timer = setTimeout(() => {
         this.#watchers.delete(w);
-        reject(new Error(`${this.name}: no ${what} within ${Math.round(timeoutMs / 1000)} s; last output: ${this.lines.at(-1) ?? this.stderr.at(-1) ?? '(none)'}`));
+        reject(
+          new Error(
+            `${this.name}: no ${what} within ${Math.round(timeoutMs / 1000)} s; last output: ${this.lines.at(-1) ?? this.stderr.at(-1) ?? '(none)'}`,
+          ),
+        );
       }, timeoutMs);
       this.#watchers.add(w);
     });
@@ -97,7 +103,11 @@ export class Child {
       const w = { test, resolve, reject };
       w.timer = setTimeout(() => {
         this.#messageWatchers.delete(w);
-        reject(new Error(`${this.name}: no ${what} within ${Math.round(timeoutMs / 1000)} s; last output: ${this.stderr.at(-1) ?? this.lines.at(-1) ?? '(none)'}`));
+        reject(
+          new Error(
+            `${this.name}: no ${what} within ${Math.round(timeoutMs / 1000)} s; last output: ${this.stderr.at(-1) ?? this.lines.at(-1) ?? '(none)'}`,
+          ),
+        );
       }, timeoutMs);
       this.#messageWatchers.add(w);
     });

@@ -28,7 +28,8 @@ export async function json(method, url, body) {
     bodyTimeout: 30_000,
   });
   const text = await res.body.text();
-  if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`${method} ${url}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+  if (res.statusCode < 200 || res.statusCode > 299)
+    throw new Error(`${method} ${url}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
   return text === '' ? undefined : JSON.parse(text);
 }
 
@@ -36,7 +37,12 @@ export async function json(method, url, body) {
 export async function timedGet(url, { dispatcher, encoding, keep = false, accept = PROMETHEUS_ACCEPT }) {
   loopbackOnly(url);
   const t0 = performance.now();
-  const res = await request(url, { dispatcher, headers: { accept, 'accept-encoding': encoding }, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  const res = await request(url, {
+    dispatcher,
+    headers: { accept, 'accept-encoding': encoding },
+    headersTimeout: 120_000,
+    bodyTimeout: 120_000,
+  });
   const ttfbMs = performance.now() - t0;
   const chunks = keep ? [] : undefined;
   let bytes = 0;
@@ -61,11 +67,16 @@ export async function fetchMetricsText(url, dispatcher) {
  * (so that they share the machine's load), until `maxRounds` or `budgetMs` (at least `minRounds`), after
  * `warmup` rounds that are not counted. Returns samples per target name.
  */
-export async function scrapeRounds(targets, { encoding, concurrency = 2, warmup = 1, minRounds = 5, maxRounds = 25, budgetMs = 20_000 }) {
+export async function scrapeRounds(
+  targets,
+  { encoding, concurrency = 2, warmup = 1, minRounds = 5, maxRounds = 25, budgetMs = 20_000 },
+) {
   const agents = new Map(targets.map((t) => [t.name, new Agent({ connections: concurrency })]));
   const samples = new Map(targets.map((t) => [t.name, { ttfbMs: [], totalMs: [], bytes: 0 }]));
   const round = async (t, count) => {
-    const rs = await Promise.all(Array.from({ length: concurrency }, () => timedGet(t.url, { dispatcher: agents.get(t.name), encoding })));
+    const rs = await Promise.all(
+      Array.from({ length: concurrency }, () => timedGet(t.url, { dispatcher: agents.get(t.name), encoding })),
+    );
     if (!count) return;
     const s = samples.get(t.name);
     for (const r of rs) {

@@ -89,7 +89,14 @@ export function snapshotFamilies(text) {
       const rest = line.slice(7);
       const sp = rest.indexOf(' ');
       const name = sp === -1 ? rest : rest.slice(0, sp);
-      if (name.startsWith('cribl_') && !name.startsWith('cribl_exporter_')) family(name).help = sp === -1 ? name : rest.slice(sp + 1).replace(/\\n/g, '\n').replace(/\\\\/g, '\\');
+      if (name.startsWith('cribl_') && !name.startsWith('cribl_exporter_'))
+        family(name).help =
+          sp === -1
+            ? name
+            : rest
+                .slice(sp + 1)
+                .replace(/\\n/g, '\n')
+                .replace(/\\\\/g, '\\');
       return;
     }
     if (!line.startsWith('cribl_') || line.startsWith('cribl_exporter_')) return;

@@ -31,7 +31,9 @@ export function derive(r) {
   const scrape = (enc) => r.scrape?.[enc];
   const ratio = (enc, q) => scrape(enc) && scrape(enc).exporter.total[q] / scrape(enc).bare.total[q];
   const pcRuns = r.promClient?.runs ?? [];
-  const pcWall = pcRuns.length ? [...pcRuns.map((x) => x.wallMs)].sort((a, b) => a - b)[Math.floor(pcRuns.length / 2)] : undefined;
+  const pcWall = pcRuns.length
+    ? [...pcRuns.map((x) => x.wallMs)].sort((a, b) => a - b)[Math.floor(pcRuns.length / 2)]
+    : undefined;
   const series = r.body?.series;
   const cov = r.coverage ?? {};
   return {
@@ -74,7 +76,8 @@ export function derive(r) {
     undiciFloorShare: r.undiciFloor && r.autocannon ? r.undiciFloor.rps / r.autocannon.rps : undefined,
     undiciFloorCpuMs: r.undiciFloor?.cpuMsPerRequest,
     floorKept: cov.rate !== undefined && r.undiciFloor ? cov.rate / r.undiciFloor.rps : undefined,
-    cpuMsPerRequest: cov.rate && cov.exporterCpuShare !== undefined ? (cov.exporterCpuShare * 1000) / cov.rate : undefined,
+    cpuMsPerRequest:
+      cov.rate && cov.exporterCpuShare !== undefined ? (cov.exporterCpuShare * 1000) / cov.rate : undefined,
     promClientWallMs: pcWall,
     promClientVsRebuild: pcWall !== undefined && r.rebuild ? pcWall / r.rebuild.activeMs : undefined,
     promClientVsTtfb: pcWall !== undefined && scrape('gzip') ? pcWall / scrape('gzip').exporter.ttfb.p50 : undefined,
@@ -90,7 +93,8 @@ export function judgeTargets(r) {
   const out = [];
   const add = (target, ok, detail, why) => {
     if (ok === undefined) out.push({ target, status: 'not measured', detail: detail ?? 'no figure in this run' });
-    else out.push({ target, status: ok ? 'met' : 'NOT met', detail: ok ? detail : `${detail}${why ? `; ${why}` : ''}` });
+    else
+      out.push({ target, status: ok ? 'met' : 'NOT met', detail: ok ? detail : `${detail}${why ? `; ${why}` : ''}` });
   };
   const loopNote = (gap) => (gap !== undefined ? `longest event-loop gap while serving ${fmtMs(gap)}` : undefined);
 
@@ -102,7 +106,9 @@ export function judgeTargets(r) {
       p99 === undefined ? undefined : p99 <= 10 ? `p99 ${fmtMs(p99)}` : `p99 ${over(p99, 10, ' ms')}`,
       [
         loopNote(r.scrape?.[enc]?.loopMaxGapMs),
-        d.bareTtfb(enc) ? `a bare node:http server on the same machine in the same run: p50 ${fmtMs(d.bareTtfb(enc).p50)}, p99 ${fmtMs(d.bareTtfb(enc).p99)}` : undefined,
+        d.bareTtfb(enc)
+          ? `a bare node:http server on the same machine in the same run: p50 ${fmtMs(d.bareTtfb(enc).p50)}, p99 ${fmtMs(d.bareTtfb(enc).p99)}`
+          : undefined,
       ]
         .filter(Boolean)
         .join('; ') || undefined,
@@ -115,7 +121,9 @@ export function judgeTargets(r) {
     add(
       `/metrics ${enc}: whole response within 1.5× of a bare node:http server with the same bytes`,
       ok,
-      p50 === undefined ? undefined : `p50 ${fmtRatio(p50)}, p99 ${fmtRatio(p99)} of the bare server (${fmtMs(r.scrape[enc].exporter.total.p50)} vs ${fmtMs(r.scrape[enc].bare.total.p50)} at p50)`,
+      p50 === undefined
+        ? undefined
+        : `p50 ${fmtRatio(p50)}, p99 ${fmtRatio(p99)} of the bare server (${fmtMs(r.scrape[enc].exporter.total.p50)} vs ${fmtMs(r.scrape[enc].bare.total.p50)} at p50)`,
       enc === 'identity' && r.steady?.cachedBodyBytes > 32 * 1048576
         ? 'the identity body is over the 32 MiB identity cache, so each identity scrape gunzips the cached gzip'
         : loopNote(r.scrape?.[enc]?.loopMaxGapMs),
@@ -124,7 +132,11 @@ export function judgeTargets(r) {
   add(
     'rebuild after a full health cycle: ≤ 500 ms of event-loop time',
     d.rebuildActiveMs === undefined ? undefined : d.rebuildActiveMs <= 500,
-    d.rebuildActiveMs === undefined ? undefined : d.rebuildActiveMs <= 500 ? `${fmtMs(d.rebuildActiveMs)} (wall ${fmtMs(d.rebuildWallMs)})` : over(d.rebuildActiveMs, 500, ' ms'),
+    d.rebuildActiveMs === undefined
+      ? undefined
+      : d.rebuildActiveMs <= 500
+        ? `${fmtMs(d.rebuildActiveMs)} (wall ${fmtMs(d.rebuildWallMs)})`
+        : over(d.rebuildActiveMs, 500, ' ms'),
   );
   const gap = d.rebuildMaxGapMs;
   add(
@@ -135,13 +147,19 @@ export function judgeTargets(r) {
       : gap <= 50
         ? `longest gap ${fmtMs(gap)} over ${d.rebuildRuns} quiet rebuilds (${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling, which includes other work's blocks)`
         : `longest gap ${over(gap, 50, ' ms')} over ${d.rebuildRuns} quiet rebuilds`,
-    d.insituBuilds ? `${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling (those include other work's blocks)` : undefined,
+    d.insituBuilds
+      ? `${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling (those include other work's blocks)`
+      : undefined,
   );
   const rssWorst = Math.max(d.rss ?? 0, d.peakRss ?? 0) || undefined;
   add(
     'RSS ≤ 400 MB',
     rssWorst === undefined ? undefined : rssWorst <= 400 * MB,
-    rssWorst === undefined ? undefined : rssWorst <= 400 * MB ? `${(d.rss / MB).toFixed(0)} MB steady, ${(rssWorst / MB).toFixed(0)} MB peak` : `peak ${over(rssWorst / MB, 400, ' MB', (x) => x.toFixed(0))}, ${(d.rss / MB).toFixed(0)} MB steady`,
+    rssWorst === undefined
+      ? undefined
+      : rssWorst <= 400 * MB
+        ? `${(d.rss / MB).toFixed(0)} MB steady, ${(rssWorst / MB).toFixed(0)} MB peak`
+        : `peak ${over(rssWorst / MB, 400, ' MB', (x) => x.toFixed(0))}, ${(d.rss / MB).toFixed(0)} MB steady`,
     rssWorst !== undefined && rssWorst > 400 * MB && d.heapTotal !== undefined
       ? `V8 heap ${(d.heapUsed / MB).toFixed(0)} MB used of ${(d.heapTotal / MB).toFixed(0)} MB, ArrayBuffers ${(d.arrayBuffers / MB).toFixed(0)} MB; the rest is native memory (allocator, zlib, undici)`
       : undefined,
@@ -149,7 +167,9 @@ export function judgeTargets(r) {
   add(
     'bytes per series reported and kept small',
     d.bytesPerSeries === undefined ? undefined : true,
-    d.bytesPerSeries === undefined ? undefined : `${d.bytesPerSeries.toFixed(0)} B identity, ${d.gzipBytesPerSeries.toFixed(1)} B gzip per series (${d.seriesPerNode.toFixed(1)} series per node)`,
+    d.bytesPerSeries === undefined
+      ? undefined
+      : `${d.bytesPerSeries.toFixed(0)} B identity, ${d.gzipBytesPerSeries.toFixed(1)} B gzip per series (${d.seriesPerNode.toFixed(1)} series per node)`,
   );
   const covLimit = 30_000;
   add(
@@ -167,7 +187,9 @@ export function judgeTargets(r) {
   add(
     'listing ≤ 1 request per 500 nodes',
     d.listingPer500 === undefined ? undefined : d.listingPer500 <= 1,
-    d.listingPer500 === undefined ? undefined : `${d.listingPer500.toFixed(2)} requests per 500 nodes per discovery (${r.discovery.counts.listing} pages + ${r.discovery.counts.groups} group listings)`,
+    d.listingPer500 === undefined
+      ? undefined
+      : `${d.listingPer500.toFixed(2)} requests per 500 nodes per discovery (${r.discovery.counts.listing} pages + ${r.discovery.counts.groups} group listings)`,
     'the group listings come on top of one page per 500 nodes',
   );
   add(
@@ -176,7 +198,9 @@ export function judgeTargets(r) {
     d.healthPerNode === undefined
       ? undefined
       : `${d.healthPerNode.toFixed(3)} per node per interval${
-          d.healthPerNode < 0.95 ? `; fewer than one because no health request went out for ${fmtS(d.healthIdleMs, 0)} of the window: a health cycle was skipped (see the analysis: scheduler)` : ''
+          d.healthPerNode < 0.95
+            ? `; fewer than one because no health request went out for ${fmtS(d.healthIdleMs, 0)} of the window: a health cycle was skipped (see the analysis: scheduler)`
+            : ''
         }`,
   );
   const meta = r.steady?.metadataPerNodeSinceStart;
@@ -195,7 +219,9 @@ export function judgeTargets(r) {
       ? undefined
       : `${fmtInt(d.exporterRate)} req/s vs autocannon ${fmtInt(d.autocannonRps)} req/s = ${(d.throughputShare * 100).toFixed(0)} %`,
     [
-      d.cpuMsPerRequest !== undefined ? `the exporter spends ${d.cpuMsPerRequest.toFixed(2)} ms of CPU per leader request (autocannon about ${((1000 * 1) / d.autocannonRps).toFixed(2)} ms of wall per request per core)` : undefined,
+      d.cpuMsPerRequest !== undefined
+        ? `the exporter spends ${d.cpuMsPerRequest.toFixed(2)} ms of CPU per leader request (autocannon about ${((1000 * 1) / d.autocannonRps).toFixed(2)} ms of wall per request per core)`
+        : undefined,
       d.undiciFloorRps !== undefined
         ? `undici's request() alone, doing nothing but parse each answer, gets ${fmtInt(d.undiciFloorRps)} req/s = ${(d.undiciFloorShare * 100).toFixed(0)} % of autocannon at ${d.undiciFloorCpuMs.toFixed(3)} ms of CPU per request; the exporter keeps ${(d.floorKept * 100).toFixed(0)} % of that floor`
         : undefined,
@@ -207,7 +233,11 @@ export function judgeTargets(r) {
 }
 
 function table(head, rows) {
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
 }
 
 /** The figures of every size side by side. */
@@ -230,35 +260,140 @@ function figures(results) {
     ['time to every node’s first health answer', ...col((r, d) => fmtS(d.coverageMs, 1))],
     ['… and all of them visible in /metrics', ...col((r, d) => fmtS(d.visibleMs, 1))],
     ['leader requests/s during that burst', ...col((r) => fmtInt(r.coverage?.rate))],
-    ['exporter CPU during the burst (cores) / event-loop utilisation', ...col((r) => (r.coverage?.exporterCpuShare !== undefined ? `${r.coverage.exporterCpuShare.toFixed(2)} / ${(r.coverage.exporterEluShare * 100).toFixed(0)} %` : 'n/a'))],
+    [
+      'exporter CPU during the burst (cores) / event-loop utilisation',
+      ...col((r) =>
+        r.coverage?.exporterCpuShare !== undefined
+          ? `${r.coverage.exporterCpuShare.toFixed(2)} / ${(r.coverage.exporterEluShare * 100).toFixed(0)} %`
+          : 'n/a',
+      ),
+    ],
     ['simulator CPU during the burst (cores)', ...col((r) => r.coverage?.simCpuShare?.toFixed(2) ?? 'n/a')],
-    ['listing requests per discovery (pages + groups)', ...col((r) => (r.discovery ? `${r.discovery.counts.listing} + ${r.discovery.counts.groups}` : 'n/a'))],
+    [
+      'listing requests per discovery (pages + groups)',
+      ...col((r) => (r.discovery ? `${r.discovery.counts.listing} + ${r.discovery.counts.groups}` : 'n/a')),
+    ],
     ['… per 500 nodes', ...col((r, d) => d.listingPer500?.toFixed(2) ?? 'n/a')],
-    ['health requests per node per interval (steady, 2 intervals)', ...col((r, d) => d.healthPerNode?.toFixed(3) ?? 'n/a')],
-    ['longest stretch without a health request in the steady window (5 s samples)', ...col((r, d) => fmtS(d.healthIdleMs, 0))],
-    ['metadata requests in the steady window / per node since start', ...col((r) => `${fmtInt(r.steady?.metadataRequests)} / ${r.steady.metadataPerNodeSinceStart?.toFixed(3) ?? 'n/a'}`)],
-    ['last health cycle (target 30 s)', ...col((r) => (r.steady?.healthCycleSeconds !== undefined ? `${r.steady.healthCycleSeconds.toFixed(1)} s${r.steady.healthCycleOverrun ? ' (overrun)' : ''}` : 'n/a'))],
+    [
+      'health requests per node per interval (steady, 2 intervals)',
+      ...col((r, d) => d.healthPerNode?.toFixed(3) ?? 'n/a'),
+    ],
+    [
+      'longest stretch without a health request in the steady window (5 s samples)',
+      ...col((r, d) => fmtS(d.healthIdleMs, 0)),
+    ],
+    [
+      'metadata requests in the steady window / per node since start',
+      ...col(
+        (r) => `${fmtInt(r.steady?.metadataRequests)} / ${r.steady.metadataPerNodeSinceStart?.toFixed(3) ?? 'n/a'}`,
+      ),
+    ],
+    [
+      'last health cycle (target 30 s)',
+      ...col((r) =>
+        r.steady?.healthCycleSeconds !== undefined
+          ? `${r.steady.healthCycleSeconds.toFixed(1)} s${r.steady.healthCycleOverrun ? ' (overrun)' : ''}`
+          : 'n/a',
+      ),
+    ],
     ['series (whole /metrics)', ...col((r, d) => fmtInt(d.series))],
     ['series per node', ...col((r, d) => d.seriesPerNode?.toFixed(1) ?? 'n/a')],
     ['body identity', ...col((r, d) => fmtMiB(d.identityBytes))],
     ['body gzip', ...col((r, d) => fmtMiB(d.gzipBytes))],
-    ['bytes per series identity / gzip', ...col((r, d) => (d.bytesPerSeries !== undefined ? `${d.bytesPerSeries.toFixed(0)} / ${d.gzipBytesPerSeries.toFixed(1)}` : 'n/a'))],
-    ['rebuild, quiet (median): event-loop time / wall / CPU all threads', ...col((r) => (r.rebuild ? `${fmtMs(r.rebuild.activeMs, 0)} / ${fmtMs(r.rebuild.wallMs, 0)} / ${fmtMs(r.rebuild.cpuMs, 0)}` : 'n/a'))],
-    ['rebuild, quiet: longest event-loop gap (rebuilds)', ...col((r, d) => (r.rebuild ? `${fmtMs(r.rebuild.maxGapMs)} (${d.rebuildRuns})` : 'n/a'))],
-    ['builds while polling (steady window): count / mean interval / longest wall / longest gap', ...col((r, d) => (d.insituBuilds ? `${d.insituBuilds} / ${fmtS(d.meanBuildIntervalMs, 1)} / ${fmtMs(d.insituBuildWallMaxMs, 0)} / ${fmtMs(d.insituBuildMaxGapMs)}` : 'none completed'))],
+    [
+      'bytes per series identity / gzip',
+      ...col((r, d) =>
+        d.bytesPerSeries !== undefined ? `${d.bytesPerSeries.toFixed(0)} / ${d.gzipBytesPerSeries.toFixed(1)}` : 'n/a',
+      ),
+    ],
+    [
+      'rebuild, quiet (median): event-loop time / wall / CPU all threads',
+      ...col((r) =>
+        r.rebuild
+          ? `${fmtMs(r.rebuild.activeMs, 0)} / ${fmtMs(r.rebuild.wallMs, 0)} / ${fmtMs(r.rebuild.cpuMs, 0)}`
+          : 'n/a',
+      ),
+    ],
+    [
+      'rebuild, quiet: longest event-loop gap (rebuilds)',
+      ...col((r, d) => (r.rebuild ? `${fmtMs(r.rebuild.maxGapMs)} (${d.rebuildRuns})` : 'n/a')),
+    ],
+    [
+      'builds while polling (steady window): count / mean interval / longest wall / longest gap',
+      ...col((r, d) =>
+        d.insituBuilds
+          ? `${d.insituBuilds} / ${fmtS(d.meanBuildIntervalMs, 1)} / ${fmtMs(d.insituBuildWallMaxMs, 0)} / ${fmtMs(d.insituBuildMaxGapMs)}`
+          : 'none completed',
+      ),
+    ],
     ['longest event-loop gap in the steady window (any cause)', ...col((r) => fmtMs(r.steady?.loopMaxGapMs))],
-    ['scrape identity TTFB p50 / p99', ...col((r) => `${scr('identity', 'exporter', 'p50', 'ttfb')(r)} / ${scr('identity', 'exporter', 'p99', 'ttfb')(r)}`)],
-    ['… a bare node:http server, same run', ...col((r) => `${scr('identity', 'bare', 'p50', 'ttfb')(r)} / ${scr('identity', 'bare', 'p99', 'ttfb')(r)}`)],
-    ['scrape identity total p50 / p99', ...col((r) => `${scr('identity', 'exporter', 'p50', 'total')(r)} / ${scr('identity', 'exporter', 'p99', 'total')(r)}`)],
-    ['scrape gzip TTFB p50 / p99', ...col((r) => `${scr('gzip', 'exporter', 'p50', 'ttfb')(r)} / ${scr('gzip', 'exporter', 'p99', 'ttfb')(r)}`)],
-    ['… a bare node:http server, same run', ...col((r) => `${scr('gzip', 'bare', 'p50', 'ttfb')(r)} / ${scr('gzip', 'bare', 'p99', 'ttfb')(r)}`)],
-    ['scrape gzip total p50 / p99', ...col((r) => `${scr('gzip', 'exporter', 'p50', 'total')(r)} / ${scr('gzip', 'exporter', 'p99', 'total')(r)}`)],
+    [
+      'scrape identity TTFB p50 / p99',
+      ...col(
+        (r) => `${scr('identity', 'exporter', 'p50', 'ttfb')(r)} / ${scr('identity', 'exporter', 'p99', 'ttfb')(r)}`,
+      ),
+    ],
+    [
+      '… a bare node:http server, same run',
+      ...col((r) => `${scr('identity', 'bare', 'p50', 'ttfb')(r)} / ${scr('identity', 'bare', 'p99', 'ttfb')(r)}`),
+    ],
+    [
+      'scrape identity total p50 / p99',
+      ...col(
+        (r) => `${scr('identity', 'exporter', 'p50', 'total')(r)} / ${scr('identity', 'exporter', 'p99', 'total')(r)}`,
+      ),
+    ],
+    [
+      'scrape gzip TTFB p50 / p99',
+      ...col((r) => `${scr('gzip', 'exporter', 'p50', 'ttfb')(r)} / ${scr('gzip', 'exporter', 'p99', 'ttfb')(r)}`),
+    ],
+    [
+      '… a bare node:http server, same run',
+      ...col((r) => `${scr('gzip', 'bare', 'p50', 'ttfb')(r)} / ${scr('gzip', 'bare', 'p99', 'ttfb')(r)}`),
+    ],
+    [
+      'scrape gzip total p50 / p99',
+      ...col((r) => `${scr('gzip', 'exporter', 'p50', 'total')(r)} / ${scr('gzip', 'exporter', 'p99', 'total')(r)}`),
+    ],
     ['scrapes per encoding (2 concurrent)', ...col((r) => fmtInt(r.scrape?.gzip?.exporter.ttfb.n))],
-    ['longest event-loop gap while serving identity / gzip', ...col((r) => `${fmtMs(r.scrape?.identity?.loopMaxGapMs)} / ${fmtMs(r.scrape?.gzip?.loopMaxGapMs)}`)],
-    ['RSS steady / peak', ...col((r, d) => (d.rss !== undefined ? `${(d.rss / MB).toFixed(0)} MB / ${(d.peakRss / MB).toFixed(0)} MB` : 'n/a'))],
-    ['V8 heap used / total, ArrayBuffers (steady)', ...col((r) => (r.steady?.heapTotal !== undefined ? `${(r.steady.heapUsed / MB).toFixed(0)} / ${(r.steady.heapTotal / MB).toFixed(0)} MB, ${(r.steady.arrayBuffers / MB).toFixed(0)} MB` : 'n/a'))],
-    ['exporter CPU, steady window (cores) / event-loop utilisation', ...col((r) => (r.steady ? `${r.steady.exporterCpuCores.toFixed(3)} / ${(r.steady.exporterElu * 100).toFixed(1)} %` : 'n/a'))],
-    ['other processes on the machine, steady window (cores busy)', ...col((r) => (r.steady ? Math.max(0, r.steady.machineBusyCores - r.steady.exporterCpuCores - r.steady.simCpuCores - (r.steady.benchCpuCores ?? 0)).toFixed(2) : 'n/a'))],
+    [
+      'longest event-loop gap while serving identity / gzip',
+      ...col((r) => `${fmtMs(r.scrape?.identity?.loopMaxGapMs)} / ${fmtMs(r.scrape?.gzip?.loopMaxGapMs)}`),
+    ],
+    [
+      'RSS steady / peak',
+      ...col((r, d) =>
+        d.rss !== undefined ? `${(d.rss / MB).toFixed(0)} MB / ${(d.peakRss / MB).toFixed(0)} MB` : 'n/a',
+      ),
+    ],
+    [
+      'V8 heap used / total, ArrayBuffers (steady)',
+      ...col((r) =>
+        r.steady?.heapTotal !== undefined
+          ? `${(r.steady.heapUsed / MB).toFixed(0)} / ${(r.steady.heapTotal / MB).toFixed(0)} MB, ${(r.steady.arrayBuffers / MB).toFixed(0)} MB`
+          : 'n/a',
+      ),
+    ],
+    [
+      'exporter CPU, steady window (cores) / event-loop utilisation',
+      ...col((r) =>
+        r.steady ? `${r.steady.exporterCpuCores.toFixed(3)} / ${(r.steady.exporterElu * 100).toFixed(1)} %` : 'n/a',
+      ),
+    ],
+    [
+      'other processes on the machine, steady window (cores busy)',
+      ...col((r) =>
+        r.steady
+          ? Math.max(
+              0,
+              r.steady.machineBusyCores -
+                r.steady.exporterCpuCores -
+                r.steady.simCpuCores -
+                (r.steady.benchCpuCores ?? 0),
+            ).toFixed(2)
+          : 'n/a',
+      ),
+    ],
   ];
   return table(['', ...results.map((r) => sizeLabel(r.nodes))], rows);
 }
@@ -266,16 +401,49 @@ function figures(results) {
 function ratios(results) {
   const ds = results.map(derive);
   const col = (f) => cells(results, ds, f);
-  const scr = (enc) => (r, d) => (d.ratioP50(enc) !== undefined ? `${fmtRatio(d.ratioP50(enc))} / ${fmtRatio(d.ratioP99(enc))} (bare ${fmtMs(r.scrape[enc].bare.total.p50)} / ${fmtMs(r.scrape[enc].bare.total.p99)})` : 'n/a');
+  const scr = (enc) => (r, d) =>
+    d.ratioP50(enc) !== undefined
+      ? `${fmtRatio(d.ratioP50(enc))} / ${fmtRatio(d.ratioP99(enc))} (bare ${fmtMs(r.scrape[enc].bare.total.p50)} / ${fmtMs(r.scrape[enc].bare.total.p99)})`
+      : 'n/a';
   const rows = [
     ['/metrics identity total vs bare node:http, same bytes (p50 / p99)', ...col(scr('identity'))],
     ['/metrics gzip total vs bare node:http, same bytes (p50 / p99)', ...col(scr('gzip'))],
-    ['exporter leader requests/s vs autocannon on /w/{id}/health', ...col((r, d) => (d.throughputShare !== undefined ? `${(d.throughputShare * 100).toFixed(0)} % (${fmtInt(d.exporterRate)} vs ${fmtInt(d.autocannonRps)} req/s)` : 'n/a'))],
-    ['undici request() alone on /w/{id}/health (same concurrency) vs autocannon; exporter vs that', ...col((r, d) => (d.undiciFloorRps !== undefined ? `${(d.undiciFloorShare * 100).toFixed(0)} % (${fmtInt(d.undiciFloorRps)} req/s, ${d.undiciFloorCpuMs.toFixed(3)} ms CPU/request); exporter ${(d.floorKept * 100).toFixed(0)} % of it` : 'n/a'))],
-    ['prom-client registry.metrics(), same series: wall per call (blocking)', ...col((r, d) => (d.promClientWallMs !== undefined ? `${fmtMs(d.promClientWallMs, 0)}, longest gap ${fmtMs(Math.max(...r.promClient.runs.map((x) => x.maxGapMs)))}` : 'n/a'))],
-    ['… vs our whole rebuild (event-loop time, once per change)', ...col((r, d) => (d.promClientVsRebuild !== undefined ? `${fmtRatio(d.promClientVsRebuild, 1)} slower` : 'n/a'))],
-    ['… vs our scrape TTFB p50 (gzip, per scrape)', ...col((r, d) => (d.promClientVsTtfb !== undefined ? `${fmtRatio(d.promClientVsTtfb, 0)} slower` : 'n/a'))],
-    ['prom-client RSS holding the series', ...col((r) => (r.promClient ? `${(r.promClient.rssFilled / MB).toFixed(0)} MB` : 'n/a'))],
+    [
+      'exporter leader requests/s vs autocannon on /w/{id}/health',
+      ...col((r, d) =>
+        d.throughputShare !== undefined
+          ? `${(d.throughputShare * 100).toFixed(0)} % (${fmtInt(d.exporterRate)} vs ${fmtInt(d.autocannonRps)} req/s)`
+          : 'n/a',
+      ),
+    ],
+    [
+      'undici request() alone on /w/{id}/health (same concurrency) vs autocannon; exporter vs that',
+      ...col((r, d) =>
+        d.undiciFloorRps !== undefined
+          ? `${(d.undiciFloorShare * 100).toFixed(0)} % (${fmtInt(d.undiciFloorRps)} req/s, ${d.undiciFloorCpuMs.toFixed(3)} ms CPU/request); exporter ${(d.floorKept * 100).toFixed(0)} % of it`
+          : 'n/a',
+      ),
+    ],
+    [
+      'prom-client registry.metrics(), same series: wall per call (blocking)',
+      ...col((r, d) =>
+        d.promClientWallMs !== undefined
+          ? `${fmtMs(d.promClientWallMs, 0)}, longest gap ${fmtMs(Math.max(...r.promClient.runs.map((x) => x.maxGapMs)))}`
+          : 'n/a',
+      ),
+    ],
+    [
+      '… vs our whole rebuild (event-loop time, once per change)',
+      ...col((r, d) => (d.promClientVsRebuild !== undefined ? `${fmtRatio(d.promClientVsRebuild, 1)} slower` : 'n/a')),
+    ],
+    [
+      '… vs our scrape TTFB p50 (gzip, per scrape)',
+      ...col((r, d) => (d.promClientVsTtfb !== undefined ? `${fmtRatio(d.promClientVsTtfb, 0)} slower` : 'n/a')),
+    ],
+    [
+      'prom-client RSS holding the series',
+      ...col((r) => (r.promClient ? `${(r.promClient.rssFilled / MB).toFixed(0)} MB` : 'n/a')),
+    ],
   ];
   return table(['', ...results.map((r) => sizeLabel(r.nodes))], rows);
 }
@@ -290,7 +458,8 @@ function sizing(results) {
 
 function sizingText(results) {
   const r = results.find((x) => x.nodes === 1000);
-  if (!r?.steady) return 'The 1k size was not part of this run: run `npm run bench -- --sizes 1k` for the sizing figures.';
+  if (!r?.steady)
+    return 'The 1k size was not part of this run: run `npm run bench -- --sizes 1k` for the sizing figures.';
   const cores = r.steady.exporterCpuCores;
   const rss = r.steady.rss / MB;
   const peak = derive(r).peakRss / MB;
@@ -339,22 +508,40 @@ export function renderReport(run, { analysis } = {}) {
       'Re-run it to regenerate this file (it rewrites everything but the analysis, which lives in `bench/ANALYSIS.md`). A benchmark, not a test: no test asserts a time.',
   );
   parts.push('');
-  if (run.code?.commit) parts.push(`**Code:** commit \`${run.code.commit}\`${run.code.dirtySrc ? ' with uncommitted changes in src/ (the benchmark builds dist/ from the working tree)' : ''}.`, '');
+  if (run.code?.commit)
+    parts.push(
+      `**Code:** commit \`${run.code.commit}\`${run.code.dirtySrc ? ' with uncommitted changes in src/ (the benchmark builds dist/ from the working tree)' : ''}.`,
+      '',
+    );
   parts.push(
     `**Machine:** ${m.cpuModel}, ${m.cores} cores, ${(m.memoryBytes / 1024 ** 3).toFixed(1)} GiB RAM, ${m.os}, Node.js ${m.node}. ` +
       `Load average at start ${m.loadavg.map((x) => x.toFixed(2)).join(' ')}, at end ${m.loadavgEnd.map((x) => x.toFixed(2)).join(' ')}` +
       ' (the machine is shared: other processes’ CPU use during the steady window is in the figures table).',
   );
   parts.push('');
-  parts.push(`**Sizes:** ${results.map((r) => `${fmtInt(r.nodes)} nodes`).join(', ')}; leader concurrency ${run.concurrency} for both the exporter and autocannon.`);
+  parts.push(
+    `**Sizes:** ${results.map((r) => `${fmtInt(r.nodes)} nodes`).join(', ')}; leader concurrency ${run.concurrency} for both the exporter and autocannon.`,
+  );
   const env = Object.entries(run.exporterEnv ?? {});
-  if (env.length > 0) parts.push('', `**Exporter environment (an experiment, not the defaults):** ${env.map(([k, v]) => `\`${k}=${v}\``).join(' ')}`);
+  if (env.length > 0)
+    parts.push(
+      '',
+      `**Exporter environment (an experiment, not the defaults):** ${env.map(([k, v]) => `\`${k}=${v}\``).join(' ')}`,
+    );
   if (run.failure) parts.push('', `**The run failed before finishing:** ${run.failure}`);
   parts.push('');
   if (largest) {
     parts.push(`## Targets (issue 7), judged at ${fmtInt(largest.nodes)} nodes`);
     parts.push('');
-    parts.push(table(['target', 'verdict'], judgeTargets(largest).map((v) => [v.target, v.status === 'met' ? `met: ${v.detail}` : `${v.status}: ${v.detail}`])));
+    parts.push(
+      table(
+        ['target', 'verdict'],
+        judgeTargets(largest).map((v) => [
+          v.target,
+          v.status === 'met' ? `met: ${v.detail}` : `${v.status}: ${v.detail}`,
+        ]),
+      ),
+    );
     parts.push('');
     parts.push('## Figures');
     parts.push('');

@@ -10,7 +10,12 @@ export function quantile(values, p) {
 
 /** p50, p99, max and count of a list of samples. */
 export function summarize(values) {
-  return { n: values.length, p50: quantile(values, 0.5), p99: quantile(values, 0.99), max: values.length ? Math.max(...values) : Number.NaN };
+  return {
+    n: values.length,
+    p50: quantile(values, 0.5),
+    p99: quantile(values, 0.99),
+    max: values.length ? Math.max(...values) : Number.NaN,
+  };
 }
 
 /** "12.3 ms" (or "n/a"). */
@@ -52,7 +57,8 @@ export function parseSizes(text, flag = '--sizes') {
     .map((s) => {
       const m = /^(\d+)(k?)$/i.exec(s);
       const n = m ? Number(m[1]) * (m[2] ? 1000 : 1) : Number.NaN;
-      if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new Error(`${flag}: "${s}" is not a node count between 1 and 1000k (e.g. 1k,10k,50k)`);
+      if (!Number.isInteger(n) || n < 1 || n > 1_000_000)
+        throw new Error(`${flag}: "${s}" is not a node count between 1 and 1000k (e.g. 1k,10k,50k)`);
       return n;
     });
   if (sizes.length === 0) throw new Error(`${flag}: no sizes given (e.g. 1k,10k,50k)`);

@@ -1,17 +1,21 @@
+import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { cloudRequest, describeUrl } from '../cloud/http.js';
-import type { CloudResponse } from '../cloud/http.js';
-import type { AuthConfig } from '../config/types.js';
-import { backoffDelay } from '../leader/backoff.js';
-import { parseRetryAfter } from '../leader/retry-after.js';
+import { boundedRequest } from '../http/bounded.js';
+import { describeUrl } from '../util/url.js';
+import type { BoundedResponse } from '../http/bounded.js';
+import { oauthTokenSchema } from '../api/shapes.js';
+import type { AuthConfig } from './types.js';
+import { backoffDelay } from '../http/backoff.js';
+import { parseRetryAfter } from '../http/retry-after.js';
 import type { Clock, Random } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
 import type { ObtainedToken, RenewTiming } from './renewing.js';
-import { errorCode, readSecretFile } from './secrets.js';
-import type { AuthMetrics, AuthProvider, ReadFile } from './types.js';
+import { readSecretFile } from './secrets.js';
+import { errorLabel } from '../util/errors.js';
+import type { AuthMetrics, AuthProvider } from './types.js';
 
 /** The Cribl.Cloud settings of {@link AuthConfig}. */
 export type CloudAuthConfig = Extract<AuthConfig, { mode: 'cloud' }>;
@@ -93,9 +97,9 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
     const contentType = cfg.tokenBody === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
 
     for (let attempt = 1; ; attempt++) {
-      let res: CloudResponse;
+      let res: BoundedResponse;
       try {
-        res = await cloudRequest({
+        res = await boundedRequest({
           url: cfg.tokenUrl,
           method: 'POST',
           headers: { 'content-type': contentType, accept: 'application/json' },
@@ -106,7 +110,7 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
         });
       } catch (e) {
         if (signal.aborted) throw e;
-        const err = new AuthError('cloud', 'unreachable', `${where} failed: ${errorCode(e)}`);
+        const err = new AuthError('cloud', 'unreachable', `${where} failed: ${errorLabel(e)}`);
         if (attempt >= policy.maxAttempts) throw err;
         await clock.sleep(backoff(attempt), signal);
         continue;
@@ -118,7 +122,12 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
       }
       const serverDelay = parseRetryAfter(res.headers, clock.now());
       const reason = res.status === 429 ? 'rate_limited' : 'bad_response';
-      const err = new AuthError('cloud', reason, `${where} failed: HTTP ${res.status}${oauthError(res.json)}`, serverDelay);
+      const err = new AuthError(
+        'cloud',
+        reason,
+        `${where} failed: HTTP ${res.status}${oauthError(res.json)}`,
+        serverDelay,
+      );
       if (attempt >= policy.maxAttempts || (serverDelay ?? 0) > policy.maxInlineRetryAfterMs) throw err;
       await clock.sleep(serverDelay ?? backoff(attempt), signal);
     }
@@ -132,15 +141,13 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
 
 /** Reads `{access_token, token_type, expires_in}`; the error never quotes the body (it holds the token). */
 export function decodeTokenResponse(json: unknown, now: number, where = 'token request'): ObtainedToken {
-  const body = (typeof json === 'object' && json !== null ? json : {}) as {
-    access_token?: unknown;
-    expires_in?: unknown;
-  };
-  if (typeof body.access_token !== 'string' || normalizeToken(body.access_token) === '') {
+  const r = oauthTokenSchema.safeParse(json);
+  const token = r.success ? normalizeToken(r.data.access_token) : '';
+  if (!r.success || token === '') {
     throw new AuthError('cloud', 'bad_response', `${where} answered 200 without an access_token`);
   }
-  const token = normalizeToken(body.access_token);
-  const expiresIn = typeof body.expires_in === 'string' ? Number(body.expires_in) : body.expires_in;
+  const raw = r.data.expires_in;
+  const expiresIn = typeof raw === 'string' ? Number(raw) : raw;
   if (typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0) {
     return { token, expiresAt: now + expiresIn * 1000 };
   }

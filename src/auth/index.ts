@@ -1,19 +1,16 @@
+import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import type { AuthConfig } from '../config/types.js';
+import type { AuthConfig } from './types.js';
+import type { LeaderClient } from '../leader/types.js';
 import type { Clock, Random } from '../util/clock.js';
 import { createCloudProvider } from './cloud.js';
 import type { TokenRetryPolicy } from './cloud.js';
 import { AuthConfigError } from './errors.js';
-import { createLoginProvider } from './login.js';
+import { createLoginFn, createLoginProvider } from './login.js';
 import type { RenewTiming } from './renewing.js';
 import { createStaticTokenProvider } from './static-token.js';
-import type { AuthMetrics, AuthProvider, LoginFn, ReadFile } from './types.js';
-
-export { AuthConfigError, AuthError } from './errors.js';
-export { createLoginFn, decodeAuthToken } from './login.js';
-export { SECRET_LOG_PATHS, stripUrlCredentials } from './secrets.js';
-export { decodeJwtExpiry } from './jwt.js';
+import type { AuthMetrics, AuthProvider, LoginFn } from './types.js';
 
 /** Everything an auth provider may need; each mode uses its part. */
 export interface AuthDeps {
@@ -21,7 +18,9 @@ export interface AuthDeps {
   readFile: ReadFile;
   logger: Logger;
   metrics?: AuthMetrics;
-  /** Required by `login`: POST /auth/login through the leader client (see `createLoginFn`). */
+  /** Required by `login`: the leader's client (without credentials), for POST /auth/login through its budget. */
+  client?: Pick<LeaderClient, 'request'>;
+  /** Replaces the login request built from `client` (tests). */
   login?: LoginFn;
   /** Required by `cloud`: the dispatcher to reach the token URL (usually the leader's, for its proxy and CA). */
   dispatcher?: Dispatcher;
@@ -43,9 +42,11 @@ export function createAuthProvider(config: AuthConfig, deps: AuthDeps): AuthProv
         ...deps,
         ...(deps.tokenFileReloadMs !== undefined ? { reloadIntervalMs: deps.tokenFileReloadMs } : {}),
       });
-    case 'login':
-      if (!deps.login) throw new AuthConfigError('login auth needs the leader client (deps.login)');
-      return createLoginProvider(config, { ...deps, login: deps.login });
+    case 'login': {
+      const login = deps.login ?? (deps.client && createLoginFn(deps.client));
+      if (!login) throw new AuthConfigError('login auth needs the leader client (deps.client)');
+      return createLoginProvider(config, { ...deps, login });
+    }
     case 'cloud':
       if (!deps.dispatcher) throw new AuthConfigError('Cribl.Cloud auth needs a dispatcher (deps.dispatcher)');
       return createCloudProvider(config, { ...deps, dispatcher: deps.dispatcher, random: deps.random ?? Math.random });

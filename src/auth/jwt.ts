@@ -17,5 +17,8 @@ export function decodeJwtExpiry(token: string): number | undefined {
 
 /** Trims whitespace and one leading "Bearer " (some tools store the header value rather than the token). */
 export function normalizeToken(raw: string): string {
-  return raw.trim().replace(/^bearer\s+/i, '').trim();
+  return raw
+    .trim()
+    .replace(/^bearer\s+/i, '')
+    .trim();
 }

@@ -1,7 +1,8 @@
+import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
-import type { AuthConfig } from '../config/types.js';
-import type { AuthToken } from '../leader/shapes.js';
-import { ENDPOINTS } from '../leader/types.js';
+import type { AuthConfig } from './types.js';
+import { authTokenSchema, type AuthToken } from '../api/shapes.js';
+import { ENDPOINTS } from '../api/routes.js';
 import type { LeaderClient, LeaderResult } from '../leader/types.js';
 import type { Clock } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
@@ -9,7 +10,7 @@ import { decodeJwtExpiry, normalizeToken } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
 import type { RenewTiming } from './renewing.js';
 import { readSecretFile } from './secrets.js';
-import type { AuthFailureReason, AuthMetrics, AuthProvider, LoginFn, ReadFile } from './types.js';
+import type { AuthFailureReason, AuthMetrics, AuthProvider, LoginFn } from './types.js';
 
 /** The login settings of {@link AuthConfig}. */
 export type LoginAuthConfig = Extract<AuthConfig, { mode: 'login' }>;
@@ -89,20 +90,19 @@ export function loginFailureReason(result: { reason: string; status?: number }):
 
 /** Checks the body of POST /auth/login; the error never quotes the body (it holds the token). */
 export function decodeAuthToken(json: unknown): AuthToken {
-  if (typeof json !== 'object' || json === null) throw new Error('login response is not a JSON object');
-  const { token, forcePasswordChange } = json as { token?: unknown; forcePasswordChange?: unknown };
-  if (typeof token !== 'string' || token === '') throw new Error('login response has no "token" string');
+  const r = authTokenSchema.safeParse(json);
+  if (!r.success) throw new Error('login response has no "token" string');
   // 4.14 leaders send only `token`.
-  return { token, forcePasswordChange: forcePasswordChange === true };
+  return { token: r.data.token, forcePasswordChange: r.data.forcePasswordChange === true };
 }
 
 /**
- * The LoginFn the app passes to {@link createLoginProvider}: POST /auth/login through the leader client and its
- * budget. The client may be given lazily, since the client itself needs the auth provider.
+ * The LoginFn the app passes to {@link createLoginProvider}: POST /auth/login, anonymously, through the leader
+ * client and its budget.
  */
-export function createLoginFn(client: Pick<LeaderClient, 'request'> | (() => Pick<LeaderClient, 'request'>)): LoginFn {
+export function createLoginFn(client: Pick<LeaderClient, 'request'>): LoginFn {
   return (body, signal): Promise<LeaderResult<AuthToken>> =>
-    (typeof client === 'function' ? client() : client).request({
+    client.request({
       endpoint: ENDPOINTS.login,
       method: 'POST',
       path: '/auth/login',

@@ -1,9 +1,10 @@
+import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken } from './jwt.js';
-import { errorCode } from './secrets.js';
-import type { AuthMetrics, AuthProvider, ReadFile } from './types.js';
+import { errorLabel } from '../util/errors.js';
+import type { AuthMetrics, AuthProvider } from './types.js';
 
 /** What the static-token provider needs. */
 export interface StaticTokenDeps {
@@ -72,10 +73,18 @@ function fileProvider(path: string, deps: StaticTokenDeps): AuthProvider {
       const token = normalizeToken(readFile(path));
       next =
         token === ''
-          ? { readAt, ok: false, error: new AuthError('token', 'file_unreadable', `${TOKEN_FILE_SETTING} ${path} is empty`) }
+          ? {
+              readAt,
+              ok: false,
+              error: new AuthError('token', 'file_unreadable', `${TOKEN_FILE_SETTING} ${path} is empty`),
+            }
           : { readAt, ok: true, token };
     } catch (e) {
-      const error = new AuthError('token', 'file_unreadable', `cannot read ${TOKEN_FILE_SETTING} ${path}: ${errorCode(e)}`);
+      const error = new AuthError(
+        'token',
+        'file_unreadable',
+        `cannot read ${TOKEN_FILE_SETTING} ${path}: ${errorLabel(e)}`,
+      );
       next = { readAt, ok: false, error };
     }
     state = next;

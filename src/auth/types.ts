@@ -1,4 +1,4 @@
-import type { AuthToken } from '../leader/shapes.js';
+import type { AuthToken } from '../api/shapes.js';
 import type { LeaderResult } from '../leader/types.js';
 
 /** Which credentials a leader connection uses; exactly one per leader. */
@@ -54,5 +54,28 @@ export type LoginFn = (
   signal?: AbortSignal,
 ) => Promise<LeaderResult<AuthToken>>;
 
-/** Reads a small text file (a secret, a certificate) synchronously: re-read cheaply, and callable from `invalidate()`. */
-export type ReadFile = (path: string) => string;
+/** How to authenticate against one leader. Exactly one mode, chosen from the settings given. */
+export type AuthConfig =
+  | { mode: 'none' }
+  /** Literal token (CRIBL_TOKEN) or a file re-read when it changes (--leader.token-file). */
+  | { mode: 'token'; token?: string; tokenFile?: string }
+  /** On-prem login: POST /auth/login. */
+  | {
+      mode: 'login';
+      username: string;
+      password?: string;
+      passwordFile?: string;
+      /** Used when the JWT carries no readable `exp`. */
+      fallbackTtlMs: number;
+    }
+  /** Cribl.Cloud client credentials. */
+  | {
+      mode: 'cloud';
+      clientId: string;
+      clientSecret?: string;
+      clientSecretFile?: string;
+      tokenUrl: string;
+      audience: string;
+      /** Body encoding of the token request. */
+      tokenBody: 'json' | 'form';
+    };

@@ -8,8 +8,3 @@ export class ConfigError extends Error {
     super(message.replace(/\s*\n\s*/g, ' '));
   }
 }
-
-/** A value that does not parse; the caller prefixes the name of the setting it came from. */
-export class ValueError extends Error {
-  override readonly name = 'ValueError';
-}

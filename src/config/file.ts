@@ -54,7 +54,9 @@ function scalarSchema(flag: FlagSpec): z.ZodType {
     case 'bool':
       return z.boolean({ error: 'must be true or false' });
     case 'list':
-      return z.union([z.string(), z.array(z.string())], { error: 'must be a list of strings or a comma-separated string' });
+      return z.union([z.string(), z.array(z.string())], {
+        error: 'must be a list of strings or a comma-separated string',
+      });
     default:
       // Numbers are fine (e.g. `shard.total: 3`); they are parsed from their text like flags and env.
       return z.union([z.string(), z.number()], { error: 'must be a string or a number' });
@@ -75,7 +77,10 @@ const entrySchema = z.strictObject(
 
 const fileSchema = z.strictObject({
   ...Object.fromEntries(FILE_FLAGS.map((f) => [f.name, scalarSchema(f).optional()])),
-  leaders: z.array(entrySchema, { error: 'must be a list of leaders' }).min(1, { error: 'must list at least one leader' }).optional(),
+  leaders: z
+    .array(entrySchema, { error: 'must be a list of leaders' })
+    .min(1, { error: 'must list at least one leader' })
+    .optional(),
 });
 
 type Mapping = Record<string, unknown>;
@@ -127,7 +132,8 @@ function layerOf(
     if (!flag || value === undefined || value === null) continue;
     let raw = toRaw(value);
     // Paths in the file are relative to the file, as in Prometheus' own configuration.
-    if (flag.kind === 'file' && typeof raw === 'string' && raw !== '' && !isAbsolute(raw)) raw = join(dirname(file), raw);
+    if (flag.kind === 'file' && typeof raw === 'string' && raw !== '' && !isAbsolute(raw))
+      raw = join(dirname(file), raw);
     layer.set(flag.name, { value: raw, where: `${file}: ${at}${key}` });
   }
   return layer;
@@ -167,7 +173,8 @@ export function parseConfigFile(text: string, file: string): FileSettings {
       const e = flatten(entry, (k) => ENTRY_FLAGS.has(k) || k === 'labels', file, at);
       for (const key of Object.keys(e)) {
         const instead = INLINE_ENTRY_SECRETS[key];
-        if (instead) throw new ConfigError(`${file}: ${at}${key}: secrets are not allowed in the config file; use ${instead}`);
+        if (instead)
+          throw new ConfigError(`${file}: ${at}${key}: secrets are not allowed in the config file; use ${instead}`);
       }
       return e;
     });

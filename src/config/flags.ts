@@ -1,16 +1,30 @@
+// Over 400 lines: the settings table, one row per setting with its parser; split, it would have two owners.
+import { PRODUCTS, type Product } from '../api/products.js';
+import type { LogConfig } from '../util/logger.js';
+import { DEFAULT_PORT } from './types.js';
+import {
+  asBool,
+  asBytes,
+  asDomain,
+  asDuration,
+  asEnum,
+  asHttpUrl,
+  asInt,
+  asLeaderUrl,
+  asList,
+  asListenAddress,
+  asOrganization,
+  asPodOrdinal,
+  asPositiveNumber,
+  asString,
+  asTelemetryPath,
+  asWorkspace,
+  type Raw,
+} from './values.js';
+
 /** What a setting's value is; decides how it is parsed, shown in --help and validated in the file. */
 export type FlagKind =
-  | 'string'
-  | 'file'
-  | 'url'
-  | 'bool'
-  | 'duration'
-  | 'bytes'
-  | 'int'
-  | 'number'
-  | 'enum'
-  | 'list'
-  | 'listen';
+  'string' | 'file' | 'url' | 'bool' | 'duration' | 'bytes' | 'int' | 'number' | 'enum' | 'list' | 'listen';
 
 /** Section of --help and of docs/configuration.md. */
 export type FlagGroup = 'General' | 'Leader' | 'Cribl.Cloud' | 'Web' | 'Polling' | 'Sharding' | 'Logging';
@@ -48,152 +62,247 @@ const FIXED_ENV: Readonly<Record<string, string>> = {
   'leader.token-file': 'CRIBL_TOKEN_FILE',
 };
 
-type Row = Omit<FlagSpec, 'env'>;
+/** One row of the table: a setting and how its value is parsed (whatever its source). */
+interface Row<N extends string, T> extends Omit<FlagSpec, 'env' | 'name'> {
+  readonly name: N;
+  readonly parse: (raw: Raw) => T;
+}
 
-const leader = (key: string, row: Omit<Row, 'name' | 'group' | 'leaderKey'>): Row => ({
-  name: `leader.${key}`,
+const row = <N extends string, T>(r: Row<N, T>): Row<N, T> => r;
+
+const leader = <K extends string, T>(
+  key: K,
+  r: Omit<Row<`leader.${K}`, T>, 'name' | 'group' | 'leaderKey'>,
+): Row<`leader.${K}`, T> => ({
+  ...r,
+  name: `leader.${key}` as const,
   group: 'Leader',
   leaderKey: key,
-  ...row,
 });
 
-const cloud = (key: string, row: Omit<Row, 'name' | 'group'>): Row => ({ name: `cloud.${key}`, group: 'Cribl.Cloud', ...row });
+const cloud = <K extends string, T>(key: K, r: Omit<Row<`cloud.${K}`, T>, 'name' | 'group'>): Row<`cloud.${K}`, T> => ({
+  ...r,
+  name: `cloud.${key}` as const,
+  group: 'Cribl.Cloud',
+});
 
-const ROWS: readonly Row[] = [
-  {
+const LOG_LEVELS: readonly LogConfig['level'][] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+const asProducts = (raw: Raw): readonly Product[] => asList(raw, PRODUCTS, 'product');
+const asUrlText = (raw: Raw): string => asHttpUrl(raw).href;
+
+// A proxy may carry its own user:password, so it is checked but kept as given.
+function asProxyUrl(raw: Raw): string {
+  asHttpUrl(raw, { allowCredentials: true });
+  return asString(raw).trim();
+}
+
+const ROWS = [
+  row({
     name: 'config.file',
+    parse: asString,
     group: 'General',
     kind: 'file',
     default: '',
     notInFile: true,
-    help: 'YAML file with any of these settings (keys are the flag names without --, dotted or nested) and optionally a list of `leaders:`.',
-  },
-  {
+    help:
+      'YAML file with any of these settings (keys are the flag names without --, dotted or nested) and optionally a ' +
+      'list of `leaders:`.',
+  }),
+  row({
     name: 'products',
+    parse: asProducts,
     group: 'General',
     kind: 'list',
     values: ['stream', 'edge'],
     default: 'stream,edge',
     leaderKey: 'products',
     help: 'Comma-separated products whose nodes are listed: stream (worker groups), edge (fleets).',
-  },
+  }),
   leader('url', {
+    parse: asLeaderUrl,
     kind: 'url',
     default: '',
-    help: "Base URL of the leader's global context, ending in /api/v1 (http or https). Required unless --cloud.workspace with --cloud.organization, --cloud.discover-workspaces, or leaders: in the config file.",
+    help:
+      "Base URL of the leader's global context, ending in /api/v1 (http or https). Required unless " +
+      '--cloud.workspace with --cloud.organization, --cloud.discover-workspaces, or leaders: in the config file.',
   }),
   leader('name', {
+    parse: asString,
     kind: 'string',
     default: 'host:port of the URL',
     derived: true,
     help: 'Name of the leader: the `leader` label on self-metrics.',
   }),
   leader('token-file', {
+    parse: asString,
     kind: 'file',
     default: '',
     help: 'File holding a bearer token, re-read when it changes. Alternative: the token itself in CRIBL_TOKEN.',
   }),
   leader('username', {
+    parse: asString,
     kind: 'string',
     default: '',
-    help: 'User for on-prem login (POST /auth/login); the password comes from --leader.password-file or CRIBL_PASSWORD.',
+    help:
+      'User for on-prem login (POST /auth/login); the password comes from --leader.password-file or ' +
+      'CRIBL_PASSWORD.',
   }),
-  leader('password-file', { kind: 'file', default: '', help: 'File holding the password of --leader.username.' }),
+  leader('password-file', {
+    parse: asString,
+    kind: 'file',
+    default: '',
+    help: 'File holding the password of --leader.username.',
+  }),
   leader('login-fallback-ttl', {
+    parse: asDuration,
     kind: 'duration',
     default: '1h',
     help: 'Lifetime assumed for a login token whose JWT has no readable exp.',
   }),
-  leader('ca-file', { kind: 'file', default: '', help: 'PEM file of CA certificates that the leader certificate must chain to.' }),
+  leader('ca-file', {
+    parse: asString,
+    kind: 'file',
+    default: '',
+    help: 'PEM file of CA certificates that the leader certificate must chain to.',
+  }),
   leader('client-cert-file', {
+    parse: asString,
     kind: 'file',
     default: '',
     help: 'PEM client certificate for mutual TLS; needs --leader.client-key-file.',
   }),
-  leader('client-key-file', { kind: 'file', default: '', help: 'PEM private key of --leader.client-cert-file.' }),
+  leader('client-key-file', {
+    parse: asString,
+    kind: 'file',
+    default: '',
+    help: 'PEM private key of --leader.client-cert-file.',
+  }),
   leader('insecure-skip-verify', {
+    parse: asBool,
     kind: 'bool',
     default: 'false',
     help: 'Do not verify the TLS certificate of the leader. For tests only.',
   }),
   leader('proxy-url', {
+    parse: asProxyUrl,
     kind: 'url',
     default: '',
     help: 'HTTP(S) proxy for requests to the leader. Without it, HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured.',
   }),
   leader('max-rps', {
+    parse: asPositiveNumber,
     kind: 'number',
     default: '50',
     help: 'Most requests per second sent to the leader (all kinds together). Must be greater than 0.',
   }),
   leader('burst', {
+    parse: (r) => asInt(r, 1),
     kind: 'int',
     default: 'max(1, ⌈max-rps⌉)',
     derived: true,
-    help: 'Requests that may be sent at once after an idle spell (token bucket size). The default, one second of --leader.max-rps, keeps the leader’s load smooth.',
+    help:
+      'Requests that may be sent at once after an idle spell (token bucket size). The default, one second of ' +
+      '--leader.max-rps, keeps the leader’s load smooth.',
   }),
-  leader('max-concurrency', { kind: 'int', default: '8', help: 'Most requests in flight to the leader at once (at least 1).' }),
-  leader('timeout.connect', { kind: 'duration', default: '5s', help: 'Timeout to establish a connection to the leader.' }),
+  leader('max-concurrency', {
+    parse: (r) => asInt(r, 1),
+    kind: 'int',
+    default: '8',
+    help: 'Most requests in flight to the leader at once (at least 1).',
+  }),
+  leader('timeout.connect', {
+    parse: asDuration,
+    kind: 'duration',
+    default: '5s',
+    help: 'Timeout to establish a connection to the leader.',
+  }),
   leader('timeout.headers', {
+    parse: asDuration,
     kind: 'duration',
     default: '10s',
     help: 'Timeout from sending a request to receiving the response headers.',
   }),
-  leader('timeout.body', { kind: 'duration', default: '30s', help: 'Timeout between chunks of a response body.' }),
+  leader('timeout.body', {
+    parse: asDuration,
+    kind: 'duration',
+    default: '30s',
+    help: 'Timeout between chunks of a response body.',
+  }),
   leader('max-response-size', {
+    parse: asBytes,
     kind: 'bytes',
     default: '64MiB',
-    help: 'Largest response body accepted from the leader (e.g. 64MiB, 500MB; KB/MB/GB are powers of 1000, KiB/MiB/GiB of 1024).',
+    help:
+      'Largest response body accepted from the leader (e.g. 64MiB, 500MB; KB/MB/GB are powers of 1000, KiB/MiB/GiB ' +
+      'of 1024).',
   }),
   leader('backoff.base', {
+    parse: asDuration,
     kind: 'duration',
     default: '500ms',
     help: 'First delay of the exponential backoff after a failure without Retry-After.',
   }),
-  leader('backoff.max', { kind: 'duration', default: '60s', help: 'Longest backoff delay.' }),
+  leader('backoff.max', {
+    parse: asDuration,
+    kind: 'duration',
+    default: '60s',
+    help: 'Longest backoff delay.',
+  }),
   leader('health-probe-interval', {
+    parse: asDuration,
     kind: 'duration',
     default: '5s',
     help: 'Base interval of GET /health probes while the leader answers 420 (shutting down or standby).',
   }),
   cloud('client-id', {
+    parse: asString,
     kind: 'string',
     default: '',
     leaderKey: 'client-id',
     help: 'Cribl.Cloud API client ID; the secret comes from --cloud.client-secret-file or CRIBL_CLIENT_SECRET.',
   }),
   cloud('client-secret-file', {
+    parse: asString,
     kind: 'file',
     default: '',
     leaderKey: 'client-secret-file',
     help: 'File holding the client secret of --cloud.client-id.',
   }),
   cloud('workspace', {
+    parse: asWorkspace,
     kind: 'string',
     default: '',
     leaderKey: 'workspace',
-    help: 'Cribl.Cloud workspace; with --cloud.organization it gives the leader URL https://<workspace>-<organization>.<domain>/api/v1.',
+    help:
+      'Cribl.Cloud workspace; with --cloud.organization it gives the leader URL ' +
+      'https://<workspace>-<organization>.<domain>/api/v1.',
   }),
   cloud('organization', {
+    parse: asOrganization,
     kind: 'string',
     default: '',
     leaderKey: 'organization',
     help: 'Cribl.Cloud organization ID.',
   }),
   cloud('domain', {
+    parse: asDomain,
     kind: 'string',
     default: 'cribl.cloud',
     leaderKey: 'domain',
     help: 'Cribl.Cloud domain, e.g. cribl-gov.cloud for the government cloud.',
   }),
   cloud('token-url', {
+    parse: asUrlText,
     kind: 'url',
-    default: 'https://login.cribl.cloud/oauth/token for cribl.cloud, https://login.<domain>/oauth/token for other domains; required for a domain containing "gov"',
+    default:
+      'https://login.cribl.cloud/oauth/token for cribl.cloud, https://login.<domain>/oauth/token for other ' +
+      'domains; required for a domain containing "gov"',
     derived: true,
     leaderKey: 'token-url',
     help: 'OAuth token URL of the client-credentials grant.',
   }),
   cloud('audience', {
+    parse: asString,
     kind: 'string',
     default: 'https://api.<domain>',
     derived: true,
@@ -201,6 +310,7 @@ const ROWS: readonly Row[] = [
     help: 'OAuth audience of the token request.',
   }),
   cloud('token-body', {
+    parse: (r) => asEnum(r, ['json', 'form'] as const),
     kind: 'enum',
     values: ['json', 'form'],
     default: 'json for https://login.cribl.cloud/oauth/token, form otherwise',
@@ -209,108 +319,157 @@ const ROWS: readonly Row[] = [
     help: 'Encoding of the token request body: json or form.',
   }),
   cloud('discover-workspaces', {
+    parse: asBool,
     kind: 'bool',
     default: 'false',
-    help: 'Monitor every workspace of --cloud.organization, listed through the management plane; needs client credentials.',
+    help:
+      'Monitor every workspace of --cloud.organization, listed through the management plane; needs client ' +
+      'credentials.',
   }),
   cloud('management-url', {
+    parse: (r) => asUrlText(r).replace(/\/+$/, ''),
     kind: 'url',
     default: 'https://gateway.<domain>',
     derived: true,
     help: 'Base URL of the Cribl.Cloud management plane (workspace discovery). Required for a domain containing "gov".',
   }),
-  {
+  row({
     name: 'web.listen-address',
+    parse: asListenAddress,
     group: 'Web',
     kind: 'listen',
-    default: ':9864',
-    help: 'host:port to serve metrics on; an empty host (:9864) means all interfaces, port 0 picks a free port.',
-  },
-  {
+    default: `:${DEFAULT_PORT}`,
+    help:
+      `host:port to serve metrics on; an empty host (:${DEFAULT_PORT}) means all interfaces, ` +
+      'port 0 picks a free port.',
+  }),
+  row({
     name: 'web.telemetry-path',
+    parse: asTelemetryPath,
     group: 'Web',
     kind: 'string',
     default: '/metrics',
     help: 'Path under which metrics are served; starts with / and is not / itself.',
-  },
-  {
+  }),
+  row({
     name: 'web.config.file',
+    parse: asString,
     group: 'Web',
     kind: 'file',
     default: '',
     help: 'exporter-toolkit web configuration file (TLS, basic auth).',
-  },
-  {
+  }),
+  row({
     name: 'discovery.interval',
+    parse: asDuration,
     group: 'Polling',
     kind: 'duration',
     default: '60s',
     help: 'How often the node list of each leader is fetched.',
-  },
-  {
+  }),
+  row({
     name: 'health.interval',
+    parse: asDuration,
     group: 'Polling',
     kind: 'duration',
     default: '30s',
     help: 'How often the /health of every node is polled (spread evenly over the interval).',
-  },
-  {
+  }),
+  row({
     name: 'metadata.interval',
+    parse: asDuration,
     group: 'Polling',
     kind: 'duration',
     default: '10m',
     help: 'How often the metadata of every node is polled.',
-  },
-  {
+  }),
+  row({
     name: 'max-nodes',
+    parse: (r) => asInt(r, 0),
     group: 'Polling',
     kind: 'int',
     default: '0',
-    help: 'Most nodes exported per leader; nodes beyond it are counted in cribl_exporter_nodes_over_limit. 0 means no limit.',
-  },
-  {
+    help:
+      'Most nodes exported per leader; nodes beyond it are counted in cribl_exporter_nodes_over_limit. 0 means no ' +
+      'limit.',
+  }),
+  row({
     name: 'shard.index',
+    parse: (r) => asInt(r, 0),
     group: 'Sharding',
     kind: 'int',
     default: '0',
     help: 'Index of this exporter among --shard.total exporters sharing the nodes (0 ≤ index < total).',
-  },
-  { name: 'shard.total', group: 'Sharding', kind: 'int', default: '1', help: 'Number of exporters sharing the nodes.' },
-  {
+  }),
+  row({
+    name: 'shard.total',
+    parse: (r) => asInt(r, 1),
+    group: 'Sharding',
+    kind: 'int',
+    default: '1',
+    help: 'Number of exporters sharing the nodes.',
+  }),
+  row({
     name: 'shard.from-pod-name',
+    parse: asPodOrdinal,
     group: 'Sharding',
     kind: 'string',
     default: '',
-    help: 'Take the shard index from a StatefulSet pod name (cribl-exporter-3 → 3), e.g. from the downward API POD_NAME. Conflicts with --shard.index.',
-  },
-  {
+    help:
+      'Take the shard index from a StatefulSet pod name (cribl-exporter-3 → 3), e.g. from the downward API ' +
+      'POD_NAME. Conflicts with --shard.index.',
+  }),
+  row({
     name: 'log.level',
+    parse: (r) => asEnum(r, LOG_LEVELS),
     group: 'Logging',
     kind: 'enum',
     values: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'],
     default: 'info',
     help: 'Least severe level logged: trace, debug, info, warn, error (or fatal, silent).',
-  },
-  {
+  }),
+  row({
     name: 'log.format',
+    parse: (r) => asEnum(r, ['json', 'pretty'] as const),
     group: 'Logging',
     kind: 'enum',
     values: ['json', 'pretty'],
     default: 'json',
     help: 'Log format: json (one object per line) or pretty (for humans).',
-  },
-];
+  }),
+] as const;
+
+/** A setting name (a flag without `--`, a YAML key). */
+export type FlagName = (typeof ROWS)[number]['name'];
+
+/** The parsed type of a setting. */
+export type Parsed<K extends FlagName> = ReturnType<Extract<(typeof ROWS)[number], { name: K }>['parse']>;
 
 /** Every setting: flag, environment variable, default and meaning. The README and docs/configuration.md show it. */
 export const FLAG_TABLE: readonly FlagSpec[] = Object.freeze(
-  ROWS.map((row) => Object.freeze({ ...row, env: FIXED_ENV[row.name] ?? envNameOf(row.name) })),
+  ROWS.map((r) => {
+    const { parse: _parse, ...spec } = r;
+    return Object.freeze({ ...spec, env: FIXED_ENV[r.name] ?? envNameOf(r.name) });
+  }),
 );
+
+const PARSERS: ReadonlyMap<string, (raw: Raw) => unknown> = new Map(ROWS.map((r) => [r.name, r.parse]));
+
+/** Parses a setting's value (throws ValueError without the setting's name: the caller adds where it came from). */
+export function parseValue<K extends FlagName>(flag: K, raw: Raw): Parsed<K> {
+  const parse = PARSERS.get(flag);
+  if (!parse) throw new Error(`no such setting: ${flag}`);
+  return parse(raw) as Parsed<K>;
+}
 
 /** Secrets, read only from the environment (flags would show them in `ps`, files should use the *-file settings). */
 export const SECRET_ENV = Object.freeze([
   { env: 'CRIBL_TOKEN', help: 'Bearer token of the leader (alternative to --leader.token-file).' },
   { env: 'CRIBL_PASSWORD', help: 'Password of --leader.username (alternative to --leader.password-file).' },
-  { env: 'CRIBL_CLIENT_SECRET', help: 'Client secret of --cloud.client-id (alternative to --cloud.client-secret-file).' },
+  {
+    env: 'CRIBL_CLIENT_SECRET',
+    help: 'Client secret of --cloud.client-id (alternative to --cloud.client-secret-file).',
+  },
 ] as const);
 
 const FLAG_BY_NAME: ReadonlyMap<string, FlagSpec> = new Map(FLAG_TABLE.map((f) => [f.name, f]));

@@ -64,7 +64,12 @@ export function helpText(): string {
   for (const group of GROUPS) {
     out.push('', `${group}:`);
     if (group === 'General') {
-      out.push('  -h, --help', wrap('Show this help and exit.', INDENT), '  --version', wrap('Show the version and exit.', INDENT));
+      out.push(
+        '  -h, --help',
+        wrap('Show this help and exit.', INDENT),
+        '  --version',
+        wrap('Show the version and exit.', INDENT),
+      );
     }
     for (const f of FLAG_TABLE.filter((x) => x.group === group)) {
       const facts = `(${[`env ${f.env}`, ...(f.default !== '' ? [`default ${f.default}`] : [])].join('; ')})`;
@@ -85,7 +90,8 @@ const code = (text: string): string => (text === '' ? '' : `\`${text}\``);
 /** The Markdown tables of settings and secrets embedded in docs/configuration.md (and the README). */
 export function configTableMarkdown(): string {
   const rows = FLAG_TABLE.map(
-    (f) => `| ${code(usage(f))} | ${code(f.env)} | ${cell(f.derived ? f.default : code(f.default))} | ${cell(f.help)} |`,
+    (f) =>
+      `| ${code(usage(f))} | ${code(f.env)} | ${cell(f.derived ? f.default : code(f.default))} | ${cell(f.help)} |`,
   );
   const secrets = SECRET_ENV.map((s) => `| ${code(s.env)} | ${cell(s.help)} |`);
   return [
@@ -103,7 +109,9 @@ export function configTableMarkdown(): string {
 const BEGIN = '<!-- BEGIN GENERATED FLAG TABLE (UPDATE_DOCS=1 npx vitest run test/config/help.test.ts) -->';
 const END = '<!-- END GENERATED FLAG TABLE -->';
 
-/** `doc` with the text between the generated-table markers replaced by configTableMarkdown(); throws without markers. */
+/**
+ * `doc` with the text between the generated-table markers replaced by configTableMarkdown(); throws without markers.
+ */
 export function replaceConfigTable(doc: string): string {
   const start = doc.indexOf(BEGIN);
   const end = doc.indexOf(END);

@@ -1,5 +1,8 @@
-import { ValueError } from './errors.js';
-import { parseBytes, parseDuration } from './units.js';
+import { parseDuration } from '../util/duration.js';
+import { ValueError } from '../util/errors.js';
+import { parseListenAddress } from '../util/listen-address.js';
+import { parseBytes } from '../util/size.js';
+import { withoutCredentials } from '../util/url.js';
 
 /** A setting's value as given: a string (flag, env, file scalar), a boolean (flag, file) or a list (file). */
 export type Raw = string | boolean | readonly string[];
@@ -72,15 +75,11 @@ export function asList<T extends string>(raw: Raw, values: readonly T[], noun: s
   const out: T[] = [];
   for (const item of items) {
     const found = values.find((v) => v === item);
-    if (found === undefined) throw new ValueError(`${JSON.stringify(item)} is not a ${noun} (use ${values.join(', ')})`);
+    if (found === undefined)
+      throw new ValueError(`${JSON.stringify(item)} is not a ${noun} (use ${values.join(', ')})`);
     if (!out.includes(found)) out.push(found);
   }
   return out;
-}
-
-/** Shows a URL without any user:password part, so that errors never echo credentials. */
-export function safeUrlText(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, '$1');
 }
 
 /** An http(s) URL without credentials, query or fragment. */
@@ -90,10 +89,10 @@ export function asHttpUrl(raw: Raw, opts: { allowCredentials?: boolean } = {}): 
   try {
     url = new URL(text);
   } catch {
-    throw new ValueError(`${JSON.stringify(safeUrlText(text))} is not a URL (use e.g. https://host:9000)`);
+    throw new ValueError(`${JSON.stringify(withoutCredentials(text))} is not a URL (use e.g. https://host:9000)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ValueError(`${JSON.stringify(safeUrlText(text))} must be an http(s) URL`);
+    throw new ValueError(`${JSON.stringify(withoutCredentials(text))} must be an http(s) URL`);
   }
   if (!opts.allowCredentials && (url.username !== '' || url.password !== '')) {
     throw new ValueError('must not contain a user or password (use the token or password settings)');
@@ -104,7 +103,7 @@ export function asHttpUrl(raw: Raw, opts: { allowCredentials?: boolean } = {}): 
 /** The leader's global-context base URL: http(s), ending in /api/v1 (a trailing slash is dropped). */
 export function asLeaderUrl(raw: Raw): string {
   const text = asString(raw).trim();
-  const bad = new ValueError(`${JSON.stringify(safeUrlText(text))} must be an http(s) URL ending in /api/v1`);
+  const bad = new ValueError(`${JSON.stringify(withoutCredentials(text))} must be an http(s) URL ending in /api/v1`);
   let url: URL;
   try {
     url = asHttpUrl(text);
@@ -120,10 +119,7 @@ export function asLeaderUrl(raw: Raw): string {
 /** host:port to listen on; the host may be empty (all interfaces) or a bracketed IPv6 address. */
 export function asListenAddress(raw: Raw): string {
   const text = asString(raw).trim();
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]\s]*):(\d{1,5})$/.exec(text);
-  if (!match || Number(match[2]) > 65535) {
-    throw new ValueError(`${show(raw)} must be host:port (e.g. :9864 or 127.0.0.1:9864)`);
-  }
+  parseListenAddress(text);
   return text;
 }
 
@@ -149,7 +145,8 @@ export function asDomain(raw: Raw): string {
 /** A Cribl.Cloud workspace ID: lower-case letters and digits (the management plane's own rule). */
 export function asWorkspace(raw: Raw): string {
   const text = asString(raw).trim();
-  if (!/^[a-z0-9]+$/.test(text)) throw new ValueError(`${show(raw)} is not a workspace ID (lower-case letters and digits)`);
+  if (!/^[a-z0-9]+$/.test(text))
+    throw new ValueError(`${show(raw)} is not a workspace ID (lower-case letters and digits)`);
   return text;
 }
 
@@ -171,36 +168,4 @@ export function asPodOrdinal(raw: Raw): number {
     throw new ValueError(`${show(raw)} does not end in -<ordinal> like a StatefulSet pod name (cribl-exporter-3)`);
   }
   return n;
-}
-
-const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-
-// Labels the exporter itself puts on series; a target label with one of these names would clash.
-const RESERVED_LABELS = new Set([
-  'product',
-  'group',
-  'node_id',
-  'hostname',
-  'version',
-  'platform',
-  'arch',
-  'config_version',
-  'status',
-  'os_name',
-  'os_version',
-  'cribl_mode',
-  'kube_namespace',
-  'kube_pod',
-  'reason',
-  'endpoint',
-  'code',
-  'mode',
-]);
-
-/** Checks a target label name: Prometheus syntax, not `__`-prefixed, not one the exporter sets itself. */
-export function checkLabelName(name: string): void {
-  if (!LABEL_NAME_RE.test(name) || name.startsWith('__')) {
-    throw new ValueError(`${JSON.stringify(name)} is not a valid label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)`);
-  }
-  if (RESERVED_LABELS.has(name)) throw new ValueError(`${JSON.stringify(name)} is a label the exporter sets itself`);
 }

@@ -1,9 +1,18 @@
 import type { Logger } from 'pino';
-import type { FailureReason } from '../leader/failure.js';
-import type { ConfigGroup, Product, ListedWorker } from '../leader/shapes.js';
-import { ENDPOINTS, type LeaderClient, type LeaderRequest, type LeaderResult } from '../leader/types.js';
-import type { GroupState } from '../store/types.js';
-import { decodeGroupPage, decodeWorkerEnvelope, decodeWorkers, type GroupPage, type WorkerEnvelope } from './decode.js';
+import type { Product } from '../api/products.js';
+import { decodeGroupPage, groupBelongs, groupsPage, type GroupPage } from '../collectors/groups.js';
+import {
+  decodeWorkerEnvelope,
+  decodeWorkers,
+  masterWorkersPage,
+  productOfLegacy,
+  workersPage,
+  type ListedWorker,
+  type WorkerEnvelope,
+} from '../collectors/listing.js';
+import type { GroupState } from '../collectors/state.js';
+import type { FailureReason } from '../http/failure.js';
+import type { LeaderClient, LeaderRequest, LeaderResult } from '../leader/types.js';
 
 /** A node found by discovery. Keys are node ids: a node listed twice (or on two pages) is exported once. */
 export interface DiscoveredNode {
@@ -33,24 +42,6 @@ export interface DiscoveryOptions {
 }
 
 type RequestTarget = Pick<LeaderRequest<unknown>, 'endpoint' | 'path' | 'query'>;
-
-/** The product a node belongs to when the leader only has the product-less /master/workers. */
-function productOfLegacy(w: ListedWorker): Product | undefined {
-  switch (w.info.cribl.distMode) {
-    case 'edge':
-    case 'managed-edge':
-      return 'edge';
-    case 'worker':
-      return 'stream';
-    default:
-      return undefined;
-  }
-}
-
-/** Groups of other kinds (search, lake, outpost) are not ours. */
-function groupBelongs(g: ConfigGroup, product: Product): boolean {
-  return g.type === undefined || g.type === product;
-}
 
 /**
  * Lists a leader's nodes and groups. Remembers, per leader, that it only serves the pre-4.17
@@ -83,11 +74,7 @@ export class Discoverer {
     if (!this.#legacy) {
       for (const product of this.#o.products) {
         const r = await this.#pages(
-          (offset) => ({
-            endpoint: ENDPOINTS.workers,
-            path: `/products/${encodeURIComponent(product)}/workers`,
-            query: { limit: this.#o.pageSize, offset },
-          }),
+          (offset) => workersPage(product, this.#o.pageSize, offset),
           decodeWorkerEnvelope,
           deadline,
           signal,
@@ -95,7 +82,10 @@ export class Discoverer {
         );
         requests += r.requests;
         if (!r.ok && r.status === 404 && nodes.size === 0 && product === this.#o.products[0]) {
-          this.#o.logger.info({ leader: this.#o.client.baseUrl }, 'leader has no /products/{product}/workers (before 4.17): using /master/workers');
+          this.#o.logger.info(
+            { leader: this.#o.client.baseUrl },
+            'leader has no /products/{product}/workers (before 4.17): using /master/workers',
+          );
           this.#legacy = true;
           break;
         }
@@ -105,7 +95,7 @@ export class Discoverer {
     if (this.#legacy) {
       const wanted = new Set(this.#o.products);
       const r = await this.#pages(
-        (offset) => ({ endpoint: ENDPOINTS.masterWorkers, path: '/master/workers', query: { limit: this.#o.pageSize, offset } }),
+        (offset) => masterWorkersPage(this.#o.pageSize, offset),
         decodeWorkerEnvelope,
         deadline,
         signal,
@@ -125,14 +115,7 @@ export class Discoverer {
     const groups: GroupState[] = [];
     for (const product of this.#o.products) {
       const r = await this.#pages(
-        (offset): RequestTarget =>
-          this.#legacy
-            ? { endpoint: ENDPOINTS.masterGroups, path: '/master/groups', query: { product, limit: this.#o.pageSize, offset } }
-            : {
-                endpoint: ENDPOINTS.groups,
-                path: `/products/${encodeURIComponent(product)}/groups`,
-                query: { limit: this.#o.pageSize, offset },
-              },
+        (offset) => groupsPage(product, this.#o.pageSize, offset, this.#legacy),
         decodeGroupPage,
         deadline,
         signal,
@@ -162,16 +145,25 @@ export class Discoverer {
     const limit = this.#o.pageSize;
     let offset = 0;
     for (let requests = 1; requests <= this.#o.maxPages; requests++) {
-      const res = await this.#o.client.request<P>({ ...build(offset), decode, deadline, ...(signal ? { signal } : {}) });
+      const res = await this.#o.client.request<P>({
+        ...build(offset),
+        decode,
+        deadline,
+        ...(signal ? { signal } : {}),
+      });
       if (!res.ok) return { ...res, requests };
       const page = res.body;
       await onPage(page);
       offset += page.received;
       const done =
-        page.received === 0 ||
-        (page.totalCount !== undefined ? offset >= page.totalCount : page.received < limit);
+        page.received === 0 || (page.totalCount !== undefined ? offset >= page.totalCount : page.received < limit);
       if (done) return { ok: true, requests };
     }
-    return { ok: false, reason: 'decode', message: `listing did not end after ${this.#o.maxPages} pages`, requests: this.#o.maxPages };
+    return {
+      ok: false,
+      reason: 'decode',
+      message: `listing did not end after ${this.#o.maxPages} pages`,
+      requests: this.#o.maxPages,
+    };
   }
 }

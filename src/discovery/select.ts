@@ -1,6 +1,11 @@
-import type { ShardConfig } from '../config/types.js';
 import type { DiscoveredNode } from './discovery.js';
 import { shardOf } from './shard.js';
+
+/** This process's share of the nodes: shard `index` of `total` (jump hash of node_id). */
+export interface ShardConfig {
+  index: number;
+  total: number;
+}
 
 /** The share of a listing this process exports. */
 export interface Selection {

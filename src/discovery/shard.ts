@@ -19,7 +19,8 @@ export function fnv1a64(s: string): bigint {
 
 /** Jump consistent hash: the bucket in [0, buckets) for a 64-bit key. */
 export function jumpHash(key: bigint, buckets: number): number {
-  if (!Number.isInteger(buckets) || buckets < 1) throw new RangeError(`buckets must be a positive integer, got ${buckets}`);
+  if (!Number.isInteger(buckets) || buckets < 1)
+    throw new RangeError(`buckets must be a positive integer, got ${buckets}`);
   let k = key & MASK64;
   let b = -1;
   let j = 0;

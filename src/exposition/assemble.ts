@@ -8,7 +8,8 @@
 
 import { createGzip, constants as zlibConstants } from 'node:zlib';
 import { yieldToLoop } from '../util/yield.js';
-import { NodeTextStore, type NodeBatch } from './node-texts.js';
+import type { NodeBatch } from '../store/node-batch.js';
+import { NodeTextStore } from './node-texts.js';
 
 /** HELP/TYPE lines per family, in LEADER_FAMILIES, GROUP_FAMILIES and NODE_FAMILIES order. */
 export interface FamilyHeaders {
@@ -65,9 +66,18 @@ export class BodyAssembler {
   readonly #stores = new Map<number, NodeTextStore>();
 
   constructor(options: AssemblerOptions) {
-    this.#o = { gzipLevel: zlibConstants.Z_BEST_SPEED, chunkBytes: 1 << 20, identityCacheMaxBytes: 32 << 20, ...options };
+    this.#o = {
+      gzipLevel: zlibConstants.Z_BEST_SPEED,
+      chunkBytes: 1 << 20,
+      identityCacheMaxBytes: 32 << 20,
+      ...options,
+    };
     const encode = (texts: readonly string[]): Buffer[] => texts.map((t) => Buffer.from(t, 'utf8'));
-    this.#headers = { leader: encode(options.headers.leader), group: encode(options.headers.group), node: encode(options.headers.node) };
+    this.#headers = {
+      leader: encode(options.headers.leader),
+      group: encode(options.headers.group),
+      node: encode(options.headers.node),
+    };
   }
 
   /** Applies a leader's node batch. */

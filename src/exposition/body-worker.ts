@@ -24,7 +24,8 @@ port.on('message', (m: ToWorker) => {
     case 'build':
       assembler.assemble(m.request).then(
         (body) => port.postMessage({ t: 'built', id: m.id, body }, transferList(body)),
-        (err: unknown) => port.postMessage({ t: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) }),
+        (err: unknown) =>
+          port.postMessage({ t: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) }),
       );
       return;
   }

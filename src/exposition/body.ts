@@ -11,29 +11,23 @@ import { constants as zlibConstants } from 'node:zlib';
 import type { Clock } from '../util/clock.js';
 import type { AssemblerOptions, FamilyHeaders } from './assemble.js';
 import { createInlineBuilder, createWorkerBuilder, type BodyBuilder, type WorkerBuilderHooks } from './builder.js';
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES, gaugeHeader, helpText, type RefreshIntervals } from './families.js';
-import type { NodeBatch } from './node-texts.js';
+import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../collectors/index.js';
+import { familyHelp, gaugeHeader, type FamilyDef, type RefreshIntervals } from '../format/family.js';
+import type { LeaderSnapshot } from '../store/snapshot.js';
 
-/** What the body reads from one leader's snapshot store (implemented by src/store/snapshot.ts). */
-export interface SnapshotSource {
-  /** Unique in the process. */
-  readonly id: number;
-  readonly labels: Readonly<Record<string, string>>;
-  /** Grows on every visible change. */
-  readonly generation: number;
-  /** Node texts written since the last call (undefined when none); the caller owns the batch. */
-  takeNodeBatch(): NodeBatch | undefined;
-  /** Bytes of node text waiting for the next `takeNodeBatch`. */
-  readonly pendingNodeBytes: number;
-  /** Drops the waiting batch and queues every node's text again (for a builder that has none of them). */
-  requeueNodes(): void;
-  /** Group family texts (GROUP_FAMILIES order). */
-  groupTexts(): readonly string[];
-  /** Leader family texts (LEADER_FAMILIES order). */
-  leaderTexts(): readonly string[];
-  /** Calls `listener` after each change; returns the unsubscribe function. */
-  subscribe(listener: () => void): () => void;
-}
+/** What the body reads from one leader's snapshot store. */
+export type SnapshotSource = Pick<
+  LeaderSnapshot,
+  | 'id'
+  | 'labels'
+  | 'generation'
+  | 'takeNodeBatch'
+  | 'pendingNodeBytes'
+  | 'requeueNodes'
+  | 'groupTexts'
+  | 'leaderTexts'
+  | 'subscribe'
+>;
 
 /** One complete body of the snapshot families (self-metrics are added per scrape). Immutable. */
 export interface SnapshotBody {
@@ -93,7 +87,9 @@ export interface BodyCacheOptions {
 export interface BodyCache {
   /** The latest complete body; waits only while none has been built yet. */
   current(): Promise<SnapshotBody>;
-  /** A body with every change made before the call: builds now, joins the build in flight, or follows it with another. */
+  /**
+   * A body with every change made before the call: builds now, joins the build in flight, or follows it with another.
+   */
   rebuild(): Promise<SnapshotBody>;
   /** Resolves once no build is in flight (for shutdown and tests). */
   whenIdle(): Promise<void>;
@@ -115,7 +111,10 @@ function checkDistinctLabels(snapshots: readonly SnapshotSource[]): void {
   for (const s of snapshots) {
     const key = JSON.stringify(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : 1)));
     if (seen.has(key)) {
-      throw new Error(`two leaders have the same target labels ${JSON.stringify(s.labels)}; give each a distinguishing label (e.g. workspace)`);
+      throw new Error(
+        `two leaders have the same target labels ${JSON.stringify(s.labels)}; give each a distinguishing label ` +
+          `(e.g. workspace)`,
+      );
     }
     seen.add(key);
   }
@@ -141,14 +140,19 @@ class Cache implements BodyCache {
   constructor(options: BodyCacheOptions) {
     checkDistinctLabels(options.snapshots);
     this.#o = { minRebuildIntervalMs: 1000, maxBuildShare: 0.1, batchBytes: 1 << 20, ...options };
-    const header = (f: Parameters<typeof helpText>[0]): string => {
-      const help = helpText(f, options.intervals);
+    const header = (f: FamilyDef): string => {
+      const help = familyHelp(f, options.intervals);
       const text = gaugeHeader(f.name, help, 'text');
       // The node part is shared by both formats; that holds only while HELP needs no format-specific escaping.
-      if (text !== gaugeHeader(f.name, help, 'openmetrics')) throw new Error(`HELP of ${f.name} differs between formats`);
+      if (text !== gaugeHeader(f.name, help, 'openmetrics'))
+        throw new Error(`HELP of ${f.name} differs between formats`);
       return text;
     };
-    const headers: FamilyHeaders = { leader: LEADER_FAMILIES.map(header), group: GROUP_FAMILIES.map(header), node: NODE_FAMILIES.map(header) };
+    const headers: FamilyHeaders = {
+      leader: LEADER_FAMILIES.map(header),
+      group: GROUP_FAMILIES.map(header),
+      node: NODE_FAMILIES.map(header),
+    };
     const assembler = {
       headers,
       gzipLevel: options.gzipLevel ?? zlibConstants.Z_BEST_SPEED,
@@ -164,12 +168,19 @@ class Cache implements BodyCache {
               // A worker that keeps dying before it delivers a body (it cannot start, or runs out of heap at
               // once) is given up on: the main thread assembles from then on, slower but serving.
               if (++lostInARow >= MAX_WORKER_LOSSES) {
-                this.#o.onError?.(new Error(`the body worker stopped ${lostInARow} times in a row (${err.message}); assembling /metrics on the main thread from now on`));
+                this.#o.onError?.(
+                  new Error(
+                    `the body worker stopped ${lostInARow} times in a row (${err.message}); assembling /metrics ` +
+                      `on the main thread from now on`,
+                  ),
+                );
                 const dead = this.#builder;
                 this.#builder = createInlineBuilder(assembler);
                 dead.close().catch(() => undefined);
               } else {
-                this.#o.onError?.(new Error(`the body worker stopped (${err.message}); sending every node's text again`));
+                this.#o.onError?.(
+                  new Error(`the body worker stopped (${err.message}); sending every node's text again`),
+                );
               }
               // A sliced re-send would be kinder to the loop; this happens only if the worker dies.
               for (const s of this.#snapshots) s.requeueNodes();

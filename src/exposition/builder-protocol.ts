@@ -1,7 +1,7 @@
 /** Messages between the body cache (main thread) and the body worker. */
 
 import type { AssembleRequest, AssembledBody } from './assemble.js';
-import type { NodeBatch } from './node-texts.js';
+import type { NodeBatch } from '../store/node-batch.js';
 
 /** Main → worker. */
 export type ToWorker =

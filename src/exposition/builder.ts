@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { BodyAssembler, type AssembleRequest, type AssembledBody, type AssemblerOptions } from './assemble.js';
 import { batchTransferList, type FromWorker, type ToWorker } from './builder-protocol.js';
-import type { NodeBatch } from './node-texts.js';
+import type { NodeBatch } from '../store/node-batch.js';
 
 /** The builder's interface towards the body cache. Calls are applied in order. */
 export interface BodyBuilder {
@@ -44,7 +44,8 @@ function startWorker(options: AssemblerOptions): Worker {
   if (own.endsWith('.ts')) {
     // Running from sources (vitest): load the TypeScript entry through tsx (a dev dependency).
     const entry = new URL('./body-worker.ts', own).href;
-    const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+    const code =
+      `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); ` + `});`;
     return new Worker(code, { eval: true, workerData: options });
   }
   return new Worker(new URL('./body-worker.js', own), { workerData: options });
@@ -54,7 +55,10 @@ function startWorker(options: AssemblerOptions): Worker {
  * Assembles in a worker thread. The main thread's share of a build is posting the request and
  * receiving the finished buffers, which move without a copy.
  */
-export function createWorkerBuilder(options: AssemblerOptions, hooks: WorkerBuilderHooks): BodyBuilder & { worker(): Worker | undefined } {
+export function createWorkerBuilder(
+  options: AssemblerOptions,
+  hooks: WorkerBuilderHooks,
+): BodyBuilder & { worker(): Worker | undefined } {
   let worker: Worker | undefined;
   let nextId = 1;
   let closed = false;

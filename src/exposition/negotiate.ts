@@ -2,9 +2,15 @@
  * Content negotiation for /metrics: the format from Accept (q-weights, versions, wildcards) and
  * gzip from Accept-Encoding. We offer Prometheus text 0.0.4 and OpenMetrics 1.0.0; anything else
  * falls back to text 0.0.4, as the Prometheus content-negotiation guide asks.
+ *
+ * Hand-written instead of `negotiator` or `@hapi/accept`: on Prometheus 3's default Accept
+ * (`application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,…,text/plain;version=0.0.4;q=0.3,…`)
+ * both pick text 0.0.4 (checked with negotiator 1.0 and @hapi/accept 6.0), because they require every parameter
+ * of a range (`escaping`) to match the offer; Prometheus means OpenMetrics 1.0.0 there. Without parameters in the
+ * offers @hapi/accept returns the range itself, losing the version we must answer with.
  */
 
-import type { Format } from './format.js';
+import type { Format } from '../format/format.js';
 
 interface Range {
   type: string;
@@ -59,7 +65,13 @@ function parseAccept(header: string): Range[] {
     for (const p of rawParams) {
       const eq = p.indexOf('=');
       if (eq < 0) continue;
-      params.set(p.slice(0, eq).trim().toLowerCase(), p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'));
+      params.set(
+        p.slice(0, eq).trim().toLowerCase(),
+        p
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1'),
+      );
     }
     const q = parseQ(params.get('q'));
     if (q === undefined) return;

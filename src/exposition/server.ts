@@ -4,7 +4,16 @@
  * configuration (TLS, mTLS, basic auth, headers, rate limit), re-read when its files change.
  */
 
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { LoadedWebConfig } from './web-config/load.js';
+import type { ClientAuthType } from './web-config/parse.js';
+import { createWebConfigSource, type ReloadResult, type WebConfigSource } from './web-config/reload.js';
+import { createBasicAuth } from './basic-auth.js';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -12,18 +21,11 @@ import { promisify } from 'node:util';
 import { createGunzip, gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../util/clock.js';
+import { parseListenAddress, urlHost, type ListenAddress } from '../util/listen-address.js';
 import type { BodyCache } from './body.js';
-import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from './format.js';
+import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from '../format/format.js';
 import { landingPage } from './landing.js';
 import { acceptsGzip, negotiateFormat } from './negotiate.js';
-import {
-  createBasicAuth,
-  createWebConfigSource,
-  type ClientAuthType,
-  type LoadedWebConfig,
-  type ReloadResult,
-  type WebConfigSource,
-} from './web-config.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -62,16 +64,18 @@ export interface RunningServer {
 /** Probes stay reachable without credentials: kubelets and load balancers rarely carry them. */
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz']);
 
-/** Splits a listen address into host (undefined = all interfaces) and port; throws one line. */
-export function parseListenAddress(address: string): { host: string | undefined; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(address);
-  const port = Number(m?.[3]);
-  if (!m || port > 65535) throw new Error(`--web.listen-address "${address}": expected host:port, [ipv6]:port or :port`);
-  return { host: m[1] ?? (m[2] || undefined), port };
-}
-
-function plain(res: ServerResponse, status: number, text: string, head: boolean, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...extra });
+function plain(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  head: boolean,
+  extra: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    ...extra,
+  });
   res.end(head ? undefined : text);
 }
 
@@ -85,11 +89,19 @@ function peerSans(socket: TLSSocket): string[] {
 }
 
 /** Whether a TLS connection may proceed under the client auth policy; Node's own checks cover the rest. */
-function connectionAllowed(socket: TLSSocket, clientAuth: ClientAuthType, allowedSans: readonly string[] | undefined): boolean {
+function connectionAllowed(
+  socket: TLSSocket,
+  clientAuth: ClientAuthType,
+  allowedSans: readonly string[] | undefined,
+): boolean {
   const cert = socket.getPeerCertificate();
   const hasCert = Object.keys(cert).length > 0;
   if (clientAuth === 'RequireAnyClientCert' && !hasCert) return false;
-  if ((clientAuth === 'VerifyClientCertIfGiven' || clientAuth === 'RequireAndVerifyClientCert') && hasCert && !socket.authorized) {
+  if (
+    (clientAuth === 'VerifyClientCertIfGiven' || clientAuth === 'RequireAndVerifyClientCert') &&
+    hasCert &&
+    !socket.authorized
+  ) {
     return false;
   }
   if (clientAuth === 'RequireAndVerifyClientCert' && !hasCert) return false;
@@ -117,7 +129,13 @@ function streamIdentity(gzipped: readonly Buffer[], tail: Promise<Buffer>, res: 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const telemetryPath = options.telemetryPath ?? '/metrics';
-  const { host, port } = parseListenAddress(options.listenAddress);
+  let listen: ListenAddress;
+  try {
+    listen = parseListenAddress(options.listenAddress);
+  } catch (e) {
+    throw new Error(`--web.listen-address: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const { host, port } = listen;
   const basicAuth = createBasicAuth();
   const gzipLevel = options.gzipLevel ?? zlibConstants.Z_BEST_SPEED;
   const rate = { tokens: 0, at: clock.now() };
@@ -217,7 +235,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (req.method !== 'GET' && !head) return plain(res, 405, 'Method Not Allowed\n', false, { Allow: 'GET, HEAD' });
     if (path === telemetryPath) return metrics(req, res, head);
     if (path === '/healthz') return plain(res, 200, 'ok\n', head);
-    if (path === '/readyz') return options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
+    if (path === '/readyz')
+      return options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
     if (path === '/') {
       const html = landingPage({ version: options.version, telemetryPath });
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(html) });
@@ -257,7 +276,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const s = server;
   await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error): void => reject(new Error(`--web.listen-address "${options.listenAddress}": ${err.message}`));
+    const onError = (err: Error): void =>
+      reject(new Error(`--web.listen-address "${options.listenAddress}": ${err.message}`));
     s.once('error', onError);
     s.listen(port, host, () => {
       s.off('error', onError);
@@ -265,10 +285,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
   });
   const address = s.address() as AddressInfo;
-  const shownHost = host === undefined || host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   const scheme = initial?.secureContext ? 'https' : 'http';
   return {
-    url: `${scheme}://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`,
+    url: `${scheme}://${urlHost(host)}:${address.port}`,
     port: address.port,
     close: () =>
       new Promise<void>((resolve, reject) => {

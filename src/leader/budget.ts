@@ -1,16 +1,9 @@
-import type { BudgetConfig } from '../config/types.js';
+// Over 400 lines: one class whose three gates (token bucket, AIMD window, pause) share state and change together.
+import type { BudgetConfig } from './settings.js';
 import type { Clock } from '../util/clock.js';
+import type { PermitOutcome } from '../http/classify.js';
 import { sleepUntil } from './sleep-until.js';
 import { Watchdog, type Watch } from './watchdog.js';
-
-/**
- * How a request ended, as far as the leader's load is concerned:
- * - `ok`: the leader answered (any status that is not an overload signal); may grow the window;
- * - `overload`: 429, 420 or 503; halves the window and lowers the rate;
- * - `timeout`: a timeout or a 504; shrinks the window by 10 %;
- * - `neutral`: says nothing about load (connection refused, aborted, refused before sending).
- */
-export type PermitOutcome = 'ok' | 'overload' | 'timeout' | 'neutral';
 
 /** The right to send one request now. Release it exactly once, when the response is complete. */
 export interface Permit {
@@ -192,7 +185,8 @@ export class RequestBudget {
       this.#queue.add(w);
       // One timer for every waiter's deadline (a timer and an AbortController per waiter, cancelled on
       // every grant, were about 15 % of the exporter's CPU at 5,000 requests/s).
-      if (deadline !== undefined) w.watch = this.#deadlines.add(deadline - now, () => this.#settle(w, deny(this.#lateReason())));
+      if (deadline !== undefined)
+        w.watch = this.#deadlines.add(deadline - now, () => this.#settle(w, deny(this.#lateReason())));
       if (signal) {
         w.onAbort = () => this.#settle(w, deny('aborted'));
         signal.addEventListener('abort', w.onAbort, { once: true });

@@ -1,21 +1,5 @@
-import type { FailureReason } from './failure.js';
-
-/**
- * Route templates: the `endpoint` label of our self-metrics. Never a raw URL.
- */
-export const ENDPOINTS = {
-  workers: '/products/{product}/workers',
-  masterWorkers: '/master/workers',
-  masterGroups: '/master/groups',
-  groups: '/products/{product}/groups',
-  nodeHealth: '/w/{nodeId}/health',
-  nodeMetadata: '/w/{nodeId}/edge/metadata',
-  leaderHealth: '/health',
-  login: '/auth/login',
-  oauthToken: '/oauth/token',
-  workspaces: '/v1/organizations/{organizationId}/workspaces',
-} as const;
-export type Endpoint = (typeof ENDPOINTS)[keyof typeof ENDPOINTS];
+import type { Endpoint } from '../api/routes.js';
+import type { FailureReason } from '../http/failure.js';
 
 /** One request to the leader, relative to the leader's base URL (…/api/v1). */
 export interface LeaderRequest<T> {
@@ -23,8 +7,10 @@ export interface LeaderRequest<T> {
   method?: 'GET' | 'POST';
   /** Request body (POST), with its media type. */
   body?: { contentType: string; payload: string };
-  /** Send without the Authorization header (/health, /auth/login). */
+  /** Send without credentials (/health, /auth/login): src/auth/with-auth.ts passes such requests through. */
   anonymous?: boolean;
+  /** Bearer token for the Authorization header (set by src/auth/with-auth.ts; never logged, redacted from messages). */
+  bearer?: string;
   /** Route template, for metrics and logs. */
   endpoint: Endpoint;
   /** Path below the base URL, every dynamic segment already encoded with encodeURIComponent. */
@@ -62,4 +48,31 @@ export interface LeaderClient {
   request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>>;
   /** Aborts in-flight requests and releases the connection pool. */
   close(): Promise<void>;
+}
+
+/** A failure as it leaves a client. */
+export type LeaderFailure = Extract<LeaderResult<never>, { ok: false }>;
+
+const MESSAGE_MAX = 200;
+
+/** `GET /path`: how a request is named in messages. */
+export function describeRequest(req: Pick<LeaderRequest<unknown>, 'method' | 'path'>): string {
+  return `${req.method ?? 'GET'} ${req.path}`;
+}
+
+/** An error as one short line, with `secret` (a token) replaced by [redacted] wherever it appears. */
+export function oneLine(err: unknown, secret?: string): string {
+  const raw = err instanceof Error ? err.message : String(err);
+  const line = raw.replace(/\s+/g, ' ').trim();
+  return redact(line.length > MESSAGE_MAX ? `${line.slice(0, MESSAGE_MAX)}…` : line, secret);
+}
+
+/** `text` with every occurrence of `secret` replaced by [redacted]. */
+export function redact(text: string, secret: string | undefined): string {
+  return secret ? text.split(secret).join('[redacted]') : text;
+}
+
+/** A failed result. */
+export function failure(reason: FailureReason, message: string, status?: number): LeaderFailure {
+  return { ok: false, reason, message, ...(status !== undefined ? { status } : {}) };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { Workspace } from '../leader/shapes.js';
+import type { Workspace } from '../api/shapes.js';
 import { TOKEN_ACCESS } from './auth.js';
 import type { TokenAccess, TokenStore } from './auth.js';
 import type { ConfigStore } from './config-store.js';

@@ -1,6 +1,6 @@
 /**
  * Response and request shapes of the real Cribl API (shared/research/api-shapes.md §5, §15–§22, spec 4.19 and the
- * 4.15.1 in-product spec) that the simulator serves beyond src/leader/shapes.ts. They are the real API's shapes, not
+ * 4.15.1 in-product spec) that the simulator serves beyond src/api/shapes.ts. They are the real API's shapes, not
  * the simulator's own: they belong in the shared API module and will move there (the lead's restructuring).
  * Only the fields served or read are typed; real leaders may send more.
  */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Workspace } from '../leader/shapes.js';
+import type { Workspace } from '../api/shapes.js';
 import type { Clock } from '../util/clock.js';
 import { handleAdmin, isLoopback } from './admin.js';
 import type { TokenStore } from './auth.js';

@@ -1,4 +1,4 @@
-import type { Product } from '../leader/shapes.js';
+import type { Product } from '../api/products.js';
 import type { GitSettings, Output, PackInfo, Pipeline } from './api-types.js';
 
 /** A pack as scenarios and tests give it: its PackInfo plus the pipelines inside it. */

@@ -1,4 +1,5 @@
-import type { ConfigGroup, GitLogResult, Product, WorkerEntry } from '../leader/shapes.js';
+import type { Product } from '../api/products.js';
+import type { ConfigGroup, GitLogResult, WorkerEntry } from '../api/shapes.js';
 import type { Random } from '../util/clock.js';
 import type { NodeUpgradeStatusFull } from './api-types.js';
 import { HOSTILE_IDS, UPGRADE_STATES } from './fleet-types.js';
@@ -121,7 +122,10 @@ export function versionAtLeast(v: readonly number[], min: readonly number[]): bo
 
 /** The `date` format of GitLogResult in the official example: `2024-01-15 10:30:00 +0000`. */
 export function gitDate(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' +0000');
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' +0000');
 }
 
 /** A commit at `ms` (the caller fixes `refs`). */
@@ -257,7 +261,10 @@ export function renderMetadataTail(rec: NodeRec): string {
       homedir: win ? 'C:\\Users\\cribl' : '/opt/cribl',
       hostname: rec.hostname,
       interfaces: {},
-      machine_id: rec.id.replace(/[^0-9a-f]/g, '').padEnd(32, '0').slice(0, 32),
+      machine_id: rec.id
+        .replace(/[^0-9a-f]/g, '')
+        .padEnd(32, '0')
+        .slice(0, 32),
       memory: rec.totalmem,
       os_id: rec.os.id,
       os_name: rec.os.name,

@@ -1,4 +1,6 @@
-import type { ConfigGroup, GitLogResult, Product, WorkerEntry } from '../leader/shapes.js';
+import type { Product } from '../api/products.js';
+import type { ConfigGroup, GitLogResult, WorkerEntry } from '../api/shapes.js';
+import type { Clock, Random } from '../util/clock.js';
 import type { NodeUpgradeStatusFull } from './api-types.js';
 
 /** A node's own behaviour when the leader proxies a request to it. */
@@ -147,4 +149,12 @@ export interface Fleet {
   setLeaderState(state: LeaderState): void;
   /** The state set with setLeaderState (scenario windows aside). */
   leaderState(): LeaderState;
+}
+
+/** Settings of a fleet. */
+export interface FleetOptions {
+  nodes: number;
+  leaderVersion: string;
+  clock: Clock;
+  random: Random;
 }

@@ -1,4 +1,5 @@
-import type { ConfigGroup, GitLogResult, Product } from '../leader/shapes.js';
+import type { ConfigGroup, GitLogResult } from '../api/shapes.js';
+import type { Product } from '../api/products.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { ChurnFault } from './faults.js';
 import {
@@ -26,6 +27,7 @@ import type {
   AddNodeOptions,
   DeployOptions,
   Fleet,
+  FleetOptions,
   LeaderState,
   NodeHealthMode,
   SimNode,
@@ -35,14 +37,6 @@ import { pick, randomInt } from './random.js';
 
 export * from './fleet-types.js';
 export { listingStatus, parseVersion } from './fleet-model.js';
-
-/** Settings of a fleet. */
-export interface FleetOptions {
-  nodes: number;
-  leaderVersion: string;
-  clock: Clock;
-  random: Random;
-}
 
 /** The fleet implementation; the server also uses its rendering helpers. */
 export class SimFleet implements Fleet {

@@ -73,7 +73,11 @@ export async function packs(env: Env, r: Request, global: boolean, item: boolean
   const fields = new Set((r.query.get('with') ?? '').split(',').map((s) => s.trim()));
   if (id === undefined) {
     if (r.method === 'POST') return installPack(env, r, group);
-    return list(env, r, (env.config.packs(group) ?? []).map((p) => withCounts(p, fields)));
+    return list(
+      env,
+      r,
+      (env.config.packs(group) ?? []).map((p) => withCounts(p, fields)),
+    );
   }
   const pack = env.config.pack(group, id);
   if (!pack) return env.fail('control', 404, `Pack "${id}" not found`);

@@ -1,5 +1,6 @@
-import type { ConfigGroup, Product } from '../leader/shapes.js';
-import { PRODUCTS } from '../leader/shapes.js';
+import { PRODUCTS } from '../api/products.js';
+import type { Product } from '../api/products.js';
+import type { ConfigGroup } from '../api/shapes.js';
 import type { Env, Request } from './env.js';
 import { ok, pageEnvelope, parsePaging } from './http.js';
 import type { Reply } from './http.js';

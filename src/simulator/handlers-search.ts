@@ -36,7 +36,10 @@ export async function searchJobs(env: Env, r: Request, route: Route): Promise<Re
   const jobs = env.search;
   if (route === '/m/default_search/search/jobs') {
     if (r.method !== 'POST') {
-      const items = jobs.ids().reverse().map((id) => jobs.job(id, now));
+      const items = jobs
+        .ids()
+        .reverse()
+        .map((id) => jobs.job(id, now));
       return ok({ count: items.length, items });
     }
     const body = await readJsonBody(r.req);

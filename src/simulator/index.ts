@@ -42,4 +42,4 @@ export type { SimClient, SimUser, Simulator, SimulatorOptions } from './types.js
 export { ROUTES, ROUTE_METHODS } from './routes.js';
 export { SEARCH_GROUP } from './search.js';
 export type { Route } from './routes.js';
-export type { Workspace } from '../leader/shapes.js';
+export type { Workspace } from '../api/shapes.js';

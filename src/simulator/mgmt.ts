@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Workspace } from '../leader/shapes.js';
+import type { Workspace } from '../api/shapes.js';
 import type { Env, Request } from './env.js';
 import { formatIssues } from './faults.js';
 import { ok, readJsonBody } from './http.js';
@@ -17,7 +17,11 @@ const CREATED_REGION = 'us-west-2';
 
 const tags = z.array(z.string().max(30)).max(3);
 const createSchema = z.strictObject({
-  workspaceId: z.string().min(4).max(41).regex(/^[a-z0-9]*$/, { message: 'lowercase letters and digits only' }),
+  workspaceId: z
+    .string()
+    .min(4)
+    .max(41)
+    .regex(/^[a-z0-9]*$/, { message: 'lowercase letters and digits only' }),
   alias: z.string().max(30).optional(),
   description: z.string().max(255).optional(),
   tags: tags.optional(),

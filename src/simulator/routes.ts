@@ -118,7 +118,10 @@ interface Compiled {
 const BY_LENGTH = new Map<string, Compiled[]>();
 for (const route of ROUTES) {
   const control = CONTROL_PLANE_ROUTES.has(route);
-  const segments = route.split('/').slice(1).map((s) => (s.startsWith('{') ? undefined : s));
+  const segments = route
+    .split('/')
+    .slice(1)
+    .map((s) => (s.startsWith('{') ? undefined : s));
   const key = `${control ? 'api' : 'root'}:${segments.length}`;
   const list = BY_LENGTH.get(key) ?? [];
   list.push({ route, segments });

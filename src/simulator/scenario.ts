@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import type { Workspace } from '../leader/shapes.js';
+import type { Workspace } from '../api/shapes.js';
 import type { GitSettings, Output } from './api-types.js';
 import { TOKEN_ACCESS } from './auth.js';
 import type { TokenAccess } from './auth.js';
@@ -166,12 +166,7 @@ const scenarioSchema = z.strictObject({
     .array(z.strictObject({ token: z.string().min(8).regex(/^\S+$/, { message: 'no spaces' }), access }))
     .optional(),
   workspaces: z.array(workspaceSchema).optional(),
-  groups: z
-    .partialRecord(
-      z.enum([...STREAM_GROUPS, ...EDGE_FLEETS]),
-      groupSchema,
-    )
-    .optional(),
+  groups: z.partialRecord(z.enum([...STREAM_GROUPS, ...EDGE_FLEETS]), groupSchema).optional(),
   git: gitSchema.optional(),
 });
 

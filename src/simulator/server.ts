@@ -2,7 +2,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Workspace } from '../leader/shapes.js';
+import type { Workspace } from '../api/shapes.js';
 import { systemClock } from '../util/clock.js';
 import { SimulatorApp } from './app.js';
 import { TokenStore } from './auth.js';
@@ -37,10 +37,14 @@ function applySignals(fleet: SimFleet, scenario: Scenario | undefined): void {
   const f = scenario?.fleet;
   const pickNodes = (count: number, apply: (id: string) => void, ok: (r: NodeRec) => boolean = () => true): void => {
     const picked = new Set<string>();
-    fleet.seedStates(count, (id) => {
-      picked.add(id);
-      apply(id);
-    }, (r) => !picked.has(r.id) && ok(r));
+    fleet.seedStates(
+      count,
+      (id) => {
+        picked.add(id);
+        apply(id);
+      },
+      (r) => !picked.has(r.id) && ok(r),
+    );
   };
   const hasOlder = (r: NodeRec): boolean => {
     const commits = fleet.commits(r.group) ?? [];
@@ -64,7 +68,11 @@ function applySignals(fleet: SimFleet, scenario: Scenario | undefined): void {
     const count = f?.upgrades?.[state] ?? 0;
     const reason = i === 1 ? undefined : 0;
     const status = { state, ...(reason === undefined ? {} : { reason }) };
-    pickNodes(count, (n) => fleet.setUpgradeStatus(n, status), (r) => r.product === 'edge');
+    pickNodes(
+      count,
+      (n) => fleet.setUpgradeStatus(n, status),
+      (r) => r.product === 'edge',
+    );
   }
   for (const [status, count] of Object.entries(f?.statuses ?? {})) {
     pickNodes(count, (n) => fleet.setListingStatus(n, status));

@@ -1,4 +1,4 @@
-import type { Workspace } from '../leader/shapes.js';
+import type { Workspace } from '../api/shapes.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { GitSettings, Output, PackInfo, Pipeline, SearchJob } from './api-types.js';
 import type { TokenAccess } from './auth.js';

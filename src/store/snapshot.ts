@@ -1,33 +1,61 @@
 /**
- * The snapshot store of one leader. Pollers write node, group and leader state; every write
- * renders that piece to text at once (kube-state-metrics style). A node's text goes as UTF-8 bytes into
- * the batch the body builder takes next (the text is not kept here: the builder holds it, in a worker
- * thread). Every node write bumps the generation (polls and listings always bring a new timestamp);
- * group and leader texts are compared, so they bump it only when they changed.
+ * The snapshot store of one leader, and the only owner of its node, group and leader state. Discovery and
+ * polling write; every write renders that piece to text at once with the renderers it was given
+ * (kube-state-metrics style). A node's text goes as UTF-8 bytes into the batch the body builder takes next (the
+ * text is not kept here: the builder holds it, in a worker thread). Every node write bumps the generation (polls
+ * and listings always bring a new timestamp); group and leader texts are compared, so they bump it only when they
+ * changed.
  */
 
-import { labelPairs } from '../exposition/escape.js';
-import { NodeBatchWriter, type NodeBatch } from '../exposition/node-texts.js';
-import { renderGroups, renderLeader, renderNode, validateTargetLabels } from '../exposition/render.js';
-import type { SnapshotSource } from '../exposition/body.js';
-import type { GroupState, LeaderSnapshot, LeaderState, NodeState } from './types.js';
+import type { GroupState, LeaderState, NodeState } from '../collectors/state.js';
+import { labelPairs } from '../format/escape.js';
+import { NodeBatchWriter, type NodeBatch } from './node-batch.js';
+
+/** How the store turns state into text: one string per family of the scope, in body order. */
+export interface SnapshotRenderers {
+  node(state: NodeState, targetPairs: string): readonly string[];
+  groups(groups: readonly GroupState[], targetPairs: string): readonly string[];
+  leader(leader: LeaderState | undefined, targetPairs: string): readonly string[];
+  /** Number of per-node families (the length of every `node` result). */
+  readonly nodeFamilies: number;
+}
 
 /** Options of createLeaderSnapshot. */
 export interface LeaderSnapshotOptions {
-  /** Target labels added first to every series of this leader (e.g. `{ workspace: 'prod' }`). */
+  /** Target labels added first to every series of this leader (e.g. `{ workspace: 'prod' }`); validated by config. */
   labels?: Readonly<Record<string, string>>;
+  render: SnapshotRenderers;
 }
 
-/** A leader's snapshot: written by discovery and polling, read by exposition. */
-export interface RenderedLeaderSnapshot extends LeaderSnapshot, SnapshotSource {
+/** A leader's snapshot: written by discovery and polling, read by exposition (as its SnapshotSource). */
+export interface LeaderSnapshot {
+  /** Unique in the process. */
+  readonly id: number;
+  /** Labels added to every series of this leader (e.g. workspace). */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Grows on every visible change. */
+  readonly generation: number;
   /** Number of nodes held. */
   readonly size: number;
-  /** The groups last written. */
-  groups(): readonly GroupState[];
-  /** The leader state last written. */
-  leader(): LeaderState | undefined;
+  setNode(key: string, state: NodeState): void;
+  deleteNode(key: string): void;
+  getNode(key: string): NodeState | undefined;
+  nodeKeys(): IterableIterator<string>;
+  setGroups(groups: readonly GroupState[]): void;
+  setLeader(state: LeaderState): void;
+  /** Node texts written since the last call (undefined when none); the caller owns the batch. */
+  takeNodeBatch(): NodeBatch | undefined;
+  /** Bytes of node text waiting for the next `takeNodeBatch`. */
+  readonly pendingNodeBytes: number;
+  /** Drops the waiting batch and queues every node's text again (for a builder that has none of them). */
+  requeueNodes(): void;
+  /** Group family texts, in body order. */
+  groupTexts(): readonly string[];
+  /** Leader family texts, in body order. */
+  leaderTexts(): readonly string[];
+  /** Calls `listener` after each change; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void;
 }
-
 
 let nextId = 1;
 
@@ -37,25 +65,25 @@ function sameTexts(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-class Snapshot implements RenderedLeaderSnapshot {
+class Snapshot implements LeaderSnapshot {
   readonly id = nextId++;
   readonly labels: Readonly<Record<string, string>>;
-  readonly targetPairs: string;
+  readonly #targetPairs: string;
+  readonly #render: SnapshotRenderers;
   #generation = 0;
   readonly #nodes = new Map<string, NodeState>();
-  #groups: readonly GroupState[] = [];
   #groupTexts: readonly string[];
-  #leader: LeaderState | undefined;
   #leaderTexts: readonly string[];
   readonly #listeners = new Set<() => void>();
-  #batch = new NodeBatchWriter();
+  #batch: NodeBatchWriter;
 
-  constructor(labels: Readonly<Record<string, string>>) {
-    validateTargetLabels(labels);
+  constructor(labels: Readonly<Record<string, string>>, render: SnapshotRenderers) {
     this.labels = Object.freeze({ ...labels });
-    this.targetPairs = labelPairs(this.labels);
-    this.#groupTexts = renderGroups([], this.targetPairs);
-    this.#leaderTexts = renderLeader(undefined, this.targetPairs);
+    this.#targetPairs = labelPairs(this.labels);
+    this.#render = render;
+    this.#batch = new NodeBatchWriter(render.nodeFamilies);
+    this.#groupTexts = render.groups([], this.#targetPairs);
+    this.#leaderTexts = render.leader(undefined, this.#targetPairs);
   }
 
   get generation(): number {
@@ -67,7 +95,7 @@ class Snapshot implements RenderedLeaderSnapshot {
   }
 
   setNode(key: string, state: NodeState): void {
-    this.#batch.put(key, renderNode(state, this.targetPairs));
+    this.#batch.put(key, this.#render.node(state, this.#targetPairs));
     this.#nodes.set(key, state);
     this.#changed();
   }
@@ -87,8 +115,8 @@ class Snapshot implements RenderedLeaderSnapshot {
   }
 
   requeueNodes(): void {
-    this.#batch = new NodeBatchWriter();
-    for (const [key, state] of this.#nodes) this.#batch.put(key, renderNode(state, this.targetPairs));
+    this.#batch = new NodeBatchWriter(this.#render.nodeFamilies);
+    for (const [key, state] of this.#nodes) this.#batch.put(key, this.#render.node(state, this.#targetPairs));
   }
 
   getNode(key: string): NodeState | undefined {
@@ -100,27 +128,17 @@ class Snapshot implements RenderedLeaderSnapshot {
   }
 
   setGroups(groups: readonly GroupState[]): void {
-    this.#groups = [...groups];
-    const texts = renderGroups(this.#groups, this.targetPairs);
+    const texts = this.#render.groups(groups, this.#targetPairs);
     if (sameTexts(texts, this.#groupTexts)) return;
     this.#groupTexts = texts;
     this.#changed();
   }
 
   setLeader(state: LeaderState): void {
-    this.#leader = { ...state };
-    const texts = renderLeader(this.#leader, this.targetPairs);
+    const texts = this.#render.leader({ ...state }, this.#targetPairs);
     if (sameTexts(texts, this.#leaderTexts)) return;
     this.#leaderTexts = texts;
     this.#changed();
-  }
-
-  groups(): readonly GroupState[] {
-    return this.#groups;
-  }
-
-  leader(): LeaderState | undefined {
-    return this.#leader;
   }
 
   groupTexts(): readonly string[] {
@@ -142,7 +160,7 @@ class Snapshot implements RenderedLeaderSnapshot {
   }
 }
 
-/** Creates the snapshot store of one leader; throws one line when a target label is invalid. */
-export function createLeaderSnapshot(options: LeaderSnapshotOptions = {}): RenderedLeaderSnapshot {
-  return new Snapshot(options.labels ?? {});
+/** Creates the snapshot store of one leader. */
+export function createLeaderSnapshot(options: LeaderSnapshotOptions): LeaderSnapshot {
+  return new Snapshot(options.labels ?? {}, options.render);
 }

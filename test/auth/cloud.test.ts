@@ -154,7 +154,12 @@ describe('Cribl.Cloud client credentials', () => {
     }));
     const err = (await provider.token().catch((e: unknown) => e)) as Error;
     expect(err).toMatchObject({ reason: 'invalid_credentials' });
-    expect(err.message).toMatch(new RegExp(`^Cribl.Cloud token request \\(POST http://127.0.0.1:\\d+/oauth/token\\) failed: HTTP ${status} \\(access_denied\\)$`));
+    expect(err.message).toMatch(
+      new RegExp(
+        `^Cribl.Cloud token request \\(POST http://127.0.0.1:\\d+/oauth/token\\) failed: HTTP ${status} ` +
+          `\\(access_denied\\)$`,
+      ),
+    );
     expect(fake.seen).toHaveLength(1);
   });
 
@@ -167,7 +172,10 @@ describe('Cribl.Cloud client credentials', () => {
   });
 
   it.each([
-    [{ clientSecret: undefined }, '--cloud.client-id needs a secret: set CRIBL_CLIENT_SECRET or --cloud.client-secret-file'],
+    [
+      { clientSecret: undefined },
+      '--cloud.client-id needs a secret: set CRIBL_CLIENT_SECRET or --cloud.client-secret-file',
+    ],
     [{ clientSecretFile: '/s' }, 'CRIBL_CLIENT_SECRET and --cloud.client-secret-file are both set: use one of them'],
     [{ tokenUrl: 'nope' }, '--cloud.token-url is not a valid URL'],
   ])('rejects %j', async (over, message) => {

@@ -14,8 +14,7 @@ function blocks(lang: string): string[] {
 function shell(block: string): { argv: string[]; env: Record<string, string> } {
   const env: Record<string, string> = {};
   const text = block.replace(/\\\n/g, ' ').replace(/(^|\s)#.*$/gm, '');
-  const words = (line: string): string[] =>
-    [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+  const words = (line: string): string[] => [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
   let argv: string[] = [];
   for (const line of text.split('\n')) {
     const w = words(line);
@@ -53,7 +52,10 @@ describe('docs/deployments.md examples parse as documented', () => {
   });
 
   it('on-prem: static token, then login with a private CA', () => {
-    expect(configs[0]!.leaders[0]).toMatchObject({ url: 'https://leader.example.com:9000/api/v1', auth: { mode: 'token' } });
+    expect(configs[0]!.leaders[0]).toMatchObject({
+      url: 'https://leader.example.com:9000/api/v1',
+      auth: { mode: 'token' },
+    });
     expect(configs[1]!.leaders[0]).toMatchObject({
       auth: { mode: 'login', username: 'exporter', passwordFile: '/etc/cribl-exporter/password' },
       transport: { caFile: '/etc/pki/cribl-leader-ca.pem' },
@@ -63,18 +65,31 @@ describe('docs/deployments.md examples parse as documented', () => {
   it('hybrid: the cloud URL and client credentials', () => {
     expect(configs[2]!.leaders[0]).toMatchObject({
       url: 'https://main-happy-dog-x1y2z3.cribl.cloud/api/v1',
-      auth: { mode: 'cloud', clientId: 'AbCdEf123456', tokenUrl: 'https://login.cribl.cloud/oauth/token', audience: 'https://api.cribl.cloud' },
+      auth: {
+        mode: 'cloud',
+        clientId: 'AbCdEf123456',
+        tokenUrl: 'https://login.cribl.cloud/oauth/token',
+        audience: 'https://api.cribl.cloud',
+      },
     });
   });
 
   it('Cribl.Cloud: workspace discovery', () => {
-    expect(configs[3]!.cloudDiscovery).toMatchObject({ organization: 'happy-dog-x1y2z3', managementUrl: 'https://gateway.cribl.cloud' });
+    expect(configs[3]!.cloudDiscovery).toMatchObject({
+      organization: 'happy-dog-x1y2z3',
+      managementUrl: 'https://gateway.cribl.cloud',
+    });
   });
 
   it('government cloud: domain, token URL, audience, form body', () => {
     expect(configs[4]!.leaders[0]).toMatchObject({
       url: 'https://main-happy-dog-x1y2z3.cribl-gov.cloud/api/v1',
-      auth: { mode: 'cloud', audience: 'https://api.cribl-gov.cloud', tokenBody: 'form', tokenUrl: expect.stringMatching(/^https:\/\//) },
+      auth: {
+        mode: 'cloud',
+        audience: 'https://api.cribl-gov.cloud',
+        tokenBody: 'form',
+        tokenUrl: expect.stringMatching(/^https:\/\//),
+      },
     });
   });
 
@@ -96,6 +111,8 @@ describe('docs/deployments.md examples parse as documented', () => {
     expect(fromYaml(yaml[0]!).leaders[0]).toMatchObject({
       auth: { mode: 'login', passwordFile: '/etc/cribl-exporter/password' },
     });
-    expect(fromYaml(yaml[1]!).cloudDiscovery).toMatchObject({ auth: { mode: 'cloud', clientSecretFile: '/etc/cribl-exporter/client-secret' } });
+    expect(fromYaml(yaml[1]!).cloudDiscovery).toMatchObject({
+      auth: { mode: 'cloud', clientSecretFile: '/etc/cribl-exporter/client-secret' },
+    });
   });
 });

@@ -27,7 +27,8 @@ export async function startFake(reply: (req: SeenRequest, n: number) => Reply): 
     const contentType = req.headers['content-type'] ?? '';
     let fields: Record<string, string> = {};
     if (contentType.startsWith('application/json')) fields = JSON.parse(raw) as Record<string, string>;
-    else if (contentType.startsWith('application/x-www-form-urlencoded')) fields = Object.fromEntries(new URLSearchParams(raw));
+    else if (contentType.startsWith('application/x-www-form-urlencoded'))
+      fields = Object.fromEntries(new URLSearchParams(raw));
     const s: SeenRequest = {
       method: req.method ?? '',
       url: req.url ?? '',

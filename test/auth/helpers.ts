@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/util/logger.js';
 import type { AuthFailureReason, AuthMetrics, AuthMode } from '../../src/auth/types.js';
 import type { FakeClock } from '../helpers/fake-clock.js';
 import { flushMicrotasks } from '../helpers/fake-clock.js';
@@ -29,7 +29,8 @@ export function recordingMetrics(): AuthMetrics & {
 /** A JWT (unsigned: nobody checks the signature here) with the given exp in epoch seconds. */
 export function fakeJwt(exp: number | undefined, extra: Record<string, unknown> = {}): string {
   const b64 = (o: unknown): string => Buffer.from(JSON.stringify(o)).toString('base64url');
-  return `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: 'admin', ...extra, ...(exp !== undefined ? { exp } : {}) })}.c2ln`;
+  const payload = { sub: 'admin', ...extra, ...(exp !== undefined ? { exp } : {}) };
+  return `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(payload)}.c2ln`;
 }
 
 /** Waits (for real I/O, without timers) until the fake clock has a pending sleep; gives up after 5 s of I/O. */

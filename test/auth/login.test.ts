@@ -3,7 +3,7 @@ import { AuthConfigError, AuthError } from '../../src/auth/errors.js';
 import { createLoginProvider, decodeAuthToken, loginFailureReason } from '../../src/auth/login.js';
 import type { LoginAuthConfig } from '../../src/auth/login.js';
 import type { LoginFn } from '../../src/auth/types.js';
-import type { AuthToken } from '../../src/leader/shapes.js';
+import type { AuthToken } from '../../src/api/shapes.js';
 import type { LeaderResult } from '../../src/leader/types.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { captureLogger, fakeJwt, recordingMetrics, until } from './helpers.js';
@@ -82,17 +82,20 @@ describe('login provider', () => {
     expect(calls).toHaveLength(1);
   });
 
-  it('after a 401, invalidate() allows exactly one new login; late 401s of the old token do not log in again', async () => {
-    const { calls, provider } = setup((n) => ok(`tok-${n}`));
-    expect(await provider.token()).toBe('tok-1');
-    expect(provider.invalidate()).toBe(true);
-    expect(await provider.token()).toBe('tok-2');
-    // Two more requests that had been sent with tok-1 come back 401.
-    expect(provider.invalidate()).toBe(true);
-    expect(provider.invalidate('tok-1')).toBe(true);
-    expect(await provider.token()).toBe('tok-2');
-    expect(calls).toHaveLength(2);
-  });
+  it(
+    'after a 401, invalidate() allows exactly one new login; late 401s of the old token do not log in ' + 'again',
+    async () => {
+      const { calls, provider } = setup((n) => ok(`tok-${n}`));
+      expect(await provider.token()).toBe('tok-1');
+      expect(provider.invalidate()).toBe(true);
+      expect(await provider.token()).toBe('tok-2');
+      // Two more requests that had been sent with tok-1 come back 401.
+      expect(provider.invalidate()).toBe(true);
+      expect(provider.invalidate('tok-1')).toBe(true);
+      expect(await provider.token()).toBe('tok-2');
+      expect(calls).toHaveLength(2);
+    },
+  );
 
   it('invalidate(rejected) drops only the token that was rejected', async () => {
     const { calls, provider } = setup((n) => ok(`tok-${n}`));
@@ -104,35 +107,38 @@ describe('login provider', () => {
     expect(calls).toHaveLength(2);
   });
 
-  it('a failed login reports its reason, then waits before trying again (no tight loop), longer each time', async () => {
-    const { clock, calls, provider, metrics } = setup((n) =>
-      n <= 2
-        ? { ok: false, reason: 'http_4xx', status: 401, message: 'HTTP 401 from POST /auth/login' }
-        : ok('finally'),
-    );
-    const err = await provider.token().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AuthError);
-    expect((err as AuthError).reason).toBe('invalid_credentials');
-    expect((err as AuthError).message).toBe(
-      'login to the leader as "admin" (POST /auth/login) failed: HTTP 401 from POST /auth/login',
-    );
-    await expect(provider.token()).rejects.toThrow(AuthError);
-    await clock.advance(4_999);
-    await expect(provider.token()).rejects.toThrow(AuthError);
-    expect(calls).toHaveLength(1);
-    await clock.advance(1);
-    await expect(provider.token()).rejects.toThrow(AuthError);
-    expect(calls).toHaveLength(2);
-    await clock.advance(9_999);
-    await expect(provider.token()).rejects.toThrow(AuthError);
-    expect(calls).toHaveLength(2);
-    await clock.advance(1);
-    expect(await provider.token()).toBe('finally');
-    expect(metrics.failures).toEqual([
-      ['login', 'invalid_credentials'],
-      ['login', 'invalid_credentials'],
-    ]);
-  });
+  it(
+    'a failed login reports its reason, then waits before trying again (no tight loop), longer each ' + 'time',
+    async () => {
+      const { clock, calls, provider, metrics } = setup((n) =>
+        n <= 2
+          ? { ok: false, reason: 'http_4xx', status: 401, message: 'HTTP 401 from POST /auth/login' }
+          : ok('finally'),
+      );
+      const err = await provider.token().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AuthError);
+      expect((err as AuthError).reason).toBe('invalid_credentials');
+      expect((err as AuthError).message).toBe(
+        'login to the leader as "admin" (POST /auth/login) failed: HTTP 401 from POST /auth/login',
+      );
+      await expect(provider.token()).rejects.toThrow(AuthError);
+      await clock.advance(4_999);
+      await expect(provider.token()).rejects.toThrow(AuthError);
+      expect(calls).toHaveLength(1);
+      await clock.advance(1);
+      await expect(provider.token()).rejects.toThrow(AuthError);
+      expect(calls).toHaveLength(2);
+      await clock.advance(9_999);
+      await expect(provider.token()).rejects.toThrow(AuthError);
+      expect(calls).toHaveLength(2);
+      await clock.advance(1);
+      expect(await provider.token()).toBe('finally');
+      expect(metrics.failures).toEqual([
+        ['login', 'invalid_credentials'],
+        ['login', 'invalid_credentials'],
+      ]);
+    },
+  );
 
   it('keeps the still-valid token when a renewal fails', async () => {
     const t0 = new FakeClock().now();
@@ -217,7 +223,10 @@ describe('loginFailureReason', () => {
 
 describe('decodeAuthToken', () => {
   it.each([
-    [{ token: 'x', forcePasswordChange: true }, { token: 'x', forcePasswordChange: true }],
+    [
+      { token: 'x', forcePasswordChange: true },
+      { token: 'x', forcePasswordChange: true },
+    ],
     [{ token: 'x' }, { token: 'x', forcePasswordChange: false }],
   ])('%j', (json, want) => {
     expect(decodeAuthToken(json)).toEqual(want);

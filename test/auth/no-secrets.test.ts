@@ -1,21 +1,21 @@
+import { ENDPOINTS } from '../../src/api/routes.js';
+import type { AuthConfig } from '../../src/auth/types.js';
+import { withAuth } from '../../src/auth/with-auth.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createAuthProvider, createLoginFn } from '../../src/auth/index.js';
+import { createAuthProvider } from '../../src/auth/index.js';
 import type { AuthProvider } from '../../src/auth/types.js';
-import { createWorkspaceWatcher } from '../../src/cloud/workspaces.js';
-import type { AuthConfig } from '../../src/config/types.js';
-import { createSelfMetrics } from '../../src/exposition/self-metrics.js';
+import { createWorkspaceWatcher } from '../../src/discovery/workspaces.js';
+import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import type { NamedLeaderClient } from '../../src/leader/client.js';
-import { createDispatcher } from '../../src/leader/transport.js';
-import { ENDPOINTS } from '../../src/leader/types.js';
+import { createDispatcher } from '../../src/http/transport.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { startProxy } from '../transport/servers.js';
-import { createLogger } from '../../src/logger.js';
+import { startProxy } from '../http/servers.js';
+import { createLogger } from '../../src/util/logger.js';
 import { settleWithClock } from './helpers.js';
 
 const PASSWORD = 'pw-9f8e7d6c5b4a';
@@ -27,7 +27,10 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
     const clock = new FakeClock();
     // The process logger itself, with its redaction, at the most verbose level.
     const lines: string[] = [];
-    const log = { logger: createLogger({ level: 'trace', format: 'json' }, { write: (l: string) => void lines.push(l) }), lines };
+    const log = {
+      logger: createLogger({ level: 'trace', format: 'json' }, { write: (l: string) => void lines.push(l) }),
+      lines,
+    };
     const self = createSelfMetrics({ version: 'test', nodejsVersion: 'v0', defaultMetrics: false });
     const sim = await startSimulator({
       nodes: 2,
@@ -49,7 +52,11 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
     };
 
     try {
-      const run = async (name: string, auth: AuthConfig, steps: (p: AuthProvider, go: () => Promise<void>) => Promise<void>) => {
+      const run = async (
+        name: string,
+        auth: AuthConfig,
+        steps: (p: AuthProvider, go: () => Promise<void>) => Promise<void>,
+      ) => {
         // Every request goes through a forward proxy whose URL carries a password.
         const dispatcher = createDispatcher(
           { insecureSkipVerify: false },
@@ -61,7 +68,16 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
           },
         );
         const metrics = self.forLeader(name);
-        const ref: { client?: NamedLeaderClient } = {};
+        const raw = createLeaderClient({
+          baseUrl: sim.baseUrl,
+          name,
+          dispatcher,
+          budget: new RequestBudget({ maxRps: 100, burst: 50, maxConcurrency: 4, clock }),
+          clock,
+          random: () => 0.5,
+          logger: log.logger,
+          metrics,
+        });
         let provider: AuthProvider;
         try {
           provider = createAuthProvider(auth, {
@@ -71,25 +87,14 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
             metrics,
             dispatcher,
             random: () => 0.5,
-            login: createLoginFn(() => ref.client!),
+            client: raw,
           });
         } catch (e) {
           outputs.push(String((e as Error).stack));
-          await dispatcher.close();
+          await raw.close();
           return;
         }
-        const c = createLeaderClient({
-          baseUrl: sim.baseUrl,
-          name,
-          dispatcher,
-          auth: provider,
-          budget: new RequestBudget({ maxRps: 100, burst: 50, maxConcurrency: 4, clock }),
-          clock,
-          random: () => 0.5,
-          logger: log.logger,
-          metrics,
-        });
-        ref.client = c;
+        const c = withAuth(raw, provider);
         closers.push(async () => {
           provider.close();
           await c.close();
@@ -111,20 +116,32 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
       };
 
       // Login: success, renewal, a revoked session, then a wrong password and a missing password file.
-      await run('login-ok', { mode: 'login', username: 'admin', password: PASSWORD, fallbackTtlMs: 60_000 }, async (_p, go) => {
-        await go();
-        await clock.advance(3_600_000);
-        await go();
-        sim.revokeTokens();
-        await go();
-      });
-      await run('login-bad', { mode: 'login', username: 'admin', password: `${PASSWORD}-wrong`, fallbackTtlMs: 60_000 }, (_p, go) => go());
+      await run(
+        'login-ok',
+        { mode: 'login', username: 'admin', password: PASSWORD, fallbackTtlMs: 60_000 },
+        async (_p, go) => {
+          await go();
+          await clock.advance(3_600_000);
+          await go();
+          sim.revokeTokens();
+          await go();
+        },
+      );
+      await run(
+        'login-bad',
+        { mode: 'login', username: 'admin', password: `${PASSWORD}-wrong`, fallbackTtlMs: 60_000 },
+        (_p, go) => go(),
+      );
       await run(
         'login-file',
         { mode: 'login', username: 'admin', passwordFile: file('pw', `${PASSWORD}\n`), fallbackTtlMs: 60_000 },
         (_p, go) => go(),
       );
-      await run('login-nofile', { mode: 'login', username: 'admin', passwordFile: join(dir, 'missing'), fallbackTtlMs: 60_000 }, (_p, go) => go());
+      await run(
+        'login-nofile',
+        { mode: 'login', username: 'admin', passwordFile: join(dir, 'missing'), fallbackTtlMs: 60_000 },
+        (_p, go) => go(),
+      );
 
       // Cribl.Cloud: JSON and form, secret from a file, a wrong secret, an empty secret file, an unreachable endpoint.
       const cloud = (over: Partial<Extract<AuthConfig, { mode: 'cloud' }>>): AuthConfig => ({
@@ -144,9 +161,15 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
         await go();
       });
       await run('cloud-form', cloud({ tokenBody: 'form' }), (_p, go) => go());
-      await run('cloud-file', cloud({ clientSecret: undefined, clientSecretFile: file('cs', CLIENT_SECRET) }), (_p, go) => go());
+      await run(
+        'cloud-file',
+        cloud({ clientSecret: undefined, clientSecretFile: file('cs', CLIENT_SECRET) }),
+        (_p, go) => go(),
+      );
       await run('cloud-bad', cloud({ clientSecret: `${CLIENT_SECRET}-wrong` }), (_p, go) => go());
-      await run('cloud-empty', cloud({ clientSecret: undefined, clientSecretFile: file('empty', '\n') }), (_p, go) => go());
+      await run('cloud-empty', cloud({ clientSecret: undefined, clientSecretFile: file('empty', '\n') }), (_p, go) =>
+        go(),
+      );
       await run('cloud-down', cloud({ tokenUrl: 'http://127.0.0.1:9/oauth/token' }), (_p, go) => go());
 
       // Static token: literal, file, rotated to a revoked one, missing file; and conflicting settings.
@@ -164,7 +187,13 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
 
       // Workspace discovery with the cloud credentials.
       const dispatcher = createDispatcher({ insecureSkipVerify: false }, { readFile, env: {}, logger: log.logger });
-      const wsAuth = createAuthProvider(cloud({}), { clock, readFile, logger: log.logger, dispatcher, random: () => 0.5 });
+      const wsAuth = createAuthProvider(cloud({}), {
+        clock,
+        readFile,
+        logger: log.logger,
+        dispatcher,
+        random: () => 0.5,
+      });
       const watcher = createWorkspaceWatcher({
         managementUrl: sim.managementUrl,
         organization: 'acme',
@@ -188,9 +217,15 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
     expect(log.lines.length).toBeGreaterThan(20);
     const everything = [...log.lines, ...outputs, metricsText].join('\n');
     // The runs did exercise what they claim to.
-    expect(metricsText).toContain('cribl_exporter_auth_failures_total{leader="login-bad",mode="login",reason="invalid_credentials"} 1');
-    expect(metricsText).toContain('cribl_exporter_auth_failures_total{leader="cloud-bad",mode="cloud",reason="invalid_credentials"} 1');
-    expect(metricsText).toMatch(/cribl_exporter_auth_token_expiry_timestamp_seconds\{leader="cloud-json",mode="cloud"\} \d+/);
+    expect(metricsText).toContain(
+      'cribl_exporter_auth_failures_total{leader="login-bad",mode="login",reason="invalid_credentials"} 1',
+    );
+    expect(metricsText).toContain(
+      'cribl_exporter_auth_failures_total{leader="cloud-bad",mode="cloud",reason="invalid_credentials"} 1',
+    );
+    expect(metricsText).toMatch(
+      /cribl_exporter_auth_token_expiry_timestamp_seconds\{leader="cloud-json",mode="cloud"\} \d+/,
+    );
     expect(proxy.seen.length).toBeGreaterThan(10);
     expect(tokensSeen.size).toBeGreaterThan(5);
     expect(everything).toContain('cannot read --leader.password-file');

@@ -1,16 +1,16 @@
+import { ENDPOINTS } from '../../src/api/routes.js';
+import type { AuthConfig } from '../../src/auth/types.js';
+import { withAuth } from '../../src/auth/with-auth.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAuthProvider, createLoginFn } from '../../src/auth/index.js';
+import { createAuthProvider } from '../../src/auth/index.js';
 import type { AuthProvider } from '../../src/auth/types.js';
-import type { AuthConfig } from '../../src/config/types.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import type { NamedLeaderClient } from '../../src/leader/client.js';
-import { ENDPOINTS } from '../../src/leader/types.js';
 import type { LeaderResult } from '../../src/leader/types.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js';
@@ -42,7 +42,15 @@ function chain(s: Simulator, clock: FakeClock, auth: AuthConfig, readFile: (p: s
   const log = captureLogger();
   const metrics = recordingMetrics();
   const dispatcher: Dispatcher = new Agent();
-  const ref: { client?: NamedLeaderClient } = {};
+  const raw = createLeaderClient({
+    baseUrl: s.baseUrl,
+    name: 'sim',
+    dispatcher,
+    budget: new RequestBudget({ maxRps: 100, burst: 50, maxConcurrency: 4, clock }),
+    clock,
+    random: () => 0.5,
+    logger: log.logger,
+  });
   const provider: AuthProvider = createAuthProvider(auth, {
     clock,
     readFile,
@@ -50,20 +58,10 @@ function chain(s: Simulator, clock: FakeClock, auth: AuthConfig, readFile: (p: s
     metrics,
     dispatcher,
     random: () => 0.5,
-    login: createLoginFn(() => ref.client!),
+    client: raw,
     tokenFileReloadMs: 10_000,
   });
-  const c = createLeaderClient({
-    baseUrl: s.baseUrl,
-    name: 'sim',
-    dispatcher,
-    auth: provider,
-    budget: new RequestBudget({ maxRps: 100, burst: 50, maxConcurrency: 4, clock }),
-    clock,
-    random: () => 0.5,
-    logger: log.logger,
-  });
-  ref.client = c;
+  const c = withAuth(raw, provider);
   cleanups.push(async () => {
     provider.close();
     await c.close();
@@ -156,7 +154,7 @@ describe('on-prem login against the simulated leader', () => {
 });
 
 describe('static token file against the simulated leader', () => {
-  it('a rotated token file is picked up without a restart (after the reload interval, or at once after a 401)', async () => {
+  it('picks up a rotated token file with no restart (after the reload interval, or at once after a 401)', async () => {
     const clock = new FakeClock();
     const s = await sim(clock);
     const dir = mkdtempSync(join(tmpdir(), 'tok-'));

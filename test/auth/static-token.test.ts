@@ -12,7 +12,10 @@ const readUtf8 = (p: string): string => readFileSync(p, 'utf8');
 describe('static token: literal', () => {
   it('returns the trimmed token without "Bearer " and cannot renew it', async () => {
     const { logger } = captureLogger();
-    const p = createStaticTokenProvider({ token: ' Bearer abc \n' }, { clock: new FakeClock(), readFile: readUtf8, logger });
+    const p = createStaticTokenProvider(
+      { token: ' Bearer abc \n' },
+      { clock: new FakeClock(), readFile: readUtf8, logger },
+    );
     expect(await p.token()).toBe('abc');
     expect(p.invalidate()).toBe(false);
     expect(await p.token()).toBe('abc');
@@ -91,7 +94,10 @@ describe('static token: file', () => {
     const metrics = recordingMetrics();
     const { logger, records } = captureLogger();
     if (content !== undefined) files.set('/t', content);
-    const p = createStaticTokenProvider({ tokenFile: '/t' }, { clock, readFile, logger, metrics, reloadIntervalMs: 1_000 });
+    const p = createStaticTokenProvider(
+      { tokenFile: '/t' },
+      { clock, readFile, logger, metrics, reloadIntervalMs: 1_000 },
+    );
     await expect(p.token()).rejects.toThrow(new AuthError('token', 'file_unreadable', message));
     await clock.advance(1_000);
     await expect(p.token()).rejects.toThrow(message);

@@ -22,7 +22,9 @@ beforeAll(async () => {
     join(dir, 'body.txt.gz'),
     'text/plain; version=0.0.4',
   ]);
-  const ready = (await bare.waitForMessage((m) => (m as { ready?: boolean }).ready === true, 20_000)) as { url: string };
+  const ready = (await bare.waitForMessage((m) => (m as { ready?: boolean }).ready === true, 20_000)) as {
+    url: string;
+  };
   url = ready.url;
 });
 
@@ -63,7 +65,9 @@ describe('bare server and scrapes', () => {
 
   it('refuses to send traffic off the machine', async () => {
     const agent = new Agent({ connections: 1 });
-    await expect(timedGet('http://192.0.2.1/metrics', { dispatcher: agent, encoding: 'gzip' })).rejects.toThrow(/127\.0\.0\.1 only/);
+    await expect(timedGet('http://192.0.2.1/metrics', { dispatcher: agent, encoding: 'gzip' })).rejects.toThrow(
+      /127\.0\.0\.1 only/,
+    );
     await agent.close();
   });
 });

@@ -15,7 +15,15 @@ function result(): SizeResult {
     intervals: { healthS: 30, discoveryS: 60, metadataS: 600 },
     autocannon: { rps: 10_000 },
     discovery: { counts: { listing: 98, groups: 2 } },
-    coverage: { deadlineMs: 200_000, answeredMs: 25_000, visibleMs: 27_000, metadataDoneMs: 26_000, rate: 9000, exporterCpuShare: 0.9, exporterEluShare: 0.95 },
+    coverage: {
+      deadlineMs: 200_000,
+      answeredMs: 25_000,
+      visibleMs: 27_000,
+      metadataDoneMs: 26_000,
+      rate: 9000,
+      exporterCpuShare: 0.9,
+      exporterEluShare: 0.95,
+    },
     steady: {
       healthPerNodePerInterval: 1,
       metadataRequests: 800,
@@ -51,7 +59,11 @@ describe('judgeTargets', () => {
   });
 
   it.each<[string, RegExp, (r: Mutable) => void]>([
-    ['ttfb', /identity: time to first byte/, (r) => ((r.scrape!.identity as ReturnType<typeof scrape>).exporter.ttfb.p99 = 12)],
+    [
+      'ttfb',
+      /identity: time to first byte/,
+      (r) => ((r.scrape!.identity as ReturnType<typeof scrape>).exporter.ttfb.p99 = 12),
+    ],
     ['bare ratio', /gzip: whole response within 1.5×/, (r) => (r.scrape!.gzip = scrape(40, 18))],
     ['rebuild time', /≤ 500 ms of event-loop time/, (r) => (r.rebuild!.activeMs = 2100)],
     ['rebuild block', /never blocks/, (r) => (r.rebuild!.maxGapMs = 127)],
@@ -91,9 +103,32 @@ describe('judgeTargets', () => {
 describe('longestIdle', () => {
   it.each<[[number, number][] | undefined, number | undefined]>([
     [undefined, undefined],
-    [[[5000, 100], [10000, 200]], 0],
-    [[[5000, 2361], [10000, 2361], [15000, 2361], [20000, 2361], [25000, 2401], [30000, 9000]], 15000],
-    [[[5000, 0], [10000, 0], [15000, 50]], 10000],
+    [
+      [
+        [5000, 100],
+        [10000, 200],
+      ],
+      0,
+    ],
+    [
+      [
+        [5000, 2361],
+        [10000, 2361],
+        [15000, 2361],
+        [20000, 2361],
+        [25000, 2401],
+        [30000, 9000],
+      ],
+      15000,
+    ],
+    [
+      [
+        [5000, 0],
+        [10000, 0],
+        [15000, 50],
+      ],
+      10000,
+    ],
   ])('%j → %s ms', (series, want) => {
     expect(longestIdle(series)).toBe(want);
   });
@@ -104,7 +139,15 @@ describe('renderReport', () => {
     date: '2026-11-22T09:00:00.000Z',
     durationSeconds: 420,
     command: 'npm run bench',
-    machine: { cpuModel: 'Test CPU', cores: 2, memoryBytes: 8 * 1024 ** 3, os: 'Linux', node: 'v22.0.0', loadavg: [1, 1, 1], loadavgEnd: [2, 2, 2] },
+    machine: {
+      cpuModel: 'Test CPU',
+      cores: 2,
+      memoryBytes: 8 * 1024 ** 3,
+      os: 'Linux',
+      node: 'v22.0.0',
+      loadavg: [1, 1, 1],
+      loadavgEnd: [2, 2, 2],
+    },
     concurrency: 16,
     results: [{ ...result(), nodes: 1000, label: '1k' }, result()],
   };
@@ -131,6 +174,8 @@ describe('renderReport', () => {
   });
 
   it('reports a failed run', () => {
-    expect(renderReport({ ...run, failure: 'simulator exited (1)' })).toContain('The run failed before finishing:** simulator exited (1)');
+    expect(renderReport({ ...run, failure: 'simulator exited (1)' })).toContain(
+      'The run failed before finishing:** simulator exited (1)',
+    );
   });
 });

@@ -29,9 +29,18 @@ shard:
   index: 2
 `),
     );
-    expect(c.leaders[0]!.budget).toMatchObject({ maxRps: 20, burst: 20, connectTimeoutMs: 2000, backoffMaxMs: 120_000 });
+    expect(c.leaders[0]!.budget).toMatchObject({
+      maxRps: 20,
+      burst: 20,
+      connectTimeoutMs: 2000,
+      backoffMaxMs: 120_000,
+    });
     expect(c.intervals).toEqual({ discoveryMs: 60_000, healthMs: 15_000, metadataMs: 3_600_000 });
-    expect(c.web).toEqual({ listenAddress: '127.0.0.1:9100', telemetryPath: '/metrics', configFile: '/etc/cribl-exporter/web.yml' });
+    expect(c.web).toEqual({
+      listenAddress: '127.0.0.1:9100',
+      telemetryPath: '/metrics',
+      configFile: '/etc/cribl-exporter/web.yml',
+    });
     expect(c.shard).toEqual({ index: 2, total: 3 });
   });
 
@@ -42,7 +51,10 @@ shard:
   });
 
   it('finds the file through CRIBL_CONFIG_FILE and treats an empty file as no settings', () => {
-    const c = config({ env: { CRIBL_CONFIG_FILE: 'c.yml', CRIBL_LEADER_URL: URL1 }, files: { 'c.yml': '# nothing yet\n' } });
+    const c = config({
+      env: { CRIBL_CONFIG_FILE: 'c.yml', CRIBL_LEADER_URL: URL1 },
+      files: { 'c.yml': '# nothing yet\n' },
+    });
     expect(c.intervals.healthMs).toBe(30_000);
   });
 
@@ -51,11 +63,23 @@ shard:
   });
 
   it.each<[string, string, string]>([
-    ['unknown top-level key', 'health.intervall: 30s', `${FILE}: unknown key health.intervall (see docs/configuration.md)`],
-    ['unknown nested key', 'health:\n  intervall: 30s', `${FILE}: unknown key health.intervall (see docs/configuration.md)`],
+    [
+      'unknown top-level key',
+      'health.intervall: 30s',
+      `${FILE}: unknown key health.intervall (see docs/configuration.md)`,
+    ],
+    [
+      'unknown nested key',
+      'health:\n  intervall: 30s',
+      `${FILE}: unknown key health.intervall (see docs/configuration.md)`,
+    ],
     ['unknown section', 'helth: {interval: 30s}', `${FILE}: unknown key helth.interval (see docs/configuration.md)`],
     ['help is no key', 'help: true', `${FILE}: unknown key help (see docs/configuration.md)`],
-    ['config.file inside the file', 'config.file: other.yml', `${FILE}: config.file cannot be set inside the config file`],
+    [
+      'config.file inside the file',
+      'config.file: other.yml',
+      `${FILE}: config.file cannot be set inside the config file`,
+    ],
     [
       'inline token',
       'leader:\n  token: abc123',
@@ -64,22 +88,48 @@ shard:
     [
       'inline password',
       'leader.password: abc123',
-      `${FILE}: leader.password: secrets are not allowed in the config file; use leader.password-file or CRIBL_PASSWORD`,
+      `${FILE}: leader.password: secrets are not allowed in the config file; use leader.password-file or ` +
+        `CRIBL_PASSWORD`,
     ],
     [
       'inline client secret',
       'cloud: {client-secret: abc123}',
-      `${FILE}: cloud.client-secret: secrets are not allowed in the config file; use cloud.client-secret-file or CRIBL_CLIENT_SECRET`,
+      `${FILE}: cloud.client-secret: secrets are not allowed in the config file; use cloud.client-secret-file or ` +
+        `CRIBL_CLIENT_SECRET`,
     ],
-    ['dotted and nested twice', 'health.interval: 1m\nhealth: {interval: 2m}', `${FILE}: health.interval is set twice (dotted and nested)`],
-    ['duplicate key', 'log.level: info\nlog.level: debug', `${FILE}: invalid YAML at line 2, column 1: Map keys must be unique`],
+    [
+      'dotted and nested twice',
+      'health.interval: 1m\nhealth: {interval: 2m}',
+      `${FILE}: health.interval is set twice (dotted and nested)`,
+    ],
+    [
+      'duplicate key',
+      'log.level: info\nlog.level: debug',
+      `${FILE}: invalid YAML at line 2, column 1: Map keys must be unique`,
+    ],
     ['broken YAML', 'leader: [unclosed', `${FILE}: invalid YAML at line 1, column 18: `],
-    ['unresolved alias', 'leader.name: *nope', `${FILE}: invalid YAML: Unresolved alias (the anchor must be set before the alias): nope`],
+    [
+      'unresolved alias',
+      'leader.name: *nope',
+      `${FILE}: invalid YAML: Unresolved alias (the anchor must be set before the alias): nope`,
+    ],
     ['not a mapping', '- a\n- b', `${FILE}: must be a mapping of settings (key: value)`],
-    ['boolean as text', 'leader.insecure-skip-verify: "yes"', `${FILE}: leader.insecure-skip-verify: must be true or false`],
+    [
+      'boolean as text',
+      'leader.insecure-skip-verify: "yes"',
+      `${FILE}: leader.insecure-skip-verify: must be true or false`,
+    ],
     ['mapping for a scalar', 'health.interval: {a: 1}', `${FILE}: health.interval: must be a string or a number`],
-    ['bad duration', 'health.interval: 30', `${FILE}: health.interval: "30" is not a duration (use e.g. 30s, 5m, 1h30m)`],
-    ['bad product in a list', 'products: [stream, lake]', `${FILE}: products: "lake" is not a product (use stream, edge)`],
+    [
+      'bad duration',
+      'health.interval: 30',
+      `${FILE}: health.interval: "30" is not a duration (use e.g. 30s, 5m, 1h30m)`,
+    ],
+    [
+      'bad product in a list',
+      'products: [stream, lake]',
+      `${FILE}: products: "lake" is not a product (use stream, edge)`,
+    ],
     ['leaders not a list', 'leaders: {url: x}', `${FILE}: leaders: must be a list of leaders`],
     ['empty leaders', 'leaders: []', `${FILE}: leaders: must list at least one leader`],
   ])('%s', (_name, yaml, message) => {
@@ -122,7 +172,12 @@ leaders:
     expect(c.leaders.map((l) => [l.name, l.url, l.labels, l.products])).toEqual([
       ['onprem', 'https://onprem.example.com:9000/api/v1', { leader: 'onprem' }, ['stream']],
       ['lab.example.com', 'https://lab.example.com/api/v1', { leader: 'lab.example.com' }, ['edge']],
-      ['main-happy-dog.cribl.cloud', 'https://main-happy-dog.cribl.cloud/api/v1', { workspace: 'main', env: 'prod' }, ['stream']],
+      [
+        'main-happy-dog.cribl.cloud',
+        'https://main-happy-dog.cribl.cloud/api/v1',
+        { workspace: 'main', env: 'prod' },
+        ['stream'],
+      ],
     ]);
     expect(c.leaders.map((l) => l.auth)).toEqual([
       { mode: 'token', tokenFile: '/etc/cribl-exporter/tokens/onprem' },
@@ -222,7 +277,8 @@ leaders:
       'same labels',
       `leaders:\n  - {url: ${URL1}, labels: {site: x}}\n  - {url: https://other/api/v1, labels: {site: x}}`,
       {},
-      `${FILE}: leaders[1].labels: {site="x"} are the labels of leaders[0] too; make them differ, or series would collide`,
+      `${FILE}: leaders[1].labels: {site="x"} are the labels of leaders[0] too; make them differ, or series would ` +
+        `collide`,
     ],
     [
       'reserved label',
@@ -249,12 +305,18 @@ leaders:
       {},
       `${FILE}: leaders[0].url and ${FILE}: leaders[0].workspace are both set; use one`,
     ],
-    ['workspace without organization', `leaders:\n  - workspace: w`, {}, `${FILE}: leaders[0].workspace: needs organization`],
+    [
+      'workspace without organization',
+      `leaders:\n  - workspace: w`,
+      {},
+      `${FILE}: leaders[0].workspace: needs organization`,
+    ],
     [
       'cloud entry without credentials',
       `leaders:\n  - {workspace: w, organization: o}`,
       {},
-      `${FILE}: leaders[0].workspace: a Cribl.Cloud leader needs credentials: client-id with client-secret-file or CRIBL_CLIENT_SECRET`,
+      `${FILE}: leaders[0].workspace: a Cribl.Cloud leader needs credentials: client-id with client-secret-file ` +
+        `or CRIBL_CLIENT_SECRET`,
     ],
     [
       'entry username without password file',
@@ -266,7 +328,8 @@ leaders:
       'entry mixing modes',
       `leaders:\n  - {url: ${URL1}, token-file: /t, client-id: c}`,
       {},
-      `${FILE}: leaders[0].token-file (token auth) and ${FILE}: leaders[0].client-id (cloud auth) are both set; choose one auth mode`,
+      `${FILE}: leaders[0].token-file (token auth) and ${FILE}: leaders[0].client-id (cloud auth) are both set; ` +
+        `choose one auth mode`,
     ],
     [
       'entry cert without key',
@@ -280,7 +343,12 @@ leaders:
       {},
       `${FILE}: leaders[0].max-concurrency: "0" must be at least 1`,
     ],
-    ['unknown entry key', `leaders:\n  - {url: ${URL1}, tokenfile: /t}`, {}, `${FILE}: unknown key leaders[0].tokenfile (see docs/configuration.md)`],
+    [
+      'unknown entry key',
+      `leaders:\n  - {url: ${URL1}, tokenfile: /t}`,
+      {},
+      `${FILE}: unknown key leaders[0].tokenfile (see docs/configuration.md)`,
+    ],
     [
       'global-only key in an entry',
       `leaders:\n  - {url: ${URL1}, discover-workspaces: true}`,
@@ -293,7 +361,12 @@ leaders:
       {},
       `${FILE}: leaders[0].password: secrets are not allowed in the config file; use password-file`,
     ],
-    ['entry not a mapping', `leaders:\n  - ${URL1}`, {}, `${FILE}: leaders[0]: must be a mapping of settings (url: ..., token-file: ...)`],
+    [
+      'entry not a mapping',
+      `leaders:\n  - ${URL1}`,
+      {},
+      `${FILE}: leaders[0]: must be a mapping of settings (url: ..., token-file: ...)`,
+    ],
   ])('%s', (_name, yaml, env, message) => {
     expect(configError(withFile(yaml, env))).toBe(message);
   });

@@ -17,7 +17,8 @@ export interface Case {
 export function fakeReadFile(files: Record<string, string>): (path: string) => string {
   return (path) => {
     const text = files[path];
-    if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+    if (text === undefined)
+      throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
     return text;
   };
 }

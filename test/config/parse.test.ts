@@ -57,7 +57,9 @@ describe('defaults', () => {
     ['2.5', 3],
     ['10', 10],
   ])('burst defaults to max(1, ceil(max-rps)) for max-rps %s', (rps, burst) => {
-    expect(config({ ...minimal, argv: [...minimal.argv!, `--leader.max-rps=${rps}`] }).leaders[0]!.budget.burst).toBe(burst);
+    expect(config({ ...minimal, argv: [...minimal.argv!, `--leader.max-rps=${rps}`] }).leaders[0]!.budget.burst).toBe(
+      burst,
+    );
   });
 });
 
@@ -133,7 +135,13 @@ describe('values', () => {
   it.each<[string, string[], Record<string, string>, (c: Config) => unknown, unknown]>([
     ['durations', ['--metadata.interval=1h30m'], {}, (c) => c.intervals.metadataMs, 5_400_000],
     ['sizes', ['--leader.max-response-size=1GB'], {}, (c) => c.leaders[0]!.budget.maxResponseBytes, 1e9],
-    ['env booleans as 1', [], { CRIBL_LEADER_INSECURE_SKIP_VERIFY: '1' }, (c) => c.leaders[0]!.transport.insecureSkipVerify, true],
+    [
+      'env booleans as 1',
+      [],
+      { CRIBL_LEADER_INSECURE_SKIP_VERIFY: '1' },
+      (c) => c.leaders[0]!.transport.insecureSkipVerify,
+      true,
+    ],
     ['product lists deduplicated', ['--products=edge,edge'], {}, (c) => c.leaders[0]!.products, ['edge']],
     ['telemetry path', ['--web.telemetry-path=/cribl/metrics'], {}, (c) => c.web.telemetryPath, '/cribl/metrics'],
     ['web config file', ['--web.config.file=web.yml'], {}, (c) => c.web.configFile, 'web.yml'],
@@ -154,7 +162,13 @@ describe('values', () => {
         proxyUrl: 'http://user:pw@proxy:3128',
       },
     ],
-    ['shard from pod name', ['--shard.total=4', '--shard.from-pod-name=cribl-exporter-3'], {}, (c) => c.shard, { index: 3, total: 4 }],
+    [
+      'shard from pod name',
+      ['--shard.total=4', '--shard.from-pod-name=cribl-exporter-3'],
+      {},
+      (c) => c.shard,
+      { index: 3, total: 4 },
+    ],
     ['shard index', [], { CRIBL_SHARD_INDEX: '1', CRIBL_SHARD_TOTAL: '2' }, (c) => c.shard, { index: 1, total: 2 }],
   ])('%s', (_name, argv, env, read, want) => {
     expect(read(config({ argv: [`--leader.url=${URL1}`, ...argv], env: { ...TOKEN, ...env } }))).toEqual(want);
@@ -163,14 +177,22 @@ describe('values', () => {
 
 describe('errors name the setting in one line', () => {
   it.each<[string, Case, string]>([
-    ['bad duration flag', { argv: [L, '--health.interval=30x'] }, '--health.interval: "30x" is not a duration (use e.g. 30s, 5m, 1h30m)'],
+    [
+      'bad duration flag',
+      { argv: [L, '--health.interval=30x'] },
+      '--health.interval: "30x" is not a duration (use e.g. 30s, 5m, 1h30m)',
+    ],
     [
       'bad duration env',
       { argv: [L], env: { CRIBL_DISCOVERY_INTERVAL: '1.5m' } },
       'CRIBL_DISCOVERY_INTERVAL: "1.5m" is not a duration (use e.g. 30s, 5m, 1h30m)',
     ],
     ['zero duration', { argv: [L, '--health.interval=0'] }, '--health.interval: "0" must be greater than 0'],
-    ['ftp URL', { env: { CRIBL_LEADER_URL: 'ftp://x' } }, 'CRIBL_LEADER_URL: "ftp://x" must be an http(s) URL ending in /api/v1'],
+    [
+      'ftp URL',
+      { env: { CRIBL_LEADER_URL: 'ftp://x' } },
+      'CRIBL_LEADER_URL: "ftp://x" must be an http(s) URL ending in /api/v1',
+    ],
     [
       'URL without /api/v1',
       { argv: ['--leader.url=https://leader:9000'] },
@@ -181,41 +203,114 @@ describe('errors name the setting in one line', () => {
       { argv: ['--leader.url=https://leader:9000/api/v1?x=1'] },
       '--leader.url: "https://leader:9000/api/v1?x=1" must be an http(s) URL ending in /api/v1',
     ],
-    ['not a URL', { argv: ['--leader.url=leader:9000'] }, '--leader.url: "leader:9000" must be an http(s) URL ending in /api/v1'],
+    [
+      'not a URL',
+      { argv: ['--leader.url=leader:9000'] },
+      '--leader.url: "leader:9000" must be an http(s) URL ending in /api/v1',
+    ],
     [
       'URL with credentials',
       { argv: ['--leader.url=https://admin:hunter2@leader/api/v1'] },
       '--leader.url: must not contain a user or password (use the token or password settings)',
     ],
     ['empty flag', { argv: [L, '--leader.name='] }, '--leader.name: must not be empty'],
-    ['no leader at all', {}, '--leader.url is required (or --cloud.workspace with --cloud.organization, --cloud.discover-workspaces, or leaders: in --config.file)'],
+    [
+      'no leader at all',
+      {},
+      '--leader.url is required (or --cloud.workspace with --cloud.organization, --cloud.discover-workspaces, or ' +
+        'leaders: in --config.file)',
+    ],
     ['name without URL', { argv: ['--leader.name=x'] }, '--leader.name: needs --leader.url or --cloud.workspace'],
     ['max-rps zero', { argv: [L, '--leader.max-rps=0'] }, '--leader.max-rps: "0" must be greater than 0'],
     ['max-rps text', { argv: [L, '--leader.max-rps=fast'] }, '--leader.max-rps: "fast" is not a number'],
-    ['concurrency zero', { argv: [L, '--leader.max-concurrency=0'] }, '--leader.max-concurrency: "0" must be at least 1'],
-    ['burst fraction', { argv: [L], env: { CRIBL_LEADER_BURST: '1.5' } }, 'CRIBL_LEADER_BURST: "1.5" is not an integer'],
+    [
+      'concurrency zero',
+      { argv: [L, '--leader.max-concurrency=0'] },
+      '--leader.max-concurrency: "0" must be at least 1',
+    ],
+    [
+      'burst fraction',
+      { argv: [L], env: { CRIBL_LEADER_BURST: '1.5' } },
+      'CRIBL_LEADER_BURST: "1.5" is not an integer',
+    ],
     ['max-nodes negative', { argv: [L, '--max-nodes=-1'] }, '--max-nodes: "-1" must be at least 0'],
-    ['bad size', { argv: [L, '--leader.max-response-size=64XB'] }, '--leader.max-response-size: "64XB" is not a size (use e.g. 64MiB, 512KiB, 1GB)'],
+    [
+      'bad size',
+      { argv: [L, '--leader.max-response-size=64XB'] },
+      '--leader.max-response-size: "64XB" is not a size (use e.g. 64MiB, 512KiB, 1GB)',
+    ],
     [
       'backoff base above max',
       { argv: [L, '--leader.backoff.base=2m'], env: { CRIBL_LEADER_BACKOFF_MAX: '1m' } },
       '--leader.backoff.base: 2m must not exceed CRIBL_LEADER_BACKOFF_MAX (1m)',
     ],
-    ['bad product', { argv: [L, '--products=stream,strem'] }, '--products: "strem" is not a product (use stream, edge)'],
+    [
+      'bad product',
+      { argv: [L, '--products=stream,strem'] },
+      '--products: "strem" is not a product (use stream, edge)',
+    ],
     ['empty products', { argv: [L, '--products=,'] }, '--products: must list at least one product (stream, edge)'],
-    ['bad log level', { argv: [L], env: { CRIBL_LOG_LEVEL: 'verbose' } }, 'CRIBL_LOG_LEVEL: "verbose" is not one of trace, debug, info, warn, error, fatal, silent'],
+    [
+      'bad log level',
+      { argv: [L], env: { CRIBL_LOG_LEVEL: 'verbose' } },
+      'CRIBL_LOG_LEVEL: "verbose" is not one of trace, debug, info, warn, error, fatal, silent',
+    ],
     ['bad log format', { argv: [L, '--log.format=text'] }, '--log.format: "text" is not one of json, pretty'],
-    ['bad env boolean', { argv: [L], env: { CRIBL_LEADER_INSECURE_SKIP_VERIFY: 'yes' } }, 'CRIBL_LEADER_INSECURE_SKIP_VERIFY: "yes" is not a boolean (use true or false)'],
-    ['listen without port', { argv: [L, '--web.listen-address=9864'] }, '--web.listen-address: "9864" must be host:port (e.g. :9864 or 127.0.0.1:9864)'],
-    ['listen port too big', { argv: [L, '--web.listen-address=:70000'] }, '--web.listen-address: ":70000" must be host:port (e.g. :9864 or 127.0.0.1:9864)'],
-    ['telemetry path /', { argv: [L, '--web.telemetry-path=/'] }, '--web.telemetry-path: "/" must be a path starting with / (e.g. /metrics), not / itself'],
-    ['telemetry path relative', { argv: [L, '--web.telemetry-path=metrics'] }, '--web.telemetry-path: "metrics" must be a path starting with / (e.g. /metrics), not / itself'],
-    ['telemetry path on a probe', { argv: [L, '--web.telemetry-path=/healthz'] }, '--web.telemetry-path: "/healthz" is reserved for the probes'],
-    ['proxy scheme', { argv: [L, '--leader.proxy-url=socks5://p:1080'] }, '--leader.proxy-url: "socks5://p:1080" must be an http(s) URL'],
-    ['cert without key', { argv: [L, '--leader.client-cert-file=c.pem'] }, '--leader.client-cert-file: needs --leader.client-key-file too'],
-    ['key without cert', { argv: [L], env: { CRIBL_LEADER_CLIENT_KEY_FILE: 'k.pem' } }, 'CRIBL_LEADER_CLIENT_KEY_FILE: needs --leader.client-cert-file too'],
-    ['shard index out of range', { argv: [L, '--shard.index=2', '--shard.total=2'] }, '--shard.index: 2, which is not below --shard.total (2)'],
-    ['shard index beyond default total', { argv: [L, '--shard.index=1'] }, '--shard.index: 1, which is not below --shard.total (1)'],
+    [
+      'bad env boolean',
+      { argv: [L], env: { CRIBL_LEADER_INSECURE_SKIP_VERIFY: 'yes' } },
+      'CRIBL_LEADER_INSECURE_SKIP_VERIFY: "yes" is not a boolean (use true or false)',
+    ],
+    [
+      'listen without port',
+      { argv: [L, '--web.listen-address=9864'] },
+      '--web.listen-address: "9864" must be host:port (e.g. :9864, 127.0.0.1:9864 or [::1]:9864)',
+    ],
+    [
+      'listen port too big',
+      { argv: [L, '--web.listen-address=:70000'] },
+      '--web.listen-address: ":70000" must be host:port (e.g. :9864, 127.0.0.1:9864 or [::1]:9864)',
+    ],
+    [
+      'telemetry path /',
+      { argv: [L, '--web.telemetry-path=/'] },
+      '--web.telemetry-path: "/" must be a path starting with / (e.g. /metrics), not / itself',
+    ],
+    [
+      'telemetry path relative',
+      { argv: [L, '--web.telemetry-path=metrics'] },
+      '--web.telemetry-path: "metrics" must be a path starting with / (e.g. /metrics), not / itself',
+    ],
+    [
+      'telemetry path on a probe',
+      { argv: [L, '--web.telemetry-path=/healthz'] },
+      '--web.telemetry-path: "/healthz" is reserved for the probes',
+    ],
+    [
+      'proxy scheme',
+      { argv: [L, '--leader.proxy-url=socks5://p:1080'] },
+      '--leader.proxy-url: "socks5://p:1080" must be an http(s) URL',
+    ],
+    [
+      'cert without key',
+      { argv: [L, '--leader.client-cert-file=c.pem'] },
+      '--leader.client-cert-file: needs --leader.client-key-file too',
+    ],
+    [
+      'key without cert',
+      { argv: [L], env: { CRIBL_LEADER_CLIENT_KEY_FILE: 'k.pem' } },
+      'CRIBL_LEADER_CLIENT_KEY_FILE: needs --leader.client-cert-file too',
+    ],
+    [
+      'shard index out of range',
+      { argv: [L, '--shard.index=2', '--shard.total=2'] },
+      '--shard.index: 2, which is not below --shard.total (2)',
+    ],
+    [
+      'shard index beyond default total',
+      { argv: [L, '--shard.index=1'] },
+      '--shard.index: 1, which is not below --shard.total (1)',
+    ],
     [
       'pod ordinal out of range',
       { argv: [L], env: { CRIBL_SHARD_FROM_POD_NAME: 'cribl-exporter-3', CRIBL_SHARD_TOTAL: '3' } },
@@ -224,7 +319,8 @@ describe('errors name the setting in one line', () => {
     [
       'pod name without ordinal',
       { argv: [L, '--shard.from-pod-name=cribl-exporter'] },
-      '--shard.from-pod-name: "cribl-exporter" does not end in -<ordinal> like a StatefulSet pod name (cribl-exporter-3)',
+      '--shard.from-pod-name: "cribl-exporter" does not end in -<ordinal> like a StatefulSet pod name ' +
+        '(cribl-exporter-3)',
     ],
     [
       'pod name and index',
@@ -232,9 +328,21 @@ describe('errors name the setting in one line', () => {
       '--shard.from-pod-name and CRIBL_SHARD_INDEX are both set; use one',
     ],
     ['shard total zero', { argv: [L, '--shard.total=0'] }, '--shard.total: "0" must be at least 1'],
-    ['misspelt token file variable', { argv: [L], env: { CRIBL_LEADER_TOKEN_FILE: '/t' } }, 'CRIBL_LEADER_TOKEN_FILE is not read; use CRIBL_TOKEN_FILE'],
-    ['misspelt secret variable', { argv: [L], env: { CRIBL_CLOUD_CLIENT_SECRET: 'x' } }, 'CRIBL_CLOUD_CLIENT_SECRET is not read; use CRIBL_CLIENT_SECRET'],
-    ['unreadable config file', { argv: [L, '--config.file=/etc/none.yml'] }, '--config.file: cannot read "/etc/none.yml": ENOENT'],
+    [
+      'misspelt token file variable',
+      { argv: [L], env: { CRIBL_LEADER_TOKEN_FILE: '/t' } },
+      'CRIBL_LEADER_TOKEN_FILE is not read; use CRIBL_TOKEN_FILE',
+    ],
+    [
+      'misspelt secret variable',
+      { argv: [L], env: { CRIBL_CLOUD_CLIENT_SECRET: 'x' } },
+      'CRIBL_CLOUD_CLIENT_SECRET is not read; use CRIBL_CLIENT_SECRET',
+    ],
+    [
+      'unreadable config file',
+      { argv: [L, '--config.file=/etc/none.yml'] },
+      '--config.file: cannot read "/etc/none.yml": ENOENT',
+    ],
   ])('%s', (_name, c, message) => {
     const got = configError({ ...c, env: { ...TOKEN, ...c.env } });
     expect(got).toBe(message);
@@ -255,14 +363,27 @@ describe('command line', () => {
     ['unknown short flag', ['-v'], 'unknown flag -v (see --help)'],
     ['positional', ['serve'], 'unexpected argument "serve" (see --help)'],
     ['missing value', ['--leader.url'], '--leader.url: missing value (use --leader.url=VALUE)'],
-    ['value taken for the next flag', ['--leader.name', '--leader.url=x'], '--leader.name: missing value (use --leader.name=VALUE)'],
+    [
+      'value taken for the next flag',
+      ['--leader.name', '--leader.url=x'],
+      '--leader.name: missing value (use --leader.name=VALUE)',
+    ],
     [
       'value on a boolean',
       ['--leader.insecure-skip-verify=true'],
-      '--leader.insecure-skip-verify: takes no value (use --leader.insecure-skip-verify or --no-leader.insecure-skip-verify)',
+      '--leader.insecure-skip-verify: takes no value (use --leader.insecure-skip-verify or ' +
+        '--no-leader.insecure-skip-verify)',
     ],
-    ['token as a flag', ['--leader.token=abc123'], '--leader.token: secrets are not accepted as flags; use CRIBL_TOKEN or --leader.token-file'],
-    ['password as a flag', ['--password', 'abc123'], '--password: secrets are not accepted as flags; use CRIBL_PASSWORD or --leader.password-file'],
+    [
+      'token as a flag',
+      ['--leader.token=abc123'],
+      '--leader.token: secrets are not accepted as flags; use CRIBL_TOKEN or --leader.token-file',
+    ],
+    [
+      'password as a flag',
+      ['--password', 'abc123'],
+      '--password: secrets are not accepted as flags; use CRIBL_PASSWORD or --leader.password-file',
+    ],
     [
       'client secret as a flag',
       ['--cloud.client-secret=abc123'],
@@ -297,7 +418,11 @@ describe('auth modes', () => {
   it.each<[string, Case, Config['leaders'][number]['auth']]>([
     ['token from CRIBL_TOKEN', { env: { CRIBL_TOKEN: 'T' } }, { mode: 'token', token: 'T' }],
     ['token file from flag', { argv: ['--leader.token-file=/run/token'] }, { mode: 'token', tokenFile: '/run/token' }],
-    ['token file from CRIBL_TOKEN_FILE', { env: { CRIBL_TOKEN_FILE: '/run/token' } }, { mode: 'token', tokenFile: '/run/token' }],
+    [
+      'token file from CRIBL_TOKEN_FILE',
+      { env: { CRIBL_TOKEN_FILE: '/run/token' } },
+      { mode: 'token', tokenFile: '/run/token' },
+    ],
     [
       'login with CRIBL_PASSWORD',
       { argv: ['--leader.username=admin'], env: { CRIBL_PASSWORD: 'P' } },
@@ -322,7 +447,13 @@ describe('auth modes', () => {
     ],
     [
       'cloud with a secret file and an own token URL',
-      { argv: ['--cloud.client-id=cid', '--cloud.client-secret-file=/s', '--cloud.token-url=https://idp.example.com/token'] },
+      {
+        argv: [
+          '--cloud.client-id=cid',
+          '--cloud.client-secret-file=/s',
+          '--cloud.token-url=https://idp.example.com/token',
+        ],
+      },
       {
         mode: 'cloud',
         clientId: 'cid',
@@ -354,7 +485,8 @@ describe('auth modes', () => {
 
   it('warns loudly when a leader has no credentials', () => {
     expect(run({ argv: [url] }).warnings).toEqual([
-      'leader "leader.example.com:9000" has no credentials (CRIBL_TOKEN, --leader.token-file, --leader.username or --cloud.client-id): requests carry no Authorization header',
+      'leader "leader.example.com:9000" has no credentials (CRIBL_TOKEN, --leader.token-file, --leader.username ' +
+        'or --cloud.client-id): requests carry no Authorization header',
     ]);
   });
 
@@ -380,7 +512,11 @@ describe('auth modes', () => {
       '--leader.username: needs a password (--leader.password-file or CRIBL_PASSWORD)',
     ],
     ['password without username', { env: { CRIBL_PASSWORD: 'P' } }, 'CRIBL_PASSWORD: needs --leader.username'],
-    ['password file without username', { argv: ['--leader.password-file=/p'] }, '--leader.password-file: needs --leader.username'],
+    [
+      'password file without username',
+      { argv: ['--leader.password-file=/p'] },
+      '--leader.password-file: needs --leader.username',
+    ],
     [
       'client id without secret',
       { env: { CRIBL_CLOUD_CLIENT_ID: 'cid' } },
@@ -405,7 +541,8 @@ describe('auth modes', () => {
   ])('%s', (_name, c, message) => {
     const got = configError({ ...c, argv: [url, ...(c.argv ?? [])] });
     expect(got).toBe(message);
-    for (const secret of ['T', 'P', 'S'].map((s) => c.env?.[`CRIBL_${s}`]).filter(Boolean)) expect(got).not.toContain(`"${secret}"`);
+    for (const secret of ['T', 'P', 'S'].map((s) => c.env?.[`CRIBL_${s}`]).filter(Boolean))
+      expect(got).not.toContain(`"${secret}"`);
   });
 
   it('never echoes a secret value in an error', () => {
@@ -427,7 +564,10 @@ describe('Cribl.Cloud', () => {
   const creds = { argv: ['--cloud.client-id=cid'], env: { CRIBL_CLIENT_SECRET: 'S' } };
 
   it('composes the leader URL from workspace, organization and domain', () => {
-    const c = config({ argv: [...creds.argv, '--cloud.workspace=main', '--cloud.organization=happy-dog-x1y2z3'], env: creds.env });
+    const c = config({
+      argv: [...creds.argv, '--cloud.workspace=main', '--cloud.organization=happy-dog-x1y2z3'],
+      env: creds.env,
+    });
     expect(c.leaders[0]).toMatchObject({
       url: 'https://main-happy-dog-x1y2z3.cribl.cloud/api/v1',
       name: 'main-happy-dog-x1y2z3.cribl.cloud',
@@ -449,11 +589,20 @@ describe('Cribl.Cloud', () => {
   });
 
   it('requires a token URL on a government cloud domain', () => {
-    const argv = [...creds.argv, '--cloud.workspace=main', '--cloud.organization=org', '--cloud.domain=cribl-gov.cloud'];
+    const argv = [
+      ...creds.argv,
+      '--cloud.workspace=main',
+      '--cloud.organization=org',
+      '--cloud.domain=cribl-gov.cloud',
+    ];
     expect(configError({ argv, env: creds.env })).toBe(
-      '--cloud.domain: "cribl-gov.cloud" is a government cloud domain; set --cloud.token-url (its token URL has no safe default)',
+      '--cloud.domain: "cribl-gov.cloud" is a government cloud domain; set --cloud.token-url (its token URL has ' +
+        'no safe default)',
     );
-    const c = config({ argv: [...argv, '--cloud.token-url=https://criblgov-prod.okta.com/oauth2/default/v1/token'], env: creds.env });
+    const c = config({
+      argv: [...argv, '--cloud.token-url=https://criblgov-prod.okta.com/oauth2/default/v1/token'],
+      env: creds.env,
+    });
     expect(c.leaders[0]!.url).toBe('https://main-org.cribl-gov.cloud/api/v1');
     expect(c.leaders[0]!.auth).toMatchObject({
       tokenUrl: 'https://criblgov-prod.okta.com/oauth2/default/v1/token',
@@ -468,15 +617,32 @@ describe('Cribl.Cloud', () => {
       { argv: [`--leader.url=${URL1}`, '--cloud.workspace=main', '--cloud.organization=o'] },
       '--leader.url and --cloud.workspace are both set; use one',
     ],
-    ['workspace without organization', { argv: ['--cloud.workspace=main'] }, '--cloud.workspace: needs --cloud.organization'],
+    [
+      'workspace without organization',
+      { argv: ['--cloud.workspace=main'] },
+      '--cloud.workspace: needs --cloud.organization',
+    ],
     [
       'workspace without credentials',
       { argv: ['--cloud.workspace=main', '--cloud.organization=o'], env: {} },
-      '--cloud.workspace: a Cribl.Cloud leader needs credentials: --cloud.client-id with --cloud.client-secret-file or CRIBL_CLIENT_SECRET',
+      '--cloud.workspace: a Cribl.Cloud leader needs credentials: --cloud.client-id with ' +
+        '--cloud.client-secret-file or CRIBL_CLIENT_SECRET',
     ],
-    ['bad workspace', { argv: ['--cloud.workspace=Main_1', '--cloud.organization=o'] }, '--cloud.workspace: "Main_1" is not a workspace ID (lower-case letters and digits)'],
-    ['bad domain', { argv: ['--cloud.domain=localhost', '--cloud.workspace=m', '--cloud.organization=o'] }, '--cloud.domain: "localhost" is not a domain (e.g. cribl.cloud)'],
-    ['bad token body', { env: { CRIBL_CLOUD_TOKEN_BODY: 'xml' }, argv: ['--cloud.workspace=m', '--cloud.organization=o'] }, 'CRIBL_CLOUD_TOKEN_BODY: "xml" is not one of json, form'],
+    [
+      'bad workspace',
+      { argv: ['--cloud.workspace=Main_1', '--cloud.organization=o'] },
+      '--cloud.workspace: "Main_1" is not a workspace ID (lower-case letters and digits)',
+    ],
+    [
+      'bad domain',
+      { argv: ['--cloud.domain=localhost', '--cloud.workspace=m', '--cloud.organization=o'] },
+      '--cloud.domain: "localhost" is not a domain (e.g. cribl.cloud)',
+    ],
+    [
+      'bad token body',
+      { env: { CRIBL_CLOUD_TOKEN_BODY: 'xml' }, argv: ['--cloud.workspace=m', '--cloud.organization=o'] },
+      'CRIBL_CLOUD_TOKEN_BODY: "xml" is not one of json, form',
+    ],
   ])('%s', (_name, c, message) => {
     expect(configError({ argv: [...(c.argv ?? [])], env: c.env ?? { CRIBL_TOKEN: 'T' } })).toBe(message);
   });
@@ -488,7 +654,10 @@ describe('Cribl.Cloud', () => {
 
   describe('workspace discovery', () => {
     it('builds the discovery config with no static leader', () => {
-      const c = config({ argv: [...creds.argv, '--cloud.discover-workspaces', '--cloud.organization=org', '--products=stream'], env: creds.env });
+      const c = config({
+        argv: [...creds.argv, '--cloud.discover-workspaces', '--cloud.organization=org', '--products=stream'],
+        env: creds.env,
+      });
       expect(c.leaders).toEqual([]);
       expect(c.cloudDiscovery).toMatchObject({
         organization: 'org',
@@ -502,7 +671,11 @@ describe('Cribl.Cloud', () => {
     });
 
     it.each<[string, Case, string]>([
-      ['without organization', { argv: ['--cloud.discover-workspaces', ...creds.argv], env: creds.env }, '--cloud.discover-workspaces: needs --cloud.organization'],
+      [
+        'without organization',
+        { argv: ['--cloud.discover-workspaces', ...creds.argv], env: creds.env },
+        '--cloud.discover-workspaces: needs --cloud.organization',
+      ],
       [
         'without client credentials',
         { argv: ['--cloud.discover-workspaces', '--cloud.organization=o'], env: { CRIBL_TOKEN: 'T' } },
@@ -511,10 +684,17 @@ describe('Cribl.Cloud', () => {
       [
         'on a government cloud without a management URL',
         {
-          argv: ['--cloud.discover-workspaces', '--cloud.organization=o', '--cloud.domain=cribl-gov.cloud', '--cloud.token-url=https://t/x', ...creds.argv],
+          argv: [
+            '--cloud.discover-workspaces',
+            '--cloud.organization=o',
+            '--cloud.domain=cribl-gov.cloud',
+            '--cloud.token-url=https://t/x',
+            ...creds.argv,
+          ],
           env: creds.env,
         },
-        '--cloud.discover-workspaces: "cribl-gov.cloud" is a government cloud domain, which has no default management plane; set --cloud.management-url',
+        '--cloud.discover-workspaces: "cribl-gov.cloud" is a government cloud domain, which has no default ' +
+          'management plane; set --cloud.management-url',
       ],
     ])('fails %s', (_name, c, message) => {
       expect(configError(c)).toBe(message);
@@ -522,7 +702,12 @@ describe('Cribl.Cloud', () => {
 
     it('takes an explicit management URL', () => {
       const c = config({
-        argv: ['--cloud.discover-workspaces', '--cloud.organization=o', '--cloud.management-url=https://gw.example.com/', ...creds.argv],
+        argv: [
+          '--cloud.discover-workspaces',
+          '--cloud.organization=o',
+          '--cloud.management-url=https://gw.example.com/',
+          ...creds.argv,
+        ],
         env: creds.env,
       });
       expect(c.cloudDiscovery!.managementUrl).toBe('https://gw.example.com');
@@ -533,7 +718,8 @@ describe('Cribl.Cloud', () => {
 describe('warnings', () => {
   it('warns when metadata is polled more often than health', () => {
     expect(run({ ...minimal, argv: [...minimal.argv!, '--metadata.interval=10s'] }).warnings).toEqual([
-      '--metadata.interval (10s) is shorter than --health.interval (30s): metadata changes rarely and costs as much as a health poll',
+      '--metadata.interval (10s) is shorter than --health.interval (30s): metadata changes rarely and costs as ' +
+        'much as a health poll',
     ]);
   });
 });

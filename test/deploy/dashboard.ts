@@ -15,14 +15,19 @@ export function loadDashboard(): Dashboard {
 
 /** Every PromQL query of the dashboard (panel targets and variable queries), with where it is. */
 export function dashboardQueries(d: Dashboard): { where: string; expr: string }[] {
-  const variableQuery = (q: unknown): string => (typeof q === 'string' ? q : ((q as { query?: string } | undefined)?.query ?? ''));
+  const variableQuery = (q: unknown): string =>
+    typeof q === 'string' ? q : ((q as { query?: string } | undefined)?.query ?? '');
   return [
     ...d.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ where: `panel "${p.title}"`, expr: t.expr }))),
-    ...d.templating.list.filter((v) => v.type === 'query').map((v) => ({ where: `variable ${v.name}`, expr: variableQuery(v.query) })),
+    ...d.templating.list
+      .filter((v) => v.type === 'query')
+      .map((v) => ({ where: `variable ${v.name}`, expr: variableQuery(v.query) })),
   ];
 }
 
 /** The selector of a Grafana `label_values(selector, label)` query; other queries unchanged. */
 export function unwrapLabelValues(query: string): string {
-  return query.replace(/^\s*label_values\(\s*\w+\s*\)\s*$/, '').replace(/^\s*label_values\(([\s\S]*),\s*\w+\s*\)\s*$/, '$1');
+  return query
+    .replace(/^\s*label_values\(\s*\w+\s*\)\s*$/, '')
+    .replace(/^\s*label_values\(([\s\S]*),\s*\w+\s*\)\s*$/, '$1');
 }

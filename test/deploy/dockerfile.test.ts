@@ -1,52 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FLAG_TABLE } from '../../src/config/flags.js';
 import { DEFAULT_PORT } from '../../src/config/types.js';
-import { ROOT } from './prometheusrule.js';
-
-// No Docker engine runs where the tests run, so the image is checked by reading its recipe.
-
-interface Instruction {
-  op: string;
-  args: string;
-}
-
-interface Stage {
-  from: string;
-  name?: string;
-  body: Instruction[];
-}
-
-/** Instructions of a Dockerfile: comments dropped, continuation lines joined, keyword upper-cased. */
-function instructions(text: string): Instruction[] {
-  return text
-    .replace(/\\\r?\n/g, ' ')
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'))
-    .map((l) => {
-      const [, op = '', args = ''] = /^(\S+)\s*(.*)$/.exec(l) ?? [];
-      return { op: op.toUpperCase(), args: args.replace(/\s+/g, ' ') };
-    });
-}
-
-/** The build stages of a Dockerfile, in order. */
-function stages(text: string): Stage[] {
-  const out: Stage[] = [];
-  for (const i of instructions(text)) {
-    if (i.op === 'FROM') {
-      const [, from = '', name] = /^(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?$/i.exec(i.args) ?? [];
-      out.push({ from, name, body: [] });
-    } else out.at(-1)?.body.push(i);
-  }
-  return out;
-}
+import { instructions, keyValues, stages, substitute, type Stage } from './dockerfile.js';
+import { repositoryUrl, ROOT } from './prometheusrule.js';
 
 describe('Dockerfile parsing', () => {
   it.each<[string, string, Stage[]]>([
     ['one stage', 'FROM a\nRUN x', [{ from: 'a', name: undefined, body: [{ op: 'RUN', args: 'x' }] }]],
-    ['named stages', 'FROM a AS b\nfrom --platform=$X c as d\n', [{ from: 'a', name: 'b', body: [] }, { from: 'c', name: 'd', body: [] }]],
-    ['continuations and comments', 'FROM a\n# c\nRUN x \\\n  y', [{ from: 'a', name: undefined, body: [{ op: 'RUN', args: 'x y' }] }]],
+    [
+      'named stages',
+      'FROM a AS b\nfrom --platform=$X c as d\n',
+      [
+        { from: 'a', name: 'b', body: [] },
+        { from: 'c', name: 'd', body: [] },
+      ],
+    ],
+    [
+      'continuations and comments',
+      'FROM a\n# c\nRUN x \\\n  y',
+      [{ from: 'a', name: undefined, body: [{ op: 'RUN', args: 'x y' }] }],
+    ],
   ])('%s', (_, text, expected) => expect(stages(text)).toEqual(expected));
 });
 
@@ -72,7 +47,9 @@ describe('Dockerfile', () => {
   });
 
   it('runs on a current Node.js LTS (22 or 24) base', () => {
-    expect(resolve(final.from)).toMatch(/^(gcr\.io\/distroless\/nodejs(22|24)-debian\d+|node:(22|24)[-.\w]*)(:[\w.-]+)?(@sha256:[0-9a-f]+)?$/);
+    expect(resolve(final.from)).toMatch(
+      /^(gcr\.io\/distroless\/nodejs(22|24)-debian\d+|node:(22|24)[-.\w]*)(:[\w.-]+)?(@sha256:[0-9a-f]+)?$/,
+    );
     for (const s of all) expect(resolve(s.from)).toMatch(/(nodejs|node:)(22|24)\b/);
   });
 
@@ -97,7 +74,10 @@ describe('Dockerfile', () => {
     const entrypoint = JSON.parse(ops(final, 'ENTRYPOINT').at(-1) ?? 'null') as string[] | null;
     expect(entrypoint?.at(-1)).toMatch(/dist\/cli\.js$/);
     expect(ops(final, 'COPY').some((c) => /\bdist\b/.test(c))).toBe(true);
-    expect(ops(final, 'COPY').some((c) => /\bpackage\.json\b/.test(c)), 'package.json marks dist/ as ESM').toBe(true);
+    expect(
+      ops(final, 'COPY').some((c) => /\bpackage\.json\b/.test(c)),
+      'package.json marks dist/ as ESM',
+    ).toBe(true);
   });
 
   it('keeps the build context free of dependencies, history, outputs and secrets', () => {
@@ -106,8 +86,51 @@ describe('Dockerfile', () => {
       .map((l) => l.trim());
     for (const p of ['node_modules', '.git', 'dist', '.env*', '*.key']) expect(ignored).toContain(p);
     // Everything the build copies must stay in the context.
-    const copied = all.flatMap((s) => ops(s, 'COPY').filter((c) => !c.startsWith('--from')).flatMap((c) => c.split(' ').slice(0, -1)));
+    const copied = all.flatMap((s) =>
+      ops(s, 'COPY')
+        .filter((c) => !c.startsWith('--from'))
+        .flatMap((c) => c.split(' ').slice(0, -1)),
+    );
     expect(copied.length).toBeGreaterThan(0);
     for (const c of copied) expect(ignored).not.toContain(c);
+  });
+});
+
+describe('Dockerfile: what the image carries and says about itself', () => {
+  const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  const final = stages(text).at(-1)!;
+  const finalOps = (op: string): string[] => final.body.filter((i) => i.op === op).map((i) => i.args);
+  const labelsWith = (buildArgs: Record<string, string>): Record<string, string> => {
+    const vars: Record<string, string> = {};
+    for (const a of finalOps('ARG')) for (const [k, v] of keyValues(a)) vars[k] = buildArgs[k] ?? v;
+    return Object.fromEntries(finalOps('LABEL').flatMap((l) => keyValues(substitute(l, vars))));
+  };
+
+  it('has the OCI labels source (the repository package.json names), version and revision from build arguments', () => {
+    const given = labelsWith({ VERSION: '1.2.3', REVISION: 'a'.repeat(40) });
+    expect(given).toMatchObject({
+      'org.opencontainers.image.source': repositoryUrl(),
+      'org.opencontainers.image.version': '1.2.3',
+      'org.opencontainers.image.revision': 'a'.repeat(40),
+    });
+    // Built without arguments, the labels say what they do not know instead of being empty.
+    expect(labelsWith({})).toMatchObject({
+      'org.opencontainers.image.version': 'dev',
+      'org.opencontainers.image.revision': 'unknown',
+    });
+  });
+
+  it('carries examples/ next to dist/, where the demo looks for its scenario', () => {
+    const copies = finalOps('COPY').filter((c) => !c.startsWith('--from'));
+    expect(copies).toContain('examples ./examples');
+    expect(finalOps('COPY').some((c) => / \.\/dist$/.test(c))).toBe(true);
+  });
+
+  it("keeps the exporter's default listen address, which serves on all interfaces", () => {
+    expect(FLAG_TABLE.find((f) => f.name === 'web.listen-address')?.default).toMatch(/^:\d+$/);
+    expect(Object.keys(Object.fromEntries(finalOps('ENV').flatMap((e) => keyValues(e))))).not.toContain(
+      'CRIBL_WEB_LISTEN_ADDRESS',
+    );
+    expect([...finalOps('ENTRYPOINT'), ...finalOps('CMD')].join(' ')).not.toContain('listen-address');
   });
 });

@@ -22,7 +22,16 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('exporter scraped by a real Prometh
     sim = await startSimulator({ nodes: 8, seed: 7 });
     const started = new Promise<App>((resolve) => {
       exited = runCommand({
-        argv: ['--web.listen-address', '127.0.0.1:0', '--discovery.interval', '2s', '--health.interval', '1s', '--log.level', 'warn'],
+        argv: [
+          '--web.listen-address',
+          '127.0.0.1:0',
+          '--discovery.interval',
+          '2s',
+          '--health.interval',
+          '1s',
+          '--log.level',
+          'warn',
+        ],
         env: { CRIBL_LEADER_URL: sim.baseUrl, CRIBL_TOKEN: sim.token },
         stdout: (l) => logs.push(l),
         stderr: (l) => logs.push(l),

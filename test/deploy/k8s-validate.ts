@@ -1,5 +1,7 @@
 import * as monitoringV1 from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import * as appsV1 from 'kubernetes-models/apps/v1';
+import * as networkingV1 from 'kubernetes-models/networking.k8s.io/v1';
+import * as policyV1 from 'kubernetes-models/policy/v1';
 import * as coreV1 from 'kubernetes-models/v1';
 
 /** A Kubernetes object as read from YAML. */
@@ -16,6 +18,8 @@ type ModelClass = new (data: object) => { validate(): void };
 const GROUPS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
   v1: coreV1,
   'apps/v1': appsV1,
+  'policy/v1': policyV1,
+  'networking.k8s.io/v1': networkingV1,
   'monitoring.coreos.com/v1': monitoringV1,
 };
 

@@ -1,13 +1,16 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import type { INetworkPolicyEgressRule, INetworkPolicyIngressRule } from 'kubernetes-models/networking.k8s.io/v1';
 import type { IContainer, IPodSpec, IService } from 'kubernetes-models/v1';
-import { parseAllDocuments } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FLAG_TABLE, SECRET_ENV } from '../../src/config/flags.js';
 import { DEFAULT_PORT } from '../../src/config/types.js';
 import { validateManifest, type Manifest } from './k8s-validate.js';
+import { alertJobPattern, CREDENTIALS_KEY, CREDENTIALS_SECRET, kustomize, loadDocs, selects } from './kustomize.js';
 import { ROOT } from './prometheusrule.js';
-import { run, skipWithout } from './tools.js';
+import { skipWithout } from './tools.js';
 
 const K8S = join(ROOT, 'deploy', 'kubernetes');
 
@@ -15,12 +18,6 @@ function yamlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? yamlFiles(join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [join(dir, e.name)] : [],
   );
-}
-
-function loadDocs(text: string): Manifest[] {
-  return parseAllDocuments(text)
-    .map((d) => d.toJS() as Manifest | null)
-    .filter((d): d is Manifest => d !== null);
 }
 
 interface Located {
@@ -37,7 +34,7 @@ const located: Located[] = yamlFiles(K8S).flatMap((path) => {
   const file = relative(K8S, path);
   return loadDocs(text).map((doc) => ({ file, layout: dirname(file), doc, text }));
 });
-const objects = located.filter((l) => l.doc.kind !== 'Kustomization');
+const objects = located.filter((l) => l.doc.kind !== 'Kustomization' && l.doc.kind !== 'Component');
 const name = (m: Manifest): string => `${String(m.kind)}/${String(m.metadata?.name)}`;
 
 const deployment: Manifest = {
@@ -46,10 +43,15 @@ const deployment: Manifest = {
   metadata: { name: 'x', labels: { a: 'b' } },
   spec: {
     selector: { matchLabels: { a: 'b' } },
-    template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '1' } } }] } },
+    template: {
+      metadata: { labels: { a: 'b' } },
+      spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '1' } } }] },
+    },
   },
 };
-const edit = (f: (d: { spec: { replicas?: unknown; template: { spec: { containers: Record<string, unknown>[] } } } }) => void): Manifest => {
+const edit = (
+  f: (d: { spec: { replicas?: unknown; template: { spec: { containers: Record<string, unknown>[] } } } }) => void,
+): Manifest => {
   const copy = structuredClone(deployment);
   f(copy as never);
   return copy;
@@ -58,12 +60,33 @@ const edit = (f: (d: { spec: { replicas?: unknown; template: { spec: { container
 describe('validateManifest', () => {
   it.each<[string, Manifest, RegExp | null]>([
     ['a valid Deployment', deployment, null],
-    ['a misspelt field', edit((d) => void (d.spec.template.spec.containers[0]!.securityContext = { runAsNonroot: true })), /unknown field \/spec\/template\/spec\/containers\/0\/securityContext\/runAsNonroot/],
+    [
+      'a misspelt field',
+      edit((d) => void (d.spec.template.spec.containers[0]!.securityContext = { runAsNonroot: true })),
+      /unknown field \/spec\/template\/spec\/containers\/0\/securityContext\/runAsNonroot/,
+    ],
     ['a misspelt top-level key', { ...deployment, spce: {} }, /unknown field \/spce/],
     ['a wrong type', edit((d) => void (d.spec.replicas = 'two')), /replicas must be integer/],
-    ['a missing required field', edit((d) => void delete d.spec.template.spec.containers[0]!.name), /containers\/0 must have required property name/],
-    ['an unknown kind', { apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'x' } }, /no schema for apiVersion apps\/v1 kind Deploymnet/],
-    ['a misspelt ServiceMonitor field', { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: { name: 'x' }, spec: { selector: {}, endpoints: [{ prot: 'metrics' }] } }, /unknown field \/spec\/endpoints\/0\/prot/],
+    [
+      'a missing required field',
+      edit((d) => void delete d.spec.template.spec.containers[0]!.name),
+      /containers\/0 must have required property name/,
+    ],
+    [
+      'an unknown kind',
+      { apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'x' } },
+      /no schema for apiVersion apps\/v1 kind Deploymnet/,
+    ],
+    [
+      'a misspelt ServiceMonitor field',
+      {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'ServiceMonitor',
+        metadata: { name: 'x' },
+        spec: { selector: {}, endpoints: [{ prot: 'metrics' }] },
+      },
+      /unknown field \/spec\/endpoints\/0\/prot/,
+    ],
   ])('%s', (_, manifest, expected) => {
     const problems = validateManifest(manifest);
     if (expected === null) expect(problems).toEqual([]);
@@ -72,11 +95,29 @@ describe('validateManifest', () => {
 });
 
 describe('deploy/kubernetes manifests', () => {
-  it('hold every object the layouts need', () => {
+  it('hold every object the layouts need, and no Secret (the user creates it, so no placeholder token ships)', () => {
     expect(new Set(objects.map((o) => o.doc.kind))).toEqual(
-      new Set(['Deployment', 'StatefulSet', 'Service', 'ServiceAccount', 'Secret', 'ServiceMonitor', 'PrometheusRule']),
+      new Set([
+        'Deployment',
+        'StatefulSet',
+        'Service',
+        'ServiceAccount',
+        'ServiceMonitor',
+        'PodMonitor',
+        'PrometheusRule',
+        'PodDisruptionBudget',
+        'NetworkPolicy',
+      ]),
     );
   });
+
+  it.each(located.filter((l) => /kustomization\.yaml$/.test(l.file)).map((l) => [l.file, l.doc] as const))(
+    '%s lists directories under resources, not the deprecated bases',
+    (_, doc) => {
+      expect(doc).not.toHaveProperty('bases');
+      expect((doc as { resources?: string[] }).resources?.length).toBeGreaterThan(0);
+    },
+  );
 
   it.each(objects.map((o) => [`${o.file} ${name(o.doc)}`, o.doc] as const))('%s matches its schema', (_, doc) => {
     expect(validateManifest(doc)).toEqual([]);
@@ -90,7 +131,15 @@ const knownFlags = new Set(FLAG_TABLE.map((f) => f.name));
 const workloads = objects
   .filter((o) => o.doc.kind === 'Deployment' || o.doc.kind === 'StatefulSet')
   .map((o) => {
-    const spec = (o.doc as unknown as { spec: { replicas?: number; serviceName?: string; template: { metadata: { labels: Record<string, string> }; spec: IPodSpec } } }).spec;
+    const spec = (
+      o.doc as unknown as {
+        spec: {
+          replicas?: number;
+          serviceName?: string;
+          template: { metadata: { labels: Record<string, string> }; spec: IPodSpec };
+        };
+      }
+    ).spec;
     const exporter = spec.template.spec.containers.find((c) => c.name === 'cribl-exporter');
     return { ...o, spec, pod: spec.template.spec, exporter };
   });
@@ -137,31 +186,17 @@ describe.each(workloads.map((w) => [`${w.file} ${name(w.doc)}`, w] as const))('%
     for (const a of c().args ?? []) expect(knownFlags, a).toContain(/^--([^=]+)/.exec(a)?.[1]);
   });
 
-  it('reads the token from the mounted credentials Secret', () => {
+  it('reads the token from the Secret the user creates (CREDENTIALS_SECRET, key token), mounted as a directory', () => {
     const tokenFile = c().env?.find((e) => e.name === 'CRIBL_TOKEN_FILE')?.value;
     expect(tokenFile).toBeDefined();
     const mount = c().volumeMounts?.find((m) => tokenFile!.startsWith(`${m.mountPath}/`));
     expect(mount?.readOnly).toBe(true);
     expect(mount?.subPath, 'subPath mounts are never updated, so token rotation would need a restart').toBeUndefined();
     const volume = w.pod.volumes?.find((v) => v.name === mount?.name);
-    const secretName = volume?.secret?.secretName;
-    const secret = objects.find((o) => o.doc.kind === 'Secret' && o.doc.metadata?.name === secretName);
-    expect(secret, `Secret ${String(secretName)}`).toBeDefined();
-    expect(Object.keys((secret!.doc as { stringData?: object }).stringData ?? {})).toContain(tokenFile!.slice(mount!.mountPath.length + 1));
-  });
-
-  it('is selected by a Service of its layout whose name matches the alerts\' job convention', () => {
-    const services = objects.filter((o) => o.layout === w.layout && o.doc.kind === 'Service').map((o) => o.doc as unknown as IService);
-    const labels = w.spec.template.metadata.labels;
-    const svc = services.find((s) => Object.entries(s.spec?.selector ?? {}).every(([k, v]) => labels[k] === v));
-    expect(svc, 'a Service selecting the pods').toBeDefined();
-    expect(svc!.metadata?.name).toMatch(/cribl-exporter/);
-    expect(svc!.spec?.ports).toContainEqual(expect.objectContaining({ name: 'metrics', targetPort: 'metrics' }));
-    const monitor = objects.find((o) => o.doc.kind === 'ServiceMonitor')!.doc as unknown as {
-      spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string }[] };
-    };
-    for (const [k, v] of Object.entries(monitor.spec.selector.matchLabels)) expect(svc!.metadata?.labels?.[k]).toBe(v);
-    expect(monitor.spec.endpoints.map((e) => e.port)).toContain('metrics');
+    expect(volume?.secret?.secretName).toBe(CREDENTIALS_SECRET);
+    // Without the Secret the pod waits in ContainerCreating, saying so, rather than start without credentials.
+    expect(volume?.secret?.optional).not.toBe(true);
+    expect(tokenFile!.slice(mount!.mountPath.length + 1)).toBe(CREDENTIALS_KEY);
   });
 });
 
@@ -180,22 +215,148 @@ describe('sharded StatefulSet', () => {
   });
 
   it('is governed by a headless Service', () => {
-    const svc = objects.find((o) => o.layout === 'sharded' && o.doc.kind === 'Service' && o.doc.metadata?.name === sts.spec.serviceName);
+    const svc = objects.find(
+      (o) => o.layout === 'sharded' && o.doc.kind === 'Service' && o.doc.metadata?.name === sts.spec.serviceName,
+    );
     expect((svc?.doc as unknown as IService | undefined)?.spec?.clusterIP).toBe('None');
   });
 });
 
-// The layouts as users build them. CI installs kubectl (its kustomize may be old: bases, not resources dirs).
+describe('sharded PodDisruptionBudget', () => {
+  it('lets voluntary disruptions take one shard at a time', () => {
+    const sts = workloads.find((w) => w.doc.kind === 'StatefulSet')!;
+    const pdbs = objects.filter((o) => o.layout === 'sharded' && o.doc.kind === 'PodDisruptionBudget');
+    expect(pdbs).toHaveLength(1);
+    type Pdb = {
+      spec: { maxUnavailable?: number; minAvailable?: unknown; selector: { matchLabels: Record<string, string> } };
+    };
+    const spec = (pdbs[0]!.doc as Pdb).spec;
+    expect(spec.maxUnavailable).toBe(1);
+    expect(spec.minAvailable).toBeUndefined();
+    expect(spec.selector.matchLabels).toEqual(sts.spec.template.metadata.labels);
+  });
+});
+
+/** The pod template of the one exporter workload of built objects, and its exporter container. */
+function exporterPod(docs: Manifest[]): { labels: Record<string, string>; container: IContainer; namespace?: string } {
+  for (const d of docs) {
+    if (d.kind !== 'Deployment' && d.kind !== 'StatefulSet') continue;
+    type Workload = { spec: { template: { metadata: { labels: Record<string, string> }; spec: IPodSpec } } };
+    const t = (d as unknown as Workload).spec.template;
+    const container = t.spec.containers.find((c) => c.name === 'cribl-exporter');
+    if (container) return { labels: t.metadata.labels, container };
+  }
+  throw new Error('no workload with a cribl-exporter container');
+}
+
+/**
+ * The job label Prometheus gives the exporter's targets: a ServiceMonitor's Service name, `<namespace>/<PodMonitor>`.
+ */
+function scrapeJobs(docs: Manifest[], namespace: string): string[] {
+  const pod = exporterPod(docs);
+  type Monitor = { spec: { selector: { matchLabels: Record<string, string> } } };
+  const jobs: string[] = [];
+  for (const d of docs.filter((x) => x.kind === 'PodMonitor')) {
+    const m = d as unknown as Monitor & { spec: { podMetricsEndpoints: { port: string }[] } };
+    const metrics = m.spec.podMetricsEndpoints.some((e) => e.port === 'metrics');
+    if (selects(m.spec.selector.matchLabels, pod.labels) && metrics) {
+      jobs.push(`${namespace}/${String(d.metadata?.name)}`);
+    }
+  }
+  for (const svc of docs.filter((x) => x.kind === 'Service') as unknown as IService[]) {
+    if (!selects(svc.spec?.selector, pod.labels)) continue;
+    if (!svc.spec?.ports?.some((p) => p.name === 'metrics' && p.targetPort === 'metrics')) continue;
+    for (const d of docs.filter((x) => x.kind === 'ServiceMonitor')) {
+      const m = d as unknown as Monitor & { spec: { endpoints: { port: string }[] } };
+      const metrics = m.spec.endpoints.some((e) => e.port === 'metrics');
+      if (selects(m.spec.selector.matchLabels, svc.metadata?.labels) && metrics) {
+        jobs.push(String(svc.metadata?.name));
+      }
+    }
+  }
+  return jobs;
+}
+
+// The layouts as users build them (kustomize v4+: directories under resources, no bases).
 describe.skipIf(skipWithout('kubectl'))('kubectl kustomize', () => {
-  it.each<[string, string[]]>([
-    ['deploy/kubernetes', ['Deployment', 'PrometheusRule', 'Secret', 'Service', 'ServiceAccount', 'ServiceMonitor']],
-    ['deploy/kubernetes/sidecar', ['Deployment', 'PrometheusRule', 'Secret', 'Service', 'ServiceAccount', 'ServiceMonitor']],
-    ['deploy/kubernetes/sharded', ['PrometheusRule', 'Secret', 'Service', 'ServiceAccount', 'ServiceMonitor', 'StatefulSet']],
-  ])('%s builds into valid objects', (dir, kinds) => {
-    const r = run('kubectl', ['kustomize', dir], ROOT);
-    expect(r.status, r.stderr).toBe(0);
-    const docs = loadDocs(r.stdout);
+  const layouts: [string, string[]][] = [
+    ['deploy/kubernetes', ['Deployment', 'PrometheusRule', 'Service', 'ServiceAccount', 'ServiceMonitor']],
+    ['deploy/kubernetes/sidecar', ['Deployment', 'PodMonitor', 'PrometheusRule', 'ServiceAccount']],
+    [
+      'deploy/kubernetes/sharded',
+      ['PodDisruptionBudget', 'PrometheusRule', 'Service', 'ServiceAccount', 'ServiceMonitor', 'StatefulSet'],
+    ],
+  ];
+
+  it.each(layouts)('%s builds into valid objects, without warnings', (dir, kinds) => {
+    const { docs, stderr } = kustomize(dir);
+    expect(stderr, 'kustomize warnings (e.g. deprecated bases)').toBe('');
     expect(docs.map((d) => String(d.kind)).sort()).toEqual(kinds);
     for (const d of docs) expect(validateManifest(d), name(d)).toEqual([]);
+  });
+
+  it.each(layouts)("%s is scraped once, under a job name the alerts' job selector matches", (dir) => {
+    const jobs = scrapeJobs(kustomize(dir).docs, 'monitoring');
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatch(alertJobPattern());
+  });
+
+  describe.each(['deploy/kubernetes', 'deploy/kubernetes/sharded'])('%s with the networkpolicy component', (layout) => {
+    let docs: Manifest[] = [];
+    beforeAll(() => {
+      const dir = mkdtempSync(join(tmpdir(), 'k8s-netpol-'));
+      try {
+        writeFileSync(
+          join(dir, 'kustomization.yaml'),
+          stringify({
+            apiVersion: 'kustomize.config.k8s.io/v1beta1',
+            kind: 'Kustomization',
+            // kustomize takes relative paths only.
+            resources: [relative(dir, join(ROOT, layout))],
+            components: [relative(dir, join(ROOT, 'deploy/kubernetes/networkpolicy'))],
+          }),
+        );
+        docs = kustomize(dir).docs;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+    interface Policy {
+      podSelector: { matchLabels: Record<string, string> };
+      policyTypes: string[];
+      ingress: INetworkPolicyIngressRule[];
+      egress: INetworkPolicyEgressRule[];
+    }
+    const policy = (): Policy => {
+      const p = docs.find((d) => d.kind === 'NetworkPolicy');
+      expect(p, 'a NetworkPolicy').toBeDefined();
+      return (p as unknown as { spec: Policy }).spec;
+    };
+
+    it('applies to the exporter pods and restricts both directions', () => {
+      expect(selects(policy().podSelector.matchLabels, exporterPod(docs).labels)).toBe(true);
+      expect(policy().policyTypes.sort()).toEqual(['Egress', 'Ingress']);
+    });
+
+    it('admits traffic to the metrics port only', () => {
+      const ports = policy().ingress.flatMap((r) => r.ports ?? []);
+      expect(ports).toEqual([{ port: 'metrics', protocol: 'TCP' }]);
+      expect(exporterPod(docs).container.ports?.map((p) => p.name)).toContain('metrics');
+    });
+
+    it('lets the exporter reach its leader and DNS, and nothing else', () => {
+      const leaderUrl = new URL(exporterPod(docs).container.env!.find((e) => e.name === 'CRIBL_LEADER_URL')!.value!);
+      const leaderPort = Number(leaderUrl.port || (leaderUrl.protocol === 'https:' ? 443 : 80));
+      const egress = policy().egress;
+      const allows = (port: number, protocol: string): boolean =>
+        egress.some((r) => (r.ports ?? []).some((p) => p.port === port && (p.protocol ?? 'TCP') === protocol));
+      expect(allows(leaderPort, 'TCP'), `leader port ${leaderPort}`).toBe(true);
+      expect(allows(443, 'TCP'), 'Cribl.Cloud').toBe(true);
+      expect(allows(53, 'UDP') && allows(53, 'TCP'), 'DNS').toBe(true);
+      // Every rule names its ports: no rule opens all ports.
+      for (const r of egress) expect(r.ports?.length).toBeGreaterThan(0);
+      const dns = egress.find((r) => (r.ports ?? []).some((p) => p.port === 53))!;
+      expect(dns.to?.[0]?.podSelector?.matchLabels).toEqual({ 'k8s-app': 'kube-dns' });
+    });
   });
 });

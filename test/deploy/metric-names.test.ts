@@ -7,7 +7,22 @@ import { loadRuleGroups, ROOT } from './prometheusrule.js';
 
 // The dashboard and the rules may use only metric names we export: docs/ARCHITECTURE.md is the contract.
 
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan', 'atan2']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'inf',
+  'nan',
+  'atan2',
+]);
 
 /** Metric names a PromQL expression (or a Grafana `label_values(expr, label)` query) selects. */
 function metricNames(promql: string): string[] {
@@ -18,14 +33,19 @@ function metricNames(promql: string): string[] {
     .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
     .replace(/\$\{?\w+\}?/g, ' ')
     .replace(/(?<![\w:])\d+(?:\.\d+)?(?:[eE][+-]?\d+|ms|s|m|h|d|w|y)?\b/g, ' ');
-  const names = [...bare.matchAll(/[a-zA-Z_:][\w:]*(?!\w)(?!\s*\()/g)].map((m) => m[0]).filter((n) => !KEYWORDS.has(n.toLowerCase()));
+  const names = [...bare.matchAll(/[a-zA-Z_:][\w:]*(?!\w)(?!\s*\()/g)]
+    .map((m) => m[0])
+    .filter((n) => !KEYWORDS.has(n.toLowerCase()));
   return [...new Set(names)];
 }
 
 describe('metricNames', () => {
   it.each<[string, string[]]>([
     ['up{job=~".*cribl-exporter.*"} == 0', ['up']],
-    ['sum without (code) (rate(cribl_exporter_leader_throttled_total[5m])) > 0', ['cribl_exporter_leader_throttled_total']],
+    [
+      'sum without (code) (rate(cribl_exporter_leader_throttled_total[5m])) > 0',
+      ['cribl_exporter_leader_throttled_total'],
+    ],
     ['(a == 0) unless ignoring (product, group, node_id) (b == 0)', ['a', 'b']],
     ['time() - x_timestamp_seconds > 300', ['x_timestamp_seconds']],
     ['histogram_quantile(0.99, sum by (le) (rate(h_bucket{l="$v"}[$__rate_interval])))', ['h_bucket']],
@@ -92,7 +112,9 @@ describe('metric names in the dashboard and the rules', async () => {
   it('the rules use only exported names and the rules they record', () => {
     const used = rules.flatMap((r) => metricNames(r.expr).map((name) => ({ rule: r.alert ?? r.record, name })));
     expect(used.length).toBeGreaterThan(20);
-    expect(used.filter((u) => !allowed.has(u.name) && !recorded.has(u.name)).map((u) => `${u.rule}: ${u.name}`)).toEqual([]);
+    expect(
+      used.filter((u) => !allowed.has(u.name) && !recorded.has(u.name)).map((u) => `${u.rule}: ${u.name}`),
+    ).toEqual([]);
   });
 
   it('the dashboard has the four sections, with a node_id variable and a Prometheus data source variable', () => {

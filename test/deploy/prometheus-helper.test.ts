@@ -23,7 +23,9 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('startPrometheus', () => {
   beforeAll(async () => {
     target = createServer((req, res) => {
       if (req.url !== '/metrics') return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end('# TYPE demo_temperature gauge\ndemo_temperature{room="lab"} 42\n');
+      res
+        .writeHead(200, { 'content-type': 'text/plain; version=0.0.4' })
+        .end('# TYPE demo_temperature gauge\ndemo_temperature{room="lab"} 42\n');
     });
     const address = await listen(target);
     dir = await mkdtemp(join(tmpdir(), 'prometheus-helper-'));
@@ -31,9 +33,15 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('startPrometheus', () => {
     // for: 1h is cut down by alertFor, which is what lets the e2e tests use the real alert rules.
     await writeFile(
       rules,
-      'groups:\n  - name: demo\n    rules:\n      - alert: DemoTooHot\n        expr: demo_temperature > 40\n        for: 1h\n        labels: { severity: warning }\n',
+      'groups:\n  - name: demo\n    rules:\n      - alert: DemoTooHot\n        expr: demo_temperature > 40\n      ' +
+        '  for: 1h\n        labels: { severity: warning }\n',
     );
-    prom = await startPrometheus({ scrapeTargets: [address], ruleFiles: [rules], alertFor: '2s', job: 'demo-cribl-exporter' });
+    prom = await startPrometheus({
+      scrapeTargets: [address],
+      ruleFiles: [rules],
+      alertFor: '2s',
+      job: 'demo-cribl-exporter',
+    });
   });
 
   afterAll(async () => {
@@ -53,7 +61,12 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('startPrometheus', () => {
   it('evaluates the rule files, with `for` shortened, and reports the alert', async () => {
     await prom.waitFor('ALERTS{alertname="DemoTooHot", alertstate="firing"}', (v) => v.length === 1);
     const alerts = await prom.alerts();
-    expect(alerts).toContainEqual(expect.objectContaining({ labels: expect.objectContaining({ alertname: 'DemoTooHot', room: 'lab' }), state: 'firing' }));
+    expect(alerts).toContainEqual(
+      expect.objectContaining({
+        labels: expect.objectContaining({ alertname: 'DemoTooHot', room: 'lab' }),
+        state: 'firing',
+      }),
+    );
   });
 
   it('rejects a bad query with the reason', async () => {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { loadRuleGroups, ROOT, RULE_FILES, type Rule } from './prometheusrule.js';
+import { loadRuleGroups, ROOT, RULE_FILES, RUNBOOK_URL, type Rule } from './prometheusrule.js';
 import { run, skipWithout } from './tools.js';
 
 const TESTS_DIR = 'deploy/prometheus/tests';
@@ -44,19 +44,26 @@ describe('githubSlug', () => {
 });
 
 describe.each(alerts.map((a) => [a.alert, a] as const))('alert %s', (alertname, a) => {
-  it('has a severity, a summary, a description and a runbook section that exists', () => {
+  it('has a severity, a summary, a description and an absolute runbook_url to a section that exists', () => {
     expect(['critical', 'warning', 'info']).toContain(a.labels?.severity);
     expect(a.annotations?.summary).toMatch(/\S/);
     expect(a.annotations?.description).toMatch(/\S/);
-    const anchor = /^docs\/runbook\.md#(.+)$/.exec(a.annotations?.runbook_url ?? '')?.[1];
-    expect(anchor).toBe(alertname.toLowerCase());
-    expect(runbookAnchors).toContain(anchor);
+    // Absolute, so that the link works from Alertmanager, Grafana and a pager: the repository's docs/runbook.md.
+    expect(a.annotations?.runbook_url).toBe(`${RUNBOOK_URL}#${alertname.toLowerCase()}`);
+    expect(new URL(a.annotations!.runbook_url!).protocol).toBe('https:');
+    expect(runbookAnchors).toContain(alertname.toLowerCase());
   });
 
   it('has promtool cases where it fires and where it does not', () => {
     const cases = alertCases.filter((c) => c.alertname === alertname);
-    expect(cases.some((c) => (c.exp_alerts ?? []).length > 0), 'a firing case').toBe(true);
-    expect(cases.some((c) => (c.exp_alerts ?? []).length === 0), 'a quiet case').toBe(true);
+    expect(
+      cases.some((c) => (c.exp_alerts ?? []).length > 0),
+      'a firing case',
+    ).toBe(true);
+    expect(
+      cases.some((c) => (c.exp_alerts ?? []).length === 0),
+      'a quiet case',
+    ).toBe(true);
   });
 
   if (alertname.startsWith('CriblNode')) {
@@ -104,7 +111,9 @@ describe('Alertmanager inhibition', () => {
 
   it('is shown in docs/deploy.md as it is in the file', () => {
     const docs = readFileSync(join(ROOT, 'docs/deploy.md'), 'utf8');
-    const blocks = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parseAllDocuments(m[1]!).map((d) => d.toJS() as unknown));
+    const blocks = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) =>
+      parseAllDocuments(m[1]!).map((d) => d.toJS() as unknown),
+    );
     expect(blocks.flat()).toContainEqual({ inhibit_rules: inhibit });
   });
 });

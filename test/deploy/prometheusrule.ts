@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 
 /** Repository root, from this file's place in test/deploy/. */
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -29,21 +29,22 @@ export interface RuleGroup {
 
 /** The groups of every file in RULE_FILES, in order. */
 export function loadRuleGroups(root = ROOT): RuleGroup[] {
-  return RULE_FILES.flatMap((file) => (parse(readFileSync(join(root, file), 'utf8')) as { groups: RuleGroup[] }).groups);
+  return RULE_FILES.flatMap(
+    (file) => (parse(readFileSync(join(root, file), 'utf8')) as { groups: RuleGroup[] }).groups,
+  );
 }
 
-const HEADER = `# Generated from ${RULE_FILES.join(' and ')}; do not edit.
-# Regenerate after changing them: UPDATE_GENERATED=1 npx vitest run test/deploy/prometheusrule.test.ts
-# Your Prometheus may select rules by a label (kube-prometheus-stack: release=<its release name>); add it here.
-`;
-
-/** The PrometheusRule manifest embedding `groups`, as YAML text. */
-export function renderPrometheusRule(groups: readonly RuleGroup[]): string {
-  const manifest = {
-    apiVersion: 'monitoring.coreos.com/v1',
-    kind: 'PrometheusRule',
-    metadata: { name: 'cribl-exporter', labels: { 'app.kubernetes.io/name': 'cribl-exporter' } },
-    spec: { groups },
-  };
-  return HEADER + stringify(manifest, { lineWidth: 0 });
+/**
+ * The repository's web address, from package.json's `repository` (npm's `git+https://….git` form or a plain URL):
+ * the default base of every alert's runbook_url and the image's org.opencontainers.image.source.
+ */
+export function repositoryUrl(root = ROOT): string {
+  type Pkg = { repository?: string | { url?: string } };
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Pkg;
+  const url = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
+  if (url === undefined) throw new Error('package.json has no repository');
+  return url.replace(/^git\+/, '').replace(/\.git$/, '');
 }
+
+/** Where the shipped alerts point: docs/runbook.md on the default branch; `#<alert in lower case>` follows. */
+export const RUNBOOK_URL = `${repositoryUrl()}/blob/main/docs/runbook.md`;

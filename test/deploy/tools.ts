@@ -14,7 +14,11 @@ export function skipWithout(name: string): boolean {
 }
 
 /** Runs a tool and returns its exit status and output; never throws on a non-zero exit. */
-export function run(cmd: string, args: readonly string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+export function run(
+  cmd: string,
+  args: readonly string[],
+  cwd: string,
+): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 60_000 });
   if (r.error) throw new Error(`${cmd} ${args.join(' ')}: ${r.error.message}`);
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };

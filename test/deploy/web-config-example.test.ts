@@ -1,8 +1,8 @@
+import { parseWebConfig } from '../../src/exposition/web-config/parse.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
-import { parseWebConfig } from '../../src/exposition/web-config.js';
 import { ROOT } from './prometheusrule.js';
 
 describe('deploy/web-config.example.yaml', () => {

@@ -10,19 +10,38 @@ import { workerEntry } from '../helpers/workers.js';
 const logger = pino({ level: 'silent' });
 const FAR = Date.now() + 3_600_000;
 
-function pagedLeader(fleet: Record<string, ReturnType<typeof workerEntry>[]>, opts: { totalCount?: boolean; pageCap?: number } = {}) {
+function pagedLeader(
+  fleet: Record<string, ReturnType<typeof workerEntry>[]>,
+  opts: { totalCount?: boolean; pageCap?: number } = {},
+) {
   return (req: LeaderRequest<unknown>): FakeAnswer => {
     const m = /^\/products\/([^/]+)\/(workers|groups)$/.exec(req.path);
     if (!m) return { status: 404, json: { status: 'error', message: 'not found' } };
     const [, product, what] = m;
-    if (what === 'groups') return { status: 200, json: { count: 1, items: [{ id: 'default', configVersion: 'abc1234', workerCount: 1 }, { id: 'default_search', type: 'search' }] } };
+    if (what === 'groups')
+      return {
+        status: 200,
+        json: {
+          count: 1,
+          items: [
+            { id: 'default', configVersion: 'abc1234', workerCount: 1 },
+            { id: 'default_search', type: 'search' },
+          ],
+        },
+      };
     const all = fleet[product!] ?? [];
     const limit = Math.min(Number(req.query?.limit), opts.pageCap ?? Infinity);
     const offset = Number(req.query?.offset);
     const items = all.slice(offset, offset + limit);
     return {
       status: 200,
-      json: { count: items.length, items, offset, limit, ...(opts.totalCount === false ? {} : { totalCount: all.length }) },
+      json: {
+        count: items.length,
+        items,
+        offset,
+        limit,
+        ...(opts.totalCount === false ? {} : { totalCount: all.length }),
+      },
     };
   };
 }
@@ -30,7 +49,9 @@ function pagedLeader(fleet: Record<string, ReturnType<typeof workerEntry>[]>, op
 describe('Discoverer', () => {
   it('pages through each product with limit/offset and stops at totalCount', async () => {
     const stream = Array.from({ length: 1200 }, (_, i) => workerEntry(`s-${i}`));
-    const edge = Array.from({ length: 500 }, (_, i) => workerEntry(`e-${i}`, { distMode: 'managed-edge', group: 'default_fleet' }));
+    const edge = Array.from({ length: 500 }, (_, i) =>
+      workerEntry(`e-${i}`, { distMode: 'managed-edge', group: 'default_fleet' }),
+    );
     const client = fakeLeaderClient(pagedLeader({ stream, edge }));
     const d = new Discoverer({ client, products: ['stream', 'edge'], logger, pageSize: 500 });
     const out = await d.discover(FAR);
@@ -51,23 +72,28 @@ describe('Discoverer', () => {
     expect(out.groups.map((g) => `${g.product}/${g.group.id}`)).toEqual(['stream/default', 'edge/default']);
   });
 
-  it('without totalCount, a short page ends the listing; a leader capping the page size is still read to the end', async () => {
-    const stream = Array.from({ length: 450 }, (_, i) => workerEntry(`s-${i}`));
-    const client = fakeLeaderClient(pagedLeader({ stream }, { totalCount: true, pageCap: 100 }));
-    const out = await new Discoverer({ client, products: ['stream'], logger, pageSize: 500 }).discover(FAR);
-    expect(out.ok && out.nodes.size).toBe(450);
-    const c2 = fakeLeaderClient(pagedLeader({ stream }, { totalCount: false }));
-    const out2 = await new Discoverer({ client: c2, products: ['stream'], logger, pageSize: 200 }).discover(FAR);
-    expect(out2.ok && out2.nodes.size).toBe(450);
-    expect(c2.calls.filter((c) => c.path.endsWith('/workers'))).toHaveLength(3);
-  });
+  it(
+    'without totalCount, a short page ends the listing; a leader capping the page size is still read to the ' + 'end',
+    async () => {
+      const stream = Array.from({ length: 450 }, (_, i) => workerEntry(`s-${i}`));
+      const client = fakeLeaderClient(pagedLeader({ stream }, { totalCount: true, pageCap: 100 }));
+      const out = await new Discoverer({ client, products: ['stream'], logger, pageSize: 500 }).discover(FAR);
+      expect(out.ok && out.nodes.size).toBe(450);
+      const c2 = fakeLeaderClient(pagedLeader({ stream }, { totalCount: false }));
+      const out2 = await new Discoverer({ client: c2, products: ['stream'], logger, pageSize: 200 }).discover(FAR);
+      expect(out2.ok && out2.nodes.size).toBe(450);
+      expect(c2.calls.filter((c) => c.path.endsWith('/workers'))).toHaveLength(3);
+    },
+  );
 
   it('asks for 1,000 nodes a page by default', async () => {
     const stream = Array.from({ length: 2500 }, (_, i) => workerEntry(`s-${i}`));
     const client = fakeLeaderClient(pagedLeader({ stream }));
     const out = await new Discoverer({ client, products: ['stream'], logger }).discover(FAR);
     expect(out.ok && out.nodes.size).toBe(2500);
-    expect(client.calls.filter((c) => c.path.endsWith('/workers')).map((c) => [c.query?.limit, c.query?.offset])).toEqual([
+    expect(
+      client.calls.filter((c) => c.path.endsWith('/workers')).map((c) => [c.query?.limit, c.query?.offset]),
+    ).toEqual([
       [1000, 0],
       [1000, 1000],
       [1000, 2000],
@@ -87,7 +113,11 @@ describe('Discoverer', () => {
   });
 
   it('falls back to /master/workers after a 404 and remembers it for this leader', async () => {
-    const all = [workerEntry('w1'), workerEntry('e1', { distMode: 'managed-edge' }), workerEntry('m', { distMode: 'master' })];
+    const all = [
+      workerEntry('w1'),
+      workerEntry('e1', { distMode: 'managed-edge' }),
+      workerEntry('m', { distMode: 'master' }),
+    ];
     const client = fakeLeaderClient((req) => {
       if (req.path === '/master/workers') {
         const offset = Number(req.query?.offset);
@@ -99,7 +129,10 @@ describe('Discoverer', () => {
     });
     const d = new Discoverer({ client, products: ['stream', 'edge'], logger });
     const first = await d.discover(FAR);
-    expect(first.ok && Object.fromEntries([...first.nodes].map(([k, v]) => [k, v.product]))).toEqual({ w1: 'stream', e1: 'edge' });
+    expect(first.ok && Object.fromEntries([...first.nodes].map(([k, v]) => [k, v.product]))).toEqual({
+      w1: 'stream',
+      e1: 'edge',
+    });
     expect(d.legacy).toBe(true);
     client.calls.length = 0;
     await d.discover(FAR);
@@ -108,7 +141,9 @@ describe('Discoverer', () => {
   });
 
   it('reports a failed listing with its reason, and skips malformed entries without failing', async () => {
-    const failing = fakeLeaderClient(() => ({ fail: { ok: false, reason: 'timeout', message: 'GET /products/stream/workers timed out' } }));
+    const failing = fakeLeaderClient(() => ({
+      fail: { ok: false, reason: 'timeout', message: 'GET /products/stream/workers timed out' },
+    }));
     const out = await new Discoverer({ client: failing, products: ['stream'], logger }).discover(FAR);
     expect(out).toMatchObject({ ok: false, reason: 'timeout' });
 
@@ -122,7 +157,10 @@ describe('Discoverer', () => {
     expect(out2.ok && out2.malformed).toBe(1);
 
     const garbage = fakeLeaderClient(() => ({ status: 200, json: { nope: true } }));
-    expect(await new Discoverer({ client: garbage, products: ['stream'], logger }).discover(FAR)).toMatchObject({ ok: false, reason: 'decode' });
+    expect(await new Discoverer({ client: garbage, products: ['stream'], logger }).discover(FAR)).toMatchObject({
+      ok: false,
+      reason: 'decode',
+    });
   });
 
   it('a failing groups listing does not fail discovery', async () => {
@@ -138,7 +176,9 @@ describe('Discoverer', () => {
 });
 
 describe('selectNodes', () => {
-  const all = new Map(Array.from({ length: 1000 }, (_, i) => [`n${i}`, { product: 'stream' as const, worker: workerEntry(`n${i}`) }]));
+  const all = new Map(
+    Array.from({ length: 1000 }, (_, i) => [`n${i}`, { product: 'stream' as const, worker: workerEntry(`n${i}`) }]),
+  );
 
   it('N shards together select every node exactly once', () => {
     for (const total of [1, 2, 3, 7]) {

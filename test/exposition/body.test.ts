@@ -1,3 +1,4 @@
+import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createBodyCache, type BuildStats, type SnapshotBody } from '../../src/exposition/body.js';
@@ -25,7 +26,9 @@ function expectContiguous(body: string): void {
   const seen = new Set<string>();
   let current = '';
   for (const line of body.split('\n').filter(Boolean)) {
-    const name = line.startsWith('#') ? (line.split(' ')[2] ?? '') : (/^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line)?.[0] ?? '');
+    const name = line.startsWith('#')
+      ? (line.split(' ')[2] ?? '')
+      : (/^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line)?.[0] ?? '');
     if (name === current) continue;
     expect(seen.has(name), `family ${name} appears in two places`).toBe(false);
     seen.add(name);
@@ -33,9 +36,13 @@ function expectContiguous(body: string): void {
   }
 }
 
-function setup(options: { labels?: Record<string, string>[]; chunkBytes?: number; identityCacheMaxBytes?: number } = {}) {
+function setup(
+  options: { labels?: Record<string, string>[]; chunkBytes?: number; identityCacheMaxBytes?: number } = {},
+) {
   const clock = new FakeClock();
-  const snapshots = (options.labels ?? [{}]).map((labels) => createLeaderSnapshot({ labels }));
+  const snapshots = (options.labels ?? [{}]).map((labels) =>
+    createLeaderSnapshot({ labels, render: SNAPSHOT_RENDERERS }),
+  );
   const builds: BuildStats[] = [];
   const cache = createBodyCache({
     snapshots,
@@ -62,7 +69,8 @@ describe('createBodyCache', () => {
 
     expectContiguous(body);
     expect(body).toContain(
-      '# HELP cribl_leader_up 1 if the last discovery (node listing) succeeded, else 0. Refreshed by discovery every 1m; cached in between.\n' +
+      '# HELP cribl_leader_up 1 if the last discovery (node listing) succeeded, else 0. Refreshed by discovery ' +
+        'every 1m; cached in between.\n' +
         '# TYPE cribl_leader_up gauge\n' +
         'cribl_leader_up{workspace="a"} 1\n' +
         'cribl_leader_up{workspace="b"} 0\n',
@@ -74,10 +82,13 @@ describe('createBodyCache', () => {
         'cribl_node_connected{workspace="b",product="stream",group="default",node_id="b1"} 1\n',
     );
     expect(body).toContain(
-      '# HELP cribl_node_health_up 1 if the last health poll of the node got an answer (HTTP 200 or 420), 0 if it failed; ' +
+      '# HELP cribl_node_health_up 1 if the last health poll of the node got an answer (HTTP 200 or 420), 0 if it ' +
+        'failed; ' +
         'absent until the first poll. Polled every 30s through the leader; cached between polls.\n',
     );
-    expect(body).toContain('cribl_node_poll_failure_info{workspace="b",product="stream",group="default",node_id="b1",reason="timeout"} 1\n');
+    expect(body).toContain(
+      'cribl_node_poll_failure_info{workspace="b",product="stream",group="default",node_id="b1",reason="timeout"} 1\n',
+    );
     // Families without series have no header either (no disk reported anywhere).
     expect(body).not.toContain('cribl_node_disk_free_bytes');
     expect(body).not.toContain('# EOF');
@@ -88,7 +99,9 @@ describe('createBodyCache', () => {
     const { snapshots, cache } = setup();
     for (let i = 0; i < 50; i++) snapshots[0]!.setNode(`n${i}`, node(`n${i}`));
     snapshots[0]!.setNode('n7', node('n7')); // written twice
-    const lines = text(await cache.rebuild()).split('\n').filter((l) => l && !l.startsWith('#'));
+    const lines = text(await cache.rebuild())
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'));
     expect(new Set(lines).size).toBe(lines.length);
     expect(sampleNames(lines.join('\n')).filter((n) => n === 'cribl_node_info')).toHaveLength(50);
   });
@@ -117,9 +130,13 @@ describe('createBodyCache', () => {
   it('reusing chunk buffers (no identity copy) yields the same bytes as keeping them', async () => {
     const clock = new FakeClock();
     // A snapshot feeds one body cache (it hands its node texts over): two snapshots with the same data.
-    const [one, two] = [createLeaderSnapshot(), createLeaderSnapshot()];
+    const [one, two] = [
+      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
+      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
+    ];
     for (const snapshot of [one, two]) {
-      for (let i = 0; i < 300; i++) snapshot.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: i } }));
+      for (let i = 0; i < 300; i++)
+        snapshot.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: i } }));
     }
     const reusing = createBodyCache({ snapshots: [one], intervals, clock, chunkBytes: 512, identityCacheMaxBytes: 0 });
     const keeping = createBodyCache({ snapshots: [two], intervals, clock, chunkBytes: 512 });
@@ -135,7 +152,10 @@ describe('createBodyCache', () => {
     const s = snapshots[0]!;
     const poll = (i: number, round: number) =>
       node(`n${i}`, {
-        health: round % 2 ? { up: false, failure: 'timeout', lastSuccessMs: 1717200000000 + round } : { up: true, status: 'healthy', lastSuccessMs: 1717200000000 + round * 1111 },
+        health:
+          round % 2
+            ? { up: false, failure: 'timeout', lastSuccessMs: 1717200000000 + round }
+            : { up: true, status: 'healthy', lastSuccessMs: 1717200000000 + round * 1111 },
       });
     for (let i = 0; i < 40; i++) s.setNode(`n${i}`, poll(i, 0));
     let building = true;
@@ -150,7 +170,10 @@ describe('createBodyCache', () => {
     const bad = body.split('\n').filter((l) => l !== '' && !line.test(l));
     expect(bad).toEqual([]);
     expectContiguous(body);
-    const series = body.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.slice(0, l.lastIndexOf(' ')));
+    const series = body
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => l.slice(0, l.lastIndexOf(' ')));
     expect(new Set(series).size).toBe(series.length);
   });
 
@@ -253,7 +276,7 @@ describe('createBodyCache', () => {
     const { snapshots, cache, clock } = setup({ labels: [{ workspace: 'a' }] });
     snapshots[0]!.setNode('a1', node('a1'));
     expect(text(await cache.current())).toContain('workspace="a"');
-    const b = createLeaderSnapshot({ labels: { workspace: 'b' } });
+    const b = createLeaderSnapshot({ labels: { workspace: 'b' }, render: SNAPSHOT_RENDERERS });
     b.setNode('b1', node('b1'));
     cache.setSnapshots([b]);
     await clock.advance(1000);
@@ -265,12 +288,17 @@ describe('createBodyCache', () => {
     const before = (await cache.current()).generation;
     snapshots[0]!.setNode('a2', node('a2'));
     expect((await cache.rebuild()).generation).toBe(before);
-    expect(() => cache.setSnapshots([b, createLeaderSnapshot({ labels: { workspace: 'b' } })])).toThrow('same target labels');
+    expect(() =>
+      cache.setSnapshots([b, createLeaderSnapshot({ labels: { workspace: 'b' }, render: SNAPSHOT_RENDERERS })]),
+    ).toThrow('same target labels');
   });
 
   it('refuses two leaders with the same target labels', () => {
     const clock = new FakeClock();
-    const snapshots = [createLeaderSnapshot({ labels: { workspace: 'x' } }), createLeaderSnapshot({ labels: { workspace: 'x' } })];
+    const snapshots = [
+      createLeaderSnapshot({ labels: { workspace: 'x' }, render: SNAPSHOT_RENDERERS }),
+      createLeaderSnapshot({ labels: { workspace: 'x' }, render: SNAPSHOT_RENDERERS }),
+    ];
     expect(() => createBodyCache({ snapshots, intervals, clock })).toThrow('two leaders have the same target labels');
   });
 });
@@ -278,10 +306,17 @@ describe('createBodyCache', () => {
 describe('createBodyCache with the worker builder', () => {
   it('builds the same body as inline, and recovers every node when the worker dies', async () => {
     const clock = new FakeClock();
-    const [viaWorker, viaInline] = [createLeaderSnapshot(), createLeaderSnapshot()];
+    const [viaWorker, viaInline] = [
+      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
+      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
+    ];
     for (const s of [viaWorker, viaInline]) {
       s.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
-      for (let i = 0; i < 200; i++) s.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 + i } }));
+      for (let i = 0; i < 200; i++)
+        s.setNode(
+          `n${i}`,
+          node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 + i } }),
+        );
     }
     let builder: ReturnType<typeof createWorkerBuilder> | undefined;
     const lost: string[] = [];
@@ -312,7 +347,7 @@ describe('createBodyCache with the worker builder', () => {
 describe('createBodyCache when the worker cannot work', () => {
   it('gives up on the worker after 3 losses in a row and assembles on the main thread, with every node', async () => {
     const clock = new FakeClock();
-    const snapshot = createLeaderSnapshot();
+    const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
     for (let i = 0; i < 20; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
     const errors: string[] = [];
     let losses = 0;

@@ -1,20 +1,23 @@
+import { NodeBatchWriter } from '../../src/store/node-batch.js';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AssembledBody } from '../../src/exposition/assemble.js';
 import { createInlineBuilder, createWorkerBuilder, type BodyBuilder } from '../../src/exposition/builder.js';
-import { NodeBatchWriter, OFFSETS_PER_NODE } from '../../src/exposition/node-texts.js';
+
+/** Families per node in these tests (the batch format does not depend on the real ones). */
+const FAMILIES = 19;
 
 const headers = {
   leader: ['# HELP l L.\n# TYPE l gauge\n'],
   group: ['# HELP g G.\n# TYPE g gauge\n'],
-  node: Array.from({ length: OFFSETS_PER_NODE - 1 }, (_, f) => `# HELP n${f} N${f}.\n# TYPE n${f} gauge\n`),
+  node: Array.from({ length: FAMILIES }, (_, f) => `# HELP n${f} N${f}.\n# TYPE n${f} gauge\n`),
 };
 
 /** A batch of `count` nodes, each with a sample in families 0 and 2. */
 function batch(prefix: string, count: number, value = 1) {
-  const w = new NodeBatchWriter();
+  const w = new NodeBatchWriter(FAMILIES);
   for (let i = 0; i < count; i++) {
-    const texts = new Array<string>(OFFSETS_PER_NODE - 1).fill('');
+    const texts = new Array<string>(FAMILIES).fill('');
     texts[0] = `n0{node_id="${prefix}${i}"} ${value}\n`;
     texts[2] = `n2{node_id="${prefix}${i}"} ${value}\n`;
     w.put(`${prefix}${i}`, texts);
@@ -51,9 +54,17 @@ describe.each([
     });
     expect(body.generation).toBe(7);
     const text = identity(body);
-    expect(text.startsWith('# HELP l L.\n# TYPE l gauge\nl{x="1"} 1\nl{x="2"} 0\n# HELP g G.\n# TYPE g gauge\ng 3\n# HELP n0 N0.\n')).toBe(true);
+    expect(
+      text.startsWith(
+        '# HELP l L.\n# TYPE l gauge\nl{x="1"} 1\nl{x="2"} 0\n# HELP g G.\n# TYPE g gauge\ng 3\n# HELP n0 N0.\n',
+      ),
+    ).toBe(true);
     const n0 = text.split('\n').filter((l) => l.startsWith('n0{'));
-    expect(n0).toEqual([...Array.from({ length: 30 }, (_, i) => `n0{node_id="a${i}"} 1`), 'n0{node_id="b0"} 1', 'n0{node_id="b1"} 1']);
+    expect(n0).toEqual([
+      ...Array.from({ length: 30 }, (_, i) => `n0{node_id="a${i}"} 1`),
+      'n0{node_id="b0"} 1',
+      'n0{node_id="b1"} 1',
+    ]);
     expect(text).toContain('# TYPE n2 gauge\nn2{node_id="a0"} 1\n');
     expect(text).not.toContain('n1');
     expect(body.identityBytes).toBe(Buffer.byteLength(text));
@@ -66,7 +77,15 @@ describe.each([
     b.apply(2, batch('b', 3));
     b.apply(1, batch('a', 1, 5));
     b.drop(2);
-    const text = identity(await b.build({ generation: 1, leaders: [{ id: 1, leaderTexts: [''], groupTexts: [''] }, { id: 2, leaderTexts: [''], groupTexts: [''] }] }));
+    const text = identity(
+      await b.build({
+        generation: 1,
+        leaders: [
+          { id: 1, leaderTexts: [''], groupTexts: [''] },
+          { id: 2, leaderTexts: [''], groupTexts: [''] },
+        ],
+      }),
+    );
     expect(text).toContain('n0{node_id="a0"} 5\n');
     expect(text).toContain('n0{node_id="a2"} 1\n');
     expect(text).not.toContain('node_id="b');

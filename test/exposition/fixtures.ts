@@ -1,5 +1,5 @@
-import type { WorkerEntry } from '../../src/leader/shapes.js';
-import type { NodeState } from '../../src/store/types.js';
+import type { NodeState } from '../../src/collectors/state.js';
+import type { WorkerEntry } from '../../src/api/shapes.js';
 
 /** A realistic stream worker entry as the leader lists it (no disk, no deployable). */
 export function worker(id = 'w1', overrides: Partial<WorkerEntry> = {}): WorkerEntry {

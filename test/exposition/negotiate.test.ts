@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { acceptsGzip, negotiateFormat } from '../../src/exposition/negotiate.js';
+import { PROMETHEUS_2_42, PROMETHEUS_3 } from '../helpers/accept.js';
 
-const PROMETHEUS_3 =
-  'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,' +
-  'text/plain;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
-const PROMETHEUS_2_42 =
-  'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
 // Prometheus 3 with `scrape_protocols: [PrometheusText0.0.4]`, and with protobuf first.
 const PROMETHEUS_3_TEXT_ONLY = 'text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
 const PROMETHEUS_PROTOBUF_FIRST =
@@ -22,14 +18,26 @@ describe('negotiateFormat', () => {
     ['empty header', '', 'text'],
     ['curl', '*/*', 'text'],
     ['browser', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'text'],
-    ['only OpenMetrics 0.0.1 (unsupported version) then wildcard', 'application/openmetrics-text;version=0.0.1,*/*;q=0.1', 'text'],
+    [
+      'only OpenMetrics 0.0.1 (unsupported version) then wildcard',
+      'application/openmetrics-text;version=0.0.1,*/*;q=0.1',
+      'text',
+    ],
     ['OpenMetrics without version', 'application/openmetrics-text', 'openmetrics'],
     ['application wildcard', 'application/*', 'openmetrics'],
     ['text wildcard', 'text/*;q=0.5,application/openmetrics-text;q=0.4', 'text'],
-    ['text/plain 1.0.0 only (unsupported): fall back to 0.0.4', 'text/plain;version=1.0.0;escaping=allow-utf-8', 'text'],
+    [
+      'text/plain 1.0.0 only (unsupported): fall back to 0.0.4',
+      'text/plain;version=1.0.0;escaping=allow-utf-8',
+      'text',
+    ],
     ['OpenMetrics excluded by q=0', 'application/openmetrics-text;q=0,*/*', 'text'],
     ['text excluded, wildcard would pick it: OpenMetrics', 'text/plain;q=0,*/*;q=0.5', 'openmetrics'],
-    ['more specific range decides', 'application/openmetrics-text;version=1.0.0;q=0.2,application/*;q=0.9,text/plain;q=0.5', 'text'],
+    [
+      'more specific range decides',
+      'application/openmetrics-text;version=1.0.0;q=0.2,application/*;q=0.9,text/plain;q=0.5',
+      'text',
+    ],
     ['tie: client order wins', 'application/openmetrics-text;q=0.5,text/plain;q=0.5', 'openmetrics'],
     ['case and spaces', 'Application/OpenMetrics-Text; Version=1.0.0 ; q=0.9 , text/plain ; q=0.1', 'openmetrics'],
     ['quoted version', 'application/openmetrics-text;version="1.0.0"', 'openmetrics'],

@@ -1,9 +1,13 @@
+import { NodeBatchWriter, type NodeBatch } from '../../src/store/node-batch.js';
 import { describe, expect, it } from 'vitest';
-import { NodeBatchWriter, NodeTextStore, OFFSETS_PER_NODE, type NodeBatch } from '../../src/exposition/node-texts.js';
+import { NodeTextStore } from '../../src/exposition/node-texts.js';
+
+/** Families per node in these tests (the batch format does not depend on the real ones). */
+const FAMILIES = 19;
 
 /** `texts` padded to one string per node family. */
 function family(...texts: string[]): string[] {
-  return [...texts, ...new Array<string>(OFFSETS_PER_NODE - 1 - texts.length).fill('')];
+  return [...texts, ...new Array<string>(FAMILIES - texts.length).fill('')];
 }
 
 function familyOf(store: NodeTextStore, key: string, f: number): string {
@@ -24,7 +28,7 @@ describe('NodeBatchWriter → NodeTextStore', () => {
     ['multi-byte', family('é\n', '東京🚀\n', '', 'x\n')],
     ['all empty', family()],
   ])('%s: each family arrives intact', (_name, texts) => {
-    const w = new NodeBatchWriter();
+    const w = new NodeBatchWriter(FAMILIES);
     w.put('n', texts);
     const store = roundTrip(w);
     texts.forEach((t, f) => expect(familyOf(store, 'n', f)).toBe(t));
@@ -52,7 +56,7 @@ describe('NodeBatchWriter → NodeTextStore', () => {
   });
 
   it('a later entry for the same key wins; a deletion removes; order is first-write order', () => {
-    const w = new NodeBatchWriter();
+    const w = new NodeBatchWriter(FAMILIES);
     w.put('a', family('a1\n'));
     w.put('b', family('b1\n'));
     w.put('a', family('a2\n'));
@@ -67,7 +71,7 @@ describe('NodeBatchWriter → NodeTextStore', () => {
   });
 
   it('re-writes a node in place when the new text fits, and allocates when it does not', () => {
-    const w = new NodeBatchWriter();
+    const w = new NodeBatchWriter(FAMILIES);
     w.put('n', family('cribl_x 1717200000\n', 'y 1\n'));
     const store = roundTrip(w);
     const memory = [...store.nodes()][0]!.bytes;
@@ -83,7 +87,7 @@ describe('NodeBatchWriter → NodeTextStore', () => {
   });
 
   it('applies a batch that crossed a thread (plain Uint8Arrays)', () => {
-    const w = new NodeBatchWriter();
+    const w = new NodeBatchWriter(FAMILIES);
     w.put('n', family('é\n', 'x\n'));
     const b = w.take()!;
     const cloned: NodeBatch = structuredClone(b, { transfer: [b.bytes.buffer as ArrayBuffer] });

@@ -1,7 +1,8 @@
+import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createBodyCache } from '../../src/exposition/body.js';
-import { createSelfMetrics } from '../../src/exposition/self-metrics.js';
+import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { node, worker } from './fixtures.js';
@@ -9,12 +10,14 @@ import { node, worker } from './fixtures.js';
 const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
 const ci = process.env.CI === 'true';
 
-
 const HOSTILE = ['say "hi"', 'C:\\cribl\\', 'two\nlines', 'lone \uD800 surrogate', 'nœud 東京 🚀', '', '\\n', '{}=,'];
 
 async function realisticBody(): Promise<string> {
   const clock = new FakeClock();
-  const leaders = [createLeaderSnapshot({ labels: { workspace: 'main' } }), createLeaderSnapshot({ labels: { workspace: 'dev "2"' } })];
+  const leaders = [
+    createLeaderSnapshot({ labels: { workspace: 'main' }, render: SNAPSHOT_RENDERERS }),
+    createLeaderSnapshot({ labels: { workspace: 'dev "2"' }, render: SNAPSHOT_RENDERERS }),
+  ];
   leaders.forEach((s, l) => {
     s.setLeader({ up: l === 0, ...(l === 0 ? { lastDiscoveryMs: 1717200000000 } : {}) });
     s.setGroups([
@@ -42,13 +45,21 @@ async function realisticBody(): Promise<string> {
               : { up: true, status: statuses[i % 3]!, lastSuccessMs: 1717200001000 },
           metadata: {
             lastSuccessMs: 1717200002000,
-            item: { timestamp: 1, cribl: { mode: value, version: '4' }, kube: { namespace: value, source: 'x', pod: { name: value } } },
+            item: {
+              timestamp: 1,
+              cribl: { mode: value, version: '4' },
+              kube: { namespace: value, pod: { name: value } },
+            },
           },
         }),
       );
     });
   });
-  const body = createBodyCache({ snapshots: leaders, intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 }, clock });
+  const body = createBodyCache({
+    snapshots: leaders,
+    intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 },
+    clock,
+  });
   const self = createSelfMetrics({ version: '0.1.0', nodejsVersion: 'v20.18.1' });
   const l = self.forLeader('main');
   l.onRequest('/w/{nodeId}/health', '200', 0.05);

@@ -1,16 +1,14 @@
+import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createBodyCache } from '../../src/exposition/body.js';
-import { createSelfMetrics } from '../../src/exposition/self-metrics.js';
-import { parseListenAddress, startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
+import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { PROMETHEUS_3 } from '../helpers/accept.js';
 import { node } from './fixtures.js';
-
-const PROMETHEUS_3 =
-  'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,' +
-  'text/plain;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
 
 const agent = new Agent({ keepAliveTimeout: 10_000 });
 const servers: RunningServer[] = [];
@@ -24,7 +22,7 @@ afterAll(async () => {
 
 async function start(overrides: Partial<ServerOptions> = {}, identityCacheMaxBytes?: number) {
   const clock = new FakeClock();
-  const snapshot = createLeaderSnapshot({ labels: { workspace: 'main' } });
+  const snapshot = createLeaderSnapshot({ labels: { workspace: 'main' }, render: SNAPSHOT_RENDERERS });
   snapshot.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
   snapshot.setNode('stream/w1', node('w1', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 } }));
   const body = createBodyCache({
@@ -54,21 +52,6 @@ async function get(url: string, headers: Record<string, string> = {}, method: 'G
   return { status: res.statusCode, headers: res.headers, bytes, text: bytes.toString('utf8') };
 }
 
-describe('parseListenAddress', () => {
-  it.each([
-    ['127.0.0.1:9864', { host: '127.0.0.1', port: 9864 }],
-    [':9864', { host: undefined, port: 9864 }],
-    ['[::1]:0', { host: '::1', port: 0 }],
-    ['localhost:80', { host: 'localhost', port: 80 }],
-  ])('%s', (address, expected) => {
-    expect(parseListenAddress(address)).toEqual(expected);
-  });
-
-  it.each(['9864', 'host:', 'host:99999', '::1:80'])('rejects %s', (address) => {
-    expect(() => parseListenAddress(address)).toThrow(`--web.listen-address "${address}"`);
-  });
-});
-
 describe('startServer', () => {
   it('serves text 0.0.4 by default: snapshot families then self-metrics, no EOF', async () => {
     const { server } = await start();
@@ -81,7 +64,9 @@ describe('startServer', () => {
     expect(res.headers['transfer-encoding']).toBe('chunked');
     expect(res.headers['content-length']).toBeUndefined();
     expect(res.text).toContain('cribl_leader_up{workspace="main"} 1\n');
-    expect(res.text).toContain('cribl_node_healthy{workspace="main",product="stream",group="default",node_id="w1"} 1\n');
+    expect(res.text).toContain(
+      'cribl_node_healthy{workspace="main",product="stream",group="default",node_id="w1"} 1\n',
+    );
     expect(res.text).toContain('# TYPE cribl_exporter_leader_requests_total counter\n');
     expect(res.text).toContain('cribl_exporter_build_info{version="9.9.9",nodejs_version="v22.0.0"} 1\n');
     expect(res.text).not.toContain('# EOF');
@@ -94,7 +79,9 @@ describe('startServer', () => {
     expect(res.text.endsWith('\n# EOF\n')).toBe(true);
     expect(res.text.indexOf('# EOF')).toBe(res.text.length - '# EOF\n'.length);
     expect(res.text).toContain('# TYPE cribl_exporter_leader_requests counter\n');
-    expect(res.text).toContain('cribl_node_healthy{workspace="main",product="stream",group="default",node_id="w1"} 1\n');
+    expect(res.text).toContain(
+      'cribl_node_healthy{workspace="main",product="stream",group="default",node_id="w1"} 1\n',
+    );
   });
 
   it.each([
@@ -121,21 +108,25 @@ describe('startServer', () => {
     expect(plainRes.text).toContain('node_id="n199"');
   });
 
-  it('sends the cached body before the self-metrics are rendered (time to first byte waits for nothing else)', async () => {
-    let release: (text: string) => void = () => undefined;
-    const slowSelf = { render: () => new Promise<string>((r) => (release = r)) };
-    const { server, body } = await start({ selfMetrics: slowSelf });
-    await body.rebuild();
-    const res = await request(`${server.url}/metrics`);
-    expect(res.statusCode).toBe(200);
-    const reader = res.body[Symbol.asyncIterator]();
-    const first = await reader.next();
-    expect(Buffer.from(first.value as Buffer).toString('utf8')).toContain('cribl_leader_up');
-    release('# HELP cribl_exporter_x late\n# TYPE cribl_exporter_x gauge\ncribl_exporter_x 1\n');
-    let rest = '';
-    for (let r = await reader.next(); !r.done; r = await reader.next()) rest += Buffer.from(r.value as Buffer).toString('utf8');
-    expect(rest.endsWith('cribl_exporter_x 1\n')).toBe(true);
-  });
+  it(
+    'sends the cached body before the self-metrics are rendered (time to first byte waits for nothing ' + 'else)',
+    async () => {
+      let release: (text: string) => void = () => undefined;
+      const slowSelf = { render: () => new Promise<string>((r) => (release = r)) };
+      const { server, body } = await start({ selfMetrics: slowSelf });
+      await body.rebuild();
+      const res = await request(`${server.url}/metrics`);
+      expect(res.statusCode).toBe(200);
+      const reader = res.body[Symbol.asyncIterator]();
+      const first = await reader.next();
+      expect(Buffer.from(first.value as Buffer).toString('utf8')).toContain('cribl_leader_up');
+      release('# HELP cribl_exporter_x late\n# TYPE cribl_exporter_x gauge\ncribl_exporter_x 1\n');
+      let rest = '';
+      for (let r = await reader.next(); !r.done; r = await reader.next())
+        rest += Buffer.from(r.value as Buffer).toString('utf8');
+      expect(rest.endsWith('cribl_exporter_x 1\n')).toBe(true);
+    },
+  );
 
   it('refuses gzip when Accept-Encoding says q=0', async () => {
     const { server } = await start();

@@ -1,3 +1,6 @@
+import { parseWebConfig } from '../../src/exposition/web-config/parse.js';
+import { createBasicAuth } from '../../src/exposition/basic-auth.js';
+import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
@@ -5,7 +8,6 @@ import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBodyCache } from '../../src/exposition/body.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
-import { createBasicAuth, parseGoDuration, parseWebConfig } from '../../src/exposition/web-config.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createTestPki, type TestPki } from './certs.js';
@@ -72,17 +74,54 @@ describe('parseWebConfig', () => {
 
   it.each([
     ['unknown top-level key', 'tls_config: {}', 'web config /w.yml: unknown key "tls_config"'],
-    ['unknown nested key', 'tls_server_config:\n  cert_fil: x', 'web config /w.yml: unknown key "tls_server_config.cert_fil"'],
-    ['bad client auth', 'tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: Always', 'tls_server_config.client_auth_type: expected one of NoClientCert'],
-    ['bad TLS version', 'tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS99', 'tls_server_config.min_version: expected one of TLS10, TLS11, TLS12, TLS13'],
+    [
+      'unknown nested key',
+      'tls_server_config:\n  cert_fil: x',
+      'web config /w.yml: unknown key "tls_server_config.cert_fil"',
+    ],
+    [
+      'bad client auth',
+      'tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: Always',
+      'tls_server_config.client_auth_type: expected one of NoClientCert',
+    ],
+    [
+      'bad TLS version',
+      'tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS99',
+      'tls_server_config.min_version: expected one of TLS10, TLS11, TLS12, TLS13',
+    ],
     ['missing key', 'tls_server_config:\n  cert_file: a', 'tls_server_config: missing one of key or key_file'],
     ['missing cert', 'tls_server_config:\n  key_file: a', 'tls_server_config: missing one of cert or cert_file'],
-    ['CA without client auth', 'tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca_file: c', 'client_ca_file is set but client_auth_type is NoClientCert'],
-    ['SANs without required cert', 'tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: VerifyClientCertIfGiven\n  client_allowed_sans: [x]', 'client_allowed_sans: needs client_auth_type'],
-    ['unknown cipher', 'tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: [TLS_NOPE]', 'cipher_suites: unknown cipher "TLS_NOPE"'],
-    ['unknown curve', 'tls_server_config:\n  cert_file: a\n  key_file: b\n  curve_preferences: [P999]', 'curve_preferences: unknown curve "P999"'],
-    ['header not allowed', 'http_server_config:\n  headers:\n    X-Powered-By: me', 'http_server_config.headers: header "X-Powered-By" can not be configured'],
-    ['header value not allowed', 'http_server_config:\n  headers:\n    X-Frame-Options: always', 'http_server_config.headers.X-Frame-Options: expected one of deny, sameorigin'],
+    [
+      'CA without client auth',
+      'tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca_file: c',
+      'client_ca_file is set but client_auth_type is NoClientCert',
+    ],
+    [
+      'SANs without required cert',
+      'tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: VerifyClientCertIfGiven\n  ' +
+        'client_allowed_sans: [x]',
+      'client_allowed_sans: needs client_auth_type',
+    ],
+    [
+      'unknown cipher',
+      'tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: [TLS_NOPE]',
+      'cipher_suites: unknown cipher "TLS_NOPE"',
+    ],
+    [
+      'unknown curve',
+      'tls_server_config:\n  cert_file: a\n  key_file: b\n  curve_preferences: [P999]',
+      'curve_preferences: unknown curve "P999"',
+    ],
+    [
+      'header not allowed',
+      'http_server_config:\n  headers:\n    X-Powered-By: me',
+      'http_server_config.headers: header "X-Powered-By" can not be configured',
+    ],
+    [
+      'header value not allowed',
+      'http_server_config:\n  headers:\n    X-Frame-Options: always',
+      'http_server_config.headers.X-Frame-Options: expected one of deny, sameorigin',
+    ],
     ['not a bcrypt hash', 'basic_auth_users:\n  bob: plaintext-secret', 'basic_auth_users.bob: not a bcrypt hash'],
     ['bad rate interval', 'rate_limit:\n  interval: soon', 'rate_limit.interval: "soon" is not a duration'],
     ['wrong type', 'basic_auth_users: [a, b]', 'web config /w.yml: basic_auth_users:'],
@@ -100,21 +139,6 @@ describe('parseWebConfig', () => {
     expect(msg).toContain(message);
     expect(msg).not.toContain('\n');
     expect(msg).not.toContain('plaintext-secret');
-  });
-});
-
-describe('parseGoDuration', () => {
-  it.each([
-    ['1s', 1000],
-    ['250ms', 250],
-    ['1m30s', 90_000],
-    ['1.5h', 5_400_000],
-    ['0', 0],
-    ['', undefined],
-    ['5', undefined],
-    ['1x', undefined],
-  ])('%s', (text, ms) => {
-    expect(parseGoDuration(text)).toBe(ms);
   });
 });
 
@@ -178,9 +202,13 @@ describe('web config on the server', () => {
     writeConfig(path, lines);
     const clock = new FakeClock();
     const reloads: boolean[] = [];
-    const snapshot = createLeaderSnapshot();
+    const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
     snapshot.setLeader({ up: true });
-    const body = createBodyCache({ snapshots: [snapshot], intervals: { discoveryMs: 1000, healthMs: 1000, metadataMs: 1000 }, clock });
+    const body = createBodyCache({
+      snapshots: [snapshot],
+      intervals: { discoveryMs: 1000, healthMs: 1000, metadataMs: 1000 },
+      clock,
+    });
     const server = await startServer({
       listenAddress: '127.0.0.1:0',
       body,
@@ -251,9 +279,13 @@ describe('web config on the server', () => {
 
   it('client_allowed_sans refuses a verified client with another SAN', async () => {
     const allowed = await start([...mtls(), '  client_allowed_sans: [prometheus.example]']);
-    expect((await get(`${allowed.server.url}/healthz`, client({ cert: pki.clientCert, key: pki.clientKey }))).status).toBe(200);
+    expect(
+      (await get(`${allowed.server.url}/healthz`, client({ cert: pki.clientCert, key: pki.clientKey }))).status,
+    ).toBe(200);
     const other = await start([...mtls(), '  client_allowed_sans: [grafana.example]']);
-    await expect(get(`${other.server.url}/healthz`, client({ cert: pki.clientCert, key: pki.clientKey }))).rejects.toThrow();
+    await expect(
+      get(`${other.server.url}/healthz`, client({ cert: pki.clientCert, key: pki.clientKey })),
+    ).rejects.toThrow();
   });
 
   it('basic auth: right password 200, wrong 401 with a challenge; probes stay open', async () => {
@@ -279,7 +311,12 @@ describe('web config on the server', () => {
   });
 
   it('adds the configured headers to every response', async () => {
-    const { server } = await start(['http_server_config:', '  headers:', '    X-Frame-Options: deny', '    X-Content-Type-Options: nosniff']);
+    const { server } = await start([
+      'http_server_config:',
+      '  headers:',
+      '    X-Frame-Options: deny',
+      '    X-Content-Type-Options: nosniff',
+    ]);
     const agent = new Agent();
     agents.push(agent);
     for (const path of ['/metrics', '/nope']) {
@@ -305,7 +342,8 @@ describe('web config on the server', () => {
     const { server, path, clock, reloads } = await start(['basic_auth_users:', `  alice: ${ALICE_HASH}`]);
     const agent = new Agent();
     agents.push(agent);
-    const status = async (pw: string) => (await get(`${server.url}/metrics`, agent, { authorization: basic('alice', pw) })).status;
+    const status = async (pw: string) =>
+      (await get(`${server.url}/metrics`, agent, { authorization: basic('alice', pw) })).status;
     expect(await status('alice-pw')).toBe(200);
 
     writeConfig(path, ['basic_auth_users:', `  alice: ${ALICE_HASH_2}`]);
@@ -331,10 +369,13 @@ describe('web config on the server', () => {
     const serialOf = async (): Promise<string> => {
       const { connect } = await import('node:tls');
       return new Promise((resolve, reject) => {
-        const socket = connect({ host: '127.0.0.1', port: server.port, ca: pki.read(pki.caCert), servername: 'localhost' }, () => {
-          resolve(socket.getPeerCertificate().serialNumber);
-          socket.end();
-        });
+        const socket = connect(
+          { host: '127.0.0.1', port: server.port, ca: pki.read(pki.caCert), servername: 'localhost' },
+          () => {
+            resolve(socket.getPeerCertificate().serialNumber);
+            socket.end();
+          },
+        );
         socket.on('error', reject);
       });
     };
@@ -363,12 +404,12 @@ describe('web config on the server', () => {
   });
 
   it('refuses to start with a bad file, in one line', async () => {
-    await expect(start(['tls_server_config:', '  cert_file: /nonexistent/server.crt', '  key_file: /nonexistent/server.key'])).rejects.toThrow(
-      /^web config .*web-\d+\.yml: cert_file \/nonexistent\/server\.crt: ENOENT$/,
-    );
-    await expect(start(['tls_server_config:', `  cert_file: ${pki.serverCert}`, `  key_file: ${pki.clientKey}`])).rejects.toThrow(
-      /tls_server_config: cannot use the certificate and key/,
-    );
+    await expect(
+      start(['tls_server_config:', '  cert_file: /nonexistent/server.crt', '  key_file: /nonexistent/server.key']),
+    ).rejects.toThrow(/^web config .*web-\d+\.yml: cert_file \/nonexistent\/server\.crt: ENOENT$/);
+    await expect(
+      start(['tls_server_config:', `  cert_file: ${pki.serverCert}`, `  key_file: ${pki.clientKey}`]),
+    ).rejects.toThrow(/tls_server_config: cannot use the certificate and key/);
     await expect(start(['basic_auth_user: {}'])).rejects.toThrow('unknown key "basic_auth_user"');
   });
 });

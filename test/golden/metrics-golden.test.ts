@@ -110,13 +110,20 @@ beforeAll(async () => {
   ].join('\n');
   const config = parseConfig({
     argv: [
-      '--config.file', '/golden.yml',
-      '--web.listen-address', '127.0.0.1:0',
-      '--leader.max-rps', '100000',
-      '--leader.max-concurrency', '16',
-      '--health.interval', '30s',
-      '--metadata.interval', '10m',
-      '--discovery.interval', '1m',
+      '--config.file',
+      '/golden.yml',
+      '--web.listen-address',
+      '127.0.0.1:0',
+      '--leader.max-rps',
+      '100000',
+      '--leader.max-concurrency',
+      '16',
+      '--health.interval',
+      '30s',
+      '--metadata.interval',
+      '10m',
+      '--discovery.interval',
+      '1m',
     ],
     env: { CRIBL_TOKEN: sim.token },
     readFile: () => file,
@@ -159,7 +166,8 @@ describe('golden /metrics', () => {
   ])('%s body is byte for byte the golden one', async (_name, accept, file) => {
     const got = normalise(await scrape(accept));
     if (UPDATE || !existsSync(GOLDEN(file))) {
-      if (!UPDATE && process.env.CI === 'true') throw new Error(`${file} is missing: run GOLDEN_UPDATE=1 npx vitest run test/golden`);
+      if (!UPDATE && process.env.CI === 'true')
+        throw new Error(`${file} is missing: run GOLDEN_UPDATE=1 npx vitest run test/golden`);
       writeFileSync(GOLDEN(file), got);
     }
     expect(got).toBe(readFileSync(GOLDEN(file), 'utf8'));

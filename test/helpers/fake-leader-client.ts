@@ -1,9 +1,7 @@
 import type { LeaderClient, LeaderRequest, LeaderResult } from '../../src/leader/types.js';
 
 /** What a scripted leader answers: a JSON body with a status, or a failure as the real client would report it. */
-export type FakeAnswer =
-  | { status: number; json: unknown }
-  | { fail: Extract<LeaderResult<unknown>, { ok: false }> };
+export type FakeAnswer = { status: number; json: unknown } | { fail: Extract<LeaderResult<unknown>, { ok: false }> };
 
 /** A LeaderClient double that answers from a function and records every request. */
 export function fakeLeaderClient(answer: (req: LeaderRequest<unknown>) => FakeAnswer): LeaderClient & {

@@ -1,7 +1,11 @@
-import type { GroupState, LeaderSnapshot, LeaderState, NodeState } from '../../src/store/types.js';
+import type { GroupState, LeaderState, NodeState } from '../../src/collectors/state.js';
+import type { LeaderSnapshot } from '../../src/store/snapshot.js';
 
 /** A LeaderSnapshot that only remembers, for tests of the writers. */
-export class MemorySnapshot implements LeaderSnapshot {
+export class MemorySnapshot implements Pick<
+  LeaderSnapshot,
+  'setNode' | 'deleteNode' | 'getNode' | 'nodeKeys' | 'setGroups' | 'setLeader'
+> {
   readonly labels = {};
   readonly nodes = new Map<string, NodeState>();
   groups: readonly GroupState[] = [];

@@ -34,7 +34,10 @@ export function parseSamples(text: string): Sample[] {
       }
       i++;
     }
-    const value = line.slice(i + 1).trim().split(' ')[0]!;
+    const value = line
+      .slice(i + 1)
+      .trim()
+      .split(' ')[0]!;
     out.push({ name, labels, value: value === '+Inf' ? Infinity : value === '-Inf' ? -Infinity : Number(value) });
   }
   return out;

@@ -49,7 +49,10 @@ export interface RunningPrometheus {
   readonly url: string;
   /** Evaluates an instant query now; throws if Prometheus rejects it. */
   query(expr: string): Promise<VectorSample[]>;
-  /** Active (pending or firing) alerts. To wait for one, `waitFor('ALERTS{alertname="X", alertstate="firing"}', …)`. */
+  /**
+   * Active (pending or firing) alerts. To wait for one,
+   * `waitFor('ALERTS{alertname="X", alertstate="firing"}', …)`.
+   */
   alerts(): Promise<Alert[]>;
   /** Polls `query(expr)` until `done` accepts the result; throws with the last result after `timeoutMs`. */
   waitFor(expr: string, done: (v: VectorSample[]) => boolean, timeoutMs?: number): Promise<VectorSample[]>;
@@ -101,8 +104,12 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
       scrape_timeout: interval,
       evaluation_interval: options.evaluationInterval ?? '1s',
     },
-    rule_files: await Promise.all((options.ruleFiles ?? []).map((f, i) => ruleFile(f, join(dir, `${i}-${basename(f)}`), options.alertFor))),
-    scrape_configs: [{ job_name: options.job ?? 'cribl-exporter', static_configs: [{ targets: [...options.scrapeTargets] }] }],
+    rule_files: await Promise.all(
+      (options.ruleFiles ?? []).map((f, i) => ruleFile(f, join(dir, `${i}-${basename(f)}`), options.alertFor)),
+    ),
+    scrape_configs: [
+      { job_name: options.job ?? 'cribl-exporter', static_configs: [{ targets: [...options.scrapeTargets] }] },
+    ],
   };
   const configFile = join(dir, 'prometheus.yml');
   await writeFile(configFile, stringify(config));
@@ -111,7 +118,11 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(
     options.bin ?? PROMETHEUS_BIN,
-    [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';
@@ -151,7 +162,9 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   }
 
   const query = (expr: string): Promise<VectorSample[]> =>
-    api<{ resultType: string; result: VectorSample[] }>(url, `/api/v1/query?query=${encodeURIComponent(expr)}`).then((d) => d.result);
+    api<{ resultType: string; result: VectorSample[] }>(url, `/api/v1/query?query=${encodeURIComponent(expr)}`).then(
+      (d) => d.result,
+    );
 
   return {
     url,

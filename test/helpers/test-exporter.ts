@@ -13,7 +13,9 @@ export interface TestExporter {
   /** Runs the scheduled jobs whose name starts with `prefix` ('discovery', 'health', 'metadata'). */
   run(prefix: string): Promise<void>;
   /** Rebuilds the body now and scrapes it. */
-  scrape(headers?: Record<string, string>): Promise<{ text: string; samples: Sample[]; headers: Record<string, unknown> }>;
+  scrape(
+    headers?: Record<string, string>,
+  ): Promise<{ text: string; samples: Sample[]; headers: Record<string, unknown> }>;
 }
 
 /** Starts the exporter with an unthrottled budget and fast backoff; `args` add or override flags. */
@@ -21,13 +23,20 @@ export async function startTestExporter(sim: Simulator, args: readonly string[] 
   const sched = manualSchedule();
   const config = parseConfig({
     argv: [
-      '--leader.url', sim.baseUrl,
-      '--web.listen-address', '127.0.0.1:0',
-      '--leader.max-rps', '2000',
-      '--leader.max-concurrency', '32',
-      '--leader.backoff.base', '10ms',
-      '--leader.backoff.max', '50ms',
-      '--health.interval', '2s',
+      '--leader.url',
+      sim.baseUrl,
+      '--web.listen-address',
+      '127.0.0.1:0',
+      '--leader.max-rps',
+      '2000',
+      '--leader.max-concurrency',
+      '32',
+      '--leader.backoff.base',
+      '10ms',
+      '--leader.backoff.max',
+      '50ms',
+      '--health.interval',
+      '2s',
       ...args,
     ],
     env: { CRIBL_TOKEN: sim.token },

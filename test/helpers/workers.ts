@@ -1,7 +1,10 @@
-import type { WorkerEntry } from '../../src/leader/shapes.js';
+import type { WorkerEntry } from '../../src/api/shapes.js';
 
 /** A worker entry shaped like the spec 4.19 example, with overrides. */
-export function workerEntry(id: string, over: Partial<WorkerEntry> & { distMode?: WorkerEntry['info']['cribl']['distMode'] } = {}): WorkerEntry {
+export function workerEntry(
+  id: string,
+  over: Partial<WorkerEntry> & { distMode?: WorkerEntry['info']['cribl']['distMode'] } = {},
+): WorkerEntry {
   const { distMode = 'worker', ...rest } = over;
   const group = rest.group ?? 'default';
   return {

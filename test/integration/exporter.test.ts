@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EdgeMetadata } from '../../src/leader/shapes.js';
+import type { EdgeMetadata } from '../../src/api/shapes.js';
 import { startSimulator, type SimNode, type Simulator } from '../../src/simulator/index.js';
 import { byNode, parseSamples, type Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';
@@ -113,7 +113,8 @@ describe('exporter against a simulated fleet of 300 nodes', () => {
       const state = n.health === 'healthy' ? 'healthy' : n.health === 'standby' ? 'standby' : 'shutting_down';
       expect(value(up, n.id), n.id).toBe(1);
       expect(value(healthy, n.id)).toBe(state === 'healthy' ? 1 : 0);
-      for (const s of ['healthy', 'shutting_down', 'standby']) expect(value(status, n.id, { status: s })).toBe(s === state ? 1 : 0);
+      for (const s of ['healthy', 'shutting_down', 'standby'])
+        expect(value(status, n.id, { status: s })).toBe(s === state ? 1 : 0);
       expect(failure.has(n.id)).toBe(false);
     }
     expect(counts).toMatchObject({ disconnected: 10, 'shutting down': 10, standby: 5, unreachable: 10 });
@@ -155,7 +156,9 @@ describe('exporter against a simulated fleet of 300 nodes', () => {
     const answering = truth.filter((n) => value(up, n.id) === 1);
     expect(meta.size).toBe(answering.length);
     for (const n of answering.slice(0, 40)) {
-      const res = await request(`${sim.baseUrl}/w/${encodeURIComponent(n.id)}/edge/metadata`, { headers: { authorization: `Bearer ${sim.token}` } });
+      const res = await request(`${sim.baseUrl}/w/${encodeURIComponent(n.id)}/edge/metadata`, {
+        headers: { authorization: `Bearer ${sim.token}` },
+      });
       const item = ((await res.body.json()) as { items: EdgeMetadata[] }).items[0]!;
       expect(meta.get(n.id)?.[0]?.labels).toMatchObject({
         os_name: item.os?.os_name ?? '',
@@ -185,20 +188,25 @@ describe('exporter against a simulated fleet of 300 nodes', () => {
     expect(count(sim.stats().requests['/w/{nodeId}/edge/metadata']) - count(before)).toBe(1);
     expect(value(byNode(after, 'cribl_node_healthy'), target.id)).toBe(0);
     expect(value(byNode(after, 'cribl_node_health_status'), target.id, { status: 'shutting_down' })).toBe(1);
-    expect(value(byNode(after, 'cribl_node_start_timestamp_seconds'), target.id)).toBe(sim.fleet.node(target.id)!.startTime / 1000);
+    expect(value(byNode(after, 'cribl_node_start_timestamp_seconds'), target.id)).toBe(
+      sim.fleet.node(target.id)!.startTime / 1000,
+    );
   });
 
-  it('costs the leader at most one listing request per 500 nodes and one health request per node per cycle', async () => {
-    sim.resetStats();
-    await cycle();
-    const req = sim.stats().requests;
-    const total = (route: string) => Object.values(req[route] ?? {}).reduce((a, b) => a + b, 0);
-    const nodes = sim.fleet.nodes().length;
-    expect(total('/products/{product}/workers')).toBeLessThanOrEqual(Math.ceil(nodes / 500) + 1);
-    // Every node is asked exactly once, unreachable ones included (the leader's 502 for them is final);
-    // "." and ".." are never sent.
-    const dots = sim.fleet.nodes().filter((n) => DOT_SEGMENT.test(n.id)).length;
-    expect(total('/w/{nodeId}/health')).toBe(nodes - dots);
-    expect(total('/w/{nodeId}/edge/metadata')).toBe(0);
-  });
+  it(
+    'costs the leader at most one listing request per 500 nodes and one health request per node per ' + 'cycle',
+    async () => {
+      sim.resetStats();
+      await cycle();
+      const req = sim.stats().requests;
+      const total = (route: string) => Object.values(req[route] ?? {}).reduce((a, b) => a + b, 0);
+      const nodes = sim.fleet.nodes().length;
+      expect(total('/products/{product}/workers')).toBeLessThanOrEqual(Math.ceil(nodes / 500) + 1);
+      // Every node is asked exactly once, unreachable ones included (the leader's 502 for them is final);
+      // "." and ".." are never sent.
+      const dots = sim.fleet.nodes().filter((n) => DOT_SEGMENT.test(n.id)).length;
+      expect(total('/w/{nodeId}/health')).toBe(nodes - dots);
+      expect(total('/w/{nodeId}/edge/metadata')).toBe(0);
+    },
+  );
 });

@@ -38,7 +38,8 @@ describe('sharding', () => {
       const health = sim.stats().requests['/w/{nodeId}/health'] ?? {};
       leaderHealthRequests.push(Object.values(health).reduce((a, b) => a + b, 0));
       const samples = await scrape(app);
-      for (const s of samples.filter((x) => x.name === 'cribl_node_info')) seen.set(s.labels.node_id!, (seen.get(s.labels.node_id!) ?? 0) + 1);
+      for (const s of samples.filter((x) => x.name === 'cribl_node_info'))
+        seen.set(s.labels.node_id!, (seen.get(s.labels.node_id!) ?? 0) + 1);
       expect(samples.find((s) => s.name === 'cribl_exporter_shard_index')?.value).toBe(index);
       expect(samples.find((s) => s.name === 'cribl_exporter_shard_total')?.value).toBe(3);
     }

@@ -2,9 +2,9 @@ import pino from 'pino';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app.js';
-import { workspaceLeaderUrl } from '../../src/cloud/workspaces.js';
+import { workspaceLeaderUrl } from '../../src/discovery/workspaces.js';
 import { parseConfig } from '../../src/config/parse.js';
-import type { Workspace } from '../../src/leader/shapes.js';
+import type { Workspace } from '../../src/api/shapes.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { manualSchedule } from '../helpers/manual-schedule.js';
 import { parseSamples } from '../helpers/parse-metrics.js';
@@ -15,70 +15,96 @@ afterAll(async () => {
 });
 
 describe('Cribl.Cloud workspace discovery, end to end', () => {
-  it('monitors every Active workspace with a workspace label and follows workspaces appearing and going away', async () => {
-    const secret = 'client-secret-value-42';
-    const sim = await startSimulator({ nodes: 6, seed: 2, clients: [{ clientId: 'exporter', clientSecret: secret }], organizationId: 'acme' });
-    closers.push(() => sim.close());
-    // Every workspace's leader is this simulator (it serves the control plane, the token endpoint and the management plane).
-    const host = new URL(sim.origin).host;
-    const ws = (workspaceId: string, state: Workspace['state'] = 'Active'): Workspace => ({ workspaceId, region: 'us-west-2', leaderFQDN: host, state });
-    sim.setWorkspaces([ws('main'), ws('dev'), ws('staging', 'Provisioning')]);
+  it(
+    'monitors every Active workspace with a workspace label and follows workspaces appearing and going ' + 'away',
+    async () => {
+      const secret = 'client-secret-value-42';
+      const sim = await startSimulator({
+        nodes: 6,
+        seed: 2,
+        clients: [{ clientId: 'exporter', clientSecret: secret }],
+        organizationId: 'acme',
+      });
+      closers.push(() => sim.close());
+      // Every workspace's leader is this simulator (it serves the control plane, the token endpoint and the management
+      // plane).
+      const host = new URL(sim.origin).host;
+      const ws = (workspaceId: string, state: Workspace['state'] = 'Active'): Workspace => ({
+        workspaceId,
+        region: 'us-west-2',
+        leaderFQDN: host,
+        state,
+      });
+      sim.setWorkspaces([ws('main'), ws('dev'), ws('staging', 'Provisioning')]);
 
-    const sched = manualSchedule();
-    const logs: string[] = [];
-    const config = parseConfig({
-      argv: [
-        '--cloud.discover-workspaces',
-        '--cloud.organization', 'acme',
-        '--cloud.client-id', 'exporter',
-        '--cloud.token-url', sim.oauthTokenUrl,
-        '--cloud.management-url', sim.managementUrl,
-        '--web.listen-address', '127.0.0.1:0',
-        '--leader.max-rps', '500',
-      ],
-      env: { CRIBL_CLIENT_SECRET: secret },
-      readFile: () => '',
-    });
-    const app = await startApp({
-      config,
-      logger: pino({ level: 'debug' }, { write: (l: string) => logs.push(l) }),
-      version: 't',
-      nodejsVersion: process.version,
-      readFile: () => '',
-      env: {},
-      schedule: sched.schedule,
-      workspaceUrl: (w) => workspaceLeaderUrl(w, 'acme', 'cribl.cloud', 'http'),
-    });
-    closers.push(() => app.close());
-    const scrape = async () => {
-      await app.body.rebuild();
-      return parseSamples(await (await request(app.metricsUrl)).body.text());
-    };
+      const sched = manualSchedule();
+      const logs: string[] = [];
+      const config = parseConfig({
+        argv: [
+          '--cloud.discover-workspaces',
+          '--cloud.organization',
+          'acme',
+          '--cloud.client-id',
+          'exporter',
+          '--cloud.token-url',
+          sim.oauthTokenUrl,
+          '--cloud.management-url',
+          sim.managementUrl,
+          '--web.listen-address',
+          '127.0.0.1:0',
+          '--leader.max-rps',
+          '500',
+        ],
+        env: { CRIBL_CLIENT_SECRET: secret },
+        readFile: () => '',
+      });
+      const app = await startApp({
+        config,
+        logger: pino({ level: 'debug' }, { write: (l: string) => logs.push(l) }),
+        version: 't',
+        nodejsVersion: process.version,
+        readFile: () => '',
+        env: {},
+        schedule: sched.schedule,
+        workspaceUrl: (w) => workspaceLeaderUrl(w, 'acme', 'cribl.cloud', 'http'),
+      });
+      closers.push(() => app.close());
+      const scrape = async () => {
+        await app.body.rebuild();
+        return parseSamples(await (await request(app.metricsUrl)).body.text());
+      };
 
-    await sched.run('workspaces');
-    expect(app.leaders().sort()).toEqual(['dev', 'main']);
-    await sched.run('discovery');
-    await sched.run('health');
-    let samples = await scrape();
-    const perWorkspace = (name: string) => samples.filter((s) => s.name === 'cribl_node_info' && s.labels.workspace === name).length;
-    expect(perWorkspace('main')).toBe(6);
-    expect(perWorkspace('dev')).toBe(6);
-    expect(samples.filter((s) => s.name === 'cribl_leader_up').map((s) => `${s.labels.workspace}=${s.value}`).sort()).toEqual(['dev=1', 'main=1']);
-    expect(samples.filter((s) => s.name === 'cribl_node_healthy' && s.value === 1).length).toBeGreaterThan(0);
+      await sched.run('workspaces');
+      expect(app.leaders().sort()).toEqual(['dev', 'main']);
+      await sched.run('discovery');
+      await sched.run('health');
+      let samples = await scrape();
+      const perWorkspace = (name: string) =>
+        samples.filter((s) => s.name === 'cribl_node_info' && s.labels.workspace === name).length;
+      expect(perWorkspace('main')).toBe(6);
+      expect(perWorkspace('dev')).toBe(6);
+      expect(
+        samples
+          .filter((s) => s.name === 'cribl_leader_up')
+          .map((s) => `${s.labels.workspace}=${s.value}`)
+          .sort(),
+      ).toEqual(['dev=1', 'main=1']);
+      expect(samples.filter((s) => s.name === 'cribl_node_healthy' && s.value === 1).length).toBeGreaterThan(0);
 
-    // dev goes away, staging becomes Active.
-    sim.setWorkspaces([ws('main'), ws('staging')]);
-    await sched.run('workspaces');
-    expect(app.leaders().sort()).toEqual(['main', 'staging']);
-    await sched.run('discovery');
-    samples = await scrape();
-    expect(perWorkspace('dev')).toBe(0);
-    expect(perWorkspace('staging')).toBe(6);
-    // The self-metrics of a workspace that went away go too.
-    expect(samples.some((s) => s.name.startsWith('cribl_exporter_') && s.labels.leader === 'dev')).toBe(false);
+      // dev goes away, staging becomes Active.
+      sim.setWorkspaces([ws('main'), ws('staging')]);
+      await sched.run('workspaces');
+      expect(app.leaders().sort()).toEqual(['main', 'staging']);
+      await sched.run('discovery');
+      samples = await scrape();
+      expect(perWorkspace('dev')).toBe(0);
+      expect(perWorkspace('staging')).toBe(6);
+      // The self-metrics of a workspace that went away go too.
+      expect(samples.some((s) => s.name.startsWith('cribl_exporter_') && s.labels.leader === 'dev')).toBe(false);
 
-    // The client secret and the tokens never reach the logs or /metrics.
-    const everything = logs.join('') + (await (await request(app.metricsUrl)).body.text());
-    expect(everything).not.toContain(secret);
-  });
+      // The client secret and the tokens never reach the logs or /metrics.
+      const everything = logs.join('') + (await (await request(app.metricsUrl)).body.text());
+      expect(everything).not.toContain(secret);
+    },
+  );
 });

@@ -9,7 +9,8 @@ function setup(opts: Partial<RequestBudgetOptions> = {}) {
   const observer: BudgetObserver = {
     onConcurrencyChange: (l) => events.push(`limit ${l}`),
     onInFlight: (n) => events.push(`inflight ${n}`),
-    onPauseChange: (p, until) => events.push(`pause ${p} ${until === Infinity ? 'inf' : until - (p ? clock.now() : 0)}`),
+    onPauseChange: (p, until) =>
+      events.push(`pause ${p} ${until === Infinity ? 'inf' : until - (p ? clock.now() : 0)}`),
   };
   const budget = new RequestBudget({ maxRps: 1000, burst: 1000, maxConcurrency: 10, clock, observer, ...opts });
   return { clock, budget, events, t0: clock.now() };
@@ -340,6 +341,8 @@ describe('RequestBudget options', () => {
     [{ maxConcurrency: 0 }, /maxConcurrency/],
     [{ maxConcurrency: 2.5 }, /maxConcurrency/],
   ])('rejects %j', (bad, msg) => {
-    expect(() => new RequestBudget({ maxRps: 1, burst: 1, maxConcurrency: 1, clock: new FakeClock(), ...bad })).toThrow(msg);
+    expect(() => new RequestBudget({ maxRps: 1, burst: 1, maxConcurrency: 1, clock: new FakeClock(), ...bad })).toThrow(
+      msg,
+    );
   });
 });

@@ -1,3 +1,6 @@
+import { ENDPOINTS } from '../../src/api/routes.js';
+import type { LeaderClientLimits } from '../../src/leader/settings.js';
+import { withAuth } from '../../src/auth/with-auth.js';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -6,8 +9,6 @@ import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import type { LeaderClientLimits } from '../../src/leader/client.js';
-import { ENDPOINTS } from '../../src/leader/types.js';
 import { systemClock } from '../../src/util/clock.js';
 import { fakeAuth, recordingMetrics } from './helpers.js';
 
@@ -57,26 +58,28 @@ afterEach(async () => {
 
 function clientFor(port: number, limits: Partial<LeaderClientLimits> = {}, metrics = recordingMetrics().metrics) {
   const budget = new RequestBudget({ maxRps: 200, burst: 20, maxConcurrency: 4, clock: systemClock });
-  const client = createLeaderClient({
-    baseUrl: `http://127.0.0.1:${port}/api/v1`,
-    name: 'real',
-    dispatcher: new Agent({ connect: { timeout: 1000 }, keepAliveTimeout: 10_000 }),
-    auth: fakeAuth().auth,
-    budget,
-    clock: systemClock,
-    random: () => 0.5,
-    logger: pino({ level: 'silent' }),
-    metrics,
-    limits: {
-      connectTimeoutMs: 1000,
-      headersTimeoutMs: 1000,
-      bodyTimeoutMs: 1000,
-      backoffBaseMs: 20,
-      backoffMaxMs: 100,
-      maxAttempts: 2,
-      ...limits,
-    },
-  });
+  const client = withAuth(
+    createLeaderClient({
+      baseUrl: `http://127.0.0.1:${port}/api/v1`,
+      name: 'real',
+      dispatcher: new Agent({ connect: { timeout: 1000 }, keepAliveTimeout: 10_000 }),
+      budget,
+      clock: systemClock,
+      random: () => 0.5,
+      logger: pino({ level: 'silent' }),
+      metrics,
+      limits: {
+        connectTimeoutMs: 1000,
+        headersTimeoutMs: 1000,
+        bodyTimeoutMs: 1000,
+        backoffBaseMs: 20,
+        backoffMaxMs: 100,
+        maxAttempts: 2,
+        ...limits,
+      },
+    }),
+    fakeAuth().auth,
+  );
   cleanup.push(() => client.close());
   return client;
 }
@@ -91,7 +94,10 @@ describe('leader client against a real server', () => {
     const client = clientFor(s.port, { connectTimeoutMs: 100, headersTimeoutMs: 150 }, metrics);
     const r = await client.request(workers);
     expect(r).toMatchObject({ ok: false, reason: 'timeout' });
-    expect(events).toEqual(['request /products/{product}/workers timeout', 'request /products/{product}/workers timeout']);
+    expect(events).toEqual([
+      'request /products/{product}/workers timeout',
+      'request /products/{product}/workers timeout',
+    ]);
     expect(s.requests).toBeGreaterThanOrEqual(1);
   });
 

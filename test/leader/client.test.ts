@@ -1,7 +1,8 @@
+import { ENDPOINTS } from '../../src/api/routes.js';
+import { withAuth } from '../../src/auth/with-auth.js';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLeaderClient } from '../../src/leader/client.js';
-import { ENDPOINTS } from '../../src/leader/types.js';
 import type { LeaderRequest } from '../../src/leader/types.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 import { anyJson, fakeAuth, mockedLeader, SECRET, settle } from './helpers.js';
@@ -378,7 +379,11 @@ describe('leader client: bodies', () => {
       limits: { maxResponseBytes: 1024 },
     });
     const r = await settle(client.request(workers()), clock);
-    expect(r).toMatchObject({ ok: false, reason: 'decode', message: expect.stringContaining('larger than 1024 bytes') });
+    expect(r).toMatchObject({
+      ok: false,
+      reason: 'decode',
+      message: expect.stringContaining('larger than 1024 bytes'),
+    });
   });
 
   it('fails cleanly on a streamed body beyond the cap', async () => {
@@ -435,16 +440,18 @@ describe('leader client: safety', () => {
     const l = mockedLeader(() => ({}));
     closers.push(() => l.client.close());
     const make = () =>
-      createLeaderClient({
-        baseUrl,
-        name: 'x',
-        dispatcher: l.agent,
-        auth: fakeAuth().auth,
-        budget: l.budget,
-        clock: l.clock,
-        random: Math.random,
-        logger: pino({ level: 'silent' }),
-      });
+      withAuth(
+        createLeaderClient({
+          baseUrl,
+          name: 'x',
+          dispatcher: l.agent,
+          budget: l.budget,
+          clock: l.clock,
+          random: Math.random,
+          logger: pino({ level: 'silent' }),
+        }),
+        fakeAuth().auth,
+      );
     expect(make).toThrow(msg);
     expect(() => make()).not.toThrow(/u:p|p@/);
   });

@@ -1,10 +1,13 @@
+import type { LeaderClient } from '../../src/leader/types.js';
+import type { LeaderClientLimits } from '../../src/leader/settings.js';
+import { withAuth } from '../../src/auth/with-auth.js';
 import pino from 'pino';
 import { MockAgent } from 'undici';
 import type { AuthProvider } from '../../src/auth/types.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import type { RequestBudgetOptions } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import type { LeaderClientLimits, LeaderClientMetrics, NamedLeaderClient } from '../../src/leader/client.js';
+import type { LeaderClientMetrics } from '../../src/leader/client.js';
 import type { Clock } from '../../src/util/clock.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 
@@ -100,18 +103,26 @@ export function mockedLeader(
     ...opts.budget,
   });
   const auth = opts.auth ?? fakeAuth().auth;
-  const client: NamedLeaderClient = createLeaderClient({
-    baseUrl: BASE,
-    name: 'test',
-    dispatcher: agent,
+  const client: LeaderClient = withAuth(
+    createLeaderClient({
+      baseUrl: BASE,
+      name: 'test',
+      dispatcher: agent,
+      budget,
+      clock,
+      random: opts.random ?? (() => 0.5),
+      logger: pino({ level: 'silent' }),
+      metrics,
+      limits: {
+        backoffBaseMs: 1000,
+        backoffMaxMs: 8000,
+        healthProbeIntervalMs: 1000,
+        healthProbeMaxMs: 4000,
+        ...opts.limits,
+      },
+    }),
     auth,
-    budget,
-    clock,
-    random: opts.random ?? (() => 0.5),
-    logger: pino({ level: 'silent' }),
-    metrics,
-    limits: { backoffBaseMs: 1000, backoffMaxMs: 8000, healthProbeIntervalMs: 1000, healthProbeMaxMs: 4000, ...opts.limits },
-  });
+  );
   return { clock, agent, calls, budget, client, events };
 }
 

@@ -1,10 +1,12 @@
+import { ENDPOINTS } from '../../src/api/routes.js';
+import type { LeaderClient } from '../../src/leader/types.js';
+import type { LeaderClientLimits } from '../../src/leader/settings.js';
+import { withAuth } from '../../src/auth/with-auth.js';
 import pino from 'pino';
 import { Agent } from 'undici';
 import { RequestBudget } from '../../src/leader/budget.js';
 import type { RequestBudgetOptions } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import type { LeaderClientLimits, NamedLeaderClient } from '../../src/leader/client.js';
-import { ENDPOINTS } from '../../src/leader/types.js';
 import type { LeaderResult } from '../../src/leader/types.js';
 import type { Simulator } from '../../src/simulator/index.js';
 import { systemClock } from '../../src/util/clock.js';
@@ -18,28 +20,37 @@ export function clientForSim(
   limits: Partial<LeaderClientLimits> = {},
 ) {
   const { metrics, events } = recordingMetrics();
-  const b = new RequestBudget({ maxRps: 50, burst: 50, maxConcurrency: 8, clock: systemClock, observer: metrics, ...budget });
-  const client: NamedLeaderClient = createLeaderClient({
-    baseUrl,
-    name: 'sim',
-    dispatcher: new Agent({ connect: { timeout: 2000 }, keepAliveTimeout: 10_000 }),
-    auth: fakeAuth({ token }).auth,
-    budget: b,
+  const b = new RequestBudget({
+    maxRps: 50,
+    burst: 50,
+    maxConcurrency: 8,
     clock: systemClock,
-    random: Math.random,
-    logger: pino({ level: 'silent' }),
-    metrics,
-    limits: {
-      connectTimeoutMs: 2000,
-      headersTimeoutMs: 2000,
-      bodyTimeoutMs: 2000,
-      backoffBaseMs: 100,
-      backoffMaxMs: 1000,
-      healthProbeIntervalMs: 200,
-      healthProbeMaxMs: 400,
-      ...limits,
-    },
+    observer: metrics,
+    ...budget,
   });
+  const client: LeaderClient = withAuth(
+    createLeaderClient({
+      baseUrl,
+      name: 'sim',
+      dispatcher: new Agent({ connect: { timeout: 2000 }, keepAliveTimeout: 10_000 }),
+      budget: b,
+      clock: systemClock,
+      random: Math.random,
+      logger: pino({ level: 'silent' }),
+      metrics,
+      limits: {
+        connectTimeoutMs: 2000,
+        headersTimeoutMs: 2000,
+        bodyTimeoutMs: 2000,
+        backoffBaseMs: 100,
+        backoffMaxMs: 1000,
+        healthProbeIntervalMs: 200,
+        healthProbeMaxMs: 400,
+        ...limits,
+      },
+    }),
+    fakeAuth({ token }).auth,
+  );
   return { client, budget: b, events };
 }
 
@@ -55,7 +66,7 @@ export interface RunTally {
  * have passed; each request carries a deadline `deadlineMs` ahead (its "poll cycle").
  */
 export async function drive(
-  client: NamedLeaderClient,
+  client: LeaderClient,
   sim: Simulator,
   opts: { durationMs: number; callers: number; deadlineMs?: number; keep?: boolean },
 ): Promise<RunTally> {

@@ -2,14 +2,15 @@
  * The leader client and its budget against the simulated leader (real HTTP on 127.0.0.1, system clock).
  * Runs are short (2–5 s) and assert ratios and counts, never durations.
  */
+import type { LeaderClient } from '../../src/leader/types.js';
+import { ENDPOINTS } from '../../src/api/routes.js';
+import { withAuth } from '../../src/auth/with-auth.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import pino from 'pino';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import { FAILURE_REASONS } from '../../src/leader/failure.js';
-import { ENDPOINTS } from '../../src/leader/types.js';
-import type { NamedLeaderClient } from '../../src/leader/client.js';
+import { FAILURE_REASONS } from '../../src/http/failure.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/index.js';
 import { systemClock } from '../../src/util/clock.js';
@@ -28,13 +29,16 @@ async function sim(opts: Parameters<typeof startSimulator>[0] = {}): Promise<Sim
   cleanup.push(() => s.close());
   return s;
 }
-function client(s: Simulator, ...rest: Parameters<typeof clientForSim> extends [string, string, ...infer R] ? R : never) {
+function client(
+  s: Simulator,
+  ...rest: Parameters<typeof clientForSim> extends [string, string, ...infer R] ? R : never
+) {
   const c = clientForSim(s.baseUrl, s.token, ...rest);
   cleanup.push(() => c.client.close());
   return c;
 }
 
-const listing = (c: NamedLeaderClient, deadlineMs = 2000) =>
+const listing = (c: LeaderClient, deadlineMs = 2000) =>
   c.request({
     endpoint: ENDPOINTS.workers,
     path: '/products/stream/workers',
@@ -64,7 +68,7 @@ describe('Retry-After is honoured (simulator statistics)', () => {
   });
 
   it.each(['seconds', 'http-date'] as const)(
-    'concurrent (window of 8), %s: nothing is sent during a pause; only requests already in flight can land in a window',
+    'concurrent (window of 8), %s: nothing is sent during a pause; only requests in flight can land in a window',
     async (form) => {
       const s = await sim();
       s.setFaults({ rateLimit: { rate: 30, burst: 10, retryAfter: form } });
@@ -81,21 +85,23 @@ describe('Retry-After is honoured (simulator statistics)', () => {
         clock: systemClock,
         observer: { ...metrics, onPauseChange: (p, until) => p && pauses.push({ seq: seq++, until }) },
       });
-      const c = createLeaderClient({
-        baseUrl: s.baseUrl,
-        name: 'sim',
-        dispatcher: new Agent().compose((dispatch) => (opts, handler) => {
-          sends.push({ seq: seq++, at: Date.now() });
-          return dispatch(opts, handler);
+      const c = withAuth(
+        createLeaderClient({
+          baseUrl: s.baseUrl,
+          name: 'sim',
+          dispatcher: new Agent().compose((dispatch) => (opts, handler) => {
+            sends.push({ seq: seq++, at: Date.now() });
+            return dispatch(opts, handler);
+          }),
+          budget,
+          clock: systemClock,
+          random: Math.random,
+          logger: pino({ level: 'silent' }),
+          // The throttled request still holds its permit here: the others in flight were sent before the answer.
+          metrics: { ...metrics, onThrottled: () => (inFlightAtThrottle += budget.state().inFlight - 1) },
         }),
-        auth: fakeAuth({ token: s.token }).auth,
-        budget,
-        clock: systemClock,
-        random: Math.random,
-        logger: pino({ level: 'silent' }),
-        // The throttled request still holds its permit here: the others in flight were sent before the answer.
-        metrics: { ...metrics, onThrottled: () => (inFlightAtThrottle += budget.state().inFlight - 1) },
-      });
+        fakeAuth({ token: s.token }).auth,
+      );
       cleanup.push(() => c.close());
       await drive(c, s, { durationMs: 2500, callers: 12, deadlineMs: 2000 });
       const st = s.stats();
@@ -136,7 +142,11 @@ describe('throughput under a leader rate limit', () => {
 describe('420: the leader is not serving', () => {
   it('pauses everything, probes /health, and resumes right after the first 200 probe', async () => {
     const s = await sim();
-    const { client: c, events } = client(s, { maxRps: 50, burst: 10, maxConcurrency: 4 }, { healthProbeIntervalMs: 200, healthProbeMaxMs: 400 });
+    const { client: c, events } = client(
+      s,
+      { maxRps: 50, burst: 10, maxConcurrency: 4 },
+      { healthProbeIntervalMs: 200, healthProbeMaxMs: 400 },
+    );
     const stop = { v: false };
     const lister = (async () => {
       while (!stop.v) {
@@ -178,7 +188,7 @@ describe('420: the leader is not serving', () => {
 });
 
 describe('faults leave the client standing', () => {
-  it('503 bursts, resets, malformed, truncated and oversized bodies: clean failures with the right reasons', async () => {
+  it('503 bursts, resets, malformed, truncated, oversized bodies: clean failures with the right reasons', async () => {
     const s = await sim();
     s.setFaults({
       resets: { share: 0.1 },
@@ -187,7 +197,11 @@ describe('faults leave the client standing', () => {
       oversized: { share: 0.05, bytes: 2 * 1024 * 1024 },
       unavailable: { share: 0.05, retryAfter: 1 },
     });
-    const { client: c, events, budget } = client(s, { maxRps: 100, burst: 20, maxConcurrency: 8 }, { maxResponseBytes: 1024 * 1024 });
+    const {
+      client: c,
+      events,
+      budget,
+    } = client(s, { maxRps: 100, burst: 20, maxConcurrency: 8 }, { maxResponseBytes: 1024 * 1024 });
     const t = await drive(c, s, { durationMs: 3000, callers: 8, deadlineMs: 2000, keep: true });
     const injected = s.stats().faultsInjected;
     for (const kind of ['reset', 'malformed', 'truncated', 'oversized', 'unavailable']) {
@@ -211,7 +225,12 @@ describe('leader restart', () => {
   it('is survived without intervention (server gone, then back on the same address)', async () => {
     const first = await startSimulator({ nodes: 5, seed: 7 });
     const port = Number(new URL(first.origin).port);
-    const { client: c } = clientForSim(first.baseUrl, first.token, { maxRps: 50, burst: 10 }, { backoffBaseMs: 50, backoffMaxMs: 200, maxAttempts: 100 });
+    const { client: c } = clientForSim(
+      first.baseUrl,
+      first.token,
+      { maxRps: 50, burst: 10 },
+      { backoffBaseMs: 50, backoffMaxMs: 200, maxAttempts: 100 },
+    );
     cleanup.push(() => c.close());
     expect(await listing(c)).toMatchObject({ ok: true });
     await first.close();

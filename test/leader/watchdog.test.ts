@@ -17,7 +17,10 @@ describe('Watchdog', () => {
     await clock.advance(499);
     expect(expired).toEqual([['a', 100]]);
     await clock.advance(1);
-    expect(expired).toEqual([['a', 100], ['b', 500]]);
+    expect(expired).toEqual([
+      ['a', 100],
+      ['b', 500],
+    ]);
   });
 
   it('a removed watch never expires; a new one after an idle spell still does', async () => {

@@ -23,7 +23,10 @@ function fleet(ids: string[], startTime = 1717200000000): Map<string, Discovered
 
 const healthy = { status: 200, json: { status: 'healthy', startTime: 1, role: 'primary' } };
 
-function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer, opts: { maxOutstanding?: number; interval?: number; sliceMs?: number } = {}) {
+function setup(
+  answer: (req: LeaderRequest<unknown>) => FakeAnswer,
+  opts: { maxOutstanding?: number; interval?: number; sliceMs?: number } = {},
+) {
   const clock = new FakeClock();
   const snapshot = new MemorySnapshot();
   const times: { path: string; at: number }[] = [];
@@ -52,7 +55,8 @@ describe('Poller health', () => {
     const { poller, snapshot, clock } = setup((req) => {
       if (req.path === '/w/a/health') return healthy;
       if (req.path === '/w/b/health') return { status: 420, json: { status: 'shutting down', startTime: 1 } };
-      if (req.path === '/w/c/health') return { status: 420, json: { status: 'standby', startTime: 1, role: 'standby' } };
+      if (req.path === '/w/c/health')
+        return { status: 420, json: { status: 'standby', startTime: 1, role: 'standby' } };
       if (req.path === '/w/d/health') return { status: 502, json: { status: 'error', message: 'upstream' } };
       return { status: 200, json: { status: 'nonsense' } };
     });
@@ -60,23 +64,25 @@ describe('Poller health', () => {
     const now = clock.now();
     await poller.runHealthCycle(new AbortController().signal);
     const h = (k: string) => snapshot.nodes.get(k)?.health;
-    expect(h('a')).toEqual({ up: true, status: 'healthy', lastSuccessMs: now });
-    expect(h('b')).toEqual({ up: true, status: 'shutting down', lastSuccessMs: now });
-    expect(h('c')).toEqual({ up: true, status: 'standby', lastSuccessMs: now });
+    expect(h('a')).toEqual({ up: true, status: 'healthy', lastSuccessMs: now, startTime: 1 });
+    expect(h('b')).toEqual({ up: true, status: 'shutting down', lastSuccessMs: now, startTime: 1 });
+    expect(h('c')).toEqual({ up: true, status: 'standby', lastSuccessMs: now, startTime: 1 });
     expect(h('d')).toEqual({ up: false, failure: 'http_5xx' });
     expect(h('e')).toEqual({ up: false, failure: 'decode' });
   });
 
   it('keeps the last success time across a failure', async () => {
     let fail = false;
-    const { poller, snapshot, clock } = setup(() => (fail ? { fail: { ok: false, reason: 'timeout', message: 't' } } : healthy));
+    const { poller, snapshot, clock } = setup(() =>
+      fail ? { fail: { ok: false, reason: 'timeout', message: 't' } } : healthy,
+    );
     await poller.setNodes(fleet(['a']));
     await poller.runHealthCycle(new AbortController().signal);
     const t0 = clock.now();
     fail = true;
     await clock.advance(30_000);
     await poller.runHealthCycle(new AbortController().signal);
-    expect(snapshot.nodes.get('a')?.health).toEqual({ up: false, failure: 'timeout', lastSuccessMs: t0 });
+    expect(snapshot.nodes.get('a')?.health).toEqual({ up: false, failure: 'timeout', lastSuccessMs: t0, startTime: 1 });
   });
 
   it('encodes every node id as one path segment and marks node requests as node-scoped', async () => {
@@ -121,7 +127,15 @@ describe('Poller health', () => {
         return client.request(req);
       },
     };
-    const poller = new Poller({ client: slow, snapshot, clock, logger, healthIntervalMs: 30_000, metadataIntervalMs: 600_000, maxOutstanding: 3 });
+    const poller = new Poller({
+      client: slow,
+      snapshot,
+      clock,
+      logger,
+      healthIntervalMs: 30_000,
+      metadataIntervalMs: 600_000,
+      maxOutstanding: 3,
+    });
     await poller.setNodes(fleet(Array.from({ length: 20 }, (_, i) => `n${i}`)));
     const run = poller.runHealthCycle(new AbortController().signal);
     await clock.advance(2_000);
@@ -135,15 +149,31 @@ describe('Poller health', () => {
     const clock = new FakeClock();
     const snapshot = new MemorySnapshot();
     const base = fakeLeaderClient(() => healthy);
-    const client = { ...base, async request<T>(req: LeaderRequest<T>) { await clock.sleep(slowMs); return base.request(req); } };
+    const client = {
+      ...base,
+      async request<T>(req: LeaderRequest<T>) {
+        await clock.sleep(slowMs);
+        return base.request(req);
+      },
+    };
     const overruns: boolean[] = [];
     const durations: number[] = [];
     const poller = new Poller({
-      client, snapshot, clock, logger, healthIntervalMs: 1_000, metadataIntervalMs: 600_000, maxOutstanding: 1,
+      client,
+      snapshot,
+      clock,
+      logger,
+      healthIntervalMs: 1_000,
+      metadataIntervalMs: 600_000,
+      maxOutstanding: 1,
       metrics: { healthCycle: (_t, d) => durations.push(d), overrun: (a) => overruns.push(a) },
     });
     await poller.setNodes(fleet(['a', 'b', 'c', 'd']));
-    const cycle = async () => { const r = poller.runHealthCycle(new AbortController().signal); await clock.advance(5_000); await r; };
+    const cycle = async () => {
+      const r = poller.runHealthCycle(new AbortController().signal);
+      await clock.advance(5_000);
+      await r;
+    };
     await cycle();
     slowMs = 600; // 4 nodes × 600 ms, one at a time: 2.4 s for a 1 s interval
     await cycle();
@@ -178,12 +208,27 @@ describe('Poller discovery updates and metadata', () => {
     expect(poller.size).toBe(1);
   });
 
-  const meta = { status: 200, json: { count: 1, items: [{ timestamp: 1, cribl: { mode: 'managed-edge', version: '4.15.1' }, os: { os_name: 'Ubuntu', os_version: '22.04' } }] } };
-  const metaCalls = (client: { calls: LeaderRequest<unknown>[] }) => client.calls.filter((c) => c.path.endsWith('/edge/metadata')).map((c) => c.path);
+  const meta = {
+    status: 200,
+    json: {
+      count: 1,
+      items: [
+        {
+          timestamp: 1,
+          cribl: { mode: 'managed-edge', version: '4.15.1' },
+          os: { os_name: 'Ubuntu', os_version: '22.04' },
+        },
+      ],
+    },
+  };
+  const metaCalls = (client: { calls: LeaderRequest<unknown>[] }) =>
+    client.calls.filter((c) => c.path.endsWith('/edge/metadata')).map((c) => c.path);
 
-  it('never fetches metadata in a node\'s first cycle, then spreads first fetches over the next cycles', async () => {
+  it("never fetches metadata in a node's first cycle, then spreads first fetches over the next cycles", async () => {
     const ids = Array.from({ length: 40 }, (_, i) => `n${i}`);
-    const { poller, snapshot, client, clock } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : healthy), { interval: 30_000 });
+    const { poller, snapshot, client, clock } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : healthy), {
+      interval: 30_000,
+    });
     await poller.setNodes(fleet(ids));
     const cycle = async () => {
       const r = poller.runHealthCycle(new AbortController().signal);
@@ -209,7 +254,9 @@ describe('Poller discovery updates and metadata', () => {
   });
 
   it('fetches metadata again after the metadata interval and right after a restart', async () => {
-    const { poller, client, clock } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : healthy), { interval: 30_000 });
+    const { poller, client, clock } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : healthy), {
+      interval: 30_000,
+    });
     await poller.setNodes(fleet(['a', 'b']));
     const cycle = async () => {
       const r = poller.runHealthCycle(new AbortController().signal);
@@ -233,10 +280,11 @@ describe('Poller discovery updates and metadata', () => {
     expect(metaCalls(client).sort()).toEqual(['/w/a/edge/metadata', '/w/b/edge/metadata']);
   });
 
-  it('a changed startTime in a node\'s own health answer also triggers a metadata poll', async () => {
+  it("a changed startTime in a node's own health answer also triggers a metadata poll", async () => {
     let started = 1;
-    const { poller, client } = setup((req) =>
-      req.path.endsWith('/edge/metadata') ? meta : { status: 200, json: { status: 'healthy', startTime: started } },
+    const { poller, client } = setup(
+      (req) =>
+        req.path.endsWith('/edge/metadata') ? meta : { status: 200, json: { status: 'healthy', startTime: started } },
       { interval: 600_000 },
     );
     await poller.setNodes(fleet(['a']));
@@ -251,7 +299,10 @@ describe('Poller discovery updates and metadata', () => {
   });
 
   it('does not ask a node that did not answer its health poll for metadata', async () => {
-    const { poller, client } = setup((req) => (req.path.endsWith('/edge/metadata') ? meta : { status: 502, json: { message: 'down' } }), { interval: 600_000 });
+    const { poller, client } = setup(
+      (req) => (req.path.endsWith('/edge/metadata') ? meta : { status: 502, json: { message: 'down' } }),
+      { interval: 600_000 },
+    );
     await poller.setNodes(fleet(['a']));
     for (let i = 0; i < 3; i++) await poller.runHealthCycle(new AbortController().signal);
     expect(metaCalls(client)).toEqual([]);
@@ -298,10 +349,18 @@ describe('dueTracker', () => {
   // Ticks every second (some a little early or late), interval 30 s, first run at t=0.
   it.each([
     ['on time', [29_000, 30_000, 31_000, 59_000, 60_000], [false, true, false, false, true]],
-    ['a tick 1 ms early still runs (croner skipped a whole interval here)', [29_999, 30_999, 59_999], [true, false, true]],
+    [
+      'a tick 1 ms early still runs (croner skipped a whole interval here)',
+      [29_999, 30_999, 59_999],
+      [true, false, true],
+    ],
     ['a tick more than half a second early waits', [29_400, 30_001], [false, true]],
     ['late ticks run once and the schedule does not drift', [30_300, 60_100, 90_200], [true, true, true]],
-    ['after a long stall: one run, then every interval from now', [95_000, 96_000, 124_000, 125_000], [true, false, false, true]],
+    [
+      'after a long stall: one run, then every interval from now',
+      [95_000, 96_000, 124_000, 125_000],
+      [true, false, false, true],
+    ],
   ])('%s', (_name, ticks, want) => {
     const due = dueTracker(30_000, 0);
     expect(ticks.map((t) => due(t))).toEqual(want);

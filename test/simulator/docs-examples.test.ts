@@ -36,7 +36,8 @@ function examples(): Example[] {
 /** Splits a shell command line into words (single and double quotes, no expansion). */
 function words(line: string): string[] {
   const out: string[] = [];
-  for (const m of line.matchAll(/'([^']*)'|"((?:\\.|[^"\\])*)"|(\S+)/g)) out.push(m[1] ?? m[2]?.replace(/\\(.)/g, '$1') ?? m[3]!);
+  for (const m of line.matchAll(/'([^']*)'|"((?:\\.|[^"\\])*)"|(\S+)/g))
+    out.push(m[1] ?? m[2]?.replace(/\\(.)/g, '$1') ?? m[3]!);
   return out;
 }
 
@@ -102,13 +103,20 @@ describe('docs/simulator.md examples', () => {
   it('has examples for every context', () => {
     expect(all.length).toBeGreaterThan(20);
     for (const part of ['/api/v1/health', '/w/', '/m/default/', '/m/default_search/', '/v1/organizations/', '/_sim/']) {
-      expect(all.some((e) => e.command.includes(part)), part).toBe(true);
+      expect(
+        all.some((e) => e.command.includes(part)),
+        part,
+      ).toBe(true);
     }
   });
 
   it.each(all.map((e, i) => [`#${i + 1} ${e.command.slice(0, 100)}`, e] as const))('%s', async (_name, e) => {
     const p = parseCurl(e.command);
-    const r = await call(s.origin, p.path, { method: p.method, headers: p.headers, ...(p.body === undefined ? {} : { body: p.body }) });
+    const r = await call(s.origin, p.path, {
+      method: p.method,
+      headers: p.headers,
+      ...(p.body === undefined ? {} : { body: p.body }),
+    });
     // The search examples show the job 10 s after it was created.
     if (p.method === 'POST' && p.path.endsWith('/search/jobs')) await clock.advance(10_000);
     const shown = [...e.shown];
@@ -126,6 +134,8 @@ describe('docs/simulator.md examples', () => {
     expect(r.status).toBe(status ? Number(status[1]) : 200);
     const lines = r.text.trimEnd().split('\n');
     expect(lines).toHaveLength(shown.length);
-    shown.forEach((want, i) => expect(matches(lines[i]!, want), `line ${i + 1}:\n${lines[i]}\nshown:\n${want}`).toBe(true));
+    shown.forEach((want, i) =>
+      expect(matches(lines[i]!, want), `line ${i + 1}:\n${lines[i]}\nshown:\n${want}`).toBe(true),
+    );
   });
 });

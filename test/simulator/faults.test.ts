@@ -89,13 +89,18 @@ describe('rate limiting (token bucket)', () => {
     const id = s.fleet.nodes()[0]!.id;
     expect((await call(s.origin, api(`/w/${id}/health`), { token: s.token })).status).toBe(200);
     expect((await call(s.origin, api(`/w/${id}/health`), { token: s.token })).status).toBe(429);
-    for (let i = 0; i < 3; i++) expect((await call(s.origin, api('/master/workers'), { token: s.token })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await call(s.origin, api('/master/workers'), { token: s.token })).status).toBe(200);
   });
 });
 
 describe('login rate limit', () => {
   const login = (s: Simulator) =>
-    call(s.origin, api('/auth/login'), { method: 'POST', headers: JSON_BODY, body: '{"username":"admin","password":"wrong"}' });
+    call(s.origin, api('/auth/login'), {
+      method: 'POST',
+      headers: JSON_BODY,
+      body: '{"username":"admin","password":"wrong"}',
+    });
 
   it('defaults to the leader default "2/second" and answers 429 with Retry-After in seconds', async () => {
     expect(DEFAULT_FAULTS.loginRateLimit).toBe('2/second');
@@ -130,7 +135,12 @@ describe('leader windows (420)', () => {
     await clock.advance(10_000);
     const h = await health();
     expect(h.status).toBe(420);
-    expect(h.json).toEqual({ status: 'shutting down', startTime: expect.any(Number), role: 'primary', overlay: { state: 'inactive' } });
+    expect(h.json).toEqual({
+      status: 'shutting down',
+      startTime: expect.any(Number),
+      role: 'primary',
+      overlay: { state: 'inactive' },
+    });
     const w = await call(s.origin, api('/products/stream/workers'), { token: s.token });
     expect(w.status).toBe(420);
     expect(w.json.status).toBe('shutting down');
@@ -181,7 +191,9 @@ describe('503 bursts', () => {
   });
 
   it('answers everything with 503 inside a window (HTTP-date Retry-After)', async () => {
-    const { s, clock } = await sim({ unavailable: { windows: [{ start: '1m', end: '2m' }], retryAfter: 30, retryAfterForm: 'http-date' } });
+    const { s, clock } = await sim({
+      unavailable: { windows: [{ start: '1m', end: '2m' }], retryAfter: 30, retryAfterForm: 'http-date' },
+    });
     expect((await call(s.origin, api('/health'))).status).toBe(200);
     await clock.advance(60_000);
     const r = await call(s.origin, api('/health'));
@@ -217,7 +229,7 @@ describe('latency and slow nodes', () => {
     expect(s.stats().faultsInjected.slow).toBe(1);
   });
 
-  it('ends the sleep of a slow node when the client gives up: abandoned requests leave no timer or listener behind', async () => {
+  it("ends a slow node's sleep when the client gives up: no timer or listener is left behind", async () => {
     const { s, clock } = await sim({ slowNodeDelay: '10m', latency: { '/w/{nodeId}/edge/metadata': { fixed: '5m' } } });
     const id = s.fleet.nodes()[1]!.id;
     s.fleet.setHealth(id, 'slow');
@@ -228,9 +240,10 @@ describe('latency and slow nodes', () => {
       const n = 30;
       const controllers = Array.from({ length: n }, () => new AbortController());
       const pending = controllers.map((ac, i) =>
-        fetch(`${s.baseUrl}/w/${id}/${i % 2 ? 'health' : 'edge/metadata'}`, { headers: { authorization: `Bearer ${s.token}` }, signal: ac.signal }).catch(
-          (e: Error) => e.name,
-        ),
+        fetch(`${s.baseUrl}/w/${id}/${i % 2 ? 'health' : 'edge/metadata'}`, {
+          headers: { authorization: `Bearer ${s.token}` },
+          signal: ac.signal,
+        }).catch((e: Error) => e.name),
       );
       await parked(clock, n);
       controllers.forEach((ac) => ac.abort());
@@ -308,7 +321,11 @@ describe('broken answers', () => {
 describe('token expiry', () => {
   it('rejects a login token with 401 once its TTL has passed', async () => {
     const { s, clock } = await sim({ tokenTtl: '1m' });
-    const login = await call(s.origin, api('/auth/login'), { method: 'POST', headers: JSON_BODY, body: '{"username":"admin","password":"admin"}' });
+    const login = await call(s.origin, api('/auth/login'), {
+      method: 'POST',
+      headers: JSON_BODY,
+      body: '{"username":"admin","password":"admin"}',
+    });
     const token = login.json.token as string;
     const exp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp as number;
     expect(exp * 1000).toBe(clock.now() + 60_000);
@@ -322,7 +339,11 @@ describe('token expiry', () => {
 
   it('announces the OAuth TTL in expires_in and enforces it', async () => {
     const { s, clock } = await sim({ oauthTokenTtl: '10m' });
-    const body = JSON.stringify({ grant_type: 'client_credentials', client_id: 'sim-client', client_secret: 'sim-secret' });
+    const body = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: 'sim-client',
+      client_secret: 'sim-secret',
+    });
     const r = await call(s.origin, '/oauth/token', { method: 'POST', headers: JSON_BODY, body });
     expect(r.json.expires_in).toBe(600);
     await clock.advance(600_000);
@@ -331,7 +352,11 @@ describe('token expiry', () => {
 
   it('revokeTokens() invalidates issued tokens but not the static one', async () => {
     const { s } = await sim();
-    const login = await call(s.origin, api('/auth/login'), { method: 'POST', headers: JSON_BODY, body: '{"username":"admin","password":"admin"}' });
+    const login = await call(s.origin, api('/auth/login'), {
+      method: 'POST',
+      headers: JSON_BODY,
+      body: '{"username":"admin","password":"admin"}',
+    });
     expect(s.revokeTokens()).toBe(1);
     expect((await call(s.origin, api('/master/workers'), { token: login.json.token })).status).toBe(401);
     expect((await call(s.origin, api('/master/workers'), { token: s.token })).status).toBe(200);
@@ -390,7 +415,7 @@ describe('statistics', () => {
     expect(s.stats()).toMatchObject({ inFlight: 0, peakConcurrent: 3 });
   });
 
-  it('counts requests arriving while a Retry-After sent to the same client is running, per client, without exposing tokens', async () => {
+  it('counts requests arriving inside a Retry-After sent to the same client, per client, no tokens shown', async () => {
     const { s, clock } = await sim({ rateLimit: { rate: 1, burst: 1, per: 'client' } });
     const get = (token: string): Promise<CallResult> => call(s.origin, api('/master/workers?limit=1'), { token });
     await get(s.token);

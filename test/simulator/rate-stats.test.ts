@@ -47,7 +47,8 @@ describe('leader rate limit and the statistics that measure it', () => {
     expect(st.share429).toBe(0.5);
     expect(st.acceptedPerSecond).toBe(10);
     expect(st.perSecond).toHaveLength(5);
-    for (const b of st.perSecond) expect(b).toEqual({ second: expect.any(Number), requests: 20, accepted: 10, rateLimited: 10 });
+    for (const b of st.perSecond)
+      expect(b).toEqual({ second: expect.any(Number), requests: 20, accepted: 10, rateLimited: 10 });
     expect(st.retryAfterSent).toBe(50);
   });
 
@@ -58,7 +59,13 @@ describe('leader rate limit and the statistics that measure it', () => {
     await call(s.origin, '/api/v1/health');
     await clock.advance(2000);
     const r = await call(s.origin, '/_sim/stats');
-    expect(r.json).toMatchObject({ accepted: 1, rateLimited: 0, elapsedMs: 2000, acceptedPerSecond: 0.5, statuses: { '200': 1 } });
+    expect(r.json).toMatchObject({
+      accepted: 1,
+      rateLimited: 0,
+      elapsedMs: 2000,
+      acceptedPerSecond: 0.5,
+      statuses: { '200': 1 },
+    });
   });
 
   it('a static token revoked at run time answers 401 everywhere, and the 401s show in the statistics', async () => {
@@ -67,7 +74,15 @@ describe('leader rate limit and the statistics that measure it', () => {
     sims.push(s);
     const id = s.fleet.nodes()[0]!.id;
     expect((await call(s.origin, `/api/v1/w/${id}/health`, { token: s.token })).status).toBe(200);
-    expect((await call(s.origin, '/_sim/tokens/revoke', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: s.token }) })).json).toEqual({ revoked: 1 });
+    expect(
+      (
+        await call(s.origin, '/_sim/tokens/revoke', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ token: s.token }),
+        })
+      ).json,
+    ).toEqual({ revoked: 1 });
     for (const path of [`/api/v1/w/${id}/health`, '/api/v1/products/stream/workers']) {
       expect((await call(s.origin, path, { token: s.token })).status).toBe(401);
     }

@@ -104,7 +104,8 @@ export const ROWS: Row[] = [
     path: (f) => api(`/products/edge/workers/${f.edge}`),
     status: 200,
     type: 'json',
-    schema: 'CountedMasterWorkerEntry', shape: (b, f) => {
+    schema: 'CountedMasterWorkerEntry',
+    shape: (b, f) => {
       counted(b);
       expect(b.items[0]).toMatchObject({ id: f.edge, nodeUpgradeStatus: { state: expect.any(Number) } });
     },
@@ -124,7 +125,8 @@ export const ROWS: Row[] = [
     path: (f) => api(`/master/workers/${f.stream}`),
     status: 200,
     type: 'json',
-    schema: 'CountedMasterWorkerEntry', shape: (b, f) => {
+    schema: 'CountedMasterWorkerEntry',
+    shape: (b, f) => {
       counted(b);
       expect(b.items[0].id).toBe(f.stream);
     },
@@ -135,7 +137,8 @@ export const ROWS: Row[] = [
     path: () => api('/products/edge/groups'),
     status: 200,
     type: 'json',
-    schema: 'PaginatedConfigGroup', shape: (b) => {
+    schema: 'PaginatedConfigGroup',
+    shape: (b) => {
       listed(b);
       expect((b.items as Item[]).map((g) => String(g.id))).toEqual(['default_fleet', 'retail-stores', 'factories']);
     },
@@ -145,7 +148,9 @@ export const ROWS: Row[] = [
     method: 'GET',
     path: () => api('/products/stream/groups/prod-east?fields=git.log'),
     status: 200,
-    type: 'json', schema: 'CountedConfigGroup', shape: (b) => {
+    type: 'json',
+    schema: 'CountedConfigGroup',
+    shape: (b) => {
       counted(b);
       expect(b.items[0]).toMatchObject({
         id: 'prod-east',
@@ -158,7 +163,10 @@ export const ROWS: Row[] = [
     route: '/products/{product}/groups/{id}/configVersion',
     method: 'GET',
     path: () => api('/products/stream/groups/default/configVersion'),
-    status: 200, type: 'json', schema: 'CountedString', shape: (b) => {
+    status: 200,
+    type: 'json',
+    schema: 'CountedString',
+    shape: (b) => {
       counted(b);
       expect(b.items[0]).toMatch(HEX7);
     },
@@ -178,15 +186,21 @@ export const ROWS: Row[] = [
     path: () => api('/system/settings/git-settings'),
     status: 200,
     type: 'json',
-    schema: 'GitSettingsResponse', shape: (b) => {
+    schema: 'GitSettingsResponse',
+    shape: (b) => {
       counted(b);
       expect(b.items[0]).toMatchObject({ branch: 'master', gitOps: 'none', remote: '' });
     },
   },
   {
-    route: '/system/settings/git-settings', method: 'PATCH', path: () => api('/system/settings/git-settings'),
+    route: '/system/settings/git-settings',
+    method: 'PATCH',
+    path: () => api('/system/settings/git-settings'),
     body: () => ({ branch: 'main', remote: 'git@github.com:acme/cribl-config.git', authType: 'ssh', gitOps: 'none' }),
-    status: 200, type: 'json', schema: 'GitSettingsResponse', shape: (b) => {
+    status: 200,
+    type: 'json',
+    schema: 'GitSettingsResponse',
+    shape: (b) => {
       counted(b);
       expect(b.items[0]).toEqual({
         branch: 'main',
@@ -222,7 +236,10 @@ export const ROWS: Row[] = [
     method: 'POST',
     path: () => api('/packs'),
     body: () => ({ source: 'https://example.com/packs/acme-global-1.0.0.crbl' }),
-    status: 200, type: 'json', schema: 'CountedPackInstallInfo', shape: (b) => {
+    status: 200,
+    type: 'json',
+    schema: 'CountedPackInstallInfo',
+    shape: (b) => {
       pack(b, 'acme-global');
       expect(b.items[0].warnings).toEqual([]);
     },
@@ -253,10 +270,11 @@ export const ROWS: Row[] = [
     status: 200,
     type: 'json',
     schema: 'CountedPackUninstallInfo',
-    shape: (b) => expect(b).toEqual({
-      count: 1,
-      items: [{ id: 'acme-global', source: 'https://example.com/packs/acme-global-1.1.0.crbl' }],
-    }),
+    shape: (b) =>
+      expect(b).toEqual({
+        count: 1,
+        items: [{ id: 'acme-global', source: 'https://example.com/packs/acme-global-1.1.0.crbl' }],
+      }),
   },
   // ---- host context ----
   {
@@ -274,7 +292,8 @@ export const ROWS: Row[] = [
     path: (f) => api(`/w/${enc(f.edge)}/edge/metadata`),
     status: 200,
     type: 'json',
-    schema: 'EdgeMetadataResponse', shape: (b) => {
+    schema: 'EdgeMetadataResponse',
+    shape: (b) => {
       counted(b);
       expect(b.items[0].cribl.mode).toBe('managed-edge');
     },
@@ -298,10 +317,11 @@ export const ROWS: Row[] = [
     path: () => api('/m/default/version/info'),
     status: 200,
     type: 'json',
-    shape: (b) => expect(b).toEqual({
-      count: 1,
-      items: [{ versioning: true, remote: 'git@github.com:acme/cribl-config.git' }],
-    }),
+    shape: (b) =>
+      expect(b).toEqual({
+        count: 1,
+        items: [{ versioning: true, remote: 'git@github.com:acme/cribl-config.git' }],
+      }),
   },
   {
     route: '/m/{group}/pack/{id}',
@@ -319,13 +339,14 @@ export const ROWS: Row[] = [
     status: 200,
     type: 'json',
     schema: 'PaginatedPackInfo',
-    shape: (b) => expect(b).toMatchObject({
-      count: 1,
-      offset: 0,
-      limit: 10,
-      totalCount: 1,
-      items: [{ id: 'cribl-edge-linux' }],
-    }),
+    shape: (b) =>
+      expect(b).toMatchObject({
+        count: 1,
+        offset: 0,
+        limit: 10,
+        totalCount: 1,
+        items: [{ id: 'cribl-edge-linux' }],
+      }),
   },
   {
     route: '/m/{group}/packs',
@@ -333,7 +354,9 @@ export const ROWS: Row[] = [
     path: () => api('/m/prod-west/packs'),
     body: () => ({ id: 'acme-pack', source: '' }),
     status: 200,
-    type: 'json', schema: 'CountedPackInstallInfo', shape: (b) => pack(b, 'acme-pack'),
+    type: 'json',
+    schema: 'CountedPackInstallInfo',
+    shape: (b) => pack(b, 'acme-pack'),
   },
   {
     route: '/m/{group}/packs/{id}',
@@ -368,7 +391,9 @@ export const ROWS: Row[] = [
     method: 'GET',
     path: () => api('/m/default/p/cribl-palo-alto-networks/pipelines'),
     status: 200,
-    type: 'json', schema: 'PaginatedPipeline', shape: (b) => {
+    type: 'json',
+    schema: 'PaginatedPipeline',
+    shape: (b) => {
       listed(b);
       expect((b.items as Item[]).map((p) => String(p.id))).toEqual(['pan_traffic', 'pan_threat']);
       expect(keys(b.items[0])).toEqual(['conf', 'id']);
@@ -397,17 +422,20 @@ export const ROWS: Row[] = [
       ]),
   },
   {
-    route: '/m/{group}/system/outputs', method: 'POST', path: () => api('/m/default/system/outputs'),
+    route: '/m/{group}/system/outputs',
+    method: 'POST',
+    path: () => api('/m/default/system/outputs'),
     body: () => ({ id: 'webhook-output', type: 'webhook', url: 'https://example.com/webhook', method: 'POST' }),
     status: 200,
     type: 'json',
     schema: 'CountedOutputResponse',
-    shape: (b) => expect(b.items[0]).toEqual({
-      id: 'webhook-output',
-      type: 'webhook',
-      url: 'https://example.com/webhook',
-      method: 'POST',
-    }),
+    shape: (b) =>
+      expect(b.items[0]).toEqual({
+        id: 'webhook-output',
+        type: 'webhook',
+        url: 'https://example.com/webhook',
+        method: 'POST',
+      }),
   },
   {
     route: '/m/{group}/system/outputs/{id}',
@@ -426,11 +454,12 @@ export const ROWS: Row[] = [
     status: 200,
     type: 'json',
     schema: 'CountedOutputResponse',
-    shape: (b) => expect(b.items[0]).toEqual({
-      id: 'webhook-output',
-      type: 'webhook',
-      url: 'https://example.com/other',
-    }),
+    shape: (b) =>
+      expect(b.items[0]).toEqual({
+        id: 'webhook-output',
+        type: 'webhook',
+        url: 'https://example.com/other',
+      }),
   },
   {
     route: '/m/{group}/system/outputs/{id}',
@@ -443,14 +472,19 @@ export const ROWS: Row[] = [
   },
   // ---- search context ----
   {
-    route: '/m/default_search/search/jobs', method: 'POST', path: () => api('/m/default_search/search/jobs'),
+    route: '/m/default_search/search/jobs',
+    method: 'POST',
+    path: () => api('/m/default_search/search/jobs'),
     body: () => ({
       query: 'cribl dataset="cribl_search_sample" | limit 5',
       earliest: '-1h',
       latest: 'now',
       sampleRate: 1,
     }),
-    status: 200, type: 'json', schema: 'SearchJobListResponse', shape: (b) => {
+    status: 200,
+    type: 'json',
+    schema: 'SearchJobListResponse',
+    shape: (b) => {
       counted(b);
       expect(b.items[0]).toMatchObject({
         status: 'new',
@@ -491,7 +525,10 @@ export const ROWS: Row[] = [
     route: '/m/default_search/search/jobs/{id}/results',
     method: 'GET',
     path: (f) => api(`/m/default_search/search/jobs/${f.job}/results?limit=4`),
-    status: 200, type: 'ndjson', schema: 'SearchJobResultsHeader', shape: (b, f, lines) => {
+    status: 200,
+    type: 'ndjson',
+    schema: 'SearchJobResultsHeader',
+    shape: (b, f, lines) => {
       expect(b).toMatchObject({
         isFinished: true,
         job: { id: f.job, status: 'completed' },
@@ -508,7 +545,10 @@ export const ROWS: Row[] = [
     method: 'PATCH',
     path: (f) => api(`/m/default_search/search/jobs/${f.job}`),
     body: () => ({ isPrivate: false }),
-    status: 200, type: 'json', schema: 'SearchJobListResponse', shape: (b) => expect(b.items[0].isPrivate).toBe(false),
+    status: 200,
+    type: 'json',
+    schema: 'SearchJobListResponse',
+    shape: (b) => expect(b.items[0].isPrivate).toBe(false),
   },
   {
     route: '/m/default_search/search/jobs/{id}/cancel',
@@ -525,15 +565,22 @@ export const ROWS: Row[] = [
     method: 'DELETE',
     path: (f) => api(`/m/default_search/search/jobs/${f.job}`),
     status: 200,
-    type: 'json', schema: 'SearchJobListResponse', shape: (b, f) => expect(b.items[0].id).toBe(f.job),
+    type: 'json',
+    schema: 'SearchJobListResponse',
+    shape: (b, f) => expect(b.items[0].id).toBe(f.job),
   },
   // ---- outside /api/v1 ----
   {
-    route: '/oauth/token', method: 'POST', path: () => '/oauth/token', token: null,
+    route: '/oauth/token',
+    method: 'POST',
+    path: () => '/oauth/token',
+    token: null,
     form:
       'grant_type=client_credentials&client_id=sim-client&client_secret=sim-secret' +
       '&audience=https%3A%2F%2Fapi.cribl.cloud',
-    status: 200, type: 'json', shape: (b) => expect(keys(b)).toEqual(['access_token', 'expires_in', 'token_type']),
+    status: 200,
+    type: 'json',
+    shape: (b) => expect(keys(b)).toEqual(['access_token', 'expires_in', 'token_type']),
   },
   {
     route: '/v1/organizations/{organizationId}/workspaces',
@@ -548,31 +595,41 @@ export const ROWS: Row[] = [
     route: '/v1/organizations/{organizationId}/workspaces',
     method: 'POST',
     path: (f) => `/v1/organizations/${f.org}/workspaces`,
-    body: () => ({ workspaceId: 'staging', alias: 'Staging' }), status: 201, type: 'json', schema: 'WorkspaceSchema',
-    shape: (b) => expect(b).toMatchObject({
-      workspaceId: 'staging',
-      state: 'Provisioning',
-      region: 'us-west-2',
-      alias: 'Staging',
-    }),
+    body: () => ({ workspaceId: 'staging', alias: 'Staging' }),
+    status: 201,
+    type: 'json',
+    schema: 'WorkspaceSchema',
+    shape: (b) =>
+      expect(b).toMatchObject({
+        workspaceId: 'staging',
+        state: 'Provisioning',
+        region: 'us-west-2',
+        alias: 'Staging',
+      }),
   },
   {
     route: '/v1/organizations/{organizationId}/workspaces/{workspaceId}',
     method: 'GET',
     path: (f) => `/v1/organizations/${f.org}/workspaces/main`,
-    status: 200, type: 'json', schema: 'WorkspaceSchema', shape: (b) => expect(b.workspaceId).toBe('main'),
+    status: 200,
+    type: 'json',
+    schema: 'WorkspaceSchema',
+    shape: (b) => expect(b.workspaceId).toBe('main'),
   },
   {
     route: '/v1/organizations/{organizationId}/workspaces/{workspaceId}',
     method: 'PATCH',
     path: (f) => `/v1/organizations/${f.org}/workspaces/main`,
-    body: () => ({ description: 'patched' }), status: 204, type: 'none',
+    body: () => ({ description: 'patched' }),
+    status: 204,
+    type: 'none',
   },
   {
     route: '/v1/organizations/{organizationId}/workspaces/{workspaceId}',
     method: 'DELETE',
     path: (f) => `/v1/organizations/${f.org}/workspaces/staging`,
-    status: 202, type: 'none',
+    status: 202,
+    type: 'none',
   },
 ];
 
@@ -607,7 +664,10 @@ export async function send(
   });
   const type = r.headers['content-type'];
   if (type === 'application/x-ndjson') {
-    const [first, ...rest] = r.text.trimEnd().split('\n').map((l) => JSON.parse(l) as Item);
+    const [first, ...rest] = r.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Item);
     return { status: r.status, type, text: r.text, body: first, lines: rest };
   }
   return { status: r.status, type, text: r.text, body: r.json as Item | undefined, lines: [] };

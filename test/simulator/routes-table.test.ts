@@ -40,7 +40,8 @@ describe('route table', () => {
     const covered = new Set(ROWS.map((r) => `${r.method} ${r.route}`));
     for (const entry of SPEC_SECTION_4) expect(covered, entry).toContain(entry);
     for (const route of ROUTES) {
-      for (const method of ROUTE_METHODS[route].filter((m) => m !== 'HEAD')) expect(covered, `${method} ${route}`).toContain(`${method} ${route}`);
+      for (const method of ROUTE_METHODS[route].filter((m) => m !== 'HEAD'))
+        expect(covered, `${method} ${route}`).toContain(`${method} ${route}`);
     }
   });
 

@@ -46,7 +46,8 @@ function expectValid(schema: string, body: unknown, what: string): void {
 
 const title = present
   ? 'answers validate against ../shared/research/openapi-schemas.json'
-  : `SKIPPED: ${SCHEMAS_PATH} not found (the research schemas live beside the repository in ../shared); schema checks not run`;
+  : `SKIPPED: ${SCHEMAS_PATH} not found (the research schemas live beside the repository in ../shared); ` +
+    'schema checks not run';
 
 describe.skipIf(!present)(title, () => {
   let f: Fixture;
@@ -81,10 +82,25 @@ describe.skipIf(!present)(title, () => {
     const control = [
       await call(s.origin, api('/products/stream/workers')),
       await call(s.origin, api('/products/stream/workers'), { token: s.forbiddenToken }),
-      await call(s.origin, api('/m/default/system/outputs'), { method: 'POST', token: s.readOnlyToken, headers: json, body: '{}' }),
+      await call(s.origin, api('/m/default/system/outputs'), {
+        method: 'POST',
+        token: s.readOnlyToken,
+        headers: json,
+        body: '{}',
+      }),
       await call(s.origin, api('/m/default/system/outputs/nope'), { token: s.token }),
-      await call(s.origin, api('/m/default/system/outputs'), { method: 'POST', token: s.token, headers: json, body: '{"type":"devnull"}' }),
-      await call(s.origin, api('/m/default/system/outputs'), { method: 'POST', token: s.token, headers: json, body: '{"id":"devnull","type":"devnull"}' }),
+      await call(s.origin, api('/m/default/system/outputs'), {
+        method: 'POST',
+        token: s.token,
+        headers: json,
+        body: '{"type":"devnull"}',
+      }),
+      await call(s.origin, api('/m/default/system/outputs'), {
+        method: 'POST',
+        token: s.token,
+        headers: json,
+        body: '{"id":"devnull","type":"devnull"}',
+      }),
       await call(s.origin, api('/m/default/system/outputs'), { method: 'POST', token: s.token, body: '{}' }),
       await call(s.origin, api('/m/default/system/outputs'), { method: 'PUT', token: s.token }),
       await call(s.origin, api('/products/stream/groups/nope'), { token: s.token }),
@@ -104,7 +120,7 @@ describe.skipIf(!present)(title, () => {
     for (const r of mgmt) expectValid('DefaultErrorDTO', r.json, `${r.status} ${r.text}`);
   });
 
-  it('420 health bodies (leader and node), and a 4.16 leader: legacy health and listing, {message} errors', async () => {
+  it('420 health bodies (leader, node); a 4.16 leader: legacy health, listing, {message} errors', async () => {
     const clock = new FakeClock();
     const s = await startSimulator({ nodes: 4, clock });
     sims.push(s);

@@ -85,10 +85,13 @@ describe('matchRoute', () => {
     expect(matchRoute(path, false)).toMatchObject({ kind: 'route', route, params });
   });
 
-  it.each([['/api/v1/w/a/b/health'], ['/api/v1/w//health'], ['/api/v2/health'], ['/health'], ['/api/v1/products/stream']])(
-    '%s is not found',
-    (path) => expect(matchRoute(path, false).kind).toBe('not-found'),
-  );
+  it.each([
+    ['/api/v1/w/a/b/health'],
+    ['/api/v1/w//health'],
+    ['/api/v2/health'],
+    ['/health'],
+    ['/api/v1/products/stream'],
+  ])('%s is not found', (path) => expect(matchRoute(path, false).kind).toBe('not-found'));
 
   it('rejects malformed percent-encoding in a dynamic segment', () => {
     expect(matchRoute('/api/v1/w/%E0%A4%A/health', false).kind).toBe('bad-path');

@@ -1,0 +1,36 @@
+// Settings of the cribl-exporter mixin. Override any of them when you import the mixin:
+//   (import 'mixin.libsonnet') + { _config+:: { criblExporterSelector: 'job="cribl"' } }
+{
+  _config+:: {
+    // Selects the exporter's own scrape job(s) in `up` (CriblExporterDown). The cribl_* series need no selector:
+    // only this exporter exports them. The default matches the ServiceMonitor's job (the Service name,
+    // cribl-exporter or cribl-exporter-sidecar) and a PodMonitor's (<namespace>/cribl-exporter-sidecar).
+    criblExporterSelector: 'job=~".*cribl-exporter.*"',
+
+    // The label that tells clusters apart when one Prometheus (or Thanos, Mimir) sees several. Alerts that
+    // aggregate across exporters group by it; the dashboard gets a variable for it. A label absent from every
+    // series changes nothing: the grouping is as without it and the variable's "All" matches every series.
+    clusterLabel: 'cluster',
+    // false: no cluster variable on the dashboard and no cluster matcher in its queries.
+    showMultiCluster: true,
+
+    // Every alert's runbook_url is runbookURLPattern with the alert name in lower case (the heading anchor of
+    // its section in docs/runbook.md). The default is the repository package.json names; point it at your own
+    // copy of the runbook (a wiki, a fork) by overriding runbookURLPattern or repositoryURL.
+    repositoryURL: 'https://github.com/cribl-exporter/cribl-exporter',
+    runbookURLPattern: self.repositoryURL + '/blob/main/docs/runbook.md#%s',
+
+    // Staleness thresholds of the node alerts, in seconds. They assume the default intervals (discovery 60s,
+    // health 30s, metadata 10m): raise them if you poll less often.
+    nodeHeartbeatStaleSeconds: 300,
+    nodeHealthDataStaleSeconds: 900,
+    nodeMetadataStaleSeconds: 3600,
+
+    // The Grafana dashboard.
+    dashboardUID: 'cribl-exporter',
+    dashboardTitle: 'Cribl fleet (cribl-exporter)',
+    dashboardTags: ['cribl', 'cribl-exporter'],
+    dashboardRefresh: '1m',
+    dashboardPeriod: 'now-6h',
+  },
+}

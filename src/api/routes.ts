@@ -1,0 +1,22 @@
+/**
+ * Route templates of every upstream endpoint the exporter calls: the `endpoint` label of our self-metrics
+ * (never a raw URL), and how a dynamic value becomes one path segment.
+ */
+export const ENDPOINTS = {
+  workers: '/products/{product}/workers',
+  masterWorkers: '/master/workers',
+  masterGroups: '/master/groups',
+  groups: '/products/{product}/groups',
+  nodeHealth: '/w/{nodeId}/health',
+  nodeMetadata: '/w/{nodeId}/edge/metadata',
+  leaderHealth: '/health',
+  login: '/auth/login',
+  oauthToken: '/oauth/token',
+  workspaces: '/v1/organizations/{organizationId}/workspaces',
+} as const;
+export type Endpoint = (typeof ENDPOINTS)[keyof typeof ENDPOINTS];
+
+/** A dynamic value (node id, product, group) as exactly one encoded path segment. */
+export function segment(value: string): string {
+  return encodeURIComponent(value);
+}

@@ -1,0 +1,212 @@
+/**
+ * Response shapes of the Cribl control-plane and management-plane API, as real leaders send them
+ * (shared/research/api-shapes.md: spec 4.19, 4.15.1-full, official SDKs), as zod schemas with the types
+ * inferred from them. Shared by the exporter's collectors (which decode with narrowed picks of these) and by
+ * the simulated leader (which builds its answers with these types). Only the fields we read or serve are
+ * described; real leaders may send more, and zod drops what is not described.
+ */
+import { z } from 'zod';
+
+const finite = z.number().finite();
+
+/** `info.cribl` (HBCriblInfo). `version` is optional on real leaders. */
+export const criblInfoSchema = z.object({
+  version: z.string().optional(),
+  config: z.object({ version: z.string().optional() }),
+  distMode: z.enum(['edge', 'managed-edge', 'master', 'outpost', 'search-supervisor', 'single', 'worker']),
+  group: z.string(),
+  guid: z.string(),
+  startTime: finite, // epoch ms
+});
+export type HBCriblInfo = z.infer<typeof criblInfoSchema>;
+
+/** `info` (NodeProvidedInfo). There is no `freemem` on real leaders. */
+export const nodeInfoSchema = z.object({
+  hostname: z.string(),
+  cpus: finite,
+  totalmem: finite, // bytes
+  architecture: z.string(),
+  platform: z.string(),
+  release: z.string(),
+  node: z.string(), // Node.js version of the node, e.g. v22.17.1
+  /** Always sent by real leaders; optional here because the exporter drops it after decoding (memory). */
+  env: z.record(z.string(), z.string()).optional(),
+  cribl: criblInfoSchema,
+  freeDiskSpace: finite.optional(), // bytes
+  totalDiskSpace: finite.optional(), // bytes
+});
+export type NodeProvidedInfo = z.infer<typeof nodeInfoSchema>;
+
+/** Edge only: `nodeUpgradeStatus`; state 0 Active, 1 Current, 2 Failed, 3 Skipped. */
+export const nodeUpgradeStatusSchema = z.object({
+  state: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]),
+  timestamp: finite, // epoch ms
+});
+export type NodeUpgradeStatus = z.infer<typeof nodeUpgradeStatusSchema>;
+
+/** One item of GET /products/{product}/workers (MasterWorkerEntry). */
+export const workerEntrySchema = z.object({
+  id: z.string().min(1),
+  group: z.string(),
+  firstMsgTime: finite, // epoch ms
+  lastMsgTime: finite, // epoch ms
+  workerProcesses: finite,
+  info: nodeInfoSchema,
+  status: z.string().optional(), // "healthy" or another string; no enum
+  disconnected: z.boolean().optional(),
+  deployable: z.boolean().optional(),
+  nodeUpgradeStatus: nodeUpgradeStatusSchema.optional(),
+});
+export type WorkerEntry = z.infer<typeof workerEntrySchema>;
+
+/** Envelope of paginated lists (4.17+); `/master/workers` sends only `{count, items}`. */
+export const pageSchema = z.object({
+  items: z.array(z.unknown()),
+  count: z.number().optional(),
+  offset: z.number().optional(),
+  limit: z.number().optional(),
+  totalCount: z.number().optional(),
+});
+export interface Paginated<T> {
+  items: T[];
+  count: number;
+  offset?: number;
+  limit?: number;
+  totalCount?: number;
+}
+
+export const GROUP_TYPES = ['edge', 'lake_access', 'local_search', 'outpost', 'search', 'stream'] as const;
+
+/** One item of GET /products/{product}/groups (ConfigGroup); only `id` is required. */
+export const configGroupSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  type: z.enum(GROUP_TYPES).optional(),
+  configVersion: z.string().optional(),
+  workerCount: finite.optional(),
+  incompatibleWorkerCount: finite.optional(),
+  deployingWorkerCount: finite.optional(),
+  onPrem: z.boolean().optional(),
+  isFleet: z.boolean().optional(),
+  inherits: z.string().optional(),
+  provisioned: z.boolean().optional(),
+  workerRemoteAccess: z.boolean().optional(),
+  lookupDeployments: z
+    .array(
+      z.object({
+        context: z.string(),
+        lookups: z.array(
+          z.object({ file: z.string(), version: z.string().optional(), deployedVersion: z.string().optional() }),
+        ),
+      }),
+    )
+    .optional(),
+  git: z
+    .object({
+      commit: z.string().optional(),
+      localChanges: z.number().optional(),
+      log: z.array(z.object({ date: z.string(), hash: z.string(), message: z.string(), short: z.string() })).optional(),
+    })
+    .optional(),
+});
+export type ConfigGroup = z.infer<typeof configGroupSchema>;
+
+/** GET /health and GET /w/{nodeId}/health (HealthServerStatus); 200 or 420 with this body. */
+export const HEALTH_STATUSES = ['healthy', 'shutting down', 'standby'] as const;
+export type HealthStatus = (typeof HEALTH_STATUSES)[number];
+export const healthSchema = z.object({
+  status: z.enum(HEALTH_STATUSES),
+  startTime: finite, // epoch ms
+  role: z.enum(['primary', 'standby']).optional(),
+  isCaptain: z.boolean().optional(),
+  overlay: z.object({ state: z.enum(['active', 'inactive']) }).optional(),
+});
+export type HealthServerStatus = z.infer<typeof healthSchema>;
+
+const edgeOsSchema = z.looseObject({
+  arch: z.string(),
+  cpu_count: finite,
+  hostname: z.string(),
+  memory: finite,
+  os_id: z.string(),
+  os_name: z.string(),
+  os_version: z.string(),
+  os_version_id: z.string(),
+  platform: z.string(),
+  release: z.string(),
+});
+
+/** One item of GET /w/{nodeId}/edge/metadata → `{count, items:[Metadata]}`; snake_case inside `cribl` and `os`. */
+export const edgeMetadataSchema = z.object({
+  timestamp: finite,
+  cribl: z
+    .object({
+      mode: z.string(),
+      version: z.string(),
+      config_version: z.string().optional(),
+      group: z.string().optional(),
+      install_type: z.string().optional(),
+      tags: z.array(z.string()).optional(),
+    })
+    .optional(),
+  os: edgeOsSchema.optional(),
+  hostOs: edgeOsSchema.optional(),
+  env: z.record(z.string(), z.unknown()).optional(),
+  kube: z
+    .looseObject({ namespace: z.string(), source: z.string(), pod: z.record(z.string(), z.unknown()).optional() })
+    .optional(),
+  aws: z.looseObject({ version: z.number() }).optional(),
+});
+export type EdgeMetadata = z.infer<typeof edgeMetadataSchema>;
+
+/** GET /m/{group}/version items (GitLogResult). */
+export const gitLogResultSchema = z.object({
+  hash: z.string().optional(),
+  date: z.string().optional(),
+  message: z.string().optional(),
+  body: z.string().optional(),
+  refs: z.string().optional(),
+  author_name: z.string().optional(),
+  author_email: z.string().optional(),
+});
+export type GitLogResult = z.infer<typeof gitLogResultSchema>;
+
+/** POST /auth/login → 200. 4.14 leaders send only `token`. */
+export const authTokenSchema = z.object({
+  token: z.string().min(1),
+  forcePasswordChange: z.boolean().optional().catch(undefined),
+});
+export type AuthToken = { token: string; forcePasswordChange: boolean };
+
+/** OAuth client-credentials token endpoint → 200 (`expires_in` is sometimes a numeric string). */
+export const oauthTokenSchema = z.object({
+  access_token: z.string(),
+  token_type: z.string().optional(),
+  expires_in: z.union([z.number(), z.string()]).optional(),
+});
+export type OAuthToken = { access_token: string; token_type: string; expires_in?: number };
+
+export const WORKSPACE_STATES = ['Provisioning', 'Active', 'Inactive', 'Failed', 'Deprovisioning'] as const;
+
+/** Management plane: GET /v1/organizations/{organizationId}/workspaces items. */
+export const workspaceSchema = z.object({
+  workspaceId: z.string().min(1),
+  region: z.string(),
+  leaderFQDN: z.string(),
+  state: z.enum(WORKSPACE_STATES),
+  alias: z.string().optional(),
+  description: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+});
+export type Workspace = z.infer<typeof workspaceSchema>;
+
+/**
+ * Control-plane error bodies: 4.17+ `{status:"error", message}`, earlier `{message}`. Mgmt plane: `{statusCode,
+ * message}`.
+ */
+export interface ErrorBody {
+  status?: 'error';
+  message: string;
+  details?: unknown;
+}

@@ -1,0 +1,67 @@
+/** The configured request budget and per-request limits of one leader (built by src/config/). */
+export interface BudgetConfig {
+  maxRps: number;
+  burst: number;
+  maxConcurrency: number;
+  /** Cap on exponential backoff without Retry-After. */
+  backoffMaxMs: number;
+  backoffBaseMs: number;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  maxResponseBytes: number;
+  /** Interval of GET /health probes while the leader answers 420 (base of its backoff). */
+  healthProbeIntervalMs: number;
+}
+
+/** Per-request limits and retry pacing of a leader client. */
+export interface LeaderClientLimits {
+  /** Time to connect; with `headersMs` it bounds the wait for response headers. @default 5000 */
+  connectTimeoutMs: number;
+  /** Time from sending to the response headers. @default 10000 */
+  headersTimeoutMs: number;
+  /** Longest silence between two chunks of the body (as --leader.timeout.body). @default 30000 */
+  bodyTimeoutMs: number;
+  /** Larger bodies fail the request (reason `decode`). @default 64 MiB */
+  maxResponseBytes: number;
+  /**
+   * Backoff for retries of 502, 504, timeouts and connection errors, and for 429/503 without Retry-After. @default 500
+   */
+  backoffBaseMs: number;
+  /** @default 30000 */
+  backoffMaxMs: number;
+  /** First GET /health probe after a 420; doubles up to `healthProbeMaxMs`. @default 5000 */
+  healthProbeIntervalMs: number;
+  /** @default 60000 */
+  healthProbeMaxMs: number;
+  /** Tries per request, the first included (a 401 refresh is not counted). @default 4 */
+  maxAttempts: number;
+}
+
+/** Defaults of `LeaderClientLimits`. */
+export const DEFAULT_CLIENT_LIMITS: Readonly<LeaderClientLimits> = Object.freeze({
+  connectTimeoutMs: 5_000,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
+  maxResponseBytes: 64 * 1024 * 1024,
+  backoffBaseMs: 500,
+  backoffMaxMs: 30_000,
+  healthProbeIntervalMs: 5_000,
+  healthProbeMaxMs: 60_000,
+  maxAttempts: 4,
+});
+
+/** Client limits from a leader's configured budget settings. */
+export function clientLimitsFromConfig(b: BudgetConfig): LeaderClientLimits {
+  return {
+    ...DEFAULT_CLIENT_LIMITS,
+    connectTimeoutMs: b.connectTimeoutMs,
+    headersTimeoutMs: b.headersTimeoutMs,
+    bodyTimeoutMs: b.bodyTimeoutMs,
+    maxResponseBytes: b.maxResponseBytes,
+    backoffBaseMs: b.backoffBaseMs,
+    backoffMaxMs: b.backoffMaxMs,
+    healthProbeIntervalMs: b.healthProbeIntervalMs,
+    healthProbeMaxMs: Math.max(b.healthProbeIntervalMs, b.backoffMaxMs),
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The layering of src/: a module may import modules of its own layer and of the layers below it, never above.
+ * The order is written once, in docs/ARCHITECTURE.md (the line starting `layers, lowest first:`); this test reads
+ * it there and checks every import of every file in src/ against it.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SRC = join(ROOT, 'src');
+
+/** The layer order from docs/ARCHITECTURE.md; `app` stands for the files directly in src/. */
+function layerOrder(): string[] {
+  const doc = readFileSync(join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+  const m = /^layers, lowest first: (.+)$/m.exec(doc);
+  if (!m?.[1]) throw new Error('docs/ARCHITECTURE.md has no line starting "layers, lowest first:"');
+  return m[1].split(',').map((s) => s.trim().replace(/[`.]/g, ''));
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+function layerOf(file: string): string {
+  const rel = relative(SRC, file).split('/');
+  return rel.length === 1 ? 'app' : (rel[0] ?? '');
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** Every relative import of a file, resolved to a file path. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2] ?? '';
+    if (spec.startsWith('.')) out.push(resolve(dirname(file), spec));
+  }
+  return out;
+}
+
+describe('layering of src/', () => {
+  const order = layerOrder();
+  const files = sourceFiles(SRC);
+
+  it('names every folder of src/ in the documented order', () => {
+    const folders = new Set(files.map(layerOf));
+    expect([...folders].filter((f) => !order.includes(f))).toEqual([]);
+  });
+
+  it('has no import from a lower layer into a higher one', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      const from = layerOf(file);
+      for (const target of importsOf(file)) {
+        const to = layerOf(target);
+        if (order.indexOf(to) > order.indexOf(from)) {
+          violations.push(`${relative(ROOT, file)} (${from}) imports ${relative(ROOT, target)} (${to})`);
+        }
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('finds the imports it checks (a parser that found none would pass anything)', () => {
+    const all = files.flatMap(importsOf);
+    expect(all.length).toBeGreaterThan(files.length);
+    expect(importsOf(join(SRC, 'app.ts')).some((t) => layerOf(t) === 'polling')).toBe(true);
+  });
+});

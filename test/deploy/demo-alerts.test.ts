@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { runCommand } from '../../src/commands.js';
+import { parseScenario, startSimulator, type SimNode } from '../../src/simulator/index.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { PROMETHEUS_BIN, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
+import { docsSection } from './docs.js';
+import { loadRuleGroups, ROOT } from './prometheusrule.js';
+import { skipWithout } from './tools.js';
+
+// docs/deploy.md says how long the demo takes to fire alerts. Derived here from the rules' `for:` and the demo's
+// scenario: the simulated fleet is deterministic per churn step (its randomness is seeded and used by churn only),
+// so stepping it with a fake clock shows when a node first stays in an alerting state for the alert's `for:`.
+
+const SCENARIO = join(ROOT, 'examples/scenarios/demo.yaml');
+
+/** Simulator states that make a node alert's condition true (checked against a real demo below). */
+const CONDITIONS: Readonly<Record<string, (n: SimNode) => boolean>> = {
+  CriblNodeDisconnected: (n) => n.disconnected,
+  CriblNodeUnhealthy: (n) => !n.disconnected && (n.health === 'shutting down' || n.health === 'standby'),
+  // A slow node answers after the exporter's health timeout: not answering, as far as the alert knows.
+  CriblNodeHealthUnreachable: (n) => !n.disconnected && (n.health === 'unreachable' || n.health === 'slow'),
+};
+
+const HORIZON_S = 30 * 60;
+const alerts = loadRuleGroups().flatMap((g) => g.rules.filter((r) => r.alert !== undefined));
+const UNIT_S = { s: 1, m: 60, h: 3600 } as const;
+const seconds = (d: string): number => Number(d.slice(0, -1)) * UNIT_S[d.slice(-1) as keyof typeof UNIT_S];
+const forOf = (alert: string): string => alerts.find((a) => a.alert === alert)!.for!;
+
+/** When each alert first fires in the demo (seconds after start, or null within HORIZON_S). */
+async function demoTimeline(): Promise<{ every: number; firstFiring: Map<string, number | null> }> {
+  const clock = new FakeClock();
+  const scenario = parseScenario(readFileSync(SCENARIO, 'utf8'), SCENARIO);
+  const every = scenario.faults.churn?.every;
+  if (every === undefined) throw new Error('the demo scenario has no churn');
+  const sim = await startSimulator({ scenario, clock });
+  const since = new Map<string, number>();
+  const firstFiring = new Map<string, number | null>(Object.keys(CONDITIONS).map((a) => [a, null]));
+  try {
+    for (let t = 0; t <= HORIZON_S; t += every / 1000) {
+      const conditions = Object.entries(CONDITIONS);
+      const now = new Set(
+        sim.fleet
+          .nodes()
+          .flatMap((n) => conditions.flatMap(([alert, holds]) => (holds(n) ? [`${alert} ${n.id}`] : []))),
+      );
+      for (const k of since.keys()) if (!now.has(k)) since.delete(k);
+      for (const k of now) if (!since.has(k)) since.set(k, t);
+      for (const [k, start] of since) {
+        const alert = k.split(' ')[0]!;
+        if (firstFiring.get(alert) === null && t - start >= seconds(forOf(alert))) firstFiring.set(alert, t);
+      }
+      await clock.advance(every);
+    }
+  } finally {
+    await sim.close();
+  }
+  return { every: every / 1000, firstFiring };
+}
+
+describe('how long the demo takes to fire alerts (docs/deploy.md)', () => {
+  const section = docsSection('docs/deploy.md', 'Prometheus rules');
+  const part = section.slice(section.indexOf('### How long the demo takes to fire alerts'));
+  const rows = part
+    .split('\n')
+    .map((l) => /^\| (\w+) \| (\w+) \| (.+) \|$/.exec(l))
+    .filter((m) => m !== null && m[1] !== 'alert')
+    .map((m) => ({ alert: m![1]!, for: m![2]!, after: m![3]! }));
+
+  it('has a row for each alert the demo can fire, with its for: and when it first fires', async () => {
+    const { every, firstFiring } = await demoTimeline();
+    expect(part).toContain(`every ${every}s`);
+    expect(rows.map((r) => r.alert).sort()).toEqual([...firstFiring.keys()].sort());
+    for (const r of rows) {
+      expect(r.for, r.alert).toBe(forOf(r.alert));
+      const t = firstFiring.get(r.alert);
+      if (t === null) expect(r.after, r.alert).toMatch(new RegExp(`^not within ${HORIZON_S / 60} minutes`));
+      else expect(r.after, r.alert).toBe(`about ${Math.round(t! / 60)} minutes`);
+    }
+  });
+});
+
+// The mapping above, checked against the demo as users run it: with `for:` cut to 1s, a real Prometheus sees
+// exactly these alerts fire.
+describe.skipIf(skipWithout(PROMETHEUS_BIN))('the demo scraped by a real Prometheus', () => {
+  let prom: RunningPrometheus;
+  let exited: Promise<number>;
+  const stop = new AbortController();
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    const started = new Promise<App>((resolve) => {
+      exited = runCommand({
+        argv: ['demo', '--web.listen-address', '127.0.0.1:0', '--log.level', 'warn'],
+        env: {},
+        stdout: (l) => logs.push(l),
+        stderr: (l) => logs.push(l),
+        readFile: (p) => readFileSync(p, 'utf8'),
+        signal: stop.signal,
+        version: '0.0.0-demo-alerts',
+        nodejsVersion: process.version,
+        logDestination: { write: (s: string) => void logs.push(s) },
+        onStarted: resolve,
+      });
+    });
+    const app = await Promise.race([
+      started,
+      exited!.then((code): never => {
+        throw new Error(`demo exited with ${code}: ${logs.join('\n')}`);
+      }),
+    ]);
+    prom = await startPrometheus({
+      scrapeTargets: [new URL(app.url).host],
+      ruleFiles: [join(ROOT, 'deploy/prometheus/alerts.yaml')],
+      alertFor: '1s',
+    });
+  });
+
+  afterAll(async () => {
+    await prom?.close();
+    stop.abort();
+    await exited;
+  });
+
+  it('fires the alerts of the table and no other', async () => {
+    for (const alert of Object.keys(CONDITIONS)) {
+      await prom.waitFor(`ALERTS{alertname="${alert}", alertstate="firing"}`, (v) => v.length > 0, 30_000);
+    }
+    const firing = new Set((await prom.alerts()).map((a) => a.labels.alertname));
+    expect([...firing].sort()).toEqual(Object.keys(CONDITIONS).sort());
+  });
+
+  it('polls health as often as the section says', async () => {
+    const [target] = await prom.waitFor('cribl_exporter_health_cycle_target_seconds', (v) => v.length > 0);
+    const section = docsSection('docs/deploy.md', 'Prometheus rules');
+    expect(section).toContain(`health checks every ${target!.value[1]}s`);
+  });
+});
