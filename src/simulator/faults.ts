@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ROUTES } from './routes.js';
 import type { Route } from './routes.js';
-import { parseDuration, parseRate, parseSize } from './units.js';
+import { parseDuration } from '../util/duration.js';
+import { parseBytes } from '../util/size.js';
+import { parseRate } from './units.js';
 
 /**
  * A time window, in milliseconds since the simulator started. With `every`, it repeats: active whenever
@@ -152,18 +154,23 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
 
 const duration = z.union([z.number().nonnegative(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'number') return v;
-  const ms = parseDuration(v);
-  if (ms === undefined) {
-    const message = `expected a duration such as 500ms, 2s, 1m, 1h (got ${JSON.stringify(v)})`;
+  try {
+    return parseDuration(v.trim());
+  } catch {
+    const message = `expected a duration such as 500ms, 2s, 1m30s, 1h (got ${JSON.stringify(v)})`;
     ctx.addIssue({ code: 'custom', message });
     return z.NEVER;
   }
-  return ms;
 });
 
 const size = z.union([z.number().int().positive(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'number') return v;
-  const bytes = parseSize(v);
+  let bytes: number | undefined;
+  try {
+    bytes = parseBytes(v);
+  } catch {
+    bytes = undefined;
+  }
   if (bytes === undefined || bytes <= 0) {
     ctx.addIssue({ code: 'custom', message: `expected a size such as 20MB or 65536 (got ${JSON.stringify(v)})` });
     return z.NEVER;

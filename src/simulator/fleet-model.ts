@@ -1,7 +1,7 @@
+import type { NodeUpgradeStatus } from '../api/shapes.js';
 import type { Product } from '../api/products.js';
 import type { ConfigGroup, GitLogResult, WorkerEntry } from '../api/shapes.js';
 import type { Random } from '../util/clock.js';
-import type { NodeUpgradeStatusFull } from './api-types.js';
 import { HOSTILE_IDS, UPGRADE_STATES } from './fleet-types.js';
 import type { AddNodeOptions, NodeHealthMode, SimNode, UpgradeStatusInput } from './fleet-types.js';
 import { pick, randomGuid, randomHex, randomInt } from './random.js';
@@ -34,7 +34,7 @@ export interface NodeRec {
   distMode: 'worker' | 'managed-edge';
   freeDiskSpace: number;
   totalDiskSpace: number;
-  upgrade?: NodeUpgradeStatusFull;
+  upgrade?: NodeUpgradeStatus;
   os: OsInfo;
   kube?: { namespace: string; pod: string };
   /** Cached JSON of the listing entry, split around the lastMsgTime value. */
@@ -340,7 +340,7 @@ export class NodeView implements SimNode {
   get hostile(): boolean {
     return this.#rec.hostile;
   }
-  get upgrade(): NodeUpgradeStatusFull | undefined {
+  get upgrade(): NodeUpgradeStatus | undefined {
     return this.#rec.upgrade && { ...this.#rec.upgrade };
   }
   get entry(): WorkerEntry {
@@ -371,10 +371,10 @@ export function gitFields(
 }
 
 /** A `nodeUpgradeStatus` from a control's input (state by number or name, reason code checked against the state). */
-export function upgradeStatus(input: UpgradeStatusInput, now: number): NodeUpgradeStatusFull {
+export function upgradeStatus(input: UpgradeStatusInput, now: number): NodeUpgradeStatus {
   const state = typeof input.state === 'number' ? input.state : (UPGRADE_STATES.indexOf(input.state) as 0 | 1 | 2 | 3);
   if (![0, 1, 2, 3].includes(state)) throw new Error(`upgrade state must be 0..3 or ${UPGRADE_STATES.join('|')}`);
-  const out: NodeUpgradeStatusFull = { state, timestamp: input.timestamp ?? now };
+  const out: NodeUpgradeStatus = { state, timestamp: input.timestamp ?? now };
   const reason = input.reason;
   if (reason === undefined || state === 1) return out;
   const max = state === 0 ? 2 : state === 2 ? 1 : 3;

@@ -1,7 +1,7 @@
+import type { NodeUpgradeStatus } from '../api/shapes.js';
 import type { Product } from '../api/products.js';
 import type { ConfigGroup, GitLogResult, WorkerEntry } from '../api/shapes.js';
 import type { Clock, Random } from '../util/clock.js';
-import type { NodeUpgradeStatusFull } from './api-types.js';
 
 /** A node's own behaviour when the leader proxies a request to it. */
 export type NodeHealthMode = 'healthy' | 'shutting down' | 'standby' | 'unreachable' | 'slow';
@@ -16,7 +16,7 @@ export const NODE_HEALTH_MODES: readonly NodeHealthMode[] = [
 ];
 
 /** The leader's own state: anything but 'healthy' makes the whole control plane answer 420. */
-export type LeaderState = 'healthy' | 'standby' | 'shutting down';
+export type SimLeaderState = 'healthy' | 'standby' | 'shutting down';
 
 /** Nodes heartbeat this often; a connected node's lastMsgTime is its latest heartbeat tick. */
 export const HEARTBEAT_PERIOD_MS = 10_000;
@@ -67,7 +67,7 @@ export interface SimNode {
   /** True for nodes added with a hostile id. */
   readonly hostile: boolean;
   /** Edge nodes only: `nodeUpgradeStatus`. */
-  readonly upgrade: NodeUpgradeStatusFull | undefined;
+  readonly upgrade: NodeUpgradeStatus | undefined;
   /** The entry the workers listing would serve right now (parsed from the exact wire JSON). */
   readonly entry: WorkerEntry;
 }
@@ -96,7 +96,7 @@ export interface DeployOptions {
 /** An Edge upgrade state to set: by number or name, with an optional reason code and timestamp. */
 export interface UpgradeStatusInput {
   state: 0 | 1 | 2 | 3 | UpgradeStateName;
-  /** Reason code: `active` for state 0, `failed` for 2, `skipped` for 3 (see NodeUpgradeStatusFull). */
+  /** Reason code: `active` for state 0, `failed` for 2, `skipped` for 3 (see NodeUpgradeStatus). */
   reason?: number;
   /** @default now */
   timestamp?: number;
@@ -146,9 +146,9 @@ export interface Fleet {
   /** Commit history of a group, newest first (full hashes); undefined for unknown groups. */
   commits(groupId: string): readonly GitLogResult[] | undefined;
   /** Makes the whole control plane answer 420 ('standby' / 'shutting down') or brings it back ('healthy'). */
-  setLeaderState(state: LeaderState): void;
+  setLeaderState(state: SimLeaderState): void;
   /** The state set with setLeaderState (scenario windows aside). */
-  leaderState(): LeaderState;
+  leaderState(): SimLeaderState;
 }
 
 /** Settings of a fleet. */

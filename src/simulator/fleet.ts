@@ -28,7 +28,7 @@ import type {
   DeployOptions,
   Fleet,
   FleetOptions,
-  LeaderState,
+  SimLeaderState,
   NodeHealthMode,
   SimNode,
   UpgradeStatusInput,
@@ -48,7 +48,7 @@ export class SimFleet implements Fleet {
   readonly #byId = new Map<string, NodeRec>();
   readonly #groups = new Map<string, GroupRec>();
   #seq = 0;
-  #leaderState: LeaderState = 'healthy';
+  #leaderState: SimLeaderState = 'healthy';
   /** Bumped on every change; caches of derived data compare against it. */
   #version = 0;
   #groupCache: { version: number; byProduct: Record<Product, ConfigGroup[]> } | undefined;
@@ -203,11 +203,11 @@ export class SimFleet implements Fleet {
     return this.#groups.get(groupId)?.commits;
   }
 
-  setLeaderState(state: LeaderState): void {
+  setLeaderState(state: SimLeaderState): void {
     this.#leaderState = state;
   }
 
-  leaderState(): LeaderState {
+  leaderState(): SimLeaderState {
     return this.#leaderState;
   }
 

@@ -5,7 +5,7 @@
 export { startSimulator, MAX_REQUEST_BODY, AUTH_FAILED } from './server.js';
 export { TOKEN_ACCESS } from './auth.js';
 export type { TokenAccess } from './auth.js';
-export type * from './api-types.js';
+export type * from '../api/resources.js';
 export type { GroupConfigSpec, PackSpec } from './config-store.js';
 export { DEFAULT_GIT_SETTINGS } from './config-store.js';
 export { parseScenario, ScenarioError } from './scenario.js';
@@ -31,7 +31,7 @@ export type {
   AddNodeOptions,
   DeployOptions,
   Fleet,
-  LeaderState,
+  SimLeaderState,
   NodeHealthMode,
   SimNode,
   UpgradeStateName,

@@ -1,13 +1,13 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Workspace } from '../api/shapes.js';
-import type { GitSettings, Output } from './api-types.js';
+import type { GitSettings, Output } from '../api/resources.js';
 import { TOKEN_ACCESS } from './auth.js';
 import type { TokenAccess } from './auth.js';
 import type { PackSpec } from './config-store.js';
 import { faultsPatchSchema, formatIssues } from './faults.js';
 import type { ParsedFaultsPatch } from './faults.js';
-import type { LeaderState } from './fleet-types.js';
+import type { SimLeaderState } from './fleet-types.js';
 import { EDGE_FLEETS, STREAM_GROUPS } from './fleet-model.js';
 import { invalidOutput } from './handlers-config.js';
 
@@ -36,7 +36,7 @@ export interface ScenarioFleet {
   /** Listing `status` values other than the health mode's, by how many nodes report them, e.g. {degraded: 2}. */
   statuses?: Record<string, number>;
   /** The leader's own state at start (/health and the whole control plane answer 420 unless healthy). */
-  leaderState?: LeaderState;
+  leaderState?: SimLeaderState;
 }
 
 /** Per-group settings of a scenario (`groups.<id>`). */

@@ -5,7 +5,7 @@ import type {
   SearchJobResultsHeader,
   SearchJobStatus,
   SearchJobStatusResponse,
-} from './api-types.js';
+} from '../api/resources.js';
 import type { SearchBehaviour, SearchOutcome } from './faults.js';
 
 /** The search group of Cribl.Cloud: search routes live under /m/default_search only (§19.1). */

@@ -1,6 +1,6 @@
 import type { Workspace } from '../api/shapes.js';
 import type { Clock, Random } from '../util/clock.js';
-import type { GitSettings, Output, PackInfo, Pipeline, SearchJob } from './api-types.js';
+import type { GitSettings, Output, PackInfo, Pipeline, SearchJob } from '../api/resources.js';
 import type { TokenAccess } from './auth.js';
 import type { GroupConfigSpec } from './config-store.js';
 import type { Faults, FaultsPatch } from './faults.js';

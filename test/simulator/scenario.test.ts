@@ -35,7 +35,7 @@ describe('parseScenario', () => {
         '  rateLimit: { rate: 5 }',
         '  leaderWindows: [{ start: 1m, duration: 30s }]',
         '  latency: { "*": { fixed: 250ms }, "/w/{nodeId}/health": { jitter: 1s } }',
-        '  oversized: { share: 0.5, bytes: 1MB }',
+        '  oversized: { share: 0.5, bytes: 1MiB }',
         '  tokenTtl: 1h',
         '  churn: { every: 10s, join: 2 }',
       ].join('\n'),
