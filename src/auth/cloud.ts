@@ -13,7 +13,7 @@ import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
 import type { ObtainedToken, RenewTiming } from './renewing.js';
-import { readSecretFile } from './secrets.js';
+import { readSecretFile, recheckSecretFile } from './secrets.js';
 import { errorLabel } from '../util/errors.js';
 import type { AuthMetrics, AuthProvider } from './types.js';
 
@@ -86,7 +86,7 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
   const fetchToken = async (signal: AbortSignal): Promise<ObtainedToken> => {
     const secret =
       cfg.clientSecret ??
-      readSecretFile(deps.readFile, cfg.clientSecretFile ?? '', '--cloud.client-secret-file', 'cloud');
+      (await readSecretFile(deps.readFile, cfg.clientSecretFile ?? '', '--cloud.client-secret-file', 'cloud'));
     const fields = {
       grant_type: 'client_credentials',
       client_id: cfg.clientId,
@@ -136,7 +136,13 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
   const backoff = (attempt: number): number =>
     backoffDelay({ attempt, baseMs: policy.baseDelayMs, capMs: policy.maxDelayMs, random: deps.random });
 
-  return createRenewingProvider('cloud', fetchToken, deps);
+  const provider = createRenewingProvider('cloud', fetchToken, deps);
+  const file = cfg.clientSecretFile;
+  if (file === undefined) return provider;
+  return {
+    ...provider,
+    reload: () => recheckSecretFile(deps.readFile, file, '--cloud.client-secret-file', 'cloud', deps.logger),
+  };
 }
 
 /** Reads `{access_token, token_type, expires_in}`; the error never quotes the body (it holds the token). */

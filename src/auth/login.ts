@@ -9,7 +9,7 @@ import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
 import type { RenewTiming } from './renewing.js';
-import { readSecretFile } from './secrets.js';
+import { readSecretFile, recheckSecretFile } from './secrets.js';
 import type { AuthFailureReason, AuthMetrics, AuthProvider, LoginFn } from './types.js';
 
 /** The login settings of {@link AuthConfig}. */
@@ -44,7 +44,7 @@ export function createLoginProvider(cfg: LoginAuthConfig, deps: LoginDeps): Auth
 
   const fetchToken = async (signal: AbortSignal): Promise<{ token: string; expiresAt: number }> => {
     const password =
-      cfg.password ?? readSecretFile(deps.readFile, cfg.passwordFile ?? '', '--leader.password-file', 'login');
+      cfg.password ?? (await readSecretFile(deps.readFile, cfg.passwordFile ?? '', '--leader.password-file', 'login'));
     const result = await deps.login({ username: cfg.username, password }, signal);
     if (!result.ok) {
       throw new AuthError(
@@ -75,7 +75,13 @@ export function createLoginProvider(cfg: LoginAuthConfig, deps: LoginDeps): Auth
     return { token, expiresAt: now + cfg.fallbackTtlMs };
   };
 
-  return createRenewingProvider('login', fetchToken, deps);
+  const provider = createRenewingProvider('login', fetchToken, deps);
+  const file = cfg.passwordFile;
+  if (file === undefined) return provider;
+  return {
+    ...provider,
+    reload: () => recheckSecretFile(deps.readFile, file, '--leader.password-file', 'login', deps.logger),
+  };
 }
 
 /** Maps a failed login request onto the auth failure reasons. */

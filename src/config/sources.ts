@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { CONFIG_MAX_BYTES, fileProblem, type ReadFile } from '../util/files.js';
 import { ConfigError } from './errors.js';
 import { parseConfigFile, type FileSettings, type Layer, type Setting } from './file.js';
 import { FLAG_TABLE } from './flags.js';
@@ -127,4 +128,13 @@ export function readConfigFile(path: string, from: Setting, readFile: (path: str
     throw new ConfigError(`${from.where}: cannot read ${JSON.stringify(path)}: ${why}`);
   }
   return parseConfigFile(text, path);
+}
+
+/** Reads the config file named by `from` (async, capped, regular files only); one line on failure. */
+export async function readConfigText(path: string, from: Setting, readFile: ReadFile): Promise<string> {
+  try {
+    return await readFile(path, { setting: from.where, maxBytes: CONFIG_MAX_BYTES });
+  } catch (e) {
+    throw new ConfigError(`${from.where}: cannot read ${JSON.stringify(path)}: ${fileProblem(e)}`);
+  }
 }

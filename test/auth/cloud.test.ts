@@ -32,7 +32,7 @@ async function setup(reply: (req: SeenRequest, n: number) => Reply, over: Partia
   };
   const provider = createCloudProvider(cfg, {
     clock,
-    readFile: () => `${SECRET}\n`,
+    readFile: () => Promise.resolve(`${SECRET}\n`),
     logger: log.logger,
     dispatcher,
     random: () => 0.5,

@@ -35,26 +35,26 @@ describe('the process logger', () => {
 
 describe('readSecretFile', () => {
   const files: Record<string, string> = { '/s/ok': 'pa ss\n', '/s/crlf': 'x\r\n', '/s/empty': '\n' };
-  const readFile = (p: string): string => {
+  const readFile = (p: string): Promise<string> => {
     const v = files[p];
-    if (v === undefined) throw Object.assign(new Error(`ENOENT: no such file, open '${p}'`), { code: 'ENOENT' });
-    return v;
+    if (v === undefined) return Promise.reject(Object.assign(new Error(`ENOENT: open '${p}'`), { code: 'ENOENT' }));
+    return Promise.resolve(v);
   };
 
   it.each([
     ['/s/ok', 'pa ss'],
     ['/s/crlf', 'x'],
-  ])('%s → %j (only trailing line breaks are stripped)', (path, want) => {
-    expect(readSecretFile(readFile, path, '--leader.password-file', 'login')).toBe(want);
+  ])('%s → %j (only trailing line breaks are stripped)', async (path, want) => {
+    expect(await readSecretFile(readFile, path, '--leader.password-file', 'login')).toBe(want);
   });
 
   it.each([
     ['/s/empty', '--leader.password-file /s/empty is empty'],
     ['/s/missing', 'cannot read --leader.password-file /s/missing: ENOENT'],
-  ])('%s fails naming the setting and the file', (path, message) => {
+  ])('%s fails naming the setting and the file', async (path, message) => {
     let caught: unknown;
     try {
-      readSecretFile(readFile, path, '--leader.password-file', 'login');
+      await readSecretFile(readFile, path, '--leader.password-file', 'login');
     } catch (e) {
       caught = e;
     }

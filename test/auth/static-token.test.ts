@@ -1,13 +1,14 @@
-import { mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuthConfigError, AuthError } from '../../src/auth/errors.js';
 import { createStaticTokenProvider } from '../../src/auth/static-token.js';
+import { readFileSafely } from '../../src/util/files.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { captureLogger, fakeJwt, recordingMetrics } from './helpers.js';
 
-const readUtf8 = (p: string): string => readFileSync(p, 'utf8');
+const readUtf8 = readFileSafely;
 
 describe('static token: literal', () => {
   it('returns the trimmed token without "Bearer " and cannot renew it', async () => {
@@ -45,11 +46,11 @@ describe('static token: literal', () => {
 describe('static token: file', () => {
   const files = new Map<string, string>();
   let reads = 0;
-  const readFile = (p: string): string => {
+  const readFile = (p: string): Promise<string> => {
     reads++;
     const v = files.get(p);
-    if (v === undefined) throw Object.assign(new Error(`ENOENT: open '${p}'`), { code: 'ENOENT' });
-    return v;
+    if (v === undefined) return Promise.reject(Object.assign(new Error(`ENOENT: open '${p}'`), { code: 'ENOENT' }));
+    return Promise.resolve(v);
   };
   afterEach(() => {
     files.clear();
@@ -80,9 +81,9 @@ describe('static token: file', () => {
     files.set('/t', 'old');
     const p = createStaticTokenProvider({ tokenFile: '/t' }, { clock, readFile, logger: captureLogger().logger });
     expect(await p.token()).toBe('old');
-    expect(p.invalidate('old')).toBe(false);
+    expect(await p.invalidate('old')).toBe(false);
     files.set('/t', 'new');
-    expect(p.invalidate('old')).toBe(true);
+    expect(await p.invalidate('old')).toBe(true);
     expect(await p.token()).toBe('new');
   });
 
