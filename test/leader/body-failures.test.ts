@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 /** A leader on a real socket whose answers `handle` writes raw. */
-async function leader(handle: (res: import('node:http').ServerResponse) => void): Promise<string> {
+async function leader(handle: (res: ServerResponse) => void): Promise<string> {
   const server = createServer((req, res) => {
     req.resume();
     handle(res);
@@ -52,7 +52,7 @@ function client(baseUrl: string, maxResponseBytes = 1024) {
 }
 
 describe('leader answers whose body fails', () => {
-  it('a body cut short (Content-Length not met) is a decode failure of that status, not a connection failure', async () => {
+  it('a body cut short (Content-Length not met) is a decode failure of its status, not a connection failure', async () => {
     const url = await leader((res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
       res.write('{"count":1,"items":[');
