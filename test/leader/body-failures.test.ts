@@ -52,7 +52,7 @@ function client(baseUrl: string, maxResponseBytes = 1024) {
 }
 
 describe('leader answers whose body fails', () => {
-  it('a body cut short (Content-Length not met) is a decode failure of its status, not a connection failure', async () => {
+  it('a body cut short (Content-Length not met) is a decode failure, not a connection failure', async () => {
     const url = await leader((res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
       res.write('{"count":1,"items":[');
