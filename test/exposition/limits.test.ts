@@ -11,7 +11,7 @@ function socket() {
   const s = Object.assign(new EventEmitter(), {
     remoteAddress: '127.0.0.1',
     remotePort: ++port,
-    ended: '' as string | undefined,
+    ended: '',
     destroyed: false,
     end(data?: string, cb?: () => void) {
       s.ended = data;
@@ -31,7 +31,7 @@ function setup(maxConnections: number, tls = false) {
   const guard = guardConnections(server as unknown as Server, { ...DEFAULT_SERVER_LIMITS, maxConnections }, tls);
   const open = () => {
     const s = socket();
-    server.emit('connection', s as unknown as Socket);
+    server.emit('connection', s);
     return s;
   };
   const ask = (s: ReturnType<typeof socket>, path: string) => {
@@ -59,7 +59,7 @@ describe('guardConnections', () => {
     expect(next.ended).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
   });
 
-  it('a newcomer takes the last slot from a connection that has sent nothing (idle sockets cannot keep probes out)', () => {
+  it('a newcomer takes the last slot from a connection that has sent nothing (idle sockets)', () => {
     const { open, ask } = setup(2);
     open();
     const squatter = open();
