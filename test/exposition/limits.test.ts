@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_LIMITS, guardConnections } from '../../src/exposition/limits.js';
 
