@@ -13,7 +13,7 @@ function socket() {
     ended: '',
     destroyed: false,
     end(data?: string, cb?: () => void) {
-      s.ended = data;
+      s.ended = data ?? '(nothing)';
       cb?.();
     },
     destroy() {
@@ -21,7 +21,6 @@ function socket() {
       s.emit('close');
     },
   });
-  s.ended = undefined;
   return s;
 }
 
