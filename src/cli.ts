@@ -5,39 +5,22 @@
  */
 import { createRequire } from 'node:module';
 import { runCommand, type CommandIo } from './commands.js';
+import { signalHandlers } from './signals.js';
 import { readFileSafely } from './util/files.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../package.json') as { version: string };
 
 const ac = new AbortController();
-let stopping = false;
-const stop = (signal: NodeJS.Signals): void => {
-  if (stopping) {
-    process.stderr.write(`cribl-exporter: second ${signal}, exiting now\n`);
-    process.exit(1);
-  }
-  stopping = true;
-  ac.abort(new Error(signal));
-  // Shutdown must finish within 5 s whatever is in flight; a graceful one exits 0, this one does not.
-  setTimeout(() => {
-    process.stderr.write('cribl-exporter: shutdown took longer than 5s, exiting\n');
-    process.exit(1);
-  }, 5_000).unref();
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-
-// SIGHUP re-reads the web config and the credential files; its default action (exit 129) never applies.
-const reloadListeners = new Set<() => void>();
-process.on('SIGHUP', () => {
-  if (reloadListeners.size === 0) process.stderr.write('cribl-exporter: SIGHUP: nothing to reload yet\n');
-  for (const listener of reloadListeners) listener();
+const signals = signalHandlers({
+  abort: (reason) => ac.abort(reason),
+  exit: (code) => process.exit(code),
+  stderr: (line) => process.stderr.write(`${line}\n`),
+  later: (fn, ms) => void setTimeout(fn, ms).unref(),
 });
-const onReloadSignal = (listener: () => void): (() => void) => {
-  reloadListeners.add(listener);
-  return () => reloadListeners.delete(listener);
-};
+process.on('SIGTERM', signals.stop);
+process.on('SIGINT', signals.stop);
+process.on('SIGHUP', signals.reload);
 
 const io: CommandIo = {
   argv: process.argv.slice(2),
@@ -46,7 +29,7 @@ const io: CommandIo = {
   stderr: (line) => process.stderr.write(`${line}\n`),
   readFile: readFileSafely,
   signal: ac.signal,
-  onReloadSignal,
+  onReloadSignal: signals.onReload,
   version,
   nodejsVersion: process.version,
 };
