@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError } from '../../src/auth/errors.js';
 import { pino } from 'pino';
-import { readSecretFile } from '../../src/auth/secrets.js';
+import { readSecretFile, recheckSecretFile } from '../../src/auth/secrets.js';
 import { REDACT_PATHS } from '../../src/util/logger.js';
 import { captureLogger } from './helpers.js';
 
@@ -61,5 +61,19 @@ describe('readSecretFile', () => {
     expect(caught).toBeInstanceOf(AuthError);
     expect((caught as AuthError).message).toBe(message);
     expect((caught as AuthError).reason).toBe('file_unreadable');
+  });
+});
+
+describe('recheckSecretFile (SIGHUP)', () => {
+  it('logs that a readable file will be used, and why an unreadable one cannot, never its content', async () => {
+    const { logger, lines } = captureLogger();
+    const files: Record<string, string> = { '/pw': 'hunter2\n', '/empty': '' };
+    const readFile = (p: string) => Promise.resolve(files[p] ?? '');
+    await recheckSecretFile(readFile, '/pw', '--leader.password-file', 'login', logger);
+    await recheckSecretFile(readFile, '/empty', '--leader.password-file', 'login', logger);
+    const out = lines.join('');
+    expect(out).toContain('--leader.password-file re-read; the next login uses it');
+    expect(out).toContain('--leader.password-file /empty is empty');
+    expect(out).not.toContain('hunter2');
   });
 });

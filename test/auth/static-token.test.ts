@@ -90,6 +90,11 @@ describe('static token: file', () => {
   it.each([
     ['missing', undefined, 'cannot read --leader.token-file /t: ENOENT'],
     ['empty', ' \n', '--leader.token-file /t is empty'],
+    [
+      'CR/LF inside the token',
+      'abc\r\nX-Injected: 1\n',
+      '--leader.token-file /t contains a control character (a line break inside the token?)',
+    ],
   ])('a %s file fails naming the file, counts a failure, warns once per problem', async (_n, content, message) => {
     const clock = new FakeClock();
     const metrics = recordingMetrics();
@@ -138,5 +143,25 @@ describe('static token: file', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('static token: reload (SIGHUP)', () => {
+  it('re-reads the file at once, before the interval, and logs it', async () => {
+    const clock = new FakeClock();
+    const files = new Map([['/t', 'one']]);
+    const { logger, records } = captureLogger();
+    const p = createStaticTokenProvider(
+      { tokenFile: '/t' },
+      { clock, readFile: (f) => Promise.resolve(files.get(f) ?? ''), logger, reloadIntervalMs: 60_000 },
+    );
+    expect(await p.token()).toBe('one');
+    files.set('/t', 'two');
+    await p.reload?.();
+    expect(await p.token()).toBe('two');
+    expect(records().map((r) => r.msg)).toEqual([
+      'token file changed; using the new token',
+      '--leader.token-file re-read',
+    ]);
   });
 });
