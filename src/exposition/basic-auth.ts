@@ -75,9 +75,9 @@ const limited = (ms: number): AuthOutcome => ({
 
 const BCRYPT_ALPHABET = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** The cost of a bcrypt hash (`$2b$12$…` → 12); the web config admits only well-formed hashes. */
+/** The cost of a bcrypt hash (`$2b$12$…` → 12, `$2$10$…` → 10); the web config admits only well-formed hashes. */
 export function bcryptCost(hash: string): number {
-  return Number(hash.slice(4, 6));
+  return Number(/^\$2[aby]?\$(\d\d)\$/.exec(hash)?.[1] ?? 10);
 }
 
 /**

@@ -53,6 +53,10 @@ describe('createBasicAuth on worker threads', () => {
     expect(out.result).toBe(expected);
   });
 
+  it('reads the cost of every bcrypt variant', () => {
+    expect(['$2b$12$x', '$2a$04$x', '$2y$31$x', '$2$10$x'].map(bcryptCost)).toEqual([12, 4, 31, 10]);
+  });
+
   it('uses all but one core, at least one and at most four', () => {
     expect([1, 2, 3, 8, 64].map(defaultPoolSize)).toEqual([1, 1, 2, 4, 4]);
   });
