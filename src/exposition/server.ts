@@ -7,7 +7,7 @@
 import type { LoadedWebConfig } from './web-config/load.js';
 import type { ClientAuthType } from './web-config/parse.js';
 import { createWebConfigSource, type ReloadResult, type WebConfigSource } from './web-config/reload.js';
-import { createBasicAuth, type AuthOutcome, type BasicAuth } from './basic-auth.js';
+import { createBasicAuth, type AuthOutcome } from './basic-auth.js';
 import {
   clientGone,
   DEFAULT_SERVER_LIMITS,
@@ -63,8 +63,6 @@ export interface ServerOptions {
   maxConnections?: number;
   /** Timeouts and the connection cap (tests shorten them). @default DEFAULT_SERVER_LIMITS */
   limits?: Partial<ServerLimits>;
-  /** Basic auth (tests inject limits and a comparison). @default createBasicAuth() */
-  basicAuth?: BasicAuth;
 }
 
 /** A listening server. */
@@ -151,7 +149,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw new Error(`--web.listen-address: ${e instanceof Error ? e.message : String(e)}`);
   }
   const { host, port } = listen;
-  const basicAuth = options.basicAuth ?? createBasicAuth({ clock });
+  const basicAuth = createBasicAuth({ clock });
   const limits: ServerLimits = {
     ...DEFAULT_SERVER_LIMITS,
     ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
