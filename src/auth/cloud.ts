@@ -10,7 +10,7 @@ import { backoffDelay } from '../http/backoff.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import type { Clock, Random } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
-import { decodeJwtExpiry, normalizeToken } from './jwt.js';
+import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
 import type { ObtainedToken, RenewTiming } from './renewing.js';
 import { readSecretFile, recheckSecretFile } from './secrets.js';
@@ -152,6 +152,8 @@ export function decodeTokenResponse(json: unknown, now: number, where = 'token r
   if (!r.success || token === '') {
     throw new AuthError('cloud', 'bad_response', `${where} answered 200 without an access_token`);
   }
+  const problem = tokenProblem(token);
+  if (problem) throw new AuthError('cloud', 'bad_response', `${where} answered an access_token that ${problem}`);
   const raw = r.data.expires_in;
   const expiresIn = typeof raw === 'string' ? Number(raw) : raw;
   if (typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0) {

@@ -6,7 +6,7 @@ import { ENDPOINTS } from '../api/routes.js';
 import type { LeaderClient, LeaderResult } from '../leader/types.js';
 import type { Clock } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
-import { decodeJwtExpiry, normalizeToken } from './jwt.js';
+import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
 import type { RenewTiming } from './renewing.js';
 import { readSecretFile, recheckSecretFile } from './secrets.js';
@@ -55,6 +55,8 @@ export function createLoginProvider(cfg: LoginAuthConfig, deps: LoginDeps): Auth
     }
     const token = normalizeToken(result.body.token);
     if (token === '') throw new AuthError('login', 'bad_response', 'POST /auth/login answered an empty token');
+    const problem = tokenProblem(token);
+    if (problem) throw new AuthError('login', 'bad_response', `POST /auth/login answered a token that ${problem}`);
     if (result.body.forcePasswordChange && !warnedPasswordChange) {
       warnedPasswordChange = true;
       logger.warn(

@@ -236,3 +236,13 @@ describe('decodeAuthToken', () => {
     expect(() => decodeAuthToken(json)).toThrow(/^login response/);
   });
 });
+
+describe('login provider: a token with a control character', () => {
+  it('is a bad response, never sent as a bearer', async () => {
+    const { provider, metrics } = setup(() => ok('abc\r\nX-Evil: 1'));
+    await expect(provider.token()).rejects.toThrow(
+      'POST /auth/login answered a token that contains a control character (a line break inside the token?)',
+    );
+    expect(metrics.failures).toEqual([['login', 'bad_response']]);
+  });
+});
