@@ -23,6 +23,7 @@ import { cronSchedule, type Schedule, type ScheduledJob } from './polling/schedu
 import { createLeaderSnapshot, type LeaderSnapshot } from './store/snapshot.js';
 import { createSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
 import { systemClock, type Clock, type Random } from './util/clock.js';
+import { forLeader } from './util/logger.js';
 
 /** Everything the exporter needs from the outside world; src/cli.ts supplies the real ones. */
 export interface AppDeps {
@@ -59,8 +60,12 @@ export interface App {
   discoverNow(): Promise<void>;
   /** Runs one health cycle of every leader now (tests). */
   pollNow(): Promise<void>;
+  /** Re-reads the web config and every credential file now (SIGHUP); logs what it found, never throws. */
+  reload(): Promise<void>;
   close(): Promise<void>;
 }
+
+type Deps = Required<Pick<AppDeps, 'clock'>> & AppDeps;
 
 /** One monitored leader: its transport, budget, client, auth, snapshot, discovery, poller and jobs. */
 class LeaderRuntime {
@@ -70,25 +75,31 @@ class LeaderRuntime {
   readonly job: LeaderJob;
   readonly #client: LeaderClient;
   readonly #auth: AuthProvider;
-  readonly #deps: Required<Pick<AppDeps, 'clock'>> & AppDeps;
+  readonly #deps: Deps;
   readonly #jobs: ScheduledJob[] = [];
   readonly #abort = new AbortController();
 
-  constructor(cfg: LeaderConfig, deps: Required<Pick<AppDeps, 'clock'>> & AppDeps, self: SelfMetrics) {
-    this.cfg = cfg;
-    this.#deps = deps;
-    const { config, clock } = deps;
-    const log = deps.logger.child({ leader: cfg.name });
-    setMaxListeners(0, this.#abort.signal);
-    const metrics = self.forLeader(cfg.name);
+  /** Reads the leader's CA and client certificate files, then builds the runtime (no request is sent yet). */
+  static async create(cfg: LeaderConfig, deps: Deps, self: SelfMetrics): Promise<LeaderRuntime> {
+    const log = forLeader(deps.logger, cfg.name);
     const dispatcher =
       deps.dispatcher?.(cfg) ??
-      createDispatcher(cfg.transport, {
+      (await createDispatcher(cfg.transport, {
         readFile: deps.readFile,
         env: deps.env,
         logger: log,
+        leader: cfg.name,
         connectTimeoutMs: cfg.budget.connectTimeoutMs,
-      });
+      }));
+    return new LeaderRuntime(cfg, deps, self, dispatcher, log);
+  }
+
+  private constructor(cfg: LeaderConfig, deps: Deps, self: SelfMetrics, dispatcher: Dispatcher, log: Logger) {
+    this.cfg = cfg;
+    this.#deps = deps;
+    const { config, clock } = deps;
+    setMaxListeners(0, this.#abort.signal);
+    const metrics = self.forLeader(cfg.name);
     const raw = createLeaderClient({
       baseUrl: cfg.url,
       name: cfg.name,
@@ -158,6 +169,11 @@ class LeaderRuntime {
     return this.poller.runHealthCycle(this.#abort.signal);
   }
 
+  /** Re-reads the credential file of this leader, if its mode has one. */
+  reload(): Promise<void> {
+    return this.#auth.reload?.() ?? Promise.resolve();
+  }
+
   async close(): Promise<void> {
     for (const j of this.#jobs) j.stop();
     this.#abort.abort(new Error('closing'));
@@ -191,72 +207,31 @@ export async function startApp(deps: AppDeps): Promise<App> {
     onError: (e) => logger.error({ err: String(e) }, 'building /metrics failed'),
   });
 
-  const addLeader = (cfg: LeaderConfig): void => {
-    const rt = new LeaderRuntime(cfg, full, self);
+  const setSnapshots = (): void => body.setSnapshots([...runtimes.values()].map((r) => r.snapshot));
+  const addLeader = async (cfg: LeaderConfig): Promise<LeaderRuntime> => {
+    const rt = await LeaderRuntime.create(cfg, full, self);
     runtimes.set(cfg.name, rt);
-    body.setSnapshots([...runtimes.values()].map((r) => r.snapshot));
-    rt.start(schedule);
+    setSnapshots();
+    return rt;
   };
   const removeLeader = async (name: string): Promise<void> => {
     const rt = runtimes.get(name);
     if (!rt) return;
     runtimes.delete(name);
-    body.setSnapshots([...runtimes.values()].map((r) => r.snapshot));
+    setSnapshots();
     self.removeLeader(name);
     await rt.close();
   };
 
-  for (const l of config.leaders) addLeader(l);
-
   let watcher: WorkspaceWatcher | undefined;
-  let workspaceJob: ScheduledJob | undefined;
   let cloudAuth: AuthProvider | undefined;
-  const cd = config.cloudDiscovery;
-  if (cd) {
-    const dispatcher =
-      deps.dispatcher?.({
-        name: 'management',
-        url: cd.managementUrl,
-        labels: {},
-        products: cd.products,
-        auth: cd.auth,
-        transport: cd.transport,
-        budget: cd.budget,
-      }) ??
-      createDispatcher(cd.transport, {
-        readFile: deps.readFile,
-        env: deps.env,
-        logger,
-        connectTimeoutMs: cd.budget.connectTimeoutMs,
-      });
-    cloudAuth = createAuthProvider(cd.auth, {
-      clock: full.clock,
-      readFile: deps.readFile,
-      logger,
-      dispatcher,
-      metrics: self.forLeader('management'),
-    });
-    watcher = createWorkspaceWatcher({
-      managementUrl: cd.managementUrl,
-      organization: cd.organization,
-      domain: cd.domain,
-      auth: cloudAuth,
-      dispatcher,
-      logger,
-      ...(deps.workspaceUrl ? { urlForWorkspace: deps.workspaceUrl } : {}),
-    });
-    const w = watcher;
-    workspaceJob = schedule('workspaces', config.intervals.discoveryMs, async (signal) => {
-      const r = await w.refresh(signal);
-      if (!r.ok) return;
-      for (const t of [...r.removed, ...r.changed]) await removeLeader(t.name);
-      for (const t of [...r.added, ...r.changed]) addLeader(leaderConfigForWorkspace(cd, t));
-    });
-  }
-
-  const ready = (): boolean => [...runtimes.values()].some((r) => r.job.discovered);
   let server: RunningServer;
+  const ready = (): boolean => [...runtimes.values()].some((r) => r.job.discovered);
+  // Everything that reads a file or binds the port comes first; no leader request goes out before the server
+  // listens, so that a bad certificate or a port in use fails the start before the leader hears of us.
   try {
+    for (const l of config.leaders) await addLeader(l);
+    if (config.cloudDiscovery) ({ watcher, cloudAuth } = await workspaceWatcher(config.cloudDiscovery, full, self));
     server = await startServer({
       listenAddress: config.web.listenAddress,
       telemetryPath: config.web.telemetryPath,
@@ -265,19 +240,37 @@ export async function startApp(deps: AppDeps): Promise<App> {
       ready,
       version: deps.version,
       ...(config.web.configFile ? { webConfigFile: config.web.configFile } : {}),
+      maxConnections: config.web.maxConnections,
       clock: full.clock,
       logger,
     });
   } catch (e) {
-    workspaceJob?.stop();
+    cloudAuth?.close();
     await Promise.all([...runtimes.values()].map((r) => r.close()));
     body.close();
     throw e;
+  }
+  for (const rt of runtimes.values()) rt.start(schedule);
+  let workspaceJob: ScheduledJob | undefined;
+  const cd = config.cloudDiscovery;
+  const w = watcher;
+  if (cd && w) {
+    workspaceJob = schedule('workspaces', config.intervals.discoveryMs, async (signal) => {
+      const r = await w.refresh(signal);
+      if (!r.ok) return;
+      for (const t of [...r.removed, ...r.changed]) await removeLeader(t.name);
+      for (const t of [...r.added, ...r.changed]) (await addLeader(leaderConfigForWorkspace(cd, t))).start(schedule);
+    });
   }
   logger.info(
     { url: `${server.url}${config.web.telemetryPath}`, leaders: [...runtimes.keys()] },
     'cribl-exporter listening',
   );
+
+  const reload = async (): Promise<void> => {
+    logger.info('SIGHUP: re-reading the web config and the credential files');
+    await Promise.all([server.reload(), cloudAuth?.reload?.(), ...[...runtimes.values()].map((r) => r.reload())]);
+  };
 
   return {
     url: server.url,
@@ -291,6 +284,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
     pollNow: async () => {
       await Promise.all([...runtimes.values()].map((r) => r.pollNow()));
     },
+    reload,
     close: async () => {
       workspaceJob?.stop();
       cloudAuth?.close();
@@ -299,4 +293,45 @@ export async function startApp(deps: AppDeps): Promise<App> {
       body.close();
     },
   };
+}
+
+/** The Cribl.Cloud workspace watcher and its credentials (no request is sent until its job runs). */
+async function workspaceWatcher(
+  cd: NonNullable<Config['cloudDiscovery']>,
+  deps: Deps,
+  self: SelfMetrics,
+): Promise<{ watcher: WorkspaceWatcher; cloudAuth: AuthProvider }> {
+  const dispatcher =
+    deps.dispatcher?.({
+      name: 'management',
+      url: cd.managementUrl,
+      labels: {},
+      products: cd.products,
+      auth: cd.auth,
+      transport: cd.transport,
+      budget: cd.budget,
+    }) ??
+    (await createDispatcher(cd.transport, {
+      readFile: deps.readFile,
+      env: deps.env,
+      logger: deps.logger,
+      connectTimeoutMs: cd.budget.connectTimeoutMs,
+    }));
+  const cloudAuth = createAuthProvider(cd.auth, {
+    clock: deps.clock,
+    readFile: deps.readFile,
+    logger: deps.logger,
+    dispatcher,
+    metrics: self.forLeader('management'),
+  });
+  const watcher = createWorkspaceWatcher({
+    managementUrl: cd.managementUrl,
+    organization: cd.organization,
+    domain: cd.domain,
+    auth: cloudAuth,
+    dispatcher,
+    logger: deps.logger,
+    ...(deps.workspaceUrl ? { urlForWorkspace: deps.workspaceUrl } : {}),
+  });
+  return { watcher, cloudAuth };
 }

@@ -5,7 +5,8 @@ import { startApp, type App } from './app.js';
 import { AuthConfigError } from './auth/errors.js';
 import { ConfigError } from './config/errors.js';
 import { helpText } from './config/help.js';
-import { parseCommandLine } from './config/parse.js';
+import { loadCommandLine } from './config/parse.js';
+import { CONFIG_MAX_BYTES, type ReadFile } from './util/files.js';
 import type { Config } from './config/types.js';
 import { TransportConfigError } from './http/transport.js';
 import { createLogger } from './util/logger.js';
@@ -18,9 +19,12 @@ export interface CommandIo {
   env: Readonly<Record<string, string | undefined>>;
   stdout: (line: string) => void;
   stderr: (line: string) => void;
-  readFile: (path: string) => string;
+  /** Reads a file the settings name (src/util/files.ts: async, capped, regular files only). */
+  readFile: ReadFile;
   /** Aborted on SIGTERM/SIGINT. */
   signal: AbortSignal;
+  /** Subscribes to SIGHUP (reload); returns the unsubscribe. */
+  onReloadSignal?: (listener: () => void) => () => void;
   version: string;
   nodejsVersion: string;
   /** Where JSON logs go (default stdout). */
@@ -55,7 +59,7 @@ async function runExporter(argv: string[], env: CommandIo['env'], io: CommandIo,
   let config: Config;
   let warnings: readonly string[];
   try {
-    const cl = parseCommandLine({ argv, env, readFile: io.readFile });
+    const cl = await loadCommandLine({ argv, env, readFile: io.readFile });
     if (cl.kind === 'help') {
       io.stdout(helpText());
       return 0;
@@ -95,10 +99,12 @@ async function runExporter(argv: string[], env: CommandIo['env'], io: CommandIo,
         `${sim.fleet.nodes().length} nodes)`,
     );
   io.onStarted?.(app, sim);
+  const stopReloads = io.onReloadSignal?.(() => void app.reload());
   await new Promise<void>((resolve) => {
     if (io.signal.aborted) resolve();
     else io.signal.addEventListener('abort', () => resolve(), { once: true });
   });
+  stopReloads?.();
   logger.info('shutting down');
   await app.close();
   return 0;
@@ -149,7 +155,8 @@ async function runDemo(argv: string[], io: CommandIo): Promise<number> {
   let scenario;
   const scenarioFile = simFlags.scenario ?? fileURLToPath(DEMO_SCENARIO);
   try {
-    scenario = parseScenario(io.readFile(scenarioFile), scenarioFile);
+    const text = await io.readFile(scenarioFile, { setting: '--scenario', maxBytes: CONFIG_MAX_BYTES });
+    scenario = parseScenario(text, scenarioFile);
   } catch (e) {
     io.stderr(`cribl-exporter demo: ${e instanceof Error ? e.message : String(e)}`);
     return 2;

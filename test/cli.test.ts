@@ -82,7 +82,7 @@ describe('runCommand: demo', () => {
   it('serves /metrics for the simulated fleet and stops cleanly when signalled', async () => {
     const ac = new AbortController();
     const t = io(['demo', '--nodes', '12', '--web.listen-address', '127.0.0.1:0'], {}, ac.signal);
-    t.io.readFile = (p) => readFileSync(p, 'utf8');
+    t.io.readFile = (p) => Promise.resolve(readFileSync(p, 'utf8'));
     let metricsUrl = '';
     t.io.onStarted = (app) => {
       metricsUrl = app.metricsUrl;

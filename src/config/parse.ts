@@ -5,7 +5,8 @@ import type { FileSettings, Layer } from './file.js';
 import { flagSpec, type FlagName } from './flags.js';
 import { checkDistinct, discovery, entryLeader, singleLeader, type Ctx } from './leaders.js';
 import { Settings } from './settings.js';
-import { readConfigFile, readEnv, readFlags, type Secrets } from './sources.js';
+import { readConfigFile, readConfigText, readEnv, readFlags, type Secrets } from './sources.js';
+import type { ReadFile } from '../util/files.js';
 import type { Config, LeaderConfig } from './types.js';
 
 /** What parseConfig needs from the outside world; src/cli.ts passes process.argv.slice(2), process.env and fs. */
@@ -42,6 +43,21 @@ export function parseCommandLine(input: ConfigInput): CommandLine {
   const warnings: string[] = [];
   const config = build([flags.layer, env.layer, file?.settings ?? new Map()], file, env.secrets, warnings);
   return { kind: 'run', config: deepFreeze(config), warnings: Object.freeze(warnings) };
+}
+
+/**
+ * parseCommandLine for the process: the config file is read asynchronously, within a timeout and a size cap,
+ * regular files only (src/util/files.ts), so that no file can hang the start.
+ */
+export async function loadCommandLine(
+  input: Omit<ConfigInput, 'readFile'> & { readFile: ReadFile },
+): Promise<CommandLine> {
+  const flags = readFlags(input.argv);
+  if (flags.kind !== 'run') return flags;
+  const early = new Settings([flags.layer, readEnv(input.env).layer], globalName);
+  const path = early.read('config.file');
+  const text = path === undefined ? '' : await readConfigText(path, early.get('config.file')!, input.readFile);
+  return parseCommandLine({ argv: input.argv, env: input.env, readFile: () => text });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -115,6 +131,7 @@ function build(layers: readonly Layer[], file: FileSettings | undefined, secrets
       listenAddress: g.readOr('web.listen-address'),
       telemetryPath: g.readOr('web.telemetry-path'),
       ...(webConfigFile ? { configFile: webConfigFile } : {}),
+      maxConnections: g.readOr('web.max-connections'),
     },
     intervals,
     shard: shard(g),

@@ -37,6 +37,9 @@ export class LeaderJob {
   #discovered = false;
   #lastDiscoveryMs: number | undefined;
   #overLimitLogged = 0;
+  /** When the failures since the last successful discovery began, while there are some. */
+  #failingSince: number | undefined;
+  #failures = 0;
 
   constructor(opts: LeaderJobOptions) {
     this.#o = opts;
@@ -55,6 +58,8 @@ export class LeaderJob {
     metrics.discovery((clock.now() - start) / 1000);
     if (signal.aborted) return;
     if (!out.ok) {
+      this.#failingSince ??= start;
+      this.#failures++;
       logger.warn({ reason: out.reason, err: out.message }, 'discovery failed');
       snapshot.setLeader({
         up: false,
@@ -76,6 +81,12 @@ export class LeaderJob {
         );
       }
       this.#overLimitLogged = sel.overLimit;
+    }
+    if (this.#failingSince !== undefined) {
+      const downSeconds = Math.round((clock.now() - this.#failingSince) / 1000);
+      logger.info({ failedDiscoveries: this.#failures, downSeconds }, 'leader recovered: discovery succeeded again');
+      this.#failingSince = undefined;
+      this.#failures = 0;
     }
     if (!this.#discovered) {
       logger.info(

@@ -40,7 +40,7 @@ function createHandles(registry: Registry) {
       name: 'cribl_exporter_leader_requests_total',
       help:
         'Requests sent to the leader, by route template and HTTP status (or failure reason when there was no ' +
-        'status).',
+        'status; too_large when the body was over --leader.max-response-size).',
       labelNames: ['leader', 'endpoint', 'code'] as const,
       registers,
     }),

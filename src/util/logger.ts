@@ -100,3 +100,13 @@ export function createLogger(config: LogConfig, destination?: DestinationStream)
   }
   return destination ? pino(options, destination) : pino(options);
 }
+
+/**
+ * The logger with `leader` bound, unless it already is: every layer that logs for a leader (app, client,
+ * transport) may ask, and a JSON line still carries one `leader` key (pino writes each child's bindings again).
+ */
+export function forLeader(logger: Logger, leader: string | undefined): Logger {
+  if (leader === undefined) return logger;
+  const bound = typeof logger.bindings === 'function' ? logger.bindings() : {};
+  return bound.leader === leader ? logger : logger.child({ leader });
+}

@@ -47,7 +47,7 @@ export async function startTestExporter(sim: Simulator, args: readonly string[] 
     logger: pino({ level: 'silent' }),
     version: '0.0.0-test',
     nodejsVersion: process.version,
-    readFile: () => '',
+    readFile: () => Promise.resolve(''),
     env: {},
     schedule: sched.schedule,
   });

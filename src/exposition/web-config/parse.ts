@@ -158,9 +158,13 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 export function parseWebConfig(text: string, path: string): WebConfig {
   let raw: unknown;
   try {
-    raw = parseYaml(text) ?? {};
+    raw = parseYaml(text);
   } catch (err) {
     fail(path, `invalid YAML: ${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''}`);
+  }
+  // An editor or a config sync that empties the file while it writes it must not switch basic auth off.
+  if (raw === null || raw === undefined) {
+    fail(path, 'the file is empty (to serve without TLS and basic auth, leave out --web.config.file)');
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) fail(path, describeIssue(parsed.error.issues[0] as z.core.$ZodIssue));
