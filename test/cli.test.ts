@@ -88,7 +88,8 @@ describe('runCommand: demo', () => {
       metricsUrl = app.metricsUrl;
     };
     const done = runCommand(t.io);
-    for (let i = 0; i < 100 && !metricsUrl; i++) await new Promise((r) => setTimeout(r, 50));
+    // Waits (not timing assertions): a busy CI machine may need a while to start both servers.
+    for (let i = 0; i < 400 && !metricsUrl; i++) await new Promise((r) => setTimeout(r, 50));
     const url = String.raw`http://127\.0\.0\.1:\d+`;
     expect(t.out[0]).toMatch(
       new RegExp(
@@ -96,7 +97,9 @@ describe('runCommand: demo', () => {
       ),
     );
     let body = '';
-    for (let i = 0; i < 100 && !body.includes('cribl_node_health_up'); i++) {
+    const settled = (b: string): boolean =>
+      /^cribl_node_health_up\{[^}]*\} 0$/m.test(b) && /^cribl_node_connected\{[^}]*\} 0$/m.test(b);
+    for (let i = 0; i < 300 && !settled(body); i++) {
       await new Promise((r) => setTimeout(r, 100));
       body = await (await request(metricsUrl)).body.text();
     }
@@ -107,7 +110,7 @@ describe('runCommand: demo', () => {
     ac.abort();
     expect(await done).toBe(0);
     await expect(request(metricsUrl)).rejects.toThrow();
-  });
+  }, 90_000);
 });
 
 describe('the process', () => {
