@@ -138,7 +138,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { host, port } = listen;
   const basicAuth = createBasicAuth();
   const gzipLevel = options.gzipLevel ?? zlibConstants.Z_BEST_SPEED;
-  const rate = { tokens: 0, at: clock.now() };
+  // A full bucket at start, as Go's x/time/rate (the toolkit's limiter): the first `burst` requests pass at once.
+  const rate = { tokens: Infinity, at: clock.now() };
 
   let server: HttpServer | HttpsServer | undefined;
   let webConfig: WebConfigSource | undefined;
