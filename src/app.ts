@@ -29,6 +29,8 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   version: string;
+  /** Source revision (`cribl_exporter_build_info{revision}`). @default 'unknown' */
+  revision?: string;
   nodejsVersion: string;
   readFile: ReadFile;
   /** For HTTPS_PROXY / HTTP_PROXY / NO_PROXY. */
@@ -173,7 +175,11 @@ export async function startApp(deps: AppDeps): Promise<App> {
   const schedule =
     deps.schedule ??
     cronSchedule((name, e) => logger.error({ job: name, err: String(e) }, 'scheduled job failed'), full.clock);
-  const self = createSelfMetrics({ version: deps.version, nodejsVersion: deps.nodejsVersion });
+  const self = createSelfMetrics({
+    version: deps.version,
+    nodejsVersion: deps.nodejsVersion,
+    ...(deps.revision ? { revision: deps.revision } : {}),
+  });
   self.setShard(config.shard.index, config.shard.total);
 
   const runtimes = new Map<string, LeaderRuntime>();

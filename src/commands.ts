@@ -22,6 +22,8 @@ export interface CommandIo {
   /** Aborted on SIGTERM/SIGINT. */
   signal: AbortSignal;
   version: string;
+  /** Source revision (`cribl_exporter_build_info{revision}`); src/revision.ts. @default 'unknown' */
+  revision?: string;
   nodejsVersion: string;
   /** Where JSON logs go (default stdout). */
   logDestination?: DestinationStream;
@@ -80,6 +82,7 @@ async function runExporter(argv: string[], env: CommandIo['env'], io: CommandIo,
       config,
       logger,
       version: io.version,
+      ...(io.revision ? { revision: io.revision } : {}),
       nodejsVersion: io.nodejsVersion,
       readFile: io.readFile,
       env,

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,10 @@ import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { runCommand, type CommandIo } from '../src/commands.js';
 import { startSimulator } from '../src/simulator/index.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 function io(argv: string[], env: Record<string, string> = {}, signal = new AbortController().signal) {
   const out: string[] = [];
@@ -129,7 +133,16 @@ describe('the process', () => {
         await new Promise((r) => setTimeout(r, 50));
       expect(stdout).toContain('first discovery complete');
       // JSON logs, one object per line.
-      for (const line of stdout.trim().split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
+      const lines = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { url?: string; msg?: string });
+      // Run from this source checkout: build_info names its commit.
+      const metricsUrl = lines.find((l) => l.msg === 'cribl-exporter listening')?.url ?? '';
+      const head = spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+      expect(await (await request(metricsUrl)).body.text()).toContain(
+        `cribl_exporter_build_info{version="${version}",revision="${head}",nodejs_version="${process.version}"} 1`,
+      );
       const started = Date.now();
       child.kill('SIGTERM');
       const [code] = (await once(child, 'exit')) as [number | null];
