@@ -35,6 +35,9 @@ WORKDIR /app
 ENV NODE_ENV=production
 # The revision becomes cribl_exporter_build_info{revision} too (src/revision.ts).
 ENV CRIBL_EXPORTER_REVISION=${REVISION}
+# All interfaces, so that `docker run -p` reaches the server. The exporter's default is this already; the demo's is
+# loopback (on a laptop), and the environment wins over it (src/demo.ts). A --web.listen-address flag wins over both.
+ENV CRIBL_WEB_LISTEN_ADDRESS=:9864
 # glibc keeps large freed buffers (the gzip of a big /metrics body) in its heap; serving allocations above
 # 128 KiB from mmap returns them to the OS. Measured at 50,000 nodes: RSS after rebuilds ~385 MB → ~340 MB.
 ENV MALLOC_MMAP_THRESHOLD_=131072
@@ -46,8 +49,6 @@ COPY package.json ./
 COPY examples ./examples
 # Numeric, so that Kubernetes can check runAsNonRoot (distroless "nonroot").
 USER 65532:65532
-# The exporter's default --web.listen-address is :9864, all interfaces, so `-p 9864:9864` reaches it. (The demo
-# defaults to 127.0.0.1:9864: in a container, run it with --web.listen-address :9864.)
 EXPOSE 9864
 # Exec form: node is PID 1 and receives SIGTERM itself; the exporter shuts down on it.
 ENTRYPOINT ["/nodejs/bin/node", "/app/dist/cli.js"]
