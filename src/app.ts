@@ -2,9 +2,9 @@ import type { ReadFile } from './util/files.js';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
+import { connectLeader } from './auth/connect.js';
 import { createAuthProvider } from './auth/index.js';
 import type { AuthProvider } from './auth/types.js';
-import { withAuth } from './auth/with-auth.js';
 import { SNAPSHOT_RENDERERS } from './collectors/index.js';
 import { leaderConfigForWorkspace } from './config/leaders.js';
 import type { Config, LeaderConfig } from './config/types.js';
@@ -13,9 +13,7 @@ import { createWorkspaceWatcher, type WorkspaceWatcher } from './discovery/works
 import { createBodyCache, type BodyCache } from './exposition/body.js';
 import { startServer, type RunningServer } from './exposition/server.js';
 import { createDispatcher } from './http/transport.js';
-import { createRequestBudget } from './leader/budget.js';
-import { createLeaderClient } from './leader/client.js';
-import { clientLimitsFromConfig } from './leader/settings.js';
+import type { RequestBudget } from './leader/budget.js';
 import type { LeaderClient } from './leader/types.js';
 import { LeaderJob } from './polling/leader-job.js';
 import { Poller } from './polling/poller.js';
@@ -70,6 +68,7 @@ class LeaderRuntime {
   readonly snapshot: LeaderSnapshot;
   readonly poller: Poller;
   readonly job: LeaderJob;
+  readonly budget: RequestBudget;
   readonly #client: LeaderClient;
   readonly #auth: AuthProvider;
   readonly #deps: Required<Pick<AppDeps, 'clock'>> & AppDeps;
@@ -83,36 +82,20 @@ class LeaderRuntime {
     const log = deps.logger.child({ leader: cfg.name });
     setMaxListeners(0, this.#abort.signal);
     const metrics = self.forLeader(cfg.name);
-    const dispatcher =
-      deps.dispatcher?.(cfg) ??
-      createDispatcher(cfg.transport, {
-        readFile: deps.readFile,
-        env: deps.env,
-        logger: log,
-        connectTimeoutMs: cfg.budget.connectTimeoutMs,
-      });
-    const raw = createLeaderClient({
-      baseUrl: cfg.url,
-      name: cfg.name,
-      dispatcher,
-      budget: createRequestBudget(cfg.budget, clock, metrics),
+    const dispatcher = deps.dispatcher?.(cfg);
+    const conn = connectLeader(cfg, {
       clock,
-      random: deps.random ?? Math.random,
-      logger: log,
-      metrics,
-      limits: clientLimitsFromConfig(cfg.budget),
-      userAgent: `cribl-exporter/${deps.version}`,
-    });
-    this.#auth = createAuthProvider(cfg.auth, {
-      clock,
-      readFile: deps.readFile,
-      logger: log,
-      metrics,
-      client: raw,
-      dispatcher,
       ...(deps.random ? { random: deps.random } : {}),
+      logger: log,
+      readFile: deps.readFile,
+      env: deps.env,
+      version: deps.version,
+      metrics,
+      ...(dispatcher ? { dispatcher } : {}),
     });
-    this.#client = withAuth(raw, this.#auth);
+    this.#auth = conn.auth;
+    this.#client = conn.client;
+    this.budget = conn.budget;
     this.snapshot = createLeaderSnapshot({ labels: cfg.labels, render: SNAPSHOT_RENDERERS });
     this.poller = new Poller({
       client: this.#client,
