@@ -11,6 +11,7 @@ import { createLogger } from './util/logger.js';
 import { runSimulateCommand } from './simulator/cli.js';
 import type { Simulator } from './simulator/index.js';
 import { runDemo } from './demo.js';
+import { runCheckCommand } from './check/command.js';
 import type { FlagName } from './config/flags.js';
 
 /** What a command may touch; src/cli.ts wires it to the process, tests to buffers. */
@@ -42,13 +43,14 @@ function isSettingsError(e: unknown): e is Error {
   );
 }
 
-/** Runs `cribl-exporter [simulate|demo] [flags]` and returns the exit code. */
+/** Runs `cribl-exporter [check|demo|simulate] [flags]` and returns the exit code. */
 export async function runCommand(io: CommandIo): Promise<number> {
   const [first, ...rest] = io.argv;
   if (first === 'simulate') return runSimulateCommand(rest, io);
   if (first === 'demo') return runDemo(rest, io, runExporter);
+  if (first === 'check') return runCheckCommand(rest, io);
   if (first !== undefined && !first.startsWith('-')) {
-    io.stderr(`cribl-exporter: unknown command "${first}" (commands: simulate, demo; see --help)`);
+    io.stderr(`cribl-exporter: unknown command "${first}" (commands: check, demo, simulate; see --help)`);
     return 2;
   }
   return runExporter([...io.argv], io.env, io);

@@ -79,6 +79,9 @@ describe('runCommand: help and version', () => {
     const t = io(['--help']);
     expect(await runCommand(t.io)).toBe(0);
     expect(t.out.join('\n')).toContain('--leader.url');
+    // The commands, each on its own line under "Commands:".
+    const commands = /\nCommands:\n([\s\S]*?)\n\n/.exec(t.out.join('\n'))?.[1] ?? '';
+    expect(commands.match(/^ {2}\S+/gm)?.map((c) => c.trim())).toEqual(['(none)', 'check', 'demo', 'simulate']);
     const d = io(['demo', '--help']);
     expect(await runCommand(d.io)).toBe(0);
     expect(d.out.join('\n')).toMatch(/^Usage: cribl-exporter demo/);
