@@ -12,6 +12,7 @@ import { Discoverer } from './discovery/discovery.js';
 import { createWorkspaceWatcher, type WorkspaceWatcher } from './discovery/workspaces.js';
 import { createBodyCache, type BodyCache } from './exposition/body.js';
 import { startServer, type RunningServer } from './exposition/server.js';
+import { createStatusPage, type CycleView, type LeaderStatusSource } from './exposition/status/page.js';
 import { createDispatcher } from './http/transport.js';
 import type { RequestBudget } from './leader/budget.js';
 import type { LeaderClient } from './leader/types.js';
@@ -69,6 +70,8 @@ class LeaderRuntime {
   readonly poller: Poller;
   readonly job: LeaderJob;
   readonly budget: RequestBudget;
+  /** What the status page shows of this leader. */
+  readonly status: LeaderStatusSource;
   readonly #client: LeaderClient;
   readonly #auth: AuthProvider;
   readonly #deps: Required<Pick<AppDeps, 'clock'>> & AppDeps;
@@ -97,6 +100,19 @@ class LeaderRuntime {
     this.#client = conn.client;
     this.budget = conn.budget;
     this.snapshot = createLeaderSnapshot({ labels: cfg.labels, render: SNAPSHOT_RENDERERS });
+    const cycle: CycleView = { targetMs: config.intervals.healthMs, overrun: false };
+    this.status = {
+      name: cfg.name,
+      url: cfg.url,
+      authMode: cfg.auth.mode,
+      snapshot: this.snapshot,
+      budget: () => ({
+        ...conn.budget.state(),
+        maxRps: cfg.budget.maxRps,
+        maxConcurrency: cfg.budget.maxConcurrency,
+      }),
+      cycle: () => ({ ...cycle }),
+    };
     this.poller = new Poller({
       client: this.#client,
       snapshot: this.snapshot,
@@ -106,7 +122,17 @@ class LeaderRuntime {
       metadataIntervalMs: config.intervals.metadataMs,
       // Enough to keep the largest window busy; the budget sets the real pace.
       maxOutstanding: Math.max(8, cfg.budget.maxConcurrency * 2),
-      metrics,
+      // The status page shows the last cycle too.
+      metrics: {
+        healthCycle: (target, duration) => {
+          if (duration > 0) cycle.lastMs = duration * 1000;
+          metrics.healthCycle(target, duration);
+        },
+        overrun: (active) => {
+          cycle.overrun = active;
+          metrics.overrun(active);
+        },
+      },
     });
     this.job = new LeaderJob({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
@@ -244,6 +270,12 @@ export async function startApp(deps: AppDeps): Promise<App> {
   }
 
   const ready = (): boolean => [...runtimes.values()].some((r) => r.job.discovered);
+  const statusPage = createStatusPage({
+    leaders: () => [...runtimes.values()].map((r) => r.status),
+    version: deps.version,
+    telemetryPath: config.web.telemetryPath,
+    clock: full.clock,
+  });
   let server: RunningServer;
   try {
     server = await startServer({
@@ -253,6 +285,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
       selfMetrics: self,
       ready,
       version: deps.version,
+      statusPage,
       ...(config.web.configFile ? { webConfigFile: config.web.configFile } : {}),
       clock: full.clock,
       logger,

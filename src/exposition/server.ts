@@ -42,6 +42,8 @@ export interface ServerOptions {
   ready: () => boolean;
   /** Shown on the landing page. */
   version: string;
+  /** The status page at `/` (src/exposition/status/); without it, `/` is a landing page with links. */
+  statusPage?: { html(): Promise<string> };
   /** `--web.config.file`; TLS is on when it configures a certificate. */
   webConfigFile?: string;
   /** Web config files are stat'ed at most this often. @default 1000 */
@@ -239,8 +241,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (path === '/readyz')
       return options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
     if (path === '/') {
-      const html = landingPage({ version: options.version, telemetryPath });
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(html) });
+      const html = options.statusPage
+        ? await options.statusPage.html()
+        : landingPage({ version: options.version, telemetryPath });
+      res.writeHead(200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Length': Buffer.byteLength(html),
+        'Cache-Control': 'no-store',
+      });
       return void res.end(head ? undefined : html);
     }
     return plain(res, 404, 'Not Found\n', head);
