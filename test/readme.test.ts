@@ -1,6 +1,12 @@
 import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../src/collectors/index.js';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../src/simulator/index.js';
+import { fencedBlocks } from './deploy/docs.js';
+import { ROOT } from './deploy/prometheusrule.js';
 import { FLAG_TABLE } from '../src/config/flags.js';
 import { createSelfMetrics } from '../src/telemetry/self-metrics.js';
 import { loadRuleGroups, RULE_FILES } from './deploy/prometheusrule.js';
@@ -101,4 +107,129 @@ describe('README', () => {
       if (a.for !== undefined) expect(/for (\d+[smhd])$/.exec(row.when!)?.[1], a.alert).toBe(a.for);
     }
   });
+});
+
+/** A `## heading` section of the README, up to the next `## `. */
+function readmeSection(readme: string, heading: string): string {
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`README has no section "## ${heading}"`);
+  const end = readme.indexOf('\n## ', start + 1);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
+/** The commands of a section's `sh` blocks (indented ones too), comments dropped. */
+function commandsOf(section: string): string[] {
+  return fencedBlocks(section.replace(/^ {3}/gm, ''), 'sh')
+    .flatMap((b) => b.split('\n'))
+    .map((l) => l.replace(/\s+#\s.*$/, '').trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+// The README's Install section and step 2 of "Pointing it at a real leader", run as written: in a copy of the
+// repository (its node_modules linked), into a global npm prefix of its own, against a simulated leader instead of
+// leader.example.com, and on a free port instead of 9864 (other exporters may run on this machine).
+describe('README: Install, then "Pointing it at a real leader", run as written', () => {
+  const readme = readFileSync(README, 'utf8');
+  const install = commandsOf(readmeSection(readme, 'Install'));
+  const step2 = commandsOf(readmeSection(readme, 'Pointing it at a real leader'));
+  const { name, version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
+  let dir: string;
+  let clone: string;
+  let env: NodeJS.ProcessEnv;
+  let sim: Simulator;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'readme-install-'));
+    clone = join(dir, 'clone');
+    const skip = /[/\\](node_modules|\.git|dist|artifacts|\.bench-tmp)$|\.tgz$/;
+    cpSync(ROOT, clone, { recursive: true, filter: (src) => !skip.test(src) });
+    symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+    const prefix = join(dir, 'global');
+    env = {
+      ...process.env,
+      npm_config_prefix: prefix,
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+      PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
+    };
+    sim = await startSimulator({ nodes: 6, seed: 5 });
+  });
+
+  afterAll(async () => {
+    for (const c of children) c.kill('SIGTERM');
+    await sim?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Asynchronous: the simulated leader runs in this process and must keep answering meanwhile.
+  const sh = (command: string, extra: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; out: string }> =>
+    new Promise((resolve) => {
+      const child = spawn('bash', ['-c', command], { cwd: clone, env: { ...env, ...extra } });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('close', (status) => resolve({ status, out }));
+    });
+
+  it('shows the commands this test runs', () => {
+    expect(install).toEqual([
+      'npm pack',
+      `npm install -g ./${name}-${version}.tgz`,
+      'cribl-exporter --version',
+      `npx --yes ./${name}-${version}.tgz --version`,
+    ]);
+    expect(step2.map((c) => c.split(' ').slice(0, 2).join(' '))).toEqual([
+      "export CRIBL_TOKEN='…'",
+      'cribl-exporter check',
+      'cribl-exporter --leader.url',
+      'curl -s',
+    ]);
+  });
+
+  it('installs from the packed tarball, globally and with npx', async () => {
+    for (const command of install) {
+      const r = await sh(command);
+      expect(r.status, `${command}\n${r.out}`).toBe(0);
+      if (command.endsWith('--version')) expect(r.out).toContain(`cribl-exporter ${version} (Node.js`);
+    }
+    expect(existsSync(join(clone, `${name}-${version}.tgz`))).toBe(true);
+  }, 300_000);
+
+  it('checks the leader, runs the exporter against it and finds cribl_leader_up 1', async () => {
+    const leader = (c: string): string => c.replace('https://leader.example.com:9000/api/v1', sim.baseUrl);
+    const token = { CRIBL_TOKEN: sim.token };
+    expect(step2[0]).toBe("export CRIBL_TOKEN='…'");
+
+    const check = await sh(leader(step2[1]!), token);
+    expect(check.status, check.out).toBe(0);
+    expect(check.out).toMatch(/^no problem found, /m);
+
+    const child = spawn('bash', ['-c', `exec ${leader(step2[2]!)}`], {
+      cwd: clone,
+      env: { ...env, ...token, CRIBL_WEB_LISTEN_ADDRESS: '127.0.0.1:0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /"url":"(http:\/\/[^"]+)\/metrics"/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`the exporter exited with ${code}: ${out}`)));
+    });
+    const curl = step2[3]!.replace('localhost:9864', new URL(url).host);
+    let r = await sh(curl);
+    for (let i = 0; i < 50 && !/^cribl_leader_up 1$/m.test(r.out); i++) {
+      await new Promise((done) => setTimeout(done, 100));
+      r = await sh(curl);
+    }
+    expect(r.out).toMatch(/^cribl_leader_up 1$/m);
+  }, 60_000);
 });

@@ -58,12 +58,13 @@ const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 
 /** The report as text lines. */
 export function formatText(report: CheckReport): string[] {
   const out: string[] = [];
-  const width = Math.max(...report.results.map((r) => (TITLES[r.check] ?? r.check).length), 4);
+  // One width for every report, so that the messages line up the same way whatever was checked.
+  const width = Math.max(...Object.values(TITLES).map((t) => t.length), ...report.results.map((r) => r.check.length));
   for (const t of report.targets) {
     out.push(t.name === 'management' ? `Cribl.Cloud management plane ${t.url}` : `leader ${t.name} (${t.url})`);
     for (const r of report.results.filter((x) => x.target === t.name)) {
       out.push(`  ${MARK[r.status]} ${(TITLES[r.check] ?? r.check).padEnd(width)}  ${r.message}`);
-      if (r.fix && (r.status === 'fail' || r.status === 'warn')) out.push(`    ${' '.repeat(width)}fix: ${r.fix}`);
+      if (r.fix && (r.status === 'fail' || r.status === 'warn')) out.push(`${' '.repeat(width + 6)}fix: ${r.fix}`);
     }
     out.push('');
   }

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCheckCommand, type CheckIo } from '../../src/check/command.js';
-import type { CheckResult } from '../../src/check/report.js';
+import { formatText, type CheckResult } from '../../src/check/report.js';
 import { runCommand } from '../../src/commands.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { systemClock, type Clock } from '../../src/util/clock.js';
@@ -498,3 +498,30 @@ function closedPort(): Promise<number> {
     });
   });
 }
+
+describe('the README example of a check report', () => {
+  it('is laid out as formatText lays it out', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### Checking a leader'), readme.indexOf('### Status page'));
+    const example = /```text\n([\s\S]*?)\n```/.exec(section)?.[1] ?? '';
+    const target = 'leader.example.com:9000';
+    const results: CheckResult[] = [
+      { target, check: 'dns', status: 'ok', message: 'leader.example.com resolves to 10.20.0.15' },
+      { target, check: 'tcp', status: 'ok', message: 'connected to 10.20.0.15:9000' },
+      {
+        target,
+        check: 'tls',
+        status: 'fail',
+        message:
+          'the certificate does not chain to a trusted CA (UNABLE_TO_VERIFY_LEAF_SIGNATURE; issued by "corp CA", ' +
+          'valid until 2027-03-01)',
+        fix:
+          'give the CA certificate that issued it ("corp CA") with --leader.ca-file (a private CA, or the CA of a ' +
+          'TLS-inspecting proxy)',
+      },
+      { target, check: 'api', status: 'skip', message: 'API not checked: the leader cannot be reached (see above)' },
+    ];
+    const text = formatText({ targets: [{ name: target, url: `https://${target}/api/v1` }], results });
+    expect(example).toBe(text.join('\n'));
+  });
+});
