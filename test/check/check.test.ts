@@ -1,79 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCheckCommand, type CheckIo } from '../../src/check/command.js';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCheckCommand } from '../../src/check/command.js';
 import { formatText, type CheckResult } from '../../src/check/report.js';
 import { runCommand } from '../../src/commands.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
-import { systemClock, type Clock } from '../../src/util/clock.js';
-import { generatePki, type TestPki } from '../http/certs.js';
+import { check, closedPort, jwt, offsetClock, SECRET, sim, statuses } from './helpers.js';
 
 // `cribl-exporter check` against the simulated leader, one failure mode at a time: each test asserts the lines
-// that name the problem, their fix, and the exit code.
-
-const SECRET = 'sim-static-token-never-printed';
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-async function sim(opts: SimulatorOptions = {}): Promise<Simulator> {
-  const s = await startSimulator({ nodes: 20, seed: 4, token: SECRET, ...opts });
-  cleanups.push(() => s.close());
-  return s;
-}
-
-interface Run {
-  code: number;
-  out: string[];
-  err: string[];
-  results: CheckResult[];
-  /** The result of one check, by id and (when there are several) by a part of its message. */
-  line(check: string, contains?: string): CheckResult;
-}
-
-async function check(argv: string[], env: Record<string, string> = {}, extra: Partial<CheckIo> = {}): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCheckCommand(['--output', 'json', ...argv], {
-    env,
-    stdout: (l) => out.push(l),
-    stderr: (l) => err.push(l),
-    readFile: (p) => readFileSync(p, 'utf8'),
-    version: '0.0.0-test',
-    ...extra,
-  });
-  const results = out.length ? (JSON.parse(out.join('\n')) as { results: CheckResult[] }).results : [];
-  return {
-    code,
-    out,
-    err,
-    results,
-    line(id, contains) {
-      const r = results.find((x) => x.check === id && (contains === undefined || x.message.includes(contains)));
-      if (!r) throw new Error(`no ${id} line${contains ? ` with "${contains}"` : ''} in:\n${out.join('\n')}`);
-      return r;
-    },
-  };
-}
-
-const statuses = (r: Run): string[] => r.results.map((x) => `${x.check}:${x.status}`);
-
-/** A clock `offsetMs` ahead of the real one (the leader's Date header then looks that far behind). */
-const offsetClock = (offsetMs: number): Clock => ({
-  now: () => Date.now() + offsetMs,
-  sleep: (ms, signal) => systemClock.sleep(ms, signal),
-});
-
-const jwt = (exp: number): string =>
-  [
-    { alg: 'HS256', typ: 'JWT' },
-    { sub: 'exporter', exp },
-  ]
-    .map((p) => Buffer.from(JSON.stringify(p)).toString('base64url'))
-    .join('.') + '.c2ln';
+// that name the problem, their fix, and the exit code. TLS: tls.test.ts; the management plane: cloud.test.ts.
 
 describe('cribl-exporter check: a healthy leader', () => {
   it('passes every check, prints one line per check with its mark, and exits 0 (text)', async () => {
@@ -316,151 +249,6 @@ describe('cribl-exporter check: failure modes', () => {
   });
 });
 
-describe('cribl-exporter check: TLS', () => {
-  let pki: TestPki;
-  let expired: { cert: string; key: string };
-  beforeAll(() => {
-    pki = generatePki();
-    // A certificate whose end lies before its start: expired from the moment it exists.
-    const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: pki.dir, stdio: 'pipe' });
-    writeFileSync(join(pki.dir, 'old.ext'), 'subjectAltName=IP:127.0.0.1\n');
-    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'old.key', '-out', 'old.csr', '-subj', '/CN=old');
-    ssl(
-      'x509',
-      '-req',
-      '-in',
-      'old.csr',
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'old.crt',
-      '-days',
-      '-1',
-      '-extfile',
-      'old.ext',
-    );
-    expired = { cert: pki.read(join(pki.dir, 'old.crt')), key: pki.read(join(pki.dir, 'old.key')) };
-  });
-  afterAll(() => pki.cleanup());
-
-  const tlsSim = (cert = pki.read(pki.serverCert), key = pki.read(pki.serverKey)): Promise<Simulator> =>
-    sim({ nodes: 3, tls: { cert, key } });
-
-  it('a certificate from a private CA without --leader.ca-file', async () => {
-    const s = await tlsSim();
-    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: SECRET });
-    expect(r.code).toBe(1);
-    const tls = r.line('tls');
-    expect(tls.status).toBe('fail');
-    expect(tls.message).toMatch(/^the certificate does not chain to a trusted CA \(UNABLE_TO_VERIFY_LEAF_SIGNATURE; /);
-    expect(tls.message).toMatch(/; issued by "ca test CA", valid until \d{4}-\d\d-\d\d\)$/);
-    expect(tls.fix).toBe(
-      'give the CA certificate that issued it ("ca test CA") with --leader.ca-file (a private CA, or the CA of a ' +
-        'TLS-inspecting proxy)',
-    );
-    expect(r.line('api').status).toBe('skip');
-  });
-
-  it('with the CA that issued it: trusted; a 2-day certificate is reported as expiring', async () => {
-    const s = await tlsSim();
-    const r = await check(['--leader.url', s.baseUrl, '--leader.ca-file', pki.caFile], { CRIBL_TOKEN: SECRET });
-    expect(r.line('tls')).toMatchObject({ status: 'warn' });
-    expect(r.line('tls').message).toMatch(/^the certificate expires in [01] days? \(issued by "ca test CA"/);
-    expect(r.line('permission', 'stream/workers').status).toBe('ok');
-    expect(r.code).toBe(0);
-  });
-
-  it('with another CA: the fix names the file', async () => {
-    const s = await tlsSim();
-    const r = await check(['--leader.url', s.baseUrl, '--leader.ca-file', pki.otherCaFile], { CRIBL_TOKEN: SECRET });
-    expect(r.line('tls').fix).toBe(
-      `--leader.ca-file ${pki.otherCaFile} does not hold the CA that issued it ("ca test CA"): ` +
-        "use that CA's certificate",
-    );
-  });
-
-  it('a certificate for another host name', async () => {
-    const s = await tlsSim();
-    const url = s.baseUrl.replace('127.0.0.1', 'leader.test');
-    const lookup = (): Promise<{ address: string }[]> => Promise.resolve([{ address: '127.0.0.1' }]);
-    const r = await check(['--leader.url', url, '--leader.ca-file', pki.caFile], { CRIBL_TOKEN: SECRET }, { lookup });
-    expect(r.line('tls')).toMatchObject({
-      status: 'fail',
-      message: 'the certificate is for IP Address:127.0.0.1, DNS:localhost, not leader.test',
-    });
-  });
-
-  it('an expired certificate', async () => {
-    const s = await tlsSim(expired.cert, expired.key);
-    const r = await check(['--leader.url', s.baseUrl, '--leader.ca-file', pki.caFile], { CRIBL_TOKEN: SECRET });
-    expect(r.line('tls')).toMatchObject({ status: 'fail', fix: "renew the leader's certificate" });
-    expect(r.line('tls').message).toMatch(/^the certificate expired on \d{4}-\d\d-\d\d/);
-  });
-
-  it('https:// to a port that serves plain HTTP', async () => {
-    const s = await sim({ nodes: 1 });
-    const r = await check(['--leader.url', s.baseUrl.replace('http:', 'https:')], { CRIBL_TOKEN: SECRET });
-    expect(r.line('tls').status).toBe('fail');
-    expect(r.line('tls').fix).toBe('the port may serve plain HTTP: try an http:// leader URL');
-  });
-
-  it('--leader.insecure-skip-verify: works, with a warning', async () => {
-    const s = await tlsSim();
-    const r = await check(['--leader.url', s.baseUrl, '--leader.insecure-skip-verify'], { CRIBL_TOKEN: SECRET });
-    expect(r.line('tls').status).toBe('warn');
-    expect(r.line('tls').message).toMatch(
-      /^not verified \(--leader\.insecure-skip-verify\); the certificate is untrusted/,
-    );
-    expect(r.line('permission', 'stream/workers').status).toBe('ok');
-  });
-});
-
-describe('cribl-exporter check: the Cribl.Cloud management plane', () => {
-  const cloud = (s: Simulator, organization = 'happy-org'): string[] => [
-    '--cloud.discover-workspaces',
-    '--cloud.organization',
-    organization,
-    '--cloud.client-id',
-    'sim-client',
-    '--cloud.token-url',
-    s.oauthTokenUrl,
-    '--cloud.management-url',
-    s.managementUrl,
-  ];
-  // The simulated workspace's leader is the simulator itself, over http.
-  const workspaceUrl = (ws: { leaderFQDN: string }): string => `http://${ws.leaderFQDN}/api/v1`;
-
-  it('lists the workspaces and checks each Active one as a leader', async () => {
-    const s = await sim({ nodes: 4, organizationId: 'happy-org' });
-    const fqdn = new URL(s.origin).host;
-    s.setWorkspaces([
-      { workspaceId: 'main', region: 'us-west-2', leaderFQDN: fqdn, state: 'Active' },
-      { workspaceId: 'old', region: 'us-west-2', leaderFQDN: fqdn, state: 'Inactive' },
-    ]);
-    const r = await check(cloud(s), { CRIBL_CLIENT_SECRET: 'sim-secret' }, { workspaceUrl });
-    expect(r.code, r.out.join('\n')).toBe(0);
-    const mgmt = r.results.filter((x) => x.target === 'management');
-    expect(mgmt.map((x) => `${x.check}:${x.status}`)).toEqual(['auth:ok', 'workspaces:ok']);
-    expect(r.line('workspaces').message).toBe('1 Active workspace: main');
-    expect(r.results.filter((x) => x.target === 'main' && x.check === 'fleet')).toHaveLength(2);
-    expect(r.out.join('')).not.toContain('sim-secret');
-  });
-
-  it('another organization (403) and a wrong client secret', async () => {
-    const s = await sim({ nodes: 1, organizationId: 'happy-org' });
-    const r = await check(cloud(s, 'other-org'), { CRIBL_CLIENT_SECRET: 'sim-secret' }, { workspaceUrl });
-    expect(r.line('workspaces')).toMatchObject({ status: 'fail' });
-    expect(r.line('workspaces').message).toMatch(/HTTP 403$/);
-    expect(r.code).toBe(1);
-    const bad = await check(cloud(s), { CRIBL_CLIENT_SECRET: 'wrong' }, { workspaceUrl });
-    expect(bad.results.find((x) => x.target === 'management' && x.check === 'auth')?.status).toBe('fail');
-    expect(bad.code).toBe(1);
-  });
-});
-
 describe('cribl-exporter check: bad settings exit 2 before any request', () => {
   it.each<[string, string[], Record<string, string>, RegExp]>([
     ['an unknown flag', ['--leader.urll', 'x'], {}, /^cribl-exporter check: unknown flag --leader\.urll/],
@@ -487,17 +275,6 @@ describe('cribl-exporter check: bad settings exit 2 before any request', () => {
     expect(s.stats().totalRequests).toBe(0);
   });
 });
-
-/** A TCP port on 127.0.0.1 that nothing listens on (bound, then released). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the README example of a check report', () => {
   it('is laid out as formatText lays it out', () => {
