@@ -129,7 +129,11 @@ function commandsOf(section: string): string[] {
 // The README's Install section and step 2 of "Pointing it at a real leader", run as written: in a copy of the
 // repository (its node_modules linked), into a global npm prefix of its own, against a simulated leader instead of
 // leader.example.com, and on a free port instead of 9864 (other exporters may run on this machine).
-describe('README: Install, then "Pointing it at a real leader", run as written', () => {
+// .ci/run sets CRIBL_TESTS_REPEAT on its second and third Node versions: these npm steps ran on the first.
+const REPEAT = process.env.CRIBL_TESTS_REPEAT === '1';
+if (REPEAT) console.warn('README install tests skipped: they ran on the first Node version of this CI run');
+
+describe.skipIf(REPEAT)('README: Install, then "Pointing it at a real leader", run as written', () => {
   const readme = readFileSync(README, 'utf8');
   const install = commandsOf(readmeSection(readme, 'Install'));
   const step2 = commandsOf(readmeSection(readme, 'Pointing it at a real leader'));
@@ -162,7 +166,14 @@ describe('README: Install, then "Pointing it at a real leader", run as written',
   });
 
   afterAll(async () => {
-    for (const c of children) c.kill('SIGTERM');
+    for (const c of children) {
+      // The demo runs in its own process group (npm → node): end the whole group.
+      try {
+        process.kill(-c.pid!, 'SIGTERM');
+      } catch {
+        c.kill('SIGTERM');
+      }
+    }
     await sim?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
