@@ -39,11 +39,6 @@ export default tseslint.config(
     },
   },
   {
-    // Formatted and wrapped once the branch working on it has landed.
-    files: ['src/simulator/**', 'test/simulator/**'],
-    rules: { 'max-len': 'off' },
-  },
-  {
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -63,13 +63,18 @@ if (flags.help) {
   process.exit(0);
 }
 const outFile = flags.out === '-' ? undefined : (flags.out ?? join(repo, 'BENCHMARKS.md'));
-// Hand-written analysis (causes and proposed fixes), kept across regenerations.
+// Hand-written analysis (causes and proposed fixes), kept across regenerations, followed by the comparison with
+// the blackbox_exporter alternative (bench/ALTERNATIVE.md, written by `npm run bench:alternative`).
 const readAnalysis = () => {
-  try {
-    return readFileSync(join(here, 'ANALYSIS.md'), 'utf8');
-  } catch {
-    return undefined;
-  }
+  const read = (name) => {
+    try {
+      return readFileSync(join(here, name), 'utf8').trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const parts = [read('ALTERNATIVE.md'), read('ANALYSIS.md')].filter(Boolean);
+  return parts.length ? parts.join('\n\n') : undefined;
 };
 // Re-renders the report from the raw results of an earlier run (.bench-tmp/results.json) without running anything.
 if (flags['from-json']) {

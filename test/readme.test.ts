@@ -351,11 +351,8 @@ const RUN_BY: readonly (readonly [RegExp, string, string])[] = [
   [/^docker (build|run) /, 'test/deploy/docker-layout.test.ts', 'from the image layout, without a Docker daemon'],
   [/^kubectl /, 'test/deploy/kubernetes-docs.test.ts', 'dry-run and kustomize, without a cluster'],
   [/^promtool (check|test) rules /, 'test/deploy/prometheus-rules.test.ts', ''],
-  [
-    /^\$ cribl-exporter simulate |^cribl simulated leader listening |^curl -s -X (PATCH|POST) localhost:9000\/_sim\//,
-    'test/readme.test.ts',
-    'the simulated leader',
-  ],
+  [/^cribl-exporter simulate /, 'test/readme.test.ts', 'the simulated leader'],
+  [/^curl .*localhost:9000\//, 'test/simulator/docs-examples.test.ts', 'every curl of docs/simulator.md'],
   [/^npx vitest run test\/leader$/, '.ci/run', 'part of npm test'],
   // The full benchmark takes the machine for a long time: the lead runs it; its pieces have tests of their own.
   [/^npm run bench$/, 'test/bench', 'its reporting and measuring pieces'],
@@ -363,10 +360,18 @@ const RUN_BY: readonly (readonly [RegExp, string, string])[] = [
 
 describe('README: every command it shows is run by a test', () => {
   const readme = readFileSync(README, 'utf8');
-  const commands = [...readme.matchAll(/```(?:sh|console)\n([\s\S]*?)```/g)]
-    .flatMap((m) => m[1]!.replace(/\\\n\s*/g, ' ').split('\n'))
-    .map((l) => l.replace(/\s+#\s.*$/, '').trim())
-    .filter((l) => l !== '' && !l.startsWith('#'));
+  // sh blocks hold commands only; console blocks also show answers, and their commands start with `$ ` (or curl).
+  const lines = (lang: string): string[] =>
+    fencedBlocks(readme, lang)
+      .flatMap((b) => b.replace(/\\\n\s*/g, ' ').split('\n'))
+      .map((l) => l.replace(/\s+#\s.*$/, '').trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
+  const commands = [
+    ...lines('sh'),
+    ...lines('console')
+      .filter((l) => /^(\$ |curl )/.test(l))
+      .map((l) => l.replace(/^\$ /, '')),
+  ];
 
   it.each(commands.map((c) => [c]))('%s', (command) => {
     const places = RUN_BY.filter(([re]) => re.test(command));

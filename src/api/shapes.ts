@@ -37,10 +37,16 @@ export const nodeInfoSchema = z.object({
 });
 export type NodeProvidedInfo = z.infer<typeof nodeInfoSchema>;
 
-/** Edge only: `nodeUpgradeStatus`; state 0 Active, 1 Current, 2 Failed, 3 Skipped. */
+/** Edge only: `nodeUpgradeStatus` (§1.5): state 0 Active, 1 Current, 2 Failed, 3 Skipped, with reason codes. */
 export const nodeUpgradeStatusSchema = z.object({
   state: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]),
   timestamp: finite, // epoch ms
+  /** 0 Pending, 1 Queued, 2 Upgrading (state 0). */
+  active: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+  /** 0 UpgradeErrorOnNode, 1 UpgradeInstallationRollback (state 2). */
+  failed: z.union([z.literal(0), z.literal(1)]).optional(),
+  /** 0 DownloadError, 1 InstallType, 2 MissingPackage, 3 TooOld (state 3). */
+  skipped: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).optional(),
 });
 export type NodeUpgradeStatus = z.infer<typeof nodeUpgradeStatusSchema>;
 
@@ -120,8 +126,12 @@ export const healthSchema = z.object({
   startTime: finite, // epoch ms
   role: z.enum(['primary', 'standby']).optional(),
   isCaptain: z.boolean().optional(),
+  /** Required from spec 4.18.2 on (§20); `inactive` = the plain binary. */
   overlay: z.object({ state: z.enum(['active', 'inactive']) }).optional(),
 });
+
+/** `overlay` of HealthServerStatus. */
+export type HealthOverlay = NonNullable<HealthServerStatus['overlay']>;
 export type HealthServerStatus = z.infer<typeof healthSchema>;
 
 const edgeOsSchema = z.looseObject({

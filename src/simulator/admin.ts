@@ -1,14 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Workspace } from '../api/shapes.js';
-import type { TokenStore } from './auth.js';
+import { TOKEN_ACCESS } from './auth.js';
+import type { TokenAccess, TokenStore } from './auth.js';
+import type { ConfigStore } from './config-store.js';
 import type { FaultEngine } from './fault-engine.js';
 import { formatIssues } from './faults.js';
 import type { Faults } from './faults.js';
-import { NODE_HEALTH_MODES, listingStatus } from './fleet.js';
+import { NODE_HEALTH_MODES, UPGRADE_STATES } from './fleet.js';
 import type { SimFleet, SimNode } from './fleet.js';
-import { workspaceSchema } from './scenario.js';
+import type { Workspaces } from './mgmt.js';
+import { gitSchema, groupSchema, workspaceSchema } from './scenario.js';
+import type { SearchJobs } from './search.js';
 import type { StatsRecorder } from './stats.js';
+import type { Clock } from '../util/clock.js';
 
 /** What the admin endpoint reads and changes (the simulator app implements it). */
 export interface AdminDeps {
@@ -16,7 +21,11 @@ export interface AdminDeps {
   readonly stats: StatsRecorder;
   readonly tokens: TokenStore;
   readonly engine: FaultEngine;
-  workspaces: Workspace[];
+  readonly config: ConfigStore;
+  readonly search: SearchJobs;
+  readonly workspaces: Workspaces;
+  readonly workspaceList: Workspace[];
+  readonly clock: Clock;
   /** Validates and applies faults; throws a one-line Error when invalid. */
   patchFaults(patch: unknown, replace?: boolean): Faults;
 }
@@ -35,15 +44,41 @@ const addNodeSchema = z.strictObject({
   hostile: z.boolean().optional(),
 });
 
+const upgradeSchema = z.strictObject({
+  state: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3), z.enum(UPGRADE_STATES)]),
+  reason: z.number().int().nonnegative().optional(),
+  timestamp: z.number().int().nonnegative().optional(),
+});
+
 const patchNodeSchema = z.strictObject({
   health: healthMode.optional(),
   disconnected: z.boolean().optional(),
   restart: z.boolean().optional(),
   configVersion: z.string().min(1).optional(),
+  /** Config drift: commits behind the group's deployed one. */
+  drift: z.number().int().min(1).optional(),
+  /** Listing `status`; null follows the health mode again. */
+  status: z.string().min(1).nullable().optional(),
+  upgrade: upgradeSchema.nullable().optional(),
 });
 
 const leaderSchema = z.strictObject({ state: z.enum(['healthy', 'standby', 'shutting down']) });
-const deploySchema = z.strictObject({ message: z.string().optional(), rollout: z.boolean().optional() });
+const deploySchema = z.strictObject({
+  message: z.string().optional(),
+  rollout: z.boolean().optional(),
+  commit: z.boolean().optional(),
+});
+const commitSchema = z.strictObject({
+  message: z.string().optional(),
+  count: z.number().int().min(1).max(1000).optional(),
+});
+const patchGroupSchema = z.strictObject({ incompatibleWorkerCount: z.number().int().nonnegative() });
+const configSchema = groupSchema.pick({ packs: true, outputs: true });
+const revokeSchema = z.strictObject({ token: z.string().min(1).optional() });
+const addTokenSchema = z.strictObject({
+  token: z.string().min(8).regex(/^\S+$/),
+  access: z.enum(TOKEN_ACCESS as [TokenAccess, ...TokenAccess[]]).default('full'),
+});
 
 class AdminError extends Error {
   constructor(
@@ -69,11 +104,12 @@ export function nodeSummary(n: SimNode): Record<string, unknown> {
     group: n.group,
     hostname: n.hostname,
     health: n.health,
-    status: listingStatus(n.health),
+    status: n.listingStatus,
     disconnected: n.disconnected,
     configVersion: n.configVersion,
     startTime: n.startTime,
     hostile: n.hostile,
+    ...(n.upgrade ? { upgrade: n.upgrade } : {}),
   };
 }
 
@@ -101,11 +137,19 @@ export async function handleAdmin(
     return;
   }
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
-async function route(deps: AdminDeps, req: IncomingMessage, rest: readonly string[], search: string): Promise<[number, unknown]> {
+async function route(
+  deps: AdminDeps,
+  req: IncomingMessage,
+  rest: readonly string[],
+  search: string,
+): Promise<[number, unknown]> {
   const method = req.method ?? 'GET';
   const [a = '', b, c] = rest;
   const { fleet } = deps;
@@ -162,6 +206,9 @@ async function route(deps: AdminDeps, req: IncomingMessage, rest: readonly strin
       if (patch.health !== undefined) fleet.setHealth(id, patch.health as SimNode['health']);
       if (patch.disconnected !== undefined) fleet.setDisconnected(id, patch.disconnected);
       if (patch.configVersion !== undefined) fleet.setConfigVersion(id, patch.configVersion);
+      if (patch.drift !== undefined) fleet.drift(id, patch.drift);
+      if (patch.status !== undefined) fleet.setListingStatus(id, patch.status);
+      if (patch.upgrade !== undefined) fleet.setUpgradeStatus(id, patch.upgrade);
       return [200, nodeSummary(fleet.node(id) as SimNode)];
     }
     case 'GET leader':
@@ -173,31 +220,105 @@ async function route(deps: AdminDeps, req: IncomingMessage, rest: readonly strin
     }
     case 'GET groups':
       return [200, { stream: fleet.groups('stream'), edge: fleet.groups('edge') }];
-    case 'POST groups/:x/deploy': {
-      const id = decodeSegment(b ?? '');
-      if (!fleet.hasGroup(id)) throw new AdminError(404, `unknown group ${JSON.stringify(id)}`);
-      const opts = parse(deploySchema, await readJson(req, true));
-      const deployOpts: { message?: string; rollout?: boolean } = {};
-      if (opts.message !== undefined) deployOpts.message = opts.message;
-      if (opts.rollout !== undefined) deployOpts.rollout = opts.rollout;
-      return [200, { group: id, configVersion: fleet.deployGroup(id, deployOpts) }];
-    }
-    case 'POST tokens/:x':
-      if (b !== 'revoke') break;
+    case 'POST groups/:x/deploy':
+    case 'POST groups/:x/commit':
+    case 'POST groups/:x/reset':
+    case 'GET groups/:x/config':
+    case 'PUT groups/:x/config':
+    case 'PATCH groups/:x':
+      return groupRoute(deps, req, method, decodeSegment(b ?? ''), c);
+    case 'POST state/:x':
+      if (b !== 'reset') break;
       drain(req);
-      return [200, { revoked: deps.tokens.revokeIssued() }];
+      deps.config.reset();
+      deps.search.reset();
+      return [200, { reset: true }];
+    case 'GET git':
+      return [200, deps.config.git()];
+    case 'PUT git':
+      deps.config.setGit(parse(gitSchema, await readJson(req)));
+      return [200, deps.config.git()];
+    case 'GET search':
+    case 'GET search/:x': {
+      if (b !== undefined && b !== 'jobs') break;
+      const now = deps.clock.now();
+      return [200, { items: deps.search.ids().map((id) => deps.search.job(id, now)) }];
+    }
+    case 'POST tokens': {
+      const { token, access } = parse(addTokenSchema, await readJson(req));
+      deps.tokens.add(token, access);
+      return [201, { added: true, access }];
+    }
+    case 'POST tokens/:x': {
+      if (b !== 'revoke') break;
+      const { token } = parse(revokeSchema, await readJson(req, true));
+      if (token === undefined) return [200, { revoked: deps.tokens.revokeIssued() }];
+      return [200, { revoked: deps.tokens.revoke(token) ? 1 : 0 }];
+    }
     case 'GET workspaces':
-      return [200, { items: deps.workspaces, count: deps.workspaces.length }];
+      return [200, { items: deps.workspaceList, count: deps.workspaceList.length }];
     case 'PUT workspaces': {
       const body = await readJson(req);
-      const list = parse(z.array(workspaceSchema), Array.isArray(body) ? body : (body as { items?: unknown } | null)?.items);
-      deps.workspaces = list;
-      return [200, { items: deps.workspaces, count: deps.workspaces.length }];
+      const items = Array.isArray(body) ? body : (body as { items?: unknown } | null)?.items;
+      const list = parse(z.array(workspaceSchema), items);
+      deps.workspaces.replace(list);
+      return [200, { items: deps.workspaceList, count: deps.workspaceList.length }];
     }
   }
   drain(req);
   const known = ENDPOINTS.some((e) => e.split(' ')[1]?.split('/')[2] === a);
   throw new AdminError(known ? 405 : 404, `no admin endpoint ${method} /_sim/${rest.join('/')}`);
+}
+
+async function groupRoute(
+  deps: AdminDeps,
+  req: IncomingMessage,
+  method: string,
+  id: string,
+  sub: string | undefined,
+): Promise<[number, unknown]> {
+  const { fleet } = deps;
+  if (!fleet.hasGroup(id)) throw new AdminError(404, `unknown group ${JSON.stringify(id)}`);
+  switch (`${method} ${sub ?? ''}`) {
+    case 'POST deploy': {
+      const opts = parse(deploySchema, await readJson(req, true));
+      const deployOpts: Parameters<SimFleet['deployGroup']>[1] = {};
+      if (opts.message !== undefined) deployOpts.message = opts.message;
+      if (opts.rollout !== undefined) deployOpts.rollout = opts.rollout;
+      if (opts.commit !== undefined) deployOpts.commit = opts.commit;
+      return [200, { group: id, configVersion: fleet.deployGroup(id, deployOpts) }];
+    }
+    case 'POST commit': {
+      const opts = parse(commitSchema, await readJson(req, true));
+      const hashes: string[] = [];
+      const commitOpts = opts.message === undefined ? {} : { message: opts.message };
+      for (let i = 0; i < (opts.count ?? 1); i++) hashes.push(fleet.commitGroup(id, commitOpts));
+      return [200, { group: id, commits: hashes, undeployedCommits: fleet.undeployedCommits(id) }];
+    }
+    case 'POST reset':
+      drain(req);
+      deps.config.reset(id);
+      return [200, { group: id, reset: true }];
+    case 'PUT config': {
+      const spec = parse(configSchema, await readJson(req));
+      deps.config.setGroup(id, spec);
+      return [200, groupConfig(deps, id)];
+    }
+    case 'GET config':
+      return [200, groupConfig(deps, id)];
+    case 'PATCH ': {
+      const { incompatibleWorkerCount } = parse(patchGroupSchema, await readJson(req));
+      fleet.setIncompatibleWorkerCount(id, incompatibleWorkerCount);
+      return [200, [...fleet.groups('stream'), ...fleet.groups('edge')].find((g) => g.id === id)];
+    }
+  }
+  drain(req);
+  throw new AdminError(405, `no admin endpoint ${method} /_sim/groups/${id}/${sub ?? ''}`);
+}
+
+function groupConfig(deps: AdminDeps, id: string): unknown {
+  const packs = (deps.config.packs(id) ?? []).map((p) => ({ ...p, pipelines: deps.config.pipelines(id, p.id) ?? [] }));
+  return { group: id, packs, outputs: deps.config.outputs(id) ?? [] };
 }
 
 const ENDPOINTS = [
@@ -208,7 +329,15 @@ const ENDPOINTS = [
   'GET|PATCH|DELETE /_sim/nodes/{id}',
   'GET|POST /_sim/leader',
   'GET /_sim/groups',
+  'PATCH /_sim/groups/{id}',
   'POST /_sim/groups/{id}/deploy',
+  'POST /_sim/groups/{id}/commit',
+  'GET|PUT /_sim/groups/{id}/config',
+  'POST /_sim/groups/{id}/reset',
+  'POST /_sim/state/reset',
+  'GET|PUT /_sim/git',
+  'GET /_sim/search/jobs',
+  'POST /_sim/tokens',
   'POST /_sim/tokens/revoke',
   'GET|PUT /_sim/workspaces',
 ];
@@ -242,7 +371,9 @@ async function readJson(req: IncomingMessage, emptyIsObject = false): Promise<un
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '' && emptyIsObject) return {};
-  if (type !== 'application/json') throw new AdminError(415, 'admin requests with a body need Content-Type: application/json');
+  if (type !== 'application/json') {
+    throw new AdminError(415, 'admin requests with a body need Content-Type: application/json');
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {

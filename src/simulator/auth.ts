@@ -2,12 +2,22 @@ import { createHash, createHmac } from 'node:crypto';
 import type { Clock } from '../util/clock.js';
 
 /** Outcome of checking a bearer token. */
-export type TokenCheck = 'ok' | 'forbidden' | 'invalid';
+export type TokenCheck = 'ok' | 'read-only' | 'forbidden' | 'invalid';
+
+/**
+ * What a token may do: `full` everything, `read-only` GET/HEAD only (403 on POST/PATCH/DELETE), `none` nothing
+ * (403 wherever a token is checked).
+ */
+export type TokenAccess = 'full' | 'read-only' | 'none';
+
+/** Every access level. */
+export const TOKEN_ACCESS: readonly TokenAccess[] = ['full', 'read-only', 'none'];
 
 interface Issued {
-  /** Epoch ms; undefined = never expires. */
+  /** Epoch ms; undefined = never expires (static tokens). */
   expiresAt: number | undefined;
-  permitted: boolean;
+  access: TokenAccess;
+  subject: string;
 }
 
 function b64url(data: string | Buffer): string {
@@ -15,8 +25,9 @@ function b64url(data: string | Buffer): string {
 }
 
 /**
- * Tokens the simulated leader accepts: the static token, a static token without permissions (403), and
- * JWTs it issued (login and OAuth) until their `exp`. Tokens are compared exactly; nothing is logged.
+ * Tokens the simulated leader accepts: static tokens (full, read-only, without permissions, and any a scenario
+ * adds), and JWTs it issued (login and OAuth) until their `exp`. Any of them can be revoked at run time. Tokens
+ * are compared exactly; nothing is logged.
  */
 export class TokenStore {
   readonly #clock: Clock;
@@ -24,24 +35,33 @@ export class TokenStore {
   readonly #tokens = new Map<string, Issued>();
   #jti = 0;
 
-  constructor(clock: Clock, secret: string, staticToken: string, forbiddenToken: string) {
+  constructor(clock: Clock, secret: string) {
     this.#clock = clock;
     this.#secret = secret;
-    this.#tokens.set(staticToken, { expiresAt: undefined, permitted: true });
-    this.#tokens.set(forbiddenToken, { expiresAt: undefined, permitted: false });
+  }
+
+  /** Accepts a static token (never expires) with the given access; replaces an existing entry. */
+  add(token: string, access: TokenAccess, subject = 'api'): void {
+    this.#tokens.set(token, { expiresAt: undefined, access, subject });
+  }
+
+  /** Revokes one token, static or issued; false when it was not accepted. */
+  revoke(token: string): boolean {
+    return this.#tokens.delete(token);
   }
 
   /** Issues a signed HS256 JWT whose `exp` (seconds) is now + ttlMs; returns it with its expiry in ms. */
-  issue(subject: string, ttlMs: number, permitted = true): { token: string; expiresAt: number } {
+  issue(subject: string, ttlMs: number, access: TokenAccess = 'full'): { token: string; expiresAt: number } {
     const now = this.#clock.now();
     // `exp` is whole seconds; the token really expires at that second, so clients reading exp are exact.
     const exp = Math.floor((now + ttlMs) / 1000);
     const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-    const payload = b64url(JSON.stringify({ sub: subject, iat: Math.floor(now / 1000), exp, jti: String(++this.#jti) }));
+    const claims = { sub: subject, iat: Math.floor(now / 1000), exp, jti: String(++this.#jti) };
+    const payload = b64url(JSON.stringify(claims));
     const sig = createHmac('sha256', this.#secret).update(`${header}.${payload}`).digest('base64url');
     const token = `${header}.${payload}.${sig}`;
     this.#prune(now);
-    this.#tokens.set(token, { expiresAt: exp * 1000, permitted });
+    this.#tokens.set(token, { expiresAt: exp * 1000, access, subject });
     return { token, expiresAt: exp * 1000 };
   }
 
@@ -50,7 +70,12 @@ export class TokenStore {
     const t = this.#tokens.get(token);
     if (!t) return 'invalid';
     if (t.expiresAt !== undefined && this.#clock.now() >= t.expiresAt) return 'invalid';
-    return t.permitted ? 'ok' : 'forbidden';
+    return t.access === 'full' ? 'ok' : t.access === 'read-only' ? 'read-only' : 'forbidden';
+  }
+
+  /** The user name behind a token (login user, OAuth client id, or `api` for static tokens). */
+  subject(token: string): string | undefined {
+    return this.#tokens.get(token)?.subject;
   }
 
   /** Revokes every issued JWT (the static tokens stay); returns how many were revoked. */
@@ -67,7 +92,9 @@ export class TokenStore {
 
   #prune(now: number): void {
     if (this.#tokens.size < 10_000) return;
-    for (const [token, t] of this.#tokens) if (t.expiresAt !== undefined && t.expiresAt <= now) this.#tokens.delete(token);
+    for (const [token, t] of this.#tokens) {
+      if (t.expiresAt !== undefined && t.expiresAt <= now) this.#tokens.delete(token);
+    }
   }
 }
 

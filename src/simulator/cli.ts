@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ScenarioError, parseScenario } from './scenario.js';
 import type { Scenario } from './scenario.js';
 import { startSimulator } from './server.js';
+import { parseListenAddress, type ListenAddress } from '../util/listen-address.js';
 
 /** What the command may touch: output lines and the stop signal (src/cli.ts wires them to the process). */
 export interface SimulateIo {
@@ -22,7 +23,9 @@ const USAGE = [
   'Flags:',
   '  --nodes N                  fleet size (default 50)',
   '  --seed N                   seed of the fleet and of fault rolls (default 1)',
-  "  --leader-version V         leader generation: 4.16 serves only /master/workers, 4.17+ /products/{product}/workers (default 4.19)",
+  '  --leader-version V         leader generation: 4.16 serves only /master/workers, 4.17+ also',
+  '                             /products/{product}/workers,',
+  '                             4.18.2+ adds overlay to health bodies (default 4.19)',
   '  --scenario FILE            YAML or JSON scenario with fleet settings and faults (see docs/simulator.md)',
   `  --web.listen-address ADDR  host:port to listen on; port 0 picks a free port (default ${DEFAULT_SIMULATE_ADDRESS})`,
   '  --help                     show this help',
@@ -30,15 +33,6 @@ const USAGE = [
   'When ready, prints one line with the base URL and the bearer token. The admin endpoint',
   '(loopback only) is at /_sim. Stops on SIGINT/SIGTERM.',
 ];
-
-/** Splits "host:port", "[::1]:port" or ":port" (all interfaces); undefined when malformed. */
-export function parseListenAddress(text: string): { host: string; port: number } | undefined {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
-  if (!m) return undefined;
-  const port = Number(m[3]);
-  if (port > 65535) return undefined;
-  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
-}
 
 function intFlag(name: string, value: string | undefined, min: number): number | string | undefined {
   if (value === undefined) return undefined;
@@ -90,8 +84,10 @@ export async function runSimulateCommand(argv: string[], io: SimulateIo): Promis
     return 2;
   }
   const addressText = str('web.listen-address') ?? DEFAULT_SIMULATE_ADDRESS;
-  const address = parseListenAddress(addressText);
-  if (!address) {
+  let address: ListenAddress;
+  try {
+    address = parseListenAddress(addressText);
+  } catch {
     io.stderr(`simulate: --web.listen-address: expected host:port (port 0 picks a free one), got "${addressText}"`);
     return 2;
   }
@@ -123,7 +119,7 @@ export async function runSimulateCommand(argv: string[], io: SimulateIo): Promis
       ...(typeof seed === 'number' ? { seed } : {}),
       ...(leaderVersion !== undefined ? { leaderVersion } : {}),
       ...(scenario ? { scenario } : {}),
-      host: address.host,
+      host: address.host ?? '0.0.0.0',
       port: address.port,
     });
   } catch (e) {

@@ -1,7 +1,7 @@
 import type { Clock, Random } from '../util/clock.js';
 import { inWindow } from './faults.js';
 import type { Faults, RateLimitFault, ShareFault, UnavailableFault } from './faults.js';
-import type { LeaderState } from './fleet.js';
+import type { SimLeaderState } from './fleet.js';
 import { CONTROL_PLANE_ROUTES } from './routes.js';
 import type { Route } from './routes.js';
 import { parseRate } from './units.js';
@@ -41,7 +41,7 @@ export class FaultEngine {
   }
 
   /** The leader's effective state: the manual state, else the first active leader window. */
-  leaderState(manual: LeaderState): LeaderState {
+  leaderState(manual: SimLeaderState): SimLeaderState {
     if (manual !== 'healthy') return manual;
     const windows = this.#faults.leaderWindows;
     if (windows.length === 0) return 'healthy';

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ROUTES } from './routes.js';
 import type { Route } from './routes.js';
-import { parseDuration, parseRate, parseSize } from './units.js';
+import { parseDuration } from '../util/duration.js';
+import { parseBytes } from '../util/size.js';
+import { parseRate } from './units.js';
 
 /**
  * A time window, in milliseconds since the simulator started. With `every`, it repeats: active whenever
@@ -72,7 +74,28 @@ export interface ChurnFault {
   deploy: number;
 }
 
-/** Everything the simulator does wrong on purpose; all durations in milliseconds. */
+/** How a search job ends: `hang` keeps it running until it is canceled. */
+export type SearchOutcome = 'completed' | 'failed' | 'hang';
+
+/** Overrides for jobs whose query contains `match` (first matching rule wins). */
+export interface SearchRule {
+  match: string;
+  outcome: SearchOutcome;
+  runFor?: number | undefined;
+  events?: number | undefined;
+}
+
+/** How search jobs in /m/default_search behave: queued for `queueFor`, running for `runFor`, then `outcome`. */
+export interface SearchBehaviour {
+  queueFor: number;
+  runFor: number;
+  /** Events a completed job has. */
+  events: number;
+  outcome: SearchOutcome;
+  rules: SearchRule[];
+}
+
+/** Everything the simulator does wrong on purpose, and its timings; all durations in milliseconds. */
 export interface Faults {
   rateLimit: RateLimitFault | null;
   /** The leader's own notation, e.g. "2/second" (the real default); null = unlimited. */
@@ -95,7 +118,14 @@ export interface Faults {
   /** Lifetime of tokens from the OAuth endpoint (`expires_in`). */
   oauthTokenTtl: number;
   churn: ChurnFault | null;
+  /** Search jobs: timing and outcome. */
+  search: SearchBehaviour;
+  /** Management plane: how long a new workspace is Provisioning, and a deleted one Deprovisioning. */
+  workspaceTransition: number;
 }
+
+const DEFAULT_SEARCH_QUEUE = 500;
+const DEFAULT_SEARCH_RUN = 3_000;
 
 /** Defaults: a well-behaved leader, except the login rate limit that real leaders ship with. */
 export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
@@ -112,21 +142,35 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   tokenTtl: 3_600_000,
   oauthTokenTtl: 86_400_000,
   churn: null,
+  search: Object.freeze({
+    queueFor: DEFAULT_SEARCH_QUEUE,
+    runFor: DEFAULT_SEARCH_RUN,
+    events: 10,
+    outcome: 'completed',
+    rules: [],
+  }),
+  workspaceTransition: 30_000,
 });
 
 const duration = z.union([z.number().nonnegative(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'number') return v;
-  const ms = parseDuration(v);
-  if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: `expected a duration such as 500ms, 2s, 1m, 1h (got ${JSON.stringify(v)})` });
+  try {
+    return parseDuration(v.trim());
+  } catch {
+    const message = `expected a duration such as 500ms, 2s, 1m30s, 1h (got ${JSON.stringify(v)})`;
+    ctx.addIssue({ code: 'custom', message });
     return z.NEVER;
   }
-  return ms;
 });
 
 const size = z.union([z.number().int().positive(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'number') return v;
-  const bytes = parseSize(v);
+  let bytes: number | undefined;
+  try {
+    bytes = parseBytes(v);
+  } catch {
+    bytes = undefined;
+  }
   if (bytes === undefined || bytes <= 0) {
     ctx.addIssue({ code: 'custom', message: `expected a size such as 20MB or 65536 (got ${JSON.stringify(v)})` });
     return z.NEVER;
@@ -139,7 +183,12 @@ const routes = z.array(z.enum(ROUTES)).nullable().default(null);
 const count = z.number().int().nonnegative().default(0);
 
 const windowSchema = z
-  .strictObject({ start: duration, end: duration.optional(), duration: duration.optional(), every: duration.optional() })
+  .strictObject({
+    start: duration,
+    end: duration.optional(),
+    duration: duration.optional(),
+    every: duration.optional(),
+  })
   .transform((w, ctx) => {
     const end = w.end ?? (w.duration === undefined ? undefined : w.start + w.duration);
     if (end === undefined || end <= w.start) {
@@ -223,6 +272,23 @@ const faultsShape = {
       deploy: count,
     })
     .nullable(),
+  search: z.strictObject({
+    queueFor: duration.default(DEFAULT_SEARCH_QUEUE),
+    runFor: duration.default(DEFAULT_SEARCH_RUN),
+    events: z.number().int().nonnegative().max(100_000).default(10),
+    outcome: z.enum(['completed', 'failed', 'hang']).default('completed'),
+    rules: z
+      .array(
+        z.strictObject({
+          match: z.string().min(1),
+          outcome: z.enum(['completed', 'failed', 'hang']),
+          runFor: duration.optional(),
+          events: z.number().int().nonnegative().max(100_000).optional(),
+        }),
+      )
+      .default([]),
+  }),
+  workspaceTransition: duration,
 };
 
 /** Schema of a faults patch (scenario `faults:` section, admin PATCH/PUT body): every key optional. */

@@ -3,8 +3,13 @@
  * See docs/simulator.md for the endpoints, the scenario format and the admin endpoint.
  */
 export { startSimulator, MAX_REQUEST_BODY, AUTH_FAILED } from './server.js';
+export { TOKEN_ACCESS } from './auth.js';
+export type { TokenAccess } from './auth.js';
+export type * from '../api/resources.js';
+export type { GroupConfigSpec, PackSpec } from './config-store.js';
+export { DEFAULT_GIT_SETTINGS } from './config-store.js';
 export { parseScenario, ScenarioError } from './scenario.js';
-export type { Scenario, ScenarioFleet } from './scenario.js';
+export type { Scenario, ScenarioFleet, ScenarioGroup } from './scenario.js';
 export { DEFAULT_FAULTS } from './faults.js';
 export type {
   Faults,
@@ -14,14 +19,27 @@ export type {
   LeaderWindow,
   OversizedFault,
   RateLimitFault,
+  SearchBehaviour,
+  SearchOutcome,
+  SearchRule,
   ShareFault,
   UnavailableFault,
   Window,
 } from './faults.js';
-export { HEARTBEAT_PERIOD_MS, HOSTILE_IDS, NODE_HEALTH_MODES } from './fleet.js';
-export type { AddNodeOptions, Fleet, LeaderState, NodeHealthMode, SimNode } from './fleet.js';
+export { HEARTBEAT_PERIOD_MS, HOSTILE_IDS, NODE_HEALTH_MODES, UPGRADE_STATES } from './fleet.js';
+export type {
+  AddNodeOptions,
+  DeployOptions,
+  Fleet,
+  SimLeaderState,
+  NodeHealthMode,
+  SimNode,
+  UpgradeStateName,
+  UpgradeStatusInput,
+} from './fleet.js';
 export type { SimulatorStats } from './stats.js';
 export type { SimClient, SimUser, Simulator, SimulatorOptions } from './types.js';
-export { ROUTES } from './routes.js';
+export { ROUTES, ROUTE_METHODS } from './routes.js';
+export { SEARCH_GROUP } from './search.js';
 export type { Route } from './routes.js';
 export type { Workspace } from '../api/shapes.js';

@@ -33,7 +33,10 @@ export function pick<T>(random: Random, items: readonly T[], weights?: readonly 
 /** `n` lowercase hex digits. */
 export function randomHex(random: Random, n: number): string {
   let s = '';
-  while (s.length < n) s += Math.floor(random() * 0x10000).toString(16).padStart(4, '0');
+  while (s.length < n)
+    s += Math.floor(random() * 0x10000)
+      .toString(16)
+      .padStart(4, '0');
   return s.slice(0, n);
 }
 

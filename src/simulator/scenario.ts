@@ -1,8 +1,16 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Workspace } from '../api/shapes.js';
+import type { GitSettings, Output } from '../api/resources.js';
+import { TOKEN_ACCESS } from './auth.js';
+import type { TokenAccess } from './auth.js';
+import type { PackSpec } from './config-store.js';
 import { faultsPatchSchema, formatIssues } from './faults.js';
 import type { ParsedFaultsPatch } from './faults.js';
+import type { SimLeaderState } from './fleet-types.js';
+import { EDGE_FLEETS, STREAM_GROUPS } from './fleet-model.js';
+import { invalidOutput } from './handlers-config.js';
+import { gitSettingsSchema } from '../api/resources.js';
 
 /** A scenario file that does not validate; the message is one line naming the file and the field. */
 export class ScenarioError extends Error {
@@ -20,15 +28,43 @@ export interface ScenarioFleet {
   health?: { unreachable?: number; slow?: number; standby?: number; shuttingDown?: number };
   /** How many nodes start disconnected. */
   disconnected?: number;
+  /** How many nodes run their group's previous config version (config drift). */
+  drift?: number;
+  /** How many nodes restart when the simulator starts (startTime = start). */
+  restarted?: number;
+  /** How many Edge nodes start in each `nodeUpgradeStatus` state (the rest keep theirs). */
+  upgrades?: { active?: number; current?: number; failed?: number; skipped?: number };
+  /** Listing `status` values other than the health mode's, by how many nodes report them, e.g. {degraded: 2}. */
+  statuses?: Record<string, number>;
+  /** The leader's own state at start (/health and the whole control plane answer 420 unless healthy). */
+  leaderState?: SimLeaderState;
+}
+
+/** Per-group settings of a scenario (`groups.<id>`). */
+export interface ScenarioGroup {
+  /** Commits newer than the deployed configVersion. */
+  undeployedCommits?: number;
+  /** Nodes of this group on the previous config version. */
+  drift?: number;
+  incompatibleWorkerCount?: number;
+  /** Replaces the default packs (with their pipelines). */
+  packs?: PackSpec[];
+  /** Replaces the default destinations. */
+  outputs?: Output[];
 }
 
 /** A parsed scenario: initial fleet, faults (durations in ms), and optional credentials and workspaces. */
 export interface Scenario {
   fleet?: ScenarioFleet;
   faults: ParsedFaultsPatch;
-  users?: { username: string; password: string }[];
-  clients?: { clientId: string; clientSecret: string }[];
+  users?: { username: string; password: string; access?: TokenAccess }[];
+  clients?: { clientId: string; clientSecret: string; access?: TokenAccess }[];
+  /** Extra static bearer tokens and their rights. */
+  tokens?: { token: string; access: TokenAccess }[];
   workspaces?: Workspace[];
+  groups?: Record<string, ScenarioGroup>;
+  /** The leader's git settings (absent: defaults, no remote). */
+  git?: GitSettings;
 }
 
 const n = z.number().int().nonnegative();
@@ -44,6 +80,39 @@ export const workspaceSchema = z.strictObject({
   tags: z.array(z.string()).optional(),
 });
 
+const access = z.enum(TOKEN_ACCESS as [TokenAccess, ...TokenAccess[]]);
+
+const pipelineSchema = z.strictObject({
+  id: z.string().min(1),
+  conf: z.looseObject({
+    functions: z.array(z.looseObject({ id: z.string().min(1), conf: z.record(z.string(), z.unknown()) })).optional(),
+  }),
+});
+
+const packSchema = z.looseObject({
+  id: z.string().min(1),
+  source: z.string().default(''),
+  version: z.string().optional(),
+  displayName: z.string().optional(),
+  pipelines: z.array(pipelineSchema).optional(),
+});
+
+const outputSchema = z.looseObject({ id: z.string(), type: z.string() }).superRefine((o, ctx) => {
+  const invalid = invalidOutput(o);
+  if (invalid) ctx.addIssue({ code: 'custom', message: invalid });
+});
+
+export const groupSchema = z.strictObject({
+  undeployedCommits: n.max(1000).optional(),
+  drift: n.optional(),
+  incompatibleWorkerCount: n.optional(),
+  packs: z.array(packSchema).optional(),
+  outputs: z.array(outputSchema).optional(),
+});
+
+/** Git settings of a scenario: the API's GitSettings, unknown keys refused. */
+export const gitSchema = z.strictObject(gitSettingsSchema.shape);
+
 const scenarioSchema = z.strictObject({
   fleet: z
     .strictObject({
@@ -55,15 +124,36 @@ const scenarioSchema = z.strictObject({
         .optional(),
       hostileIds: z.boolean().optional(),
       health: z
-        .strictObject({ unreachable: n.optional(), slow: n.optional(), standby: n.optional(), shuttingDown: n.optional() })
+        .strictObject({
+          unreachable: n.optional(),
+          slow: n.optional(),
+          standby: n.optional(),
+          shuttingDown: n.optional(),
+        })
         .optional(),
       disconnected: n.optional(),
+      drift: n.optional(),
+      restarted: n.optional(),
+      upgrades: z
+        .strictObject({ active: n.optional(), current: n.optional(), failed: n.optional(), skipped: n.optional() })
+        .optional(),
+      statuses: z.record(z.string().min(1), n).optional(),
+      leaderState: z.enum(['healthy', 'standby', 'shutting down']).optional(),
     })
     .optional(),
   faults: faultsPatchSchema.default({}),
-  users: z.array(z.strictObject({ username: z.string().min(1), password: z.string() })).optional(),
-  clients: z.array(z.strictObject({ clientId: z.string().min(1), clientSecret: z.string() })).optional(),
+  users: z
+    .array(z.strictObject({ username: z.string().min(1), password: z.string(), access: access.optional() }))
+    .optional(),
+  clients: z
+    .array(z.strictObject({ clientId: z.string().min(1), clientSecret: z.string(), access: access.optional() }))
+    .optional(),
+  tokens: z
+    .array(z.strictObject({ token: z.string().min(8).regex(/^\S+$/, { message: 'no spaces' }), access }))
+    .optional(),
   workspaces: z.array(workspaceSchema).optional(),
+  groups: z.partialRecord(z.enum([...STREAM_GROUPS, ...EDGE_FLEETS]), groupSchema).optional(),
+  git: gitSchema.optional(),
 });
 
 /**
@@ -82,7 +172,9 @@ export function parseScenario(text: string, source: string): Scenario {
   }
   if (doc === null || doc === undefined) doc = {};
   if (typeof doc !== 'object' || Array.isArray(doc)) {
-    throw new ScenarioError(`${source}: expected a mapping at the top level (fleet, faults, users, clients, workspaces)`);
+    throw new ScenarioError(
+      `${source}: expected a mapping at the top level (fleet, faults, users, clients, tokens, workspaces, groups, git)`,
+    );
   }
   const parsed = scenarioSchema.safeParse(doc);
   if (!parsed.success) throw new ScenarioError(`${source}: ${formatIssues(parsed.error, '')}`);
@@ -91,5 +183,8 @@ export function parseScenario(text: string, source: string): Scenario {
   if (parsed.data.users) out.users = parsed.data.users;
   if (parsed.data.clients) out.clients = parsed.data.clients;
   if (parsed.data.workspaces) out.workspaces = parsed.data.workspaces;
+  if (parsed.data.tokens) out.tokens = parsed.data.tokens;
+  if (parsed.data.groups) out.groups = parsed.data.groups;
+  if (parsed.data.git) out.git = parsed.data.git;
   return out;
 }

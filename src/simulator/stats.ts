@@ -14,9 +14,34 @@ export interface SimulatorStats {
   retryAfterViolations: number;
   /** Same, per client: "token:<12 hex of sha256(token)>" for bearer requests, "addr:<ip>" otherwise. */
   retryAfterViolationsByClient: Record<string, number>;
-  /** Faults injected so far, by kind (ratelimit, login-ratelimit, unavailable, leader-420, reset, truncated, malformed, oversized, slow). */
+  /**
+   * Faults injected so far, by kind (ratelimit, login-ratelimit, unavailable, leader-420, reset, truncated, malformed,
+   * oversized, slow).
+   */
   faultsInjected: Record<string, number>;
+  /** Epoch ms the counters count from: the start, or the last reset. */
+  since: number;
+  /** Milliseconds since `since`. */
+  elapsedMs: number;
+  /** Finished requests by status over every route (HTTP codes, "reset", "aborted"). */
+  statuses: Record<string, number>;
+  /** Requests answered with an HTTP status other than 429, since `since`. */
+  accepted: number;
+  /** Requests answered 429 since `since`. */
+  rateLimited: number;
+  /** accepted / elapsed seconds (0 before any time has passed). */
+  acceptedPerSecond: number;
+  /** rateLimited / answered requests (0 when none). */
+  share429: number;
+  /**
+   * Per whole second of the clock (epoch seconds), the last 600 seconds with traffic: requests finished, accepted
+   * and rate-limited. For limits over any one-second window.
+   */
+  perSecond: { second: number; requests: number; accepted: number; rateLimited: number }[];
 }
+
+/** Seconds of per-second history kept. */
+const PER_SECOND_KEPT = 600;
 
 /** Counts requests; cheap on the hot path (two map lookups per request). */
 export class StatsRecorder {
@@ -33,10 +58,15 @@ export class StatsRecorder {
   /** client → epoch ms until which its last Retry-After runs. */
   readonly #retryUntil = new Map<string, number>();
   #checks = 0;
+  #since: number;
+  #accepted = 0;
+  #rateLimited = 0;
+  #perSecond = new Map<number, { second: number; requests: number; accepted: number; rateLimited: number }>();
 
   constructor(now: () => number) {
     this.#now = now;
     this.#startedAt = now();
+    this.#since = this.#startedAt;
   }
 
   /** A request arrived. */
@@ -51,6 +81,20 @@ export class StatsRecorder {
     let byStatus = this.#requests.get(route);
     if (!byStatus) this.#requests.set(route, (byStatus = new Map<string, number>()));
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    const second = Math.floor(this.#now() / 1000);
+    let bucket = this.#perSecond.get(second);
+    if (!bucket) {
+      this.#perSecond.set(second, (bucket = { second, requests: 0, accepted: 0, rateLimited: 0 }));
+      if (this.#perSecond.size > PER_SECOND_KEPT) this.#perSecond.delete(this.#perSecond.keys().next().value as number);
+    }
+    bucket.requests++;
+    if (status === '429') {
+      this.#rateLimited++;
+      bucket.rateLimited++;
+    } else if (/^\d{3}$/.test(status)) {
+      this.#accepted++;
+      bucket.accepted++;
+    }
   }
 
   /** A fault was injected. */
@@ -97,15 +141,26 @@ export class StatsRecorder {
     this.#violations = 0;
     this.#violationsByClient = new Map();
     this.#faults = new Map();
+    this.#since = this.#now();
+    this.#accepted = 0;
+    this.#rateLimited = 0;
+    this.#perSecond = new Map();
   }
 
   /** A JSON-ready copy. */
   snapshot(): SimulatorStats {
     const requests: Record<string, Record<string, number>> = {};
-    for (const [route, byStatus] of this.#requests) requests[route] = Object.fromEntries(byStatus);
+    const statuses: Record<string, number> = {};
+    for (const [route, byStatus] of this.#requests) {
+      requests[route] = Object.fromEntries(byStatus);
+      for (const [status, n] of byStatus) statuses[status] = (statuses[status] ?? 0) + n;
+    }
+    const now = this.#now();
+    const elapsedMs = now - this.#since;
+    const answered = this.#accepted + this.#rateLimited;
     return {
       startedAt: this.#startedAt,
-      uptimeMs: this.#now() - this.#startedAt,
+      uptimeMs: now - this.#startedAt,
       totalRequests: this.#total,
       requests,
       inFlight: this.#inFlight,
@@ -114,6 +169,14 @@ export class StatsRecorder {
       retryAfterViolations: this.#violations,
       retryAfterViolationsByClient: Object.fromEntries(this.#violationsByClient),
       faultsInjected: Object.fromEntries(this.#faults),
+      since: this.#since,
+      elapsedMs,
+      statuses,
+      accepted: this.#accepted,
+      rateLimited: this.#rateLimited,
+      acceptedPerSecond: elapsedMs > 0 ? (this.#accepted * 1000) / elapsedMs : 0,
+      share429: answered > 0 ? this.#rateLimited / answered : 0,
+      perSecond: [...this.#perSecond.values()],
     };
   }
 }

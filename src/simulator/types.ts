@@ -1,21 +1,28 @@
 import type { Workspace } from '../api/shapes.js';
 import type { Clock, Random } from '../util/clock.js';
+import type { GitSettings, Output, PackInfo, Pipeline, SearchJob } from '../api/resources.js';
+import type { TokenAccess } from './auth.js';
+import type { GroupConfigSpec } from './config-store.js';
 import type { Faults, FaultsPatch } from './faults.js';
 import type { Fleet } from './fleet.js';
 import type { Scenario } from './scenario.js';
 import type { SimulatorStats } from './stats.js';
 
-/** A user for POST /auth/login; `permitted: false` gets tokens that answer 403. */
+/** A user for POST /auth/login; its tokens get `access` (`permitted: false` = access `none`, 403 everywhere). */
 export interface SimUser {
   username: string;
   password: string;
   permitted?: boolean;
+  /** @default 'full' */
+  access?: TokenAccess;
 }
 
 /** An OAuth client for the client-credentials token endpoint. */
 export interface SimClient {
   clientId: string;
   clientSecret: string;
+  /** @default 'full' */
+  access?: TokenAccess;
 }
 
 /** Options of startSimulator; options win over the scenario's `fleet` section. */
@@ -39,6 +46,8 @@ export interface SimulatorOptions {
   token?: string;
   /** Static bearer token that authenticates but has no permission (403). @default 'sim-noperm-' + hex */
   forbiddenToken?: string;
+  /** Static bearer token with read-only rights (403 on POST/PATCH/DELETE). @default 'sim-ro-' + hex */
+  readOnlyToken?: string;
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** For POST /auth/login. @default [{ username: 'admin', password: 'admin' }] */
   users?: SimUser[];
@@ -62,6 +71,8 @@ export interface Simulator {
   readonly token: string;
   /** A static bearer token without permissions (403 everywhere it is checked). */
   readonly forbiddenToken: string;
+  /** A static bearer token with read-only rights: 200 on reads, 403 on POST/PATCH/DELETE. */
+  readonly readOnlyToken: string;
   /** Absolute URL of the OAuth token endpoint (origin + '/oauth/token'). */
   readonly oauthTokenUrl: string;
   /** Base of the management plane (GET {managementUrl}/v1/organizations/{org}/workspaces); equals origin. */
@@ -76,6 +87,30 @@ export interface Simulator {
   setWorkspaces(workspaces: Workspace[]): void;
   /** Revokes every token issued by /auth/login and the OAuth endpoint; returns how many. */
   revokeTokens(): number;
+  /** Revokes one token at run time, static ones included (it answers 401 from then on); false when unknown. */
+  revokeToken(token: string): boolean;
+  /** Accepts another static token (or restores a revoked one) with the given rights. */
+  addToken(token: string, access?: TokenAccess): void;
+  /** Replaces a group's packs and/or destinations, now and as what resetState() returns to. */
+  setGroupConfig(group: string, spec: GroupConfigSpec): void;
+  /** A group's packs (without pipelines), or undefined for unknown groups. */
+  packs(group: string): PackInfo[] | undefined;
+  /** The pipelines of a pack in a group. */
+  pipelines(group: string, pack: string): Pipeline[] | undefined;
+  /** A group's destinations, or undefined for unknown groups. */
+  outputs(group: string): Output[] | undefined;
+  /** Replaces the leader's git settings (remote "" = no remote). */
+  setGitSettings(settings: GitSettings): void;
+  gitSettings(): GitSettings;
+  /** A search job as GET /search/jobs/{id} shows it now. */
+  searchJob(id: string): SearchJob | undefined;
+  /** The management-plane workspaces as listed now. */
+  workspaces(): Workspace[];
+  /**
+   * Returns configuration state (packs, destinations, git settings) of one group, or of everything plus search jobs,
+   * to what the simulator started with.
+   */
+  resetState(group?: string): void;
   stats(): SimulatorStats;
   resetStats(): void;
   /** Closes the server and every open socket promptly; pending delays are abandoned. */

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  countHealthUp,
-  countSeries,
-  parseSampleLine,
-  parseValue,
-  sampleValue,
-  snapshotFamilies,
-} from '../../bench/lib/metrics-text.mjs';
+import { countHealthUp, countSeries, parseSampleLine, parseValue, sampleValue, snapshotFamilies } from '../../bench/lib/metrics-text.mjs';
 
 const BODY = [
   '# HELP cribl_leader_up 1 if the last discovery succeeded.',

@@ -35,7 +35,12 @@ describe('admin endpoint /_sim', () => {
     const { s } = await sim();
     await call(s.origin, api('/health'));
     const st = await call(s.origin, '/_sim/stats');
-    expect(st.json).toMatchObject({ totalRequests: 1, requests: { '/health': { '200': 1 } }, peakConcurrent: 1, retryAfterViolations: 0 });
+    expect(st.json).toMatchObject({
+      totalRequests: 1,
+      requests: { '/health': { '200': 1 } },
+      peakConcurrent: 1,
+      retryAfterViolations: 0,
+    });
     expect(st.json).toEqual(s.stats());
     const reset = await call(s.origin, '/_sim/stats/reset', { method: 'POST' });
     expect(reset.json).toMatchObject({ totalRequests: 0, requests: {} });
@@ -43,7 +48,11 @@ describe('admin endpoint /_sim', () => {
 
   it('GET/PATCH/PUT /_sim/faults: PATCH merges top-level keys, PUT replaces everything', async () => {
     const { s } = await sim();
-    const patched = await call(s.origin, '/_sim/faults', json('PATCH', { rateLimit: { rate: 1, burst: 1 }, tokenTtl: '30s' }));
+    const patched = await call(
+      s.origin,
+      '/_sim/faults',
+      json('PATCH', { rateLimit: { rate: 1, burst: 1 }, tokenTtl: '30s' }),
+    );
     expect(patched.status).toBe(200);
     expect(patched.json.rateLimit).toEqual({ rate: 1, burst: 1, retryAfter: 'seconds', per: 'global', routes: null });
     expect(patched.json.tokenTtl).toBe(30_000);
@@ -60,7 +69,11 @@ describe('admin endpoint /_sim', () => {
 
   it('accepts its own Faults back (setFaults takes Partial<Faults>)', async () => {
     const { s } = await sim();
-    s.setFaults({ rateLimit: { rate: 3, burst: 2 }, leaderWindows: [{ start: '1s', duration: '2s' }], latency: { '*': { fixed: 5 } } });
+    s.setFaults({
+      rateLimit: { rate: 3, burst: 2 },
+      leaderWindows: [{ start: '1s', duration: '2s' }],
+      latency: { '*': { fixed: 5 } },
+    });
     const current: Partial<Faults> = s.faults();
     s.setFaults(current);
     expect(s.faults()).toEqual(current);
@@ -102,7 +115,11 @@ describe('admin endpoint /_sim', () => {
 
   it('POST /_sim/nodes adds nodes (also hostile ones), DELETE removes them', async () => {
     const { s } = await sim();
-    const added = await call(s.origin, '/_sim/nodes', json('POST', { product: 'edge', group: 'default_fleet', count: 3 }));
+    const added = await call(
+      s.origin,
+      '/_sim/nodes',
+      json('POST', { product: 'edge', group: 'default_fleet', count: 3 }),
+    );
     expect(added.status).toBe(201);
     expect(added.json.items).toHaveLength(3);
     expect(s.fleet.size()).toBe(15);
@@ -129,12 +146,26 @@ describe('admin endpoint /_sim', () => {
     const { s, clock } = await sim();
     const id = s.fleet.nodes()[0]!.id;
     await clock.advance(5000);
-    const r = await call(s.origin, `/_sim/nodes/${id}`, json('PATCH', { health: 'standby', disconnected: true, configVersion: 'abc1234', restart: true }));
+    const r = await call(
+      s.origin,
+      `/_sim/nodes/${id}`,
+      json('PATCH', { health: 'standby', disconnected: true, configVersion: 'abc1234', restart: true }),
+    );
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ health: 'standby', status: 'standby', disconnected: true, configVersion: 'abc1234', startTime: clock.now() });
+    expect(r.json).toMatchObject({
+      health: 'standby',
+      status: 'standby',
+      disconnected: true,
+      configVersion: 'abc1234',
+      startTime: clock.now(),
+    });
     expect((await call(s.origin, api(`/w/${id}/health`), { token: s.token })).status).toBe(502);
     await call(s.origin, `/_sim/nodes/${id}`, json('PATCH', { disconnected: false }));
-    expect((await call(s.origin, api(`/w/${id}/health`), { token: s.token })).json).toEqual({ status: 'standby', startTime: clock.now() });
+    expect((await call(s.origin, api(`/w/${id}/health`), { token: s.token })).json).toEqual({
+      status: 'standby',
+      startTime: clock.now(),
+      overlay: { state: 'inactive' },
+    });
     expect((await call(s.origin, `/_sim/nodes/${id}`, json('PATCH', { health: 'sick' }))).status).toBe(400);
     expect((await call(s.origin, '/_sim/nodes/nope', json('PATCH', { health: 'slow' }))).status).toBe(404);
   });
@@ -175,7 +206,10 @@ describe('admin endpoint /_sim', () => {
     const put = await call(s.origin, '/_sim/workspaces', json('PUT', [ws]));
     expect(put.json).toEqual({ items: [ws], count: 1 });
     expect((await call(s.origin, '/_sim/workspaces')).json).toEqual({ items: [ws], count: 1 });
-    expect((await call(s.origin, '/v1/organizations/any/workspaces', { token: s.token })).json).toEqual({ items: [ws], count: 1 });
+    expect((await call(s.origin, '/v1/organizations/any/workspaces', { token: s.token })).json).toEqual({
+      items: [ws],
+      count: 1,
+    });
     await call(s.origin, '/_sim/workspaces', json('PUT', { items: [] }));
     expect((await call(s.origin, '/v1/organizations/any/workspaces', { token: s.token })).json.count).toBe(0);
     const bad = await call(s.origin, '/_sim/workspaces', json('PUT', [{ ...ws, state: 'Sleeping' }]));

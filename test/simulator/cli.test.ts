@@ -28,7 +28,10 @@ function run(argv: string[]): Run {
     stop: () => ac.abort(),
     ready: async () => {
       for (let i = 0; i < 400 && out.length === 0; i++) {
-        const settled = await Promise.race([code.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 5))]);
+        const settled = await Promise.race([
+          code.then(() => true),
+          new Promise<false>((r) => setTimeout(() => r(false), 5)),
+        ]);
         if (settled) break;
       }
       return out[0] ?? '';
@@ -40,7 +43,9 @@ describe('cribl-exporter simulate', () => {
   it('--nodes 200 starts, prints the base URL and token on one line, serves them, and stops on abort', async () => {
     const r = run(['--nodes', '200', '--web.listen-address', '127.0.0.1:0', '--seed', '3']);
     const line = await r.ready();
-    const m = /^cribl simulated leader listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1) token=(\S+) admin=(\S+)$/.exec(line);
+    const m = /^cribl simulated leader listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1) token=(\S+) admin=(\S+)$/.exec(
+      line,
+    );
     expect(m, line).not.toBeNull();
     expect(r.out).toHaveLength(1);
     const [, baseUrl, token] = m!;
@@ -56,7 +61,10 @@ describe('cribl-exporter simulate', () => {
 
   it('reads a scenario file; flags win over its fleet settings', async () => {
     const file = join(dir, 's.yaml');
-    writeFileSync(file, 'fleet: { nodes: 7, leaderVersion: "4.16" }\nfaults: { unavailable: { share: 1, retryAfter: 2 } }\n');
+    writeFileSync(
+      file,
+      'fleet: { nodes: 7, leaderVersion: "4.16" }\nfaults: { unavailable: { share: 1, retryAfter: 2 } }\n',
+    );
     const r = run(['--scenario', file, '--nodes', '5', '--web.listen-address', '127.0.0.1:0']);
     const line = await r.ready();
     const [, baseUrl, token] = /on (\S+) token=(\S+)/.exec(line)!;

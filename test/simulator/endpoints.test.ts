@@ -31,7 +31,12 @@ describe('GET /products/{product}/workers (4.17+)', () => {
       expect(r.json.count).toBe(s.fleet.size(product));
       expect(r.json.items).toHaveLength(r.json.count);
       for (const e of r.json.items) expectWorkerEntry(e, product);
-      expect(idsOf(r.json)).toEqual(s.fleet.nodes().filter((n) => n.product === product).map((n) => n.id));
+      expect(idsOf(r.json)).toEqual(
+        s.fleet
+          .nodes()
+          .filter((n) => n.product === product)
+          .map((n) => n.id),
+      );
     }
   });
 
@@ -45,7 +50,12 @@ describe('GET /products/{product}/workers (4.17+)', () => {
       expect(r.json).toMatchObject({ offset, limit: 7, totalCount: total, count: Math.min(7, total - offset) });
       seen.push(...idsOf(r.json));
     }
-    expect(seen).toEqual(s.fleet.nodes().filter((n) => n.product === 'stream').map((n) => n.id));
+    expect(seen).toEqual(
+      s.fleet
+        .nodes()
+        .filter((n) => n.product === 'stream')
+        .map((n) => n.id),
+    );
     const past = await call(s.origin, api(`/products/stream/workers?limit=5&offset=${total}`), { token: s.token });
     expect(past.json).toEqual({ count: 0, items: [], offset: total, limit: 5, totalCount: total });
   });
@@ -63,10 +73,16 @@ describe('GET /products/{product}/workers (4.17+)', () => {
 
   it('answers 200 with no items for outpost, 400 for an unknown product', async () => {
     const { s } = await sim();
-    expect((await call(s.origin, api('/products/outpost/workers'), { token: s.token })).json).toEqual({ count: 0, items: [] });
+    expect((await call(s.origin, api('/products/outpost/workers'), { token: s.token })).json).toEqual({
+      count: 0,
+      items: [],
+    });
     const bad = await call(s.origin, api('/products/search/workers'), { token: s.token });
     expect(bad.status).toBe(400);
-    expect(bad.json).toEqual({ status: 'error', message: 'Invalid product "search": expected stream, edge or outpost' });
+    expect(bad.json).toEqual({
+      status: 'error',
+      message: 'Invalid product "search": expected stream, edge or outpost',
+    });
   });
 
   it.each([['limit=-1'], ['limit=abc'], ['offset=1.5']])('rejects %s with 400', async (q) => {
@@ -83,7 +99,9 @@ describe('GET /master/workers', () => {
     const all = await call(s.origin, api('/master/workers'), { token: s.token });
     expect(Object.keys(all.json)).toEqual(['count', 'items']);
     expect(all.json.count).toBe(40);
-    expect(new Set(itemsOf(all.json).map((e) => String(e.info.cribl.distMode)))).toEqual(new Set(['worker', 'managed-edge']));
+    expect(new Set(itemsOf(all.json).map((e) => String(e.info.cribl.distMode)))).toEqual(
+      new Set(['worker', 'managed-edge']),
+    );
     const page = await call(s.origin, api('/master/workers?limit=10&offset=35'), { token: s.token });
     expect(page.json).toEqual({ count: 5, items: itemsOf(all.json).slice(35) });
   });
@@ -109,7 +127,10 @@ describe('leader generations', () => {
   it.each(['4.17', '4.19.0', '5.0'])('%s serves /products/{product}/workers and {status:"error"} bodies', async (v) => {
     const { s } = await sim({ leaderVersion: v });
     expect((await call(s.origin, api('/products/edge/workers'), { token: s.token })).status).toBe(200);
-    expect((await call(s.origin, api('/products/edge/workers'))).json).toEqual({ status: 'error', message: AUTH_FAILED });
+    expect((await call(s.origin, api('/products/edge/workers'))).json).toEqual({
+      status: 'error',
+      message: AUTH_FAILED,
+    });
   });
 });
 
@@ -118,29 +139,46 @@ describe('GET /health (leader)', () => {
     const { s, clock } = await sim();
     const r = await call(s.origin, api('/health'));
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ status: 'healthy', startTime: clock.now(), role: 'primary' });
+    expect(r.json).toEqual({
+      status: 'healthy',
+      startTime: clock.now(),
+      role: 'primary',
+      overlay: { state: 'inactive' },
+    });
   });
 
   it.each([
     ['standby', 'standby'],
     ['shutting down', 'primary'],
-  ] as const)('answers 420 with the same body shape when the leader is %s, and so does the whole API', async (state, role) => {
-    const { s, clock } = await sim();
-    s.fleet.setLeaderState(state);
-    const h = await call(s.origin, api('/health'));
-    expect(h.status).toBe(420);
-    expect(h.json).toEqual({ status: state, startTime: clock.now(), role });
-    const node = s.fleet.nodes()[0]!.id;
-    for (const path of ['/products/stream/workers', '/master/workers', `/w/${node}/health`, '/products/edge/groups']) {
-      const r = await call(s.origin, api(path), { token: s.token });
-      expect(r.status).toBe(420);
-      expect(r.json.status).toBe(state);
-    }
-    const login = await call(s.origin, api('/auth/login'), { method: 'POST', headers: JSON_BODY, body: '{"username":"admin","password":"admin"}' });
-    expect(login.status).toBe(420);
-    s.fleet.setLeaderState('healthy');
-    expect((await call(s.origin, api('/products/stream/workers'), { token: s.token })).status).toBe(200);
-  });
+  ] as const)(
+    'answers 420 with the same body shape when the leader is %s, and so does the whole API',
+    async (state, role) => {
+      const { s, clock } = await sim();
+      s.fleet.setLeaderState(state);
+      const h = await call(s.origin, api('/health'));
+      expect(h.status).toBe(420);
+      expect(h.json).toEqual({ status: state, startTime: clock.now(), role, overlay: { state: 'inactive' } });
+      const node = s.fleet.nodes()[0]!.id;
+      for (const path of [
+        '/products/stream/workers',
+        '/master/workers',
+        `/w/${node}/health`,
+        '/products/edge/groups',
+      ]) {
+        const r = await call(s.origin, api(path), { token: s.token });
+        expect(r.status).toBe(420);
+        expect(r.json.status).toBe(state);
+      }
+      const login = await call(s.origin, api('/auth/login'), {
+        method: 'POST',
+        headers: JSON_BODY,
+        body: '{"username":"admin","password":"admin"}',
+      });
+      expect(login.status).toBe(420);
+      s.fleet.setLeaderState('healthy');
+      expect((await call(s.origin, api('/products/stream/workers'), { token: s.token })).status).toBe(200);
+    },
+  );
 });
 
 describe('host context: /w/{nodeId}/health', () => {
@@ -155,7 +193,7 @@ describe('host context: /w/{nodeId}/health', () => {
 
     const ok = await get(a!.id);
     expect(ok.status).toBe(200);
-    expect(ok.json).toEqual({ status: 'healthy', startTime: a!.startTime });
+    expect(ok.json).toEqual({ status: 'healthy', startTime: a!.startTime, overlay: { state: 'inactive' } });
     expect(ok.json.startTime).toBe(a!.entry.info.cribl.startTime);
 
     expect(await get(b!.id)).toMatchObject({ status: 420, json: { status: 'shutting down', startTime: b!.startTime } });
@@ -197,12 +235,41 @@ describe('host context: /w/{nodeId}/edge/metadata', () => {
     const m = r.json.items[0];
     expect(m.timestamp).toBe(clock.now());
     expect(Object.keys(m.cribl).sort()).toEqual(['config_version', 'group', 'install_type', 'mode', 'tags', 'version']);
-    expect(m.cribl).toMatchObject({ mode: 'managed-edge', version: node.entry.info.cribl.version, config_version: node.configVersion, group: node.group });
+    expect(m.cribl).toMatchObject({
+      mode: 'managed-edge',
+      version: node.entry.info.cribl.version,
+      config_version: node.configVersion,
+      group: node.group,
+    });
     expect(Object.keys(m.os).sort()).toEqual(
-      ['arch', 'cpu_count', 'cpu_speed_mhz', 'cpu_type', 'gid', 'homedir', 'hostname', 'interfaces', 'machine_id', 'memory', 'os_id',
-        'os_name', 'os_version', 'os_version_id', 'platform', 'release', 'timezone', 'timezone_offset', 'uid', 'username'].sort(),
+      [
+        'arch',
+        'cpu_count',
+        'cpu_speed_mhz',
+        'cpu_type',
+        'gid',
+        'homedir',
+        'hostname',
+        'interfaces',
+        'machine_id',
+        'memory',
+        'os_id',
+        'os_name',
+        'os_version',
+        'os_version_id',
+        'platform',
+        'release',
+        'timezone',
+        'timezone_offset',
+        'uid',
+        'username',
+      ].sort(),
     );
-    expect(m.os).toMatchObject({ hostname: node.entry.info.hostname, cpu_count: node.entry.info.cpus, memory: node.entry.info.totalmem });
+    expect(m.os).toMatchObject({
+      hostname: node.entry.info.hostname,
+      cpu_count: node.entry.info.cpus,
+      memory: node.entry.info.totalmem,
+    });
     expect(typeof m.os.os_name).toBe('string');
     expect(m.env).toEqual({});
   });
@@ -250,7 +317,11 @@ describe('GET /products/{product}/groups', () => {
 
   it('adds git fields on request and pages with totalCount only when a limit is given', async () => {
     const { s } = await sim();
-    const r = await call(s.origin, api('/products/stream/groups?fields=git.commit,git.localChanges,git.log&limit=1&offset=1'), { token: s.token });
+    const r = await call(
+      s.origin,
+      api('/products/stream/groups?fields=git.commit,git.localChanges,git.log&limit=1&offset=1'),
+      { token: s.token },
+    );
     expect(r.json).toMatchObject({ count: 1, offset: 1, limit: 1, totalCount: 3 });
     const g = r.json.items[0];
     expect(g.id).toBe('prod-east');
@@ -316,7 +387,9 @@ describe('authentication and generic errors', () => {
     ['another scheme', 'Basic YWRtaW46YWRtaW4='],
   ])('answers 401 for %s', async (_label, header) => {
     const { s } = await sim();
-    const r = await call(s.origin, api('/products/stream/workers'), { headers: header ? { authorization: header } : {} });
+    const r = await call(s.origin, api('/products/stream/workers'), {
+      headers: header ? { authorization: header } : {},
+    });
     expect(r.status).toBe(401);
     expect(r.json).toEqual({ status: 'error', message: AUTH_FAILED });
   });
@@ -348,7 +421,11 @@ describe('authentication and generic errors', () => {
     ['a form', { 'content-type': 'application/x-www-form-urlencoded' }],
   ])('answers 415 to a login with %s', async (_label, headers) => {
     const { s } = await sim();
-    const r = await call(s.origin, api('/auth/login'), { method: 'POST', headers, body: '{"username":"admin","password":"admin"}' });
+    const r = await call(s.origin, api('/auth/login'), {
+      method: 'POST',
+      headers,
+      body: '{"username":"admin","password":"admin"}',
+    });
     expect(r.status).toBe(415);
     expect(r.json).toEqual(CURRENT_ERROR);
   });
@@ -365,7 +442,11 @@ describe('authentication and generic errors', () => {
       body: big,
     });
     expect(chunked.status).toBe(413);
-    const justUnder = await call(s.origin, api('/auth/login'), { method: 'POST', headers: JSON_BODY, body: Buffer.alloc(5 * 1024 * 1024, ' ') });
+    const justUnder = await call(s.origin, api('/auth/login'), {
+      method: 'POST',
+      headers: JSON_BODY,
+      body: Buffer.alloc(5 * 1024 * 1024, ' '),
+    });
     expect(justUnder.status).toBe(400);
   });
 
@@ -380,7 +461,11 @@ describe('authentication and generic errors', () => {
 
 describe('POST /auth/login', () => {
   const login = (s: Simulator, body: unknown) =>
-    call(s.origin, api('/auth/login'), { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
+    call(s.origin, api('/auth/login'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify(body),
+    });
 
   it('returns {token, forcePasswordChange} with a JWT whose exp is the token TTL, usable as bearer', async () => {
     const { s, clock } = await sim();
@@ -401,7 +486,10 @@ describe('POST /auth/login', () => {
 
   it('401 for wrong credentials, 400 for missing fields or bad JSON', async () => {
     const { s, clock } = await sim();
-    expect(await login(s, { username: 'admin', password: 'nope' })).toMatchObject({ status: 401, json: { status: 'error', message: AUTH_FAILED } });
+    expect(await login(s, { username: 'admin', password: 'nope' })).toMatchObject({
+      status: 401,
+      json: { status: 'error', message: AUTH_FAILED },
+    });
     expect((await login(s, { username: 'admin' })).status).toBe(400);
     await clock.advance(1000); // the default login rate limit is 2/second
     const bad = await call(s.origin, api('/auth/login'), { method: 'POST', headers: JSON_BODY, body: '{"username":' });
@@ -418,7 +506,12 @@ describe('POST /auth/login', () => {
 });
 
 describe('OAuth client-credentials token endpoint', () => {
-  const fields = { grant_type: 'client_credentials', client_id: 'sim-client', client_secret: 'sim-secret', audience: 'https://api.cribl.cloud' };
+  const fields = {
+    grant_type: 'client_credentials',
+    client_id: 'sim-client',
+    client_secret: 'sim-secret',
+    audience: 'https://api.cribl.cloud',
+  };
 
   it.each([
     ['JSON', 'application/json', JSON.stringify(fields)],
@@ -431,7 +524,9 @@ describe('OAuth client-credentials token endpoint', () => {
     expect(r.json).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 86_400 });
     const claims = JSON.parse(Buffer.from(String(r.json.access_token).split('.')[1]!, 'base64url').toString());
     expect(claims.exp).toBe(Math.floor((clock.now() + 86_400_000) / 1000));
-    expect((await call(s.origin, api('/products/stream/workers?limit=1'), { token: r.json.access_token })).status).toBe(200);
+    expect((await call(s.origin, api('/products/stream/workers?limit=1'), { token: r.json.access_token })).status).toBe(
+      200,
+    );
   });
 
   it.each([
@@ -446,14 +541,24 @@ describe('OAuth client-credentials token endpoint', () => {
 
   it('answers 415 to other media types', async () => {
     const { s } = await sim();
-    const r = await call(s.origin, '/oauth/token', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    const r = await call(s.origin, '/oauth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+    });
     expect(r.status).toBe(415);
     expect(r.json.error).toBe('invalid_request');
   });
 });
 
 describe('management plane: GET /v1/organizations/{organizationId}/workspaces', () => {
-  const ws = { workspaceId: 'main', region: 'us-west-2', leaderFQDN: '127.0.0.1:1', state: 'Active' as const, alias: 'Main' };
+  const ws = {
+    workspaceId: 'main',
+    region: 'us-west-2',
+    leaderFQDN: '127.0.0.1:1',
+    state: 'Active' as const,
+    alias: 'Main',
+  };
 
   it('lists the workspaces with a bearer token, errors as {statusCode, message}', async () => {
     const { s } = await sim({ workspaces: [ws], organizationId: 'acme' });
@@ -461,7 +566,10 @@ describe('management plane: GET /v1/organizations/{organizationId}/workspaces', 
     const r = await call(s.origin, url.pathname, { token: s.token });
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ items: [ws], count: 1 });
-    expect(await call(s.origin, url.pathname)).toMatchObject({ status: 401, json: { statusCode: 401, message: 'Unauthorized' } });
+    expect(await call(s.origin, url.pathname)).toMatchObject({
+      status: 401,
+      json: { statusCode: 401, message: 'Unauthorized' },
+    });
     expect(await call(s.origin, '/v1/organizations/other/workspaces', { token: s.token })).toMatchObject({
       status: 403,
       json: { statusCode: 403, message: 'Forbidden' },

@@ -21,6 +21,12 @@ async function sim(faults: FaultsPatch = {}, opts: SimulatorOptions = {}): Promi
 const api = (path: string): string => `/api/v1${path}`;
 
 /** Waits until the server has parked `n` sleeps on the fake clock. */
+/** Lets I/O run until `done()` holds, for at most 10 s of wall time (a wait, not a timing assertion). */
+async function until(done: () => boolean): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!done() && Date.now() < end) await tick();
+}
+
 async function parked(clock: FakeClock, n = 1): Promise<void> {
   for (let i = 0; i < 500 && clock.pending < n; i++) await tick();
   expect(clock.pending).toBeGreaterThanOrEqual(n);
@@ -89,13 +95,18 @@ describe('rate limiting (token bucket)', () => {
     const id = s.fleet.nodes()[0]!.id;
     expect((await call(s.origin, api(`/w/${id}/health`), { token: s.token })).status).toBe(200);
     expect((await call(s.origin, api(`/w/${id}/health`), { token: s.token })).status).toBe(429);
-    for (let i = 0; i < 3; i++) expect((await call(s.origin, api('/master/workers'), { token: s.token })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await call(s.origin, api('/master/workers'), { token: s.token })).status).toBe(200);
   });
 });
 
 describe('login rate limit', () => {
   const login = (s: Simulator) =>
-    call(s.origin, api('/auth/login'), { method: 'POST', headers: JSON_BODY, body: '{"username":"admin","password":"wrong"}' });
+    call(s.origin, api('/auth/login'), {
+      method: 'POST',
+      headers: JSON_BODY,
+      body: '{"username":"admin","password":"wrong"}',
+    });
 
   it('defaults to the leader default "2/second" and answers 429 with Retry-After in seconds', async () => {
     expect(DEFAULT_FAULTS.loginRateLimit).toBe('2/second');
@@ -130,7 +141,12 @@ describe('leader windows (420)', () => {
     await clock.advance(10_000);
     const h = await health();
     expect(h.status).toBe(420);
-    expect(h.json).toEqual({ status: 'shutting down', startTime: expect.any(Number), role: 'primary' });
+    expect(h.json).toEqual({
+      status: 'shutting down',
+      startTime: expect.any(Number),
+      role: 'primary',
+      overlay: { state: 'inactive' },
+    });
     const w = await call(s.origin, api('/products/stream/workers'), { token: s.token });
     expect(w.status).toBe(420);
     expect(w.json.status).toBe('shutting down');
@@ -181,7 +197,9 @@ describe('503 bursts', () => {
   });
 
   it('answers everything with 503 inside a window (HTTP-date Retry-After)', async () => {
-    const { s, clock } = await sim({ unavailable: { windows: [{ start: '1m', end: '2m' }], retryAfter: 30, retryAfterForm: 'http-date' } });
+    const { s, clock } = await sim({
+      unavailable: { windows: [{ start: '1m', end: '2m' }], retryAfter: 30, retryAfterForm: 'http-date' },
+    });
     expect((await call(s.origin, api('/health'))).status).toBe(200);
     await clock.advance(60_000);
     const r = await call(s.origin, api('/health'));
@@ -215,6 +233,36 @@ describe('latency and slow nodes', () => {
     await clock.advance(1_000);
     expect(await p).toMatchObject({ status: 200, json: { status: 'healthy' } });
     expect(s.stats().faultsInjected.slow).toBe(1);
+  });
+
+  it("ends a slow node's sleep when the client gives up: no timer or listener is left behind", async () => {
+    const { s, clock } = await sim({ slowNodeDelay: '10m', latency: { '/w/{nodeId}/edge/metadata': { fixed: '5m' } } });
+    const id = s.fleet.nodes()[1]!.id;
+    s.fleet.setHealth(id, 'slow');
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const n = 30;
+      const controllers = Array.from({ length: n }, () => new AbortController());
+      const pending = controllers.map((ac, i) =>
+        fetch(`${s.baseUrl}/w/${id}/${i % 2 ? 'health' : 'edge/metadata'}`, {
+          headers: { authorization: `Bearer ${s.token}` },
+          signal: ac.signal,
+        }).catch((e: Error) => e.name),
+      );
+      await parked(clock, n);
+      controllers.forEach((ac) => ac.abort());
+      expect(await Promise.all(pending)).toEqual(Array(n).fill('AbortError'));
+      // Waits on I/O (the server notices closed sockets), not on a timer: bounded by wall time for a busy machine.
+      await until(() => clock.pending === 0);
+      expect(clock.pending).toBe(0);
+      await until(() => (s.stats().requests['/w/{nodeId}/health']?.aborted ?? 0) >= n / 2);
+      expect(s.stats().requests['/w/{nodeId}/health']).toEqual({ aborted: n / 2 });
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('close() ends requests parked on a slow node promptly', async () => {
@@ -265,7 +313,7 @@ describe('broken answers', () => {
     expect(r.status).toBe(200);
     expect(r.headers['content-length']).toBeUndefined();
     expect(r.headers['transfer-encoding']).toBe('chunked');
-    expect(Buffer.byteLength(r.text)).toBe(2 * 1024 * 1024);
+    expect(Buffer.byteLength(r.text)).toBe(2_000_000);
     expect(r.json).toMatchObject({ status: 'healthy', padding: expect.stringMatching(/^x+$/) });
   });
 
@@ -280,7 +328,11 @@ describe('broken answers', () => {
 describe('token expiry', () => {
   it('rejects a login token with 401 once its TTL has passed', async () => {
     const { s, clock } = await sim({ tokenTtl: '1m' });
-    const login = await call(s.origin, api('/auth/login'), { method: 'POST', headers: JSON_BODY, body: '{"username":"admin","password":"admin"}' });
+    const login = await call(s.origin, api('/auth/login'), {
+      method: 'POST',
+      headers: JSON_BODY,
+      body: '{"username":"admin","password":"admin"}',
+    });
     const token = login.json.token as string;
     const exp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp as number;
     expect(exp * 1000).toBe(clock.now() + 60_000);
@@ -294,7 +346,11 @@ describe('token expiry', () => {
 
   it('announces the OAuth TTL in expires_in and enforces it', async () => {
     const { s, clock } = await sim({ oauthTokenTtl: '10m' });
-    const body = JSON.stringify({ grant_type: 'client_credentials', client_id: 'sim-client', client_secret: 'sim-secret' });
+    const body = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: 'sim-client',
+      client_secret: 'sim-secret',
+    });
     const r = await call(s.origin, '/oauth/token', { method: 'POST', headers: JSON_BODY, body });
     expect(r.json.expires_in).toBe(600);
     await clock.advance(600_000);
@@ -303,7 +359,11 @@ describe('token expiry', () => {
 
   it('revokeTokens() invalidates issued tokens but not the static one', async () => {
     const { s } = await sim();
-    const login = await call(s.origin, api('/auth/login'), { method: 'POST', headers: JSON_BODY, body: '{"username":"admin","password":"admin"}' });
+    const login = await call(s.origin, api('/auth/login'), {
+      method: 'POST',
+      headers: JSON_BODY,
+      body: '{"username":"admin","password":"admin"}',
+    });
     expect(s.revokeTokens()).toBe(1);
     expect((await call(s.origin, api('/master/workers'), { token: login.json.token })).status).toBe(401);
     expect((await call(s.origin, api('/master/workers'), { token: s.token })).status).toBe(200);
@@ -362,7 +422,7 @@ describe('statistics', () => {
     expect(s.stats()).toMatchObject({ inFlight: 0, peakConcurrent: 3 });
   });
 
-  it('counts requests arriving while a Retry-After sent to the same client is running, per client, without exposing tokens', async () => {
+  it('counts requests arriving inside a Retry-After sent to the same client, per client, no tokens shown', async () => {
     const { s, clock } = await sim({ rateLimit: { rate: 1, burst: 1, per: 'client' } });
     const get = (token: string): Promise<CallResult> => call(s.origin, api('/master/workers?limit=1'), { token });
     await get(s.token);

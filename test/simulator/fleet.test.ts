@@ -11,9 +11,15 @@ function fleet(nodes = 50, seed = 1, clock = new FakeClock(), leaderVersion = '4
 
 describe('SimFleet generation', () => {
   it('is deterministic from the seed', () => {
-    const a = fleet(30, 7).nodes().map((n) => n.entry);
-    const b = fleet(30, 7).nodes().map((n) => n.entry);
-    const c = fleet(30, 8).nodes().map((n) => n.entry);
+    const a = fleet(30, 7)
+      .nodes()
+      .map((n) => n.entry);
+    const b = fleet(30, 7)
+      .nodes()
+      .map((n) => n.entry);
+    const c = fleet(30, 8)
+      .nodes()
+      .map((n) => n.entry);
     expect(a).toEqual(b);
     expect(c.map((e) => e.id)).not.toEqual(a.map((e) => e.id));
   });
@@ -24,8 +30,18 @@ describe('SimFleet generation', () => {
     expect(f.size('stream') + f.size('edge')).toBe(200);
     expect(f.size('stream')).toBeGreaterThan(50);
     expect(f.size('edge')).toBeGreaterThan(30);
-    const streamGroups = new Set(f.nodes().filter((n) => n.product === 'stream').map((n) => n.group));
-    const edgeGroups = new Set(f.nodes().filter((n) => n.product === 'edge').map((n) => n.group));
+    const streamGroups = new Set(
+      f
+        .nodes()
+        .filter((n) => n.product === 'stream')
+        .map((n) => n.group),
+    );
+    const edgeGroups = new Set(
+      f
+        .nodes()
+        .filter((n) => n.product === 'edge')
+        .map((n) => n.group),
+    );
     expect(streamGroups.has('default')).toBe(true);
     expect(streamGroups.size).toBeGreaterThanOrEqual(2);
     expect(edgeGroups.size).toBeGreaterThanOrEqual(2);
@@ -33,7 +49,11 @@ describe('SimFleet generation', () => {
   });
 
   it('covers both products even with two nodes', () => {
-    expect(fleet(2).nodes().map((n) => n.product)).toEqual(['stream', 'edge']);
+    expect(
+      fleet(2)
+        .nodes()
+        .map((n) => n.product),
+    ).toEqual(['stream', 'edge']);
   });
 
   it('gives every node exactly the fields real leaders send, with GUID-like ids', () => {
@@ -44,8 +64,10 @@ describe('SimFleet generation', () => {
     }
   });
 
-  it('serves the leader version as the nodes\' version for most nodes', () => {
-    const versions = fleet(100, 1, new FakeClock(), '4.17').nodes().map((n) => n.entry.info.cribl.version);
+  it("serves the leader version as the nodes' version for most nodes", () => {
+    const versions = fleet(100, 1, new FakeClock(), '4.17')
+      .nodes()
+      .map((n) => n.entry.info.cribl.version);
     expect(versions.filter((v) => v === '4.17.0').length).toBeGreaterThan(70);
   });
 });
@@ -140,7 +162,9 @@ describe('fleet controls', () => {
       expect(n.entry.info.hostname).toBe(n.id);
       expectWorkerEntry(n.entry, 'stream');
     }
-    expect(HOSTILE_IDS).toEqual(expect.arrayContaining(['..', 'slash/inside', 'quote"double', 'back\\slash', 'new\nline']));
+    expect(HOSTILE_IDS).toEqual(
+      expect.arrayContaining(['..', 'slash/inside', 'quote"double', 'back\\slash', 'new\nline']),
+    );
     expect(HOSTILE_IDS.some((id) => id.includes('%'))).toBe(true);
     expect(HOSTILE_IDS.some((id) => [...id].some((ch) => ch.charCodeAt(0) > 0x7f))).toBe(true);
   });
@@ -174,10 +198,15 @@ describe('groups and config versions', () => {
     expect(after.deployingWorkerCount).toBe(group.workerCount);
     f.churn({ join: 0, leave: 0, disconnect: 0, reconnect: 0, restart: 0, health: 0, configVersion: 0, deploy: 0 });
     expect(f.groups('stream').find((g) => g.id === 'default')!.deployingWorkerCount).toBe(0);
-    expect(f.nodes().filter((n) => n.group === 'default').every((n) => n.configVersion === v)).toBe(true);
+    expect(
+      f
+        .nodes()
+        .filter((n) => n.group === 'default')
+        .every((n) => n.configVersion === v),
+    ).toBe(true);
   });
 
-  it('setConfigVersion changes the node\'s running version and the group\'s deploying count', () => {
+  it("setConfigVersion changes the node's running version and the group's deploying count", () => {
     const f = fleet(20);
     const n = f.nodes().find((x) => x.group === 'default')!;
     f.setConfigVersion(n.id, 'abcdef0');

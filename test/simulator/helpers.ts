@@ -7,7 +7,8 @@ export interface CallResult {
   headers: IncomingHttpHeaders;
   text: string;
   /** Parsed body, or undefined when it is not JSON. */
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are checked field by field in the tests
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are checked field by field in the tests
+  json: any;
   /** Set when the connection failed instead of answering (e.g. ECONNRESET). */
   error?: string;
 }
@@ -28,7 +29,11 @@ export function call(origin: string, path: string, opts: CallOptions = {}): Prom
   const url = new URL(origin);
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.body !== undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
+  if (
+    opts.body !== undefined &&
+    headers['content-length'] === undefined &&
+    headers['transfer-encoding'] === undefined
+  ) {
     headers['content-length'] = String(Buffer.byteLength(opts.body));
   }
   return new Promise((resolve) => {
@@ -37,7 +42,15 @@ export function call(origin: string, path: string, opts: CallOptions = {}): Prom
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: '', json: undefined, error: (e as NodeJS.ErrnoException).code ?? e.message }));
+        res.on('error', (e) =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: '',
+            json: undefined,
+            error: (e as NodeJS.ErrnoException).code ?? e.message,
+          }),
+        );
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           let json: unknown;
@@ -50,7 +63,15 @@ export function call(origin: string, path: string, opts: CallOptions = {}): Prom
         });
       },
     );
-    req.on('error', (e) => resolve({ status: 0, headers: {}, text: '', json: undefined, error: (e as NodeJS.ErrnoException).code ?? e.message }));
+    req.on('error', (e) =>
+      resolve({
+        status: 0,
+        headers: {},
+        text: '',
+        json: undefined,
+        error: (e as NodeJS.ErrnoException).code ?? e.message,
+      }),
+    );
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
   });
@@ -65,7 +86,8 @@ export function tick(): Promise<void> {
 }
 
 /** One listed item, loosely typed for field-by-field assertions. */
-export type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON under test
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON under test
+export type Item = Record<string, any>;
 
 /** The `items` of a listing body. */
 export function itemsOf(body: unknown): Item[] {

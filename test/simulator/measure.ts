@@ -48,16 +48,21 @@ async function main(): Promise<void> {
   const ids = sim.fleet.nodes().map((n) => n.id);
   const cpu0 = process.cpuUsage();
   const result = await new Promise<{ ok: number; other: number; rps: number }>((resolve, reject) => {
-    const child = fork(new URL(import.meta.url).pathname, ['load', sim.origin, sim.token, JSON.stringify(ids), String(seconds), String(connections)], {
-      execArgv: ['--import', 'tsx'],
-    });
+    const child = fork(
+      new URL(import.meta.url).pathname,
+      ['load', sim.origin, sim.token, JSON.stringify(ids), String(seconds), String(connections)],
+      {
+        execArgv: ['--import', 'tsx'],
+      },
+    );
     child.on('message', (m) => resolve(m as { ok: number; other: number; rps: number }));
     child.on('error', reject);
   });
   const cpu = process.cpuUsage(cpu0);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   console.log(
-    `/w/{id}/health: ${result.rps} req/s over ${seconds}s, ${connections} connections (${result.ok} ok, ${result.other} other); ` +
+    `/w/{id}/health: ${result.rps} req/s over ${seconds}s, ${connections} connections ` +
+      `(${result.ok} ok, ${result.other} other); ` +
       `simulator CPU ${cpuSeconds.toFixed(2)} s → ${Math.round(result.ok / cpuSeconds)} req per CPU-second`,
   );
   console.log(`stats: peakConcurrent=${sim.stats().peakConcurrent} total=${sim.stats().totalRequests}`);
@@ -92,12 +97,14 @@ async function main(): Promise<void> {
   const id = big.fleet.nodes()[70_000]!.id;
   t = performance.now();
   for (let i = 0; i < 1000; i++) big.fleet.setHealth(id, i % 2 ? 'standby' : 'healthy');
-  const mutateUs = (performance.now() - t);
+  const mutateUs = performance.now() - t;
   await pool.close();
   console.log(
     `100,000 nodes: built in ${genMs.toFixed(0)} ms, heap +${heapMb.toFixed(0)} MB before per-node JSON caches fill; ` +
-      `GET page of 1000 (${(warm.bytes / 1024).toFixed(0)} KiB): ${cold.ms.toFixed(1)} ms first, ${warm.ms.toFixed(1)} ms cached (median of 9); ` +
-      `unpaged /master/workers (${(full.bytes / 1024 / 1024).toFixed(0)} MiB): ${full.ms.toFixed(0)} ms first, ${fullAgain.ms.toFixed(0)} ms cached; ` +
+      `GET page of 1000 (${(warm.bytes / 1024).toFixed(0)} KiB): ${cold.ms.toFixed(1)} ms first, ` +
+      `${warm.ms.toFixed(1)} ms cached (median of 9); ` +
+      `unpaged /master/workers (${(full.bytes / 1024 / 1024).toFixed(0)} MiB): ${full.ms.toFixed(0)} ms first, ` +
+      `${fullAgain.ms.toFixed(0)} ms cached; ` +
       `setHealth on one node: ${mutateUs.toFixed(1)} µs`,
   );
   global.gc?.();

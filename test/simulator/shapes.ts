@@ -1,10 +1,32 @@
 import { expect } from 'vitest';
 import type { Item } from './helpers.js';
 
-/** Keys of a listing entry, exactly as api-shapes.md §1.5 lists what real leaders send (nodeUpgradeStatus: edge only). */
-export const ENTRY_KEYS = ['deployable', 'disconnected', 'firstMsgTime', 'group', 'id', 'info', 'lastMsgTime', 'status', 'workerProcesses'];
+/** Keys of a listing entry, as api-shapes.md §1.5 lists what real leaders send (nodeUpgradeStatus: edge only). */
+export const ENTRY_KEYS = [
+  'deployable',
+  'disconnected',
+  'firstMsgTime',
+  'group',
+  'id',
+  'info',
+  'lastMsgTime',
+  'status',
+  'workerProcesses',
+];
 /** Keys of `info` (NodeProvidedInfo), §1.6; never `freemem`. */
-export const INFO_KEYS = ['architecture', 'cpus', 'cribl', 'env', 'freeDiskSpace', 'hostname', 'node', 'platform', 'release', 'totalDiskSpace', 'totalmem'];
+export const INFO_KEYS = [
+  'architecture',
+  'cpus',
+  'cribl',
+  'env',
+  'freeDiskSpace',
+  'hostname',
+  'node',
+  'platform',
+  'release',
+  'totalDiskSpace',
+  'totalmem',
+];
 /** Keys of `info.cribl` (HBCriblInfo). */
 export const CRIBL_KEYS = ['config', 'distMode', 'group', 'guid', 'startTime', 'version'];
 

@@ -1,0 +1,363 @@
+// npm run bench:alternative: our exporter against what an operator would run without it, on the same simulated
+// leader and the same 30 s interval: Prometheus + blackbox_exporter probing every node's /w/{id}/health through
+// the leader (one target per node), versus Prometheus scraping cribl-exporter once. Debian's `prometheus` and
+// `prometheus-blackbox-exporter` packages. Writes bench/ALTERNATIVE.md and its section of BENCHMARKS.md.
+// A benchmark, not a test: nothing here asserts a time.
+//
+//   npm run bench:alternative                       2k and 10k nodes
+//   npm run bench:alternative -- --sizes 2k         a subset
+//   npm run bench:alternative -- --window 120       steady window in seconds (default 120, after a warm-up)
+//   npm run bench:alternative -- --out -            print only
+
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Children } from './lib/children.mjs';
+import { json } from './lib/http.mjs';
+import { machineBusyMs, machineInfo, processCpuMs, processMemory } from './lib/machine.mjs';
+import { parseSizes, sizeLabel } from './lib/stats.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, '..');
+const tmpRoot = join(repo, '.bench-tmp', 'alternative');
+const INTERVAL_S = 30;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const log = (...a) => console.error(`[bench:alternative ${new Date().toISOString().slice(11, 19)}]`, ...a);
+
+const { values: flags } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    sizes: { type: 'string' },
+    window: { type: 'string' },
+    warmup: { type: 'string' },
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (flags.help) {
+  console.log('Usage: npm run bench:alternative -- [--sizes 2k,10k] [--window S] [--warmup S] [--out FILE|-]');
+  process.exit(0);
+}
+const sizes = parseSizes(flags.sizes ?? '2k,10k', '--sizes');
+const windowS = Number(flags.window ?? 120);
+const warmupS = Number(flags.warmup ?? 75);
+for (const bin of ['prometheus', 'prometheus-blackbox-exporter']) {
+  if (spawnSync(bin, ['--version'], { stdio: 'ignore' }).status !== 0) {
+    console.error(`bench:alternative: ${bin} is not installed (apt-get install prometheus prometheus-blackbox-exporter)`);
+    process.exit(2);
+  }
+}
+
+const children = new Children();
+const spawned = new Set();
+process.on('exit', () => {
+  children.killAll();
+  for (const p of spawned) p.kill('SIGKILL');
+});
+for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => process.exit(130));
+
+/** A free loopback port (bound and released at once). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a non-Node binary; its stderr tail is kept for errors. */
+function start(bin, args) {
+  const proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const tail = [];
+  proc.stderr.on('data', (b) => {
+    tail.push(String(b));
+    if (tail.length > 20) tail.shift();
+  });
+  spawned.add(proc);
+  proc.once('exit', () => spawned.delete(proc));
+  return { proc, tail };
+}
+
+async function stop(p) {
+  if (p.proc.exitCode !== null || p.proc.signalCode !== null) return;
+  const done = new Promise((r) => p.proc.once('exit', r));
+  p.proc.kill('SIGTERM');
+  const t = setTimeout(() => p.proc.kill('SIGKILL'), 10_000);
+  await done;
+  clearTimeout(t);
+}
+
+async function waitHttp(url, what, timeoutMs = 60_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > end) throw new Error(`${what} did not answer ${url} within ${timeoutMs / 1000} s`);
+    await sleep(250);
+  }
+}
+
+/** Value of a PromQL instant query (the first sample), or undefined. */
+async function query(promUrl, q) {
+  const r = await (await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(q)}`)).json();
+  const v = r?.data?.result?.[0]?.value?.[1];
+  return v === undefined ? undefined : Number(v);
+}
+
+/** CPU (cores) and memory of each pid over the window, and the leader's request rate. */
+async function measure(pids, simAdmin) {
+  const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, processCpuMs(pid)]));
+  const busy0 = machineBusyMs();
+  const stats0 = await json('GET', `${simAdmin}/stats`);
+  const t0 = performance.now();
+  const peak = Object.fromEntries(Object.keys(pids).map((k) => [k, 0]));
+  const rssSamples = Object.fromEntries(Object.keys(pids).map((k) => [k, []]));
+  while (performance.now() - t0 < windowS * 1000) {
+    await sleep(5_000);
+    for (const [k, pid] of Object.entries(pids)) {
+      const m = processMemory(pid);
+      if (m.rss !== undefined) rssSamples[k].push(m.rss);
+      if (m.rss !== undefined && m.rss > peak[k]) peak[k] = m.rss;
+    }
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const stats1 = await json('GET', `${simAdmin}/stats`);
+  const out = {};
+  for (const [k, pid] of Object.entries(pids)) {
+    const rss = rssSamples[k];
+    out[k] = {
+      cores: (processCpuMs(pid) - cpu0[k]) / 1000 / seconds,
+      rssMB: rss.length ? rss.reduce((a, b) => a + b, 0) / rss.length / 1e6 : undefined,
+      peakRssMB: peak[k] / 1e6,
+    };
+  }
+  out.otherCores = (machineBusyMs() - busy0) / 1000 / seconds - Object.values(out).reduce((a, v) => a + (v.cores ?? 0), 0);
+  out.leaderRps = (totalRequests(stats1) - totalRequests(stats0)) / seconds;
+  out.seconds = seconds;
+  return out;
+}
+
+function totalRequests(stats) {
+  let n = 0;
+  for (const byStatus of Object.values(stats?.requests ?? {})) for (const c of Object.values(byStatus)) n += c;
+  return n;
+}
+
+async function nodeIds(adminUrl, n) {
+  const ids = [];
+  for (let offset = 0; ids.length < n; offset += 5000) {
+    const page = await json('GET', `${adminUrl}/nodes?offset=${offset}&limit=5000`);
+    if (!page.items.length) break;
+    ids.push(...page.items.map((x) => x.id));
+  }
+  return ids;
+}
+
+async function prometheus(dir, scrapeConfig) {
+  const port = await freePort();
+  mkdirSync(dir, { recursive: true });
+  const cfg = join(dir, 'prometheus.yml');
+  writeFileSync(cfg, `global:\n  scrape_interval: ${INTERVAL_S}s\n  scrape_timeout: 10s\nscrape_configs:\n${scrapeConfig}`);
+  const p = start('prometheus', [
+    `--config.file=${cfg}`,
+    `--storage.tsdb.path=${join(dir, 'tsdb')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--log.level=warn',
+  ]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitHttp(`${url}/-/ready`, 'prometheus');
+  return { ...p, url };
+}
+
+async function runSize(n) {
+  const label = sizeLabel(n);
+  const dir = join(tmpRoot, `n${label}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  log(`${label}: starting the simulator`);
+  const sim = children.fork(`simulator ${label}`, join(here, 'cli-child.mjs'), [
+    'simulate',
+    '--nodes',
+    String(n),
+    '--seed',
+    '1',
+    '--web.listen-address',
+    '127.0.0.1:0',
+  ]);
+  const ready = await sim.waitForLine((l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l), 180_000, 'ready line');
+  const [, baseUrl, token, adminUrl] = ready.match;
+  const ids = await nodeIds(adminUrl, n);
+  const result = { nodes: n, label };
+
+  // --- our exporter + Prometheus scraping it
+  log(`${label}: cribl-exporter + Prometheus, ${warmupS} s warm-up, ${windowS} s window`);
+  const expPort = await freePort();
+  const exp = children.fork(`exporter ${label}`, join(here, 'cli-child.mjs'), [
+    '--web.listen-address',
+    `127.0.0.1:${expPort}`,
+    '--health.interval',
+    `${INTERVAL_S}s`,
+    '--log.level',
+    'warn',
+  ], { env: { CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token, PATH: process.env.PATH ?? '' } });
+  await waitHttp(`http://127.0.0.1:${expPort}/readyz`, 'the exporter', 120_000);
+  const promA = await prometheus(
+    join(dir, 'ours'),
+    `  - job_name: cribl-exporter\n    static_configs:\n      - targets: ['127.0.0.1:${expPort}']\n`,
+  );
+  await sleep(warmupS * 1000);
+  result.ours = await measure({ exporter: exp.proc.pid, prometheus: promA.proc.pid, simulator: sim.proc.pid }, adminUrl);
+  result.ours.series = await query(promA.url, 'scrape_samples_scraped{job="cribl-exporter"}');
+  await stop(promA);
+  await exp.stop();
+
+  // --- blackbox_exporter + Prometheus with one target per node
+  log(`${label}: blackbox_exporter + Prometheus (${ids.length} targets), ${warmupS} s warm-up, ${windowS} s window`);
+  const bbPort = await freePort();
+  const bbCfg = join(dir, 'blackbox.yml');
+  writeFileSync(
+    bbCfg,
+    [
+      'modules:',
+      '  cribl_health:',
+      '    prober: http',
+      '    timeout: 10s',
+      '    http:',
+      '      valid_status_codes: [200, 420]',
+      '      preferred_ip_protocol: ip4',
+      '      headers:',
+      `        Authorization: "Bearer ${token}"`,
+      '',
+    ].join('\n'),
+  );
+  const bb = start('prometheus-blackbox-exporter', [
+    `--config.file=${bbCfg}`,
+    `--web.listen-address=127.0.0.1:${bbPort}`,
+    '--log.level=warn',
+  ]);
+  await waitHttp(`http://127.0.0.1:${bbPort}/-/healthy`, 'blackbox_exporter');
+  const targets = join(dir, 'targets.json');
+  writeFileSync(
+    targets,
+    JSON.stringify([{ targets: ids.map((id) => `${baseUrl}/w/${encodeURIComponent(id)}/health`) }]),
+  );
+  const promB = await prometheus(
+    join(dir, 'blackbox'),
+    [
+      '  - job_name: cribl-health',
+      '    metrics_path: /probe',
+      '    params: {module: [cribl_health]}',
+      `    file_sd_configs: [{files: ['${targets}']}]`,
+      '    relabel_configs:',
+      '      - {source_labels: [__address__], target_label: __param_target}',
+      '      - {source_labels: [__param_target], target_label: instance}',
+      `      - {target_label: __address__, replacement: '127.0.0.1:${bbPort}'}`,
+      '',
+    ].join('\n'),
+  );
+  await sleep(warmupS * 1000);
+  result.blackbox = await measure({ blackbox: bb.proc.pid, prometheus: promB.proc.pid, simulator: sim.proc.pid }, adminUrl);
+  result.blackbox.upTargets = await query(promB.url, 'count(probe_success{job="cribl-health"} == 1)');
+  result.blackbox.targets = await query(promB.url, 'count(up{job="cribl-health"})');
+  await stop(promB);
+  await stop(bb);
+  await sim.stop();
+  return result;
+}
+
+/** First line of `bin --version` (stdout or stderr, whichever it uses). */
+const versionLine = (bin) => {
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8' });
+  return `${r.stdout}${r.stderr}`.split('\n')[0].trim();
+};
+const f1 = (x) => (x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(3));
+const mb = (x) => (x === undefined ? 'n/a' : `${Math.round(x)} MB`);
+const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}×` : 'n/a');
+
+function render(results, machine, startedAt) {
+  const lines = [
+    '## Against the alternative: Prometheus + blackbox_exporter',
+    '',
+    `Generated by \`npm run bench:alternative\` (\`bench/alternative.mjs\`) on ${startedAt.slice(0, 10)}; ` +
+      `${machine.cpuModel}, ${machine.cores} cores, Node.js ${machine.node}, ` +
+      `${versionLine('prometheus')}, ` +
+      `${versionLine('prometheus-blackbox-exporter')}.`,
+    `Same simulated leader (\`simulate --nodes N --seed 1\`), same ${INTERVAL_S} s interval. Ours: the exporter with its ` +
+      `defaults (health every ${INTERVAL_S} s) and Prometheus scraping it every ${INTERVAL_S} s. The alternative: ` +
+      `blackbox_exporter probing each node's \`/w/{id}/health\` through the leader (one Prometheus target per node, ` +
+      `bearer token, 200 and 420 valid), Prometheus scraping every ${INTERVAL_S} s. Each measured over ${windowS} s ` +
+      `after a ${warmupS} s warm-up; CPU from /proc, RSS the mean of 5 s samples.`,
+    '',
+    '| nodes | setup | exporter CPU (cores) | exporter RSS | Prometheus CPU | Prometheus RSS | both: CPU / RSS | leader req/s |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    const o = r.ours;
+    const b = r.blackbox;
+    lines.push(
+      `| ${r.label} | cribl-exporter | ${f1(o.exporter.cores)} | ${mb(o.exporter.rssMB)} | ${f1(o.prometheus.cores)} | ${mb(o.prometheus.rssMB)} | ${f1(o.exporter.cores + o.prometheus.cores)} / ${mb(o.exporter.rssMB + o.prometheus.rssMB)} | ${o.leaderRps.toFixed(0)} |`,
+      `| ${r.label} | blackbox_exporter | ${f1(b.blackbox.cores)} | ${mb(b.blackbox.rssMB)} | ${f1(b.prometheus.cores)} | ${mb(b.prometheus.rssMB)} | ${f1(b.blackbox.cores + b.prometheus.cores)} / ${mb(b.blackbox.rssMB + b.prometheus.rssMB)} | ${b.leaderRps.toFixed(0)} |`,
+    );
+  }
+  lines.push('', '| nodes | exporter CPU / blackbox CPU (target ≤ 0.2) | with Prometheus: memory ours / theirs (target < 1) | CPU ours / theirs |', '|---|---|---|---|');
+  for (const r of results) {
+    const o = r.ours;
+    const b = r.blackbox;
+    lines.push(
+      `| ${r.label} | ${ratio(o.exporter.cores, b.blackbox.cores)} | ${ratio(o.exporter.rssMB + o.prometheus.rssMB, b.blackbox.rssMB + b.prometheus.rssMB)} | ${ratio(o.exporter.cores + o.prometheus.cores, b.blackbox.cores + b.prometheus.cores)} |`,
+    );
+  }
+  lines.push('');
+  for (const r of results) {
+    lines.push(
+      `${r.label}: blackbox probes up ${r.blackbox.upTargets ?? 'n/a'} of ${r.blackbox.targets ?? 'n/a'} targets; ` +
+        `samples per scrape of our exporter ${r.ours.series ?? 'n/a'}; other processes on the machine ` +
+        `${f1(r.ours.otherCores)} / ${f1(r.blackbox.otherCores)} cores busy during the two windows.`,
+    );
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+const startedAt = new Date().toISOString();
+const machine = machineInfo();
+mkdirSync(tmpRoot, { recursive: true });
+const results = [];
+for (const n of sizes) results.push(await runSize(n));
+await children.stopAll();
+const section = render(results, machine, startedAt);
+writeFileSync(join(tmpRoot, 'results.json'), JSON.stringify({ startedAt, machine, results }, null, 2));
+if (flags.out === '-') {
+  console.log(section);
+} else {
+  const file = flags.out ?? join(here, 'ALTERNATIVE.md');
+  writeFileSync(file, section);
+  if (!flags.out) spliceIntoBenchmarks(section);
+  log(`wrote ${file}`);
+}
+
+/** Replaces (or adds, before "How each figure is measured") the alternative section of BENCHMARKS.md. */
+function spliceIntoBenchmarks(text) {
+  const path = join(repo, 'BENCHMARKS.md');
+  const doc = readFileSync(path, 'utf8');
+  const start = doc.indexOf('## Against the alternative');
+  const next = (from) => {
+    const i = doc.indexOf('\n## ', from + 1);
+    return i < 0 ? doc.length : i + 1;
+  };
+  const out =
+    start >= 0
+      ? doc.slice(0, start) + text + doc.slice(next(start))
+      : doc.replace('## How each figure is measured', `${text}\n## How each figure is measured`);
+  writeFileSync(path, out);
+}

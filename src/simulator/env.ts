@@ -1,0 +1,40 @@
+import type { IncomingMessage } from 'node:http';
+import type { Clock } from '../util/clock.js';
+import type { TokenStore } from './auth.js';
+import type { ConfigStore } from './config-store.js';
+import type { Faults } from './faults.js';
+import type { SimFleet } from './fleet.js';
+import type { Reply } from './http.js';
+import type { Workspaces } from './mgmt.js';
+import type { SearchJobs } from './search.js';
+
+/** Which error body a failure gets: the control plane's Error, the management plane's DefaultErrorDTO, OAuth's. */
+export type Plane = 'control' | 'oauth' | 'mgmt';
+
+/** One routed request, as handlers see it. */
+export interface Request {
+  req: IncomingMessage;
+  method: string;
+  /** Decoded path parameters, in template order. */
+  params: readonly string[];
+  query: URLSearchParams;
+  /** The bearer token (already accepted by the caller), if any. */
+  token: string | undefined;
+}
+
+/** What route handlers read and change (the simulator app implements it). */
+export interface Env {
+  readonly clock: Clock;
+  readonly fleet: SimFleet;
+  readonly config: ConfigStore;
+  readonly search: SearchJobs;
+  readonly workspaces: Workspaces;
+  readonly tokens: TokenStore;
+  /** The faults (and timings) in force. */
+  readonly faults: Readonly<Faults>;
+  /** Leaders before 4.17: `{message}` errors, `/master/workers` only, no paging on groups. */
+  readonly legacy: boolean;
+  readonly organizationId: string | undefined;
+  /** An error answer in the plane's shape. */
+  fail(plane: Plane, status: number, message: string): Reply;
+}

@@ -1,0 +1,63 @@
+import type { Random } from '../util/clock.js';
+import type { ChurnFault } from './faults.js';
+import type { NodeRec } from './fleet-model.js';
+import { NODE_HEALTH_MODES } from './fleet-types.js';
+import type { SimFleet } from './fleet.js';
+import { pick } from './random.js';
+
+/**
+ * One churn step: finish pending rollouts, then apply the given number of random changes. Draws from the fleet's
+ * seeded stream in a fixed order, so a churning fleet repeats from its seed.
+ */
+export function churnStep(fleet: SimFleet, random: Random, counts: Omit<ChurnFault, 'every'>): void {
+  fleet.finishRollouts();
+  const each = (n: number, ok: (r: NodeRec) => boolean, apply: (r: NodeRec) => void): void => {
+    for (let i = 0; i < n; i++) {
+      const rec = fleet.randomNode(ok);
+      if (rec) apply(rec);
+    }
+  };
+  for (let i = 0; i < counts.join; i++) fleet.addNode();
+  each(
+    counts.leave,
+    () => true,
+    (r) => fleet.removeNode(r.id),
+  );
+  each(
+    counts.disconnect,
+    (r) => !r.disconnected,
+    (r) => fleet.setDisconnected(r.id, true),
+  );
+  each(
+    counts.reconnect,
+    (r) => r.disconnected,
+    (r) => fleet.setDisconnected(r.id, false),
+  );
+  each(
+    counts.restart,
+    () => true,
+    (r) => fleet.restart(r.id),
+  );
+  each(
+    counts.health,
+    () => true,
+    (r) => fleet.setHealth(r.id, r.health === 'healthy' ? pick(random, NODE_HEALTH_MODES.slice(1)) : 'healthy'),
+  );
+  // A node drifts to the commit before its group's deployed one, or comes back to the deployed one.
+  each(
+    counts.configVersion,
+    () => true,
+    (r) => {
+      const commits = fleet.commits(r.group);
+      if (!commits) return;
+      const at = fleet.undeployedCommits(r.group) ?? 0;
+      const deployed = (commits[at]?.hash ?? '0000000').slice(0, 7);
+      const older = commits[at + 1]?.hash?.slice(0, 7);
+      fleet.setConfigVersion(r.id, r.configVersion === deployed && older ? older : deployed);
+    },
+  );
+  const groupIds = fleet.groupIds();
+  for (let i = 0; i < counts.deploy && groupIds.length > 0; i++) {
+    fleet.deployGroup(pick(random, groupIds), { rollout: false });
+  }
+}
