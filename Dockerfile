@@ -35,9 +35,10 @@ WORKDIR /app
 ENV NODE_ENV=production
 # The revision becomes cribl_exporter_build_info{revision} too (src/revision.ts).
 ENV CRIBL_EXPORTER_REVISION=${REVISION}
-# All interfaces, so that `docker run -p` reaches the server. The exporter's default is this already; the demo's is
-# loopback (on a laptop), and the environment wins over it (src/demo.ts). A --web.listen-address flag wins over both.
-ENV CRIBL_WEB_LISTEN_ADDRESS=:9864
+# The demo's default listen address in the image: all interfaces, so that `docker run -p` reaches it (outside a
+# container the demo listens on loopback; src/demo.ts). The exporter's own default is all interfaces already, and
+# --web.listen-address or CRIBL_WEB_LISTEN_ADDRESS still win; a config file's setting is not overridden either.
+ENV CRIBL_DEMO_LISTEN_ADDRESS=:9864
 # glibc keeps large freed buffers (the gzip of a big /metrics body) in its heap; serving allocations above
 # 128 KiB from mmap returns them to the OS. Measured at 50,000 nodes: RSS after rebuilds ~385 MB → ~340 MB.
 ENV MALLOC_MMAP_THRESHOLD_=131072

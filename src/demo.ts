@@ -6,19 +6,22 @@ import { fileURLToPath } from 'node:url';
 import type { App } from './app.js';
 import type { CommandIo } from './commands.js';
 import type { FlagName } from './config/flags.js';
+import { parseListenAddress } from './util/listen-address.js';
 import { parseScenario, startSimulator, type Scenario, type Simulator } from './simulator/index.js';
 
 /** The demo's default scenario, shipped in the package (examples/ is in package.json "files"). */
 const DEMO_SCENARIO = new URL('../examples/scenarios/demo.yaml', import.meta.url);
 
+/** Where the demo listens unless told: loopback, since a simulated fleet on every interface of a laptop surprises. */
+export const DEMO_LISTEN_ADDRESS = '127.0.0.1:9864';
+
 /**
- * The demo's own defaults. They sit below flags, the environment and --config.file, so each of those wins. On a
- * laptop the demo listens on loopback only: a simulated fleet on every interface would be a surprise. The
- * container image sets CRIBL_WEB_LISTEN_ADDRESS=:9864, so there the demo serves outside the container, where
- * `docker run -p` can reach it.
+ * The demo's own defaults. They sit below flags, the environment and --config.file, so each of those wins. The
+ * listen address comes from CRIBL_DEMO_LISTEN_ADDRESS when set: the container image sets it to :9864, so that there
+ * the demo serves outside the container, where `docker run -p` can reach it.
  */
 export const DEMO_DEFAULTS: Readonly<Partial<Record<FlagName, string>>> = {
-  'web.listen-address': '127.0.0.1:9864',
+  'web.listen-address': DEMO_LISTEN_ADDRESS,
   'discovery.interval': '10s',
   'health.interval': '5s',
   'metadata.interval': '1m',
@@ -32,8 +35,8 @@ and prints where the status page and /metrics are. The simulated fleet follows
 examples/scenarios/demo.yaml (50 nodes in every state, changing every 20s) unless --scenario names
 another. Exporter flags (see cribl-exporter --help) apply to the exporter. Unless a flag, the
 environment or --config.file says otherwise, the demo listens on 127.0.0.1:9864 (loopback only;
-the container image sets CRIBL_WEB_LISTEN_ADDRESS=:9864, all interfaces), polls every 5s,
-lists every 10s and logs in the pretty format.`;
+CRIBL_DEMO_LISTEN_ADDRESS changes that default, and the container image sets it to :9864, all
+interfaces), polls every 5s, lists every 10s and logs in the pretty format.`;
 
 /** Runs the exporter with these settings and returns its exit code (src/commands.ts). */
 export type RunExporter = (
@@ -118,6 +121,13 @@ export async function runDemo(argv: readonly string[], io: CommandIo, runExporte
     io.stderr(`cribl-exporter demo: ${args.error}`);
     return 2;
   }
+  const listen = io.env.CRIBL_DEMO_LISTEN_ADDRESS?.trim() || DEMO_LISTEN_ADDRESS;
+  try {
+    parseListenAddress(listen);
+  } catch (e) {
+    io.stderr(`cribl-exporter demo: CRIBL_DEMO_LISTEN_ADDRESS: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
   let scenario: Scenario;
   const scenarioFile = args.scenario ?? fileURLToPath(DEMO_SCENARIO);
   try {
@@ -140,7 +150,7 @@ export async function runDemo(argv: readonly string[], io: CommandIo, runExporte
         io.onStarted?.(app, s);
       },
     };
-    return await runExporter(args.exporterArgs, env, demoIo, sim, DEMO_DEFAULTS);
+    return await runExporter(args.exporterArgs, env, demoIo, sim, { ...DEMO_DEFAULTS, 'web.listen-address': listen });
   } finally {
     await sim.close();
   }

@@ -1,5 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
@@ -13,6 +15,9 @@ import { Writable } from 'node:stream';
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
+
+const DEMO_CONFIG = join(mkdtempSync(join(tmpdir(), 'demo-config-')), 'config.yml');
+writeFileSync(DEMO_CONFIG, 'web.listen-address: "127.0.0.1:0"\n');
 
 function io(argv: string[], env: Record<string, string> = {}, signal = new AbortController().signal) {
   const out: string[] = [];
@@ -160,11 +165,25 @@ describe('runCommand: demo', () => {
   it.each<[string, string[], Record<string, string>, RegExp]>([
     // Loopback by default: a demo on every interface of a laptop would be a surprise.
     ['its default: loopback', [], {}, /^http:\/\/127\.0\.0\.1:9864$/],
-    ['the environment (the image sets it)', [], { CRIBL_WEB_LISTEN_ADDRESS: ':0' }, /^http:\/\/localhost:\d+$/],
+    ['the environment', [], { CRIBL_WEB_LISTEN_ADDRESS: ':0' }, /^http:\/\/localhost:\d+$/],
+    ["the image's demo default", [], { CRIBL_DEMO_LISTEN_ADDRESS: ':0' }, /^http:\/\/localhost:\d+$/],
+    [
+      'the setting over the demo default',
+      [],
+      { CRIBL_DEMO_LISTEN_ADDRESS: ':0', CRIBL_WEB_LISTEN_ADDRESS: '127.0.0.1:0' },
+      /^http:\/\/127\.0\.0\.1:\d+$/,
+    ],
     [
       'the flag over the environment',
       ['--web.listen-address', '127.0.0.1:0'],
       { CRIBL_WEB_LISTEN_ADDRESS: ':0' },
+      /^http:\/\/127\.0\.0\.1:\d+$/,
+    ],
+    // The demo's defaults sit below the config file too.
+    [
+      'a config file',
+      [],
+      { CRIBL_CONFIG_FILE: DEMO_CONFIG, CRIBL_DEMO_LISTEN_ADDRESS: ':0' },
       /^http:\/\/127\.0\.0\.1:\d+$/,
     ],
   ])('listens where %s says', async (_name, argv, env, expected) => {
@@ -173,6 +192,16 @@ describe('runCommand: demo', () => {
     const d = await demo(['--nodes', '1', ...argv], env);
     expect(d.app.url).toMatch(expected);
     expect(await d.stop()).toBe(0);
+  });
+});
+
+describe('runCommand: demo settings errors', () => {
+  it('a CRIBL_DEMO_LISTEN_ADDRESS that is not host:port is named, exit 2', async () => {
+    const t = io(['demo'], { CRIBL_DEMO_LISTEN_ADDRESS: 'everywhere' });
+    expect(await runCommand(t.io)).toBe(2);
+    expect(t.err).toEqual([
+      expect.stringMatching(/^cribl-exporter demo: CRIBL_DEMO_LISTEN_ADDRESS: "everywhere" must be/),
+    ]);
   });
 });
 

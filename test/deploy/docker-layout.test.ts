@@ -174,10 +174,10 @@ describe('the image, from its runtime layout (docs/deploy.md, Docker)', () => {
   it('runs the demo on all interfaces, so a published port reaches it (docker run … demo)', async () => {
     const run = parseDockerRun(commands.find((c) => / demo\b/.test(c))!);
     expect(run.published).toEqual(['127.0.0.1:9864:9864']);
-    // No listen address on the command line: the image's environment says all interfaces.
+    // No listen address on the command line: the image's environment says all interfaces (on a free port here).
     expect(run.args).toEqual(['demo']);
-    expect(layout.env.CRIBL_WEB_LISTEN_ADDRESS).toBe(':9864');
-    const { child, url } = await start(layout, run.args, { ...run.env, CRIBL_WEB_LISTEN_ADDRESS: ':0' });
+    expect(layout.env.CRIBL_DEMO_LISTEN_ADDRESS).toBe(':9864');
+    const { child, url } = await start(layout, run.args, { ...run.env, CRIBL_DEMO_LISTEN_ADDRESS: ':0' });
     children.push(child);
     const body = await metricsUntil(url, /^cribl_node_info\{/m);
     // The image's revision (its REVISION build argument) is the exporter's.
