@@ -2,9 +2,9 @@ import type { ReadFile } from './util/files.js';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
+import { connectLeader, type LeaderConnection } from './auth/connect.js';
 import { createAuthProvider } from './auth/index.js';
 import type { AuthProvider } from './auth/types.js';
-import { withAuth } from './auth/with-auth.js';
 import { SNAPSHOT_RENDERERS } from './collectors/index.js';
 import { leaderConfigForWorkspace } from './config/leaders.js';
 import type { Config, LeaderConfig } from './config/types.js';
@@ -12,16 +12,15 @@ import { Discoverer } from './discovery/discovery.js';
 import { createWorkspaceWatcher, type WorkspaceWatcher } from './discovery/workspaces.js';
 import { createBodyCache, type BodyCache } from './exposition/body.js';
 import { startServer, type RunningServer } from './exposition/server.js';
+import { createStatusPage, type CycleView, type LeaderStatusSource } from './exposition/status/page.js';
 import { createDispatcher } from './http/transport.js';
-import { createRequestBudget } from './leader/budget.js';
-import { createLeaderClient } from './leader/client.js';
-import { clientLimitsFromConfig } from './leader/settings.js';
+import type { RequestBudget } from './leader/budget.js';
 import type { LeaderClient } from './leader/types.js';
 import { LeaderJob } from './polling/leader-job.js';
 import { Poller } from './polling/poller.js';
 import { cronSchedule, type Schedule, type ScheduledJob } from './polling/scheduler.js';
 import { createLeaderSnapshot, type LeaderSnapshot } from './store/snapshot.js';
-import { createSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
+import { createSelfMetrics, type LeaderSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
 import { systemClock, type Clock, type Random } from './util/clock.js';
 import { forLeader } from './util/logger.js';
 
@@ -30,6 +29,8 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   version: string;
+  /** Source revision (`cribl_exporter_build_info{revision}`). @default 'unknown' */
+  revision?: string;
   nodejsVersion: string;
   readFile: ReadFile;
   /** For HTTPS_PROXY / HTTP_PROXY / NO_PROXY. */
@@ -73,6 +74,9 @@ class LeaderRuntime {
   readonly snapshot: LeaderSnapshot;
   readonly poller: Poller;
   readonly job: LeaderJob;
+  readonly budget: RequestBudget;
+  /** What the status page shows of this leader. */
+  readonly status: LeaderStatusSource;
   readonly #client: LeaderClient;
   readonly #auth: AuthProvider;
   readonly #deps: Deps;
@@ -82,47 +86,43 @@ class LeaderRuntime {
   /** Reads the leader's CA and client certificate files, then builds the runtime (no request is sent yet). */
   static async create(cfg: LeaderConfig, deps: Deps, self: SelfMetrics): Promise<LeaderRuntime> {
     const log = forLeader(deps.logger, cfg.name);
-    const dispatcher =
-      deps.dispatcher?.(cfg) ??
-      (await createDispatcher(cfg.transport, {
-        readFile: deps.readFile,
-        env: deps.env,
-        logger: log,
-        leader: cfg.name,
-        connectTimeoutMs: cfg.budget.connectTimeoutMs,
-      }));
-    return new LeaderRuntime(cfg, deps, self, dispatcher, log);
+    const metrics = self.forLeader(cfg.name);
+    const dispatcher = deps.dispatcher?.(cfg);
+    const conn = await connectLeader(cfg, {
+      clock: deps.clock,
+      ...(deps.random ? { random: deps.random } : {}),
+      logger: log,
+      readFile: deps.readFile,
+      env: deps.env,
+      version: deps.version,
+      metrics,
+      ...(dispatcher ? { dispatcher } : {}),
+    });
+    return new LeaderRuntime(cfg, deps, metrics, conn, log);
   }
 
-  private constructor(cfg: LeaderConfig, deps: Deps, self: SelfMetrics, dispatcher: Dispatcher, log: Logger) {
+  private constructor(cfg: LeaderConfig, deps: Deps, metrics: LeaderSelfMetrics, conn: LeaderConnection, log: Logger) {
     this.cfg = cfg;
     this.#deps = deps;
     const { config, clock } = deps;
     setMaxListeners(0, this.#abort.signal);
-    const metrics = self.forLeader(cfg.name);
-    const raw = createLeaderClient({
-      baseUrl: cfg.url,
-      name: cfg.name,
-      dispatcher,
-      budget: createRequestBudget(cfg.budget, clock, metrics),
-      clock,
-      random: deps.random ?? Math.random,
-      logger: log,
-      metrics,
-      limits: clientLimitsFromConfig(cfg.budget),
-      userAgent: `cribl-exporter/${deps.version}`,
-    });
-    this.#auth = createAuthProvider(cfg.auth, {
-      clock,
-      readFile: deps.readFile,
-      logger: log,
-      metrics,
-      client: raw,
-      dispatcher,
-      ...(deps.random ? { random: deps.random } : {}),
-    });
-    this.#client = withAuth(raw, this.#auth);
+    this.#auth = conn.auth;
+    this.#client = conn.client;
+    this.budget = conn.budget;
     this.snapshot = createLeaderSnapshot({ labels: cfg.labels, render: SNAPSHOT_RENDERERS });
+    const cycle: CycleView = { targetMs: config.intervals.healthMs, overrun: false };
+    this.status = {
+      name: cfg.name,
+      url: cfg.url,
+      authMode: cfg.auth.mode,
+      snapshot: this.snapshot,
+      budget: () => ({
+        ...conn.budget.state(),
+        maxRps: cfg.budget.maxRps,
+        maxConcurrency: cfg.budget.maxConcurrency,
+      }),
+      cycle: () => ({ ...cycle }),
+    };
     this.poller = new Poller({
       client: this.#client,
       snapshot: this.snapshot,
@@ -132,7 +132,17 @@ class LeaderRuntime {
       metadataIntervalMs: config.intervals.metadataMs,
       // Enough to keep the largest window busy; the budget sets the real pace.
       maxOutstanding: Math.max(8, cfg.budget.maxConcurrency * 2),
-      metrics,
+      // The status page shows the last cycle too.
+      metrics: {
+        healthCycle: (target, duration) => {
+          if (duration > 0) cycle.lastMs = duration * 1000;
+          metrics.healthCycle(target, duration);
+        },
+        overrun: (active) => {
+          cycle.overrun = active;
+          metrics.overrun(active);
+        },
+      },
     });
     this.job = new LeaderJob({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
@@ -189,7 +199,11 @@ export async function startApp(deps: AppDeps): Promise<App> {
   const schedule =
     deps.schedule ??
     cronSchedule((name, e) => logger.error({ job: name, err: String(e) }, 'scheduled job failed'), full.clock);
-  const self = createSelfMetrics({ version: deps.version, nodejsVersion: deps.nodejsVersion });
+  const self = createSelfMetrics({
+    version: deps.version,
+    nodejsVersion: deps.nodejsVersion,
+    ...(deps.revision ? { revision: deps.revision } : {}),
+  });
   self.setShard(config.shard.index, config.shard.total);
 
   const runtimes = new Map<string, LeaderRuntime>();
@@ -225,6 +239,12 @@ export async function startApp(deps: AppDeps): Promise<App> {
 
   let watcher: WorkspaceWatcher | undefined;
   let cloudAuth: AuthProvider | undefined;
+  const statusPage = createStatusPage({
+    leaders: () => [...runtimes.values()].map((r) => r.status),
+    version: deps.version,
+    telemetryPath: config.web.telemetryPath,
+    clock: full.clock,
+  });
   let server: RunningServer;
   const ready = (): boolean => [...runtimes.values()].some((r) => r.job.discovered);
   // Everything that reads a file or binds the port comes first; no leader request goes out before the server
@@ -239,6 +259,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
       selfMetrics: self,
       ready,
       version: deps.version,
+      statusPage,
       ...(config.web.configFile ? { webConfigFile: config.web.configFile } : {}),
       maxConnections: config.web.maxConnections,
       clock: full.clock,

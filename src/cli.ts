@@ -3,13 +3,25 @@
  * The entry point: the only module that touches `process` (argv, environment, stdout, exit, signals).
  * `cribl-exporter [flags]` runs the exporter; `simulate` the simulated leader; `demo` both in one process.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { runCommand, type CommandIo } from './commands.js';
+import { buildRevision } from './revision.js';
 import { signalHandlers } from './signals.js';
 import { readFileSafely } from './util/files.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../package.json') as { version: string };
+
+/** The commit of the source checkout this runs from, if it is one (one `git` call, only when .git exists). */
+function gitHead(): string | undefined {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  if (!existsSync(`${root}.git`)) return undefined;
+  const r = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', timeout: 2_000 });
+  return r.status === 0 ? r.stdout : undefined;
+}
 
 const ac = new AbortController();
 const signals = signalHandlers({
@@ -31,6 +43,7 @@ const io: CommandIo = {
   signal: ac.signal,
   onReloadSignal: signals.onReload,
   version,
+  revision: buildRevision(process.env, gitHead),
   nodejsVersion: process.version,
 };
 

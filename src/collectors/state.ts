@@ -3,6 +3,7 @@
  * metric text. Each part comes from one collector; the store (src/store/) is its only owner at run time.
  */
 import type { Product } from '../api/products.js';
+import type { FailureReason } from '../http/failure.js';
 import type { ListedGroup } from './groups.js';
 import type { ListedWorker } from './listing.js';
 import type { HealthFacts } from './node-health.js';
@@ -34,4 +35,6 @@ export interface LeaderState {
   up: boolean;
   /** Epoch ms of the last successful discovery. */
   lastDiscoveryMs?: number;
+  /** Why the last discovery failed (absent while it works): a reason, the HTTP status if any, one line. */
+  failure?: { reason: FailureReason; status?: number; message: string };
 }

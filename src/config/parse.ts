@@ -16,6 +16,11 @@ export interface ConfigInput {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Reads a file as UTF-8 text (only --config.file is read here). */
   readonly readFile: (path: string) => string;
+  /**
+   * A command's own defaults (the demo's listen address, intervals, log format): a layer below the config file,
+   * so that flags, the environment and the file all win over them.
+   */
+  readonly defaults?: Readonly<Partial<Record<FlagName, string>>>;
 }
 
 /** What the command line asks for: run with a config, or print help or the version. */
@@ -41,7 +46,10 @@ export function parseCommandLine(input: ConfigInput): CommandLine {
   const configFile = early.read('config.file');
   const file = configFile ? readConfigFile(configFile, early.get('config.file')!, input.readFile) : undefined;
   const warnings: string[] = [];
-  const config = build([flags.layer, env.layer, file?.settings ?? new Map()], file, env.secrets, warnings);
+  const defaults = new Map(
+    Object.entries(input.defaults ?? {}).map(([flag, value]) => [flag, { value, where: `--${flag} (default)` }]),
+  );
+  const config = build([flags.layer, env.layer, file?.settings ?? new Map(), defaults], file, env.secrets, warnings);
   return { kind: 'run', config: deepFreeze(config), warnings: Object.freeze(warnings) };
 }
 
@@ -57,7 +65,7 @@ export async function loadCommandLine(
   const early = new Settings([flags.layer, readEnv(input.env).layer], globalName);
   const path = early.read('config.file');
   const text = path === undefined ? '' : await readConfigText(path, early.get('config.file')!, input.readFile);
-  return parseCommandLine({ argv: input.argv, env: input.env, readFile: () => text });
+  return parseCommandLine({ ...input, readFile: () => text });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

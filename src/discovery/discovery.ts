@@ -29,7 +29,14 @@ export type DiscoveryOutcome =
       requests: number;
       malformed: number;
     }
-  | { ok: false; reason: FailureReason; message: string; requests: number };
+  | {
+      ok: false;
+      reason: FailureReason;
+      message: string;
+      /** HTTP status of the failed request, when there was one (401, 403 and 404 mean different things). */
+      status?: number;
+      requests: number;
+    };
 
 export interface DiscoveryOptions {
   client: LeaderClient;
@@ -89,7 +96,7 @@ export class Discoverer {
           this.#legacy = true;
           break;
         }
-        if (!r.ok) return { ok: false, reason: r.reason, message: r.message, requests };
+        if (!r.ok) return failed(r, requests);
       }
     }
     if (this.#legacy) {
@@ -109,7 +116,7 @@ export class Discoverer {
         },
       );
       requests += r.requests;
-      if (!r.ok) return { ok: false, reason: r.reason, message: r.message, requests };
+      if (!r.ok) return failed(r, requests);
     }
 
     const groups: GroupState[] = [];
@@ -166,4 +173,14 @@ export class Discoverer {
       requests: this.#o.maxPages,
     };
   }
+}
+
+function failed(r: { reason: FailureReason; message: string; status?: number }, requests: number): DiscoveryOutcome {
+  return {
+    ok: false,
+    reason: r.reason,
+    message: r.message,
+    ...(r.status === undefined ? {} : { status: r.status }),
+    requests,
+  };
 }

@@ -51,6 +51,8 @@ export interface ServerOptions {
   ready: () => boolean;
   /** Shown on the landing page. */
   version: string;
+  /** The status page at `/` (src/exposition/status/); without it, `/` is a landing page with links. */
+  statusPage?: { html(): Promise<string> };
   /** `--web.config.file`; TLS is on when it configures a certificate. */
   webConfigFile?: string;
   /** Web config files are stat'ed at most this often. @default 1000 */
@@ -156,7 +158,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...options.limits,
   };
   const gzipLevel = options.gzipLevel ?? zlibConstants.Z_BEST_SPEED;
-  const rate = { tokens: 0, at: clock.now() };
+  // A full bucket at start, as Go's x/time/rate (the toolkit's limiter): the first `burst` requests pass at once.
+  const rate = { tokens: Infinity, at: clock.now() };
 
   let server: HttpServer | HttpsServer | undefined;
   let webConfig: WebConfigSource | undefined;
@@ -287,8 +290,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (path === '/readyz')
       return options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
     if (path === '/') {
-      const html = landingPage({ version: options.version, telemetryPath });
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(html) });
+      const html = options.statusPage
+        ? await options.statusPage.html()
+        : landingPage({ version: options.version, telemetryPath });
+      res.writeHead(200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Length': Buffer.byteLength(html),
+        'Cache-Control': 'no-store',
+      });
       return void res.end(head ? undefined : html);
     }
     return plain(res, 404, 'Not Found\n', head);

@@ -33,7 +33,7 @@ export class TransportConfigError extends Error {
   override readonly name = 'TransportConfigError';
 }
 
-interface TlsOptions {
+export interface TlsOptions {
   ca?: string;
   cert?: string;
   key?: string;
@@ -124,7 +124,11 @@ function tunnelClient(origin: URL, opts: object): Dispatcher {
   return new TunnelPool(origin, opts);
 }
 
-async function tlsOptions(t: TransportConfig, deps: TransportDeps): Promise<TlsOptions> {
+/** The TLS options of the connection to a leader (files read and checked), as the dispatcher uses them. */
+export async function tlsOptions(
+  t: TransportConfig,
+  deps: Pick<TransportDeps, 'readFile' | 'connectTimeoutMs'>,
+): Promise<TlsOptions> {
   const tls: TlsOptions = { rejectUnauthorized: !t.insecureSkipVerify, timeout: deps.connectTimeoutMs ?? 10_000 };
   if (t.caFile !== undefined) {
     tls.ca = await readPem(deps.readFile, t.caFile, '--leader.ca-file');

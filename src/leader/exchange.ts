@@ -11,7 +11,14 @@ import { parseRetryAfter } from '../http/retry-after.js';
 import type { Clock } from '../util/clock.js';
 import type { RequestBudget } from './budget.js';
 import type { LeaderClientLimits } from './settings.js';
-import { describeRequest, oneLine, redact, type LeaderFailure, type LeaderRequest } from './types.js';
+import {
+  describeRequest,
+  oneLine,
+  redact,
+  type LeaderFailure,
+  type LeaderRequest,
+  type ResponseHeaders,
+} from './types.js';
 import type { Watchdog } from './watchdog.js';
 
 /** Statuses that pause the whole budget (`cribl_exporter_leader_throttled_total{code}`). */
@@ -148,7 +155,7 @@ async function send<T>(
       return bodyFailure(req, err, status, timedOut, outer);
     }
     try {
-      return { attempt: { ok: true, status, body: decodeBody(req, text, status) }, outcome: 'ok' };
+      return { attempt: { ok: true, status, body: decodeBody(req, text, status, res.headers) }, outcome: 'ok' };
     } catch (err) {
       const what =
         err instanceof NotJson
@@ -247,7 +254,7 @@ function headers<T>(ctx: ExchangeContext, req: LeaderRequest<T>): Record<string,
   return h;
 }
 
-function decodeBody<T>(req: LeaderRequest<T>, text: string, status: number): T {
+function decodeBody<T>(req: LeaderRequest<T>, text: string, status: number, headers: ResponseHeaders): T {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -256,7 +263,7 @@ function decodeBody<T>(req: LeaderRequest<T>, text: string, status: number): T {
     throw new NotJson();
   }
   try {
-    return req.decode(json, status);
+    return req.decode(json, status, headers);
   } catch (err) {
     throw err instanceof Error ? err : new DecodeFailed(String(err));
   }

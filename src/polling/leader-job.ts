@@ -64,6 +64,11 @@ export class LeaderJob {
       snapshot.setLeader({
         up: false,
         ...(this.#lastDiscoveryMs === undefined ? {} : { lastDiscoveryMs: this.#lastDiscoveryMs }),
+        failure: {
+          reason: out.reason,
+          ...(out.status === undefined ? {} : { status: out.status }),
+          message: out.message,
+        },
       });
       return;
     }

@@ -41,6 +41,10 @@ export interface LeaderSnapshot {
   deleteNode(key: string): void;
   getNode(key: string): NodeState | undefined;
   nodeKeys(): IterableIterator<string>;
+  /** Every node's state (the status page reads them; never write through them). */
+  nodes(): IterableIterator<NodeState>;
+  /** The leader's state as last set (undefined before the first discovery ended). */
+  leader(): LeaderState | undefined;
   setGroups(groups: readonly GroupState[]): void;
   setLeader(state: LeaderState): void;
   /** Node texts written since the last call (undefined when none); the caller owns the batch. */
@@ -74,6 +78,7 @@ class Snapshot implements LeaderSnapshot {
   readonly #nodes = new Map<string, NodeState>();
   #groupTexts: readonly string[];
   #leaderTexts: readonly string[];
+  #leader: LeaderState | undefined;
   readonly #listeners = new Set<() => void>();
   #batch: NodeBatchWriter;
 
@@ -127,6 +132,14 @@ class Snapshot implements LeaderSnapshot {
     return this.#nodes.keys();
   }
 
+  nodes(): IterableIterator<NodeState> {
+    return this.#nodes.values();
+  }
+
+  leader(): LeaderState | undefined {
+    return this.#leader;
+  }
+
   setGroups(groups: readonly GroupState[]): void {
     const texts = this.#render.groups(groups, this.#targetPairs);
     if (sameTexts(texts, this.#groupTexts)) return;
@@ -135,6 +148,7 @@ class Snapshot implements LeaderSnapshot {
   }
 
   setLeader(state: LeaderState): void {
+    this.#leader = { ...state };
     const texts = this.#render.leader({ ...state }, this.#targetPairs);
     if (sameTexts(texts, this.#leaderTexts)) return;
     this.#leaderTexts = texts;

@@ -20,6 +20,8 @@ export interface SelfMetricsOptions {
   version: string;
   /** Node.js version, e.g. process.version (`cribl_exporter_build_info{nodejs_version}`). */
   nodejsVersion: string;
+  /** Source revision of the build (`cribl_exporter_build_info{revision}`). @default 'unknown' */
+  revision?: string;
   /** Register prom-client's process_* and nodejs_* metrics. @default true */
   defaultMetrics?: boolean;
 }
@@ -32,8 +34,8 @@ function createHandles(registry: Registry) {
   return {
     buildInfo: new Gauge({
       name: 'cribl_exporter_build_info',
-      help: 'Build of this exporter (value 1).',
-      labelNames: ['version', 'nodejs_version'] as const,
+      help: 'Build of this exporter (value 1): its version, source revision and Node.js version.',
+      labelNames: ['version', 'revision', 'nodejs_version'] as const,
       registers,
     }),
     leaderRequests: new Counter({
@@ -216,7 +218,10 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
   const registry = new Registry();
   const h = createHandles(registry);
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  h.buildInfo.set({ version: options.version, nodejs_version: options.nodejsVersion }, 1);
+  h.buildInfo.set(
+    { version: options.version, revision: options.revision ?? 'unknown', nodejs_version: options.nodejsVersion },
+    1,
+  );
 
   // prom-client removes children by their full label set only, so remember which ones each leader has.
   const seen = new Map<string, Set<string>>();

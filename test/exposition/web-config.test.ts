@@ -33,7 +33,7 @@ describe('parseWebConfig', () => {
         '  curve_preferences: [X25519, CurveP256]',
         '  client_allowed_sans: [prometheus.example]',
         'http_server_config:',
-        '  http2: true',
+        '  http2: false',
         '  headers:',
         '    X-Frame-Options: deny',
         '    Strict-Transport-Security: max-age=31536000',
@@ -122,6 +122,11 @@ describe('parseWebConfig', () => {
       'header value not allowed',
       'http_server_config:\n  headers:\n    X-Frame-Options: always',
       'http_server_config.headers.X-Frame-Options: expected one of deny, sameorigin',
+    ],
+    [
+      'http2 asked for',
+      'http_server_config:\n  http2: true',
+      'http_server_config.http2: true is not supported (this exporter serves HTTP/1.1)',
     ],
     ['not a bcrypt hash', 'basic_auth_users:\n  bob: plaintext-secret', 'basic_auth_users.bob: not a bcrypt hash'],
     ['bad rate interval', 'rate_limit:\n  interval: soon', 'rate_limit.interval: "soon" is not a duration'],
@@ -296,11 +301,11 @@ describe('web config on the server', () => {
     }
   });
 
-  it('rate_limit answers 429 beyond the burst', async () => {
+  it('rate_limit starts with a full bucket (as Go x/time/rate) and answers 429 beyond the burst', async () => {
     const { server, clock } = await start(['rate_limit:', '  interval: 1s', '  burst: 2']);
     const agent = new Agent();
     agents.push(agent);
-    await clock.advance(5000); // fill the bucket
+    // No time passes before the first requests: the burst is there from the start.
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await get(`${server.url}/healthz`, agent)).status);
     expect(statuses).toEqual([200, 200, 429]);

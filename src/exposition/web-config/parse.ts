@@ -182,6 +182,15 @@ export function parseWebConfig(text: string, path: string): WebConfig {
     headers[name] = value;
   }
 
+  // The toolkit serves HTTP/2 over TLS when `http2` is true (its default). This server speaks HTTP/1.1 only, so an
+  // explicit `http2: true` is refused rather than silently ignored; `false` is what it does anyway.
+  if (c.http_server_config?.http2 === true) {
+    fail(
+      path,
+      'http_server_config.http2: true is not supported (this exporter serves HTTP/1.1); remove it or set false',
+    );
+  }
+
   const users = new Map<string, string>();
   for (const [user, hash] of Object.entries(c.basic_auth_users ?? {})) {
     if (!BCRYPT_HASH.test(hash)) fail(path, `basic_auth_users.${user}: not a bcrypt hash`);
