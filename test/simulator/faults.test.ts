@@ -28,7 +28,7 @@ async function until(done: () => boolean): Promise<void> {
 }
 
 async function parked(clock: FakeClock, n = 1): Promise<void> {
-  for (let i = 0; i < 500 && clock.pending < n; i++) await tick();
+  await until(() => clock.pending >= n);
   expect(clock.pending).toBeGreaterThanOrEqual(n);
 }
 
