@@ -267,7 +267,7 @@ describe.skipIf(REPEAT)('README: Install, then "Pointing it at a real leader", r
     });
     const curl = step2[3]!.replace('localhost:9864', new URL(url).host);
     let r = await sh(curl);
-    for (let i = 0; i < 50 && !/^cribl_leader_up 1$/m.test(r.out); i++) {
+    for (let i = 0; i < 200 && !/^cribl_leader_up 1$/m.test(r.out); i++) {
       await new Promise((done) => setTimeout(done, 100));
       r = await sh(curl);
     }
@@ -299,7 +299,7 @@ describe('README: the simulated leader, run as written', () => {
       version: '0',
       nodejsVersion: process.version,
     });
-    for (let i = 0; i < 200 && out.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 800 && out.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
     const printed =
       /^cribl simulated leader listening on (http:\/\/127\.0\.0\.1:(\d+))\/api\/v1 token=\S+ admin=\S+$/.exec(
         out[0] ?? '',

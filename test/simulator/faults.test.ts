@@ -418,7 +418,7 @@ describe('statistics', () => {
     expect(s.stats()).toMatchObject({ inFlight: 3, peakConcurrent: 3 });
     await clock.advance(100);
     await Promise.all(pending);
-    for (let i = 0; i < 5 && s.stats().inFlight > 0; i++) await tick();
+    await until(() => s.stats().inFlight === 0);
     expect(s.stats()).toMatchObject({ inFlight: 0, peakConcurrent: 3 });
   });
 
