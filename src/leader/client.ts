@@ -274,8 +274,10 @@ export function unsafePath(path: string): string | undefined {
   if (/[?#\\]/.test(path)) return 'raw ?, # or \\';
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
   if (/[\u0000-\u0020\u007f]/.test(path)) return 'whitespace or control character';
+  // A dot segment spelled with a literal dot would be resolved away by the server or a proxy. Fully
+  // percent-encoded (%2E, %2E%2E: what segment() sends for the node ids "." and "..") it is a name.
   for (const segment of path.split('/')) {
-    if (/^(\.|%2e){1,2}$/i.test(segment)) return 'dot segment';
+    if (/^(\.|%2e){1,2}$/i.test(segment) && segment.includes('.')) return 'dot segment';
   }
   return undefined;
 }
