@@ -164,24 +164,30 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     if (bad) return failure('decode', `${describeRequest(req)}: refused path (${bad})`);
     const { budget, clock, random } = this.#o;
     const scope = linkSignals(req.signal, this.#closing.signal);
+    const detachable = req.nodeScoped === true;
     try {
       let attempt = 0;
       let last: AttemptFailure | undefined;
       for (;;) {
         if (scope.signal.aborted) return strip(last) ?? failure('timeout', `${describeRequest(req)}: aborted`);
         attempt++;
-        const got = await budget.acquire({ deadline: req.deadline, signal: scope.signal });
+        const got = await budget.acquire({ deadline: req.deadline, signal: scope.signal, detachable });
         if (!got.granted) return strip(last) ?? denialFailure(req, got.denied);
 
+        const started = clock.now();
         const result = await this.#attempt(req, got, scope.signal);
         if (result === NOT_SENT) {
           // Wait for the pause like everyone else (or give up if it outlasts the deadline); not a try.
           attempt--;
           continue;
         }
+        req.onExchange?.(clock.now() - started);
         if (result.ok) return result;
         last = result;
-        if (result.retry === 'none' || attempt >= this.#limits.maxAttempts) return strip(result);
+        // A host-context request that timed out says the node is slow (the leader waited for it): a retry within
+        // the same poll would wait as long again and hold the budget for it. The node's next poll tries again.
+        const nodeTimeout = detachable && result.reason === 'timeout';
+        if (result.retry === 'none' || nodeTimeout || attempt >= this.#limits.maxAttempts) return strip(last);
         // 429/503/420 wait through the budget's pause or hold; the rest back off on their own.
         const delay =
           result.retry === 'backoff'
@@ -216,7 +222,11 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     // Pause before releasing: the release may hand the slot straight to the next waiter.
     if (result.throttle) this.#onThrottle(req, result.throttle, result.attempt);
     else if (result.outcome === 'ok') this.#throttleStreak = 0;
-    permit.release(result.outcome);
+    const a = result.attempt;
+    // A 429, or a 503 that says when to come back: the leader enforces a rate, which the budget learns.
+    const limit = result.throttle === '429' || (result.throttle === '503' && !a.ok && a.serverDelayMs !== undefined);
+    const nodeTimeout = req.nodeScoped === true && result.outcome === 'timeout';
+    permit.release(nodeTimeout ? 'node_timeout' : result.outcome, limit ? 'limit' : undefined);
     return result.attempt;
   }
 
