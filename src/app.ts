@@ -17,8 +17,11 @@ import { createRequestBudget } from './leader/budget.js';
 import { createLeaderClient } from './leader/client.js';
 import { clientLimitsFromConfig } from './leader/settings.js';
 import type { LeaderClient } from './leader/types.js';
+import type { BudgetState } from './leader/budget.js';
 import { LeaderJob } from './polling/leader-job.js';
+import type { CycleStatus } from './polling/cycle.js';
 import { Poller } from './polling/poller.js';
+import { LeaderRate, type AllowedRate } from './polling/rate.js';
 import { cronSchedule, type Schedule, type ScheduledJob } from './polling/scheduler.js';
 import { createLeaderSnapshot, type LeaderSnapshot } from './store/snapshot.js';
 import { createSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
@@ -59,7 +62,20 @@ export interface App {
   discoverNow(): Promise<void>;
   /** Runs one health cycle of every leader now (tests). */
   pollNow(): Promise<void>;
+  /** Per leader: the rate allowed and in force, the budget, and the health rounds (cheap: no walk over nodes). */
+  status(): LeaderStatus[];
   close(): Promise<void>;
+}
+
+/** What a status page or a test reads about one leader's polling. */
+export interface LeaderStatus {
+  leader: string;
+  /** The rate allowed for the fleet of the last discovery (`--leader.max-rps`, auto or pinned). */
+  allowed: AllowedRate;
+  /** The budget now: the rate in force (`rate`), paused or not, the window, requests in flight. */
+  budget: BudgetState;
+  /** Health rounds: the last round's duration against the target, overrun and its cause, slow nodes. */
+  cycle: CycleStatus & { nodes: number; slowNodes: number };
 }
 
 /** One monitored leader: its transport, budget, client, auth, snapshot, discovery, poller and jobs. */
@@ -70,6 +86,8 @@ class LeaderRuntime {
   readonly job: LeaderJob;
   readonly #client: LeaderClient;
   readonly #auth: AuthProvider;
+  readonly #budget: ReturnType<typeof createRequestBudget>;
+  readonly #rate: LeaderRate;
   readonly #deps: Required<Pick<AppDeps, 'clock'>> & AppDeps;
   readonly #jobs: ScheduledJob[] = [];
   readonly #abort = new AbortController();
@@ -89,11 +107,29 @@ class LeaderRuntime {
         logger: log,
         connectTimeoutMs: cfg.budget.connectTimeoutMs,
       });
+    this.#rate = new LeaderRate({
+      setting: cfg.budget.maxRps,
+      ceiling: cfg.budget.maxRpsCeiling,
+      burst: cfg.budget.burst,
+      plan: {
+        healthIntervalMs: config.intervals.healthMs,
+        metadataIntervalMs: config.intervals.metadataMs,
+        discoveryIntervalMs: config.intervals.discoveryMs,
+        products: cfg.products.length,
+      },
+      logger: log,
+    });
+    this.#budget = createRequestBudget(
+      { ...this.#rate.initial, maxConcurrency: cfg.budget.maxConcurrency },
+      clock,
+      metrics,
+    );
+    this.#rate.attach(this.#budget);
     const raw = createLeaderClient({
       baseUrl: cfg.url,
       name: cfg.name,
       dispatcher,
-      budget: createRequestBudget(cfg.budget, clock, metrics),
+      budget: this.#budget,
       clock,
       random: deps.random ?? Math.random,
       logger: log,
@@ -119,9 +155,14 @@ class LeaderRuntime {
       logger: log,
       healthIntervalMs: config.intervals.healthMs,
       metadataIntervalMs: config.intervals.metadataMs,
-      // Enough to keep the largest window busy; the budget sets the real pace.
-      maxOutstanding: Math.max(8, cfg.budget.maxConcurrency * 2),
+      // Enough to keep the largest window busy, slow nodes that gave their slot back, and some waiting; the
+      // budget sets the real pace.
+      maxOutstanding: Math.max(16, cfg.budget.maxConcurrency * 4),
       metrics,
+      budget: this.#budget,
+      rate: { setting: cfg.budget.maxRps, ceiling: cfg.budget.maxRpsCeiling },
+      slowPollMs: cfg.budget.headersTimeoutMs,
+      onNodes: (n) => this.#rate.apply(n),
     });
     this.job = new LeaderJob({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
@@ -137,17 +178,27 @@ class LeaderRuntime {
     metrics.healthCycle(config.intervals.healthMs / 1000, 0);
   }
 
-  /** Starts the discovery and health schedules (metadata polls ride on health cycles, see Poller). */
+  /**
+   * Starts the discovery schedule and the health poller's loop (each node on its own schedule; metadata polls ride
+   * on health answers, see Poller). A hand-driven schedule runs one health pass per `run` instead.
+   */
   start(schedule: Schedule): void {
     const { intervals } = this.#deps.config;
-    const health = schedule(`health:${this.cfg.name}`, intervals.healthMs, (s) => this.poller.runHealthCycle(s));
-    const discovery = schedule(`discovery:${this.cfg.name}`, intervals.discoveryMs, async (s) => {
-      const first = !this.job.discovered;
-      await this.job.discover(s);
-      // Poll the fleet as soon as it is known rather than at the next tick.
-      if (first && this.job.discovered) health.trigger();
+    const health = schedule(`health:${this.cfg.name}`, intervals.healthMs, (s) => this.poller.runHealthCycle(s), {
+      loop: (s) => this.poller.run(s),
     });
+    // New nodes are due at once: the poller starts on them as soon as a discovery has applied them.
+    const discovery = schedule(`discovery:${this.cfg.name}`, intervals.discoveryMs, (s) => this.job.discover(s));
     this.#jobs.push(discovery, health);
+  }
+
+  status(): LeaderStatus {
+    return {
+      leader: this.cfg.name,
+      allowed: this.#rate.current,
+      budget: this.#budget.state(),
+      cycle: this.poller.status(),
+    };
   }
 
   discover(): Promise<void> {
@@ -291,6 +342,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
     pollNow: async () => {
       await Promise.all([...runtimes.values()].map((r) => r.pollNow()));
     },
+    status: () => [...runtimes.values()].map((r) => r.status()),
     close: async () => {
       workspaceJob?.stop();
       cloudAuth?.close();

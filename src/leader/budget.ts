@@ -60,6 +60,8 @@ export interface BudgetObserver {
 /** A snapshot of the budget, for metrics, logs and tests. */
 export interface BudgetState {
   limit: number;
+  /** Upper bound of the window (`--leader.max-concurrency`). */
+  maxConcurrency: number;
   inFlight: number;
   waiting: number;
   paused: boolean;
@@ -320,6 +322,7 @@ export class RequestBudget {
     const timed = now < this.#pauseUntil;
     return {
       limit: this.#limit,
+      maxConcurrency: this.#maxConcurrency,
       inFlight: this.#inFlight,
       waiting: this.#queue.size,
       paused: this.#held || timed,
