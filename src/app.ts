@@ -146,7 +146,12 @@ class LeaderRuntime {
       dispatcher,
       ...(deps.random ? { random: deps.random } : {}),
     });
-    this.#client = withAuth(raw, this.#auth);
+    this.#client = withAuth(raw, this.#auth, {
+      clock,
+      logger: log,
+      metrics,
+      backoff: { baseMs: cfg.budget.backoffBaseMs, capMs: cfg.budget.backoffMaxMs },
+    });
     this.snapshot = createLeaderSnapshot({ labels: cfg.labels, render: SNAPSHOT_RENDERERS });
     this.poller = new Poller({
       client: this.#client,
