@@ -54,7 +54,7 @@ function setup(mode: AuthMode = 'token', canRefresh = false) {
 }
 
 describe('withAuth: credentials refused', () => {
-  it('a revoked static token: counted as rejected, node polls stop for a doubling backoff, one probe each', async () => {
+  it('a revoked static token: counted as rejected, node polls stop for a doubling backoff, one probe', async () => {
     const t = setup('token', false);
     t.setStatus(401);
     await t.node();
