@@ -182,7 +182,7 @@ describe('renderReport', () => {
 
 describe('judgeFair (issue 14)', () => {
   const fair = () => ({
-    coverage: { nodes: 20_000, healthIntervalS: 30, coveredMs: 24_300, answeredAtEnd: 20_000, rateRps: 875, firstRoundS: 22.9 },
+    coverage: { nodes: 20_000, healthIntervalS: 30, coveredMs: 24_300, answeredAtEnd: 20_000, rateRps: 875 },
     limit: { limitRps: 40, nodes: 3_000, measuredS: 60, acceptedPerSecond: 39.6, share429: 0.004, rateRps: 41.2 },
   });
 
