@@ -384,7 +384,7 @@ const ROWS = [
     group: 'Polling',
     kind: 'duration',
     default: '30s',
-    help: 'How often the /health of every node is polled (spread evenly over the interval).',
+    help: 'How often the /health of every node is polled (each node at its own slot, spread over the interval).',
   }),
   row({
     name: 'metadata.interval',
