@@ -119,7 +119,8 @@ export class Poller {
   #detached = 0;
   #slow = 0;
   #reportedSlow = -1;
-  #wake: AbortController | undefined;
+  #wake: (() => void) | undefined;
+  #armed: { at: number; ac: AbortController } | undefined;
   #lastHousekeeping = -Infinity;
   #running = false;
 
@@ -191,26 +192,48 @@ export class Poller {
   async run(signal: AbortSignal): Promise<void> {
     if (this.#running) throw new Error('the poller is already running');
     this.#running = true;
-    const onAbort = (): void => this.#wake?.abort(WAKE);
+    const onAbort = (): void => this.#nudge();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       while (!signal.aborted) {
         const now = this.#o.clock.now();
         this.#dispatchDue(now, signal);
         if (now - this.#lastHousekeeping >= HOUSEKEEPING_MS) this.#housekeeping(now);
-        let wait = this.#lastHousekeeping + HOUSEKEEPING_MS - now;
+        let at = this.#lastHousekeeping + HOUSEKEEPING_MS;
         const next = this.#heap.peek();
-        if (next && this.#outstanding < this.#o.maxOutstanding) wait = Math.min(wait, next.due - now);
-        else if (next && next.due <= now) wait = Math.min(wait, this.#nextDetach(now) - now);
-        const ac = new AbortController();
-        this.#wake = ac;
-        await this.#o.clock.sleep(Math.max(1, wait), ac.signal).catch(() => undefined);
+        if (next && this.#outstanding < this.#o.maxOutstanding) at = Math.min(at, next.due);
+        else if (next && next.due <= now) at = Math.min(at, this.#nextDetach(now));
+        // Woken at `at`, or earlier by a nudge (a poll finished while all were outstanding, new nodes, stop).
+        const woken = new Promise<void>((resolve) => (this.#wake = resolve));
+        this.#arm(Math.max(now + 1, at));
+        await woken;
         this.#wake = undefined;
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
+      this.#armed?.ac.abort(WAKE);
+      this.#armed = undefined;
       this.#running = false;
     }
+  }
+
+  /**
+   * A timer that wakes the loop by `at`: one timer for many iterations (a loop woken by every finished poll
+   * would otherwise start and cancel a timer per request); a timer already due earlier is kept.
+   */
+  #arm(at: number): void {
+    const now = this.#o.clock.now();
+    if (this.#armed && this.#armed.at <= at && this.#armed.at > now) return;
+    this.#armed?.ac.abort(WAKE);
+    const entry = { at, ac: new AbortController() };
+    this.#armed = entry;
+    this.#o.clock.sleep(at - now, entry.ac.signal).then(
+      () => {
+        if (this.#armed === entry) this.#armed = undefined;
+        this.#nudge();
+      },
+      () => undefined,
+    );
   }
 
   /**
@@ -463,7 +486,9 @@ export class Poller {
   }
 
   #nudge(): void {
-    this.#wake?.abort(WAKE);
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
   }
 }
 
