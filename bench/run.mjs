@@ -16,7 +16,9 @@
 // steady window of one health interval (leader cost, CPU, event loop, builds, memory) → a forced body
 // rebuild while the leader holds every answer (so that only the rebuild runs) → 2 concurrent scrapers
 // against the exporter and against a bare node:http server with the same bytes → prom-client's
-// registry.metrics() over the same series. Only 127.0.0.1; every child is killed on exit.
+// registry.metrics() over the same series. Then once per run (bench/fair.mjs): 20,000 nodes with the default
+// budget flags (coverage time), and a leader-imposed rate limit (share accepted). Only 127.0.0.1; every child is
+// killed on exit.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Agent } from 'undici';
+import { runFair } from './fair.mjs';
 import { Children } from './lib/children.mjs';
 import { closeHttp, fetchMetricsText, json, scrapeRounds, timedGet } from './lib/http.mjs';
 import { machineBusyMs, machineInfo, processCpuMs } from './lib/machine.mjs';
@@ -503,6 +506,7 @@ log(
   `sizes ${sizes.map(sizeLabel).join(', ')}; concurrency ${concurrency}; ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`,
 );
 const results = [];
+let fair;
 let failure;
 try {
   for (const n of sizes) {
@@ -511,6 +515,10 @@ try {
     results.at(-1).benchSeconds = (performance.now() - t) / 1000;
     log(`${sizeLabel(n)}: done in ${Math.round(results.at(-1).benchSeconds)} s`);
   }
+  const t = performance.now();
+  fair = await runFair({ children, here, log });
+  fair.benchSeconds = (performance.now() - t) / 1000;
+  log(`fair polling: done in ${Math.round(fair.benchSeconds)} s`);
 } catch (e) {
   failure = e;
   log(`failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -527,6 +535,7 @@ const run = {
   code,
   exporterEnv,
   results,
+  fair,
   failure: failure ? (failure instanceof Error ? failure.message : String(failure)) : undefined,
 };
 mkdirSync(tmpRoot, { recursive: true });

@@ -2,7 +2,7 @@ import type { ReadFile } from './util/files.js';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { connectLeader, type LeaderConnection } from './auth/connect.js';
+import { connectLeader, type LeaderConnection } from './polling/connection.js';
 import { createAuthProvider } from './auth/index.js';
 import type { AuthProvider } from './auth/types.js';
 import { SNAPSHOT_RENDERERS } from './collectors/index.js';
@@ -12,12 +12,15 @@ import { Discoverer } from './discovery/discovery.js';
 import { createWorkspaceWatcher, type WorkspaceWatcher } from './discovery/workspaces.js';
 import { createBodyCache, type BodyCache } from './exposition/body.js';
 import { startServer, type RunningServer } from './exposition/server.js';
-import { createStatusPage, type CycleView, type LeaderStatusSource } from './exposition/status/page.js';
+import { createStatusPage, type LeaderStatusSource } from './exposition/status/page.js';
 import { createDispatcher } from './http/transport.js';
 import type { RequestBudget } from './leader/budget.js';
 import type { LeaderClient } from './leader/types.js';
+import type { BudgetState } from './leader/budget.js';
 import { LeaderJob } from './polling/leader-job.js';
+import type { CycleStatus } from './polling/cycle.js';
 import { Poller } from './polling/poller.js';
+import type { AllowedRate, LeaderRate } from './polling/rate.js';
 import { cronSchedule, type Schedule, type ScheduledJob } from './polling/scheduler.js';
 import { createLeaderSnapshot, type LeaderSnapshot } from './store/snapshot.js';
 import { createSelfMetrics, type LeaderSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
@@ -63,10 +66,23 @@ export interface App {
   pollNow(): Promise<void>;
   /** Re-reads the web config and every credential file now (SIGHUP); logs what it found, never throws. */
   reload(): Promise<void>;
+  /** Per leader: the rate allowed and in force, the budget, and the health rounds (cheap: no walk over nodes). */
+  status(): LeaderStatus[];
   close(): Promise<void>;
 }
 
 type Deps = Required<Pick<AppDeps, 'clock'>> & AppDeps;
+
+/** What a status page or a test reads about one leader's polling. */
+export interface LeaderStatus {
+  leader: string;
+  /** The rate allowed for the fleet of the last discovery (`--leader.max-rps`, auto or pinned). */
+  allowed: AllowedRate;
+  /** The budget now: the rate in force (`rate`), paused or not, the window, requests in flight. */
+  budget: BudgetState;
+  /** Health rounds: the last round's duration against the target, overrun and its cause, slow nodes. */
+  cycle: CycleStatus & { nodes: number; slowNodes: number };
+}
 
 /** One monitored leader: its transport, budget, client, auth, snapshot, discovery, poller and jobs. */
 class LeaderRuntime {
@@ -75,10 +91,11 @@ class LeaderRuntime {
   readonly poller: Poller;
   readonly job: LeaderJob;
   readonly budget: RequestBudget;
-  /** What the status page shows of this leader. */
-  readonly status: LeaderStatusSource;
+  /** What the status page at / shows of this leader. */
+  readonly page: LeaderStatusSource;
   readonly #client: LeaderClient;
   readonly #auth: AuthProvider;
+  readonly #rate: LeaderRate;
   readonly #deps: Deps;
   readonly #jobs: ScheduledJob[] = [];
   readonly #abort = new AbortController();
@@ -88,7 +105,14 @@ class LeaderRuntime {
     const log = forLeader(deps.logger, cfg.name);
     const metrics = self.forLeader(cfg.name);
     const dispatcher = deps.dispatcher?.(cfg);
+    const { intervals } = deps.config;
     const conn = await connectLeader(cfg, {
+      plan: {
+        healthIntervalMs: intervals.healthMs,
+        metadataIntervalMs: intervals.metadataMs,
+        discoveryIntervalMs: intervals.discoveryMs,
+        products: cfg.products.length,
+      },
       clock: deps.clock,
       ...(deps.random ? { random: deps.random } : {}),
       logger: log,
@@ -109,19 +133,23 @@ class LeaderRuntime {
     this.#auth = conn.auth;
     this.#client = conn.client;
     this.budget = conn.budget;
+    this.#rate = conn.rate;
     this.snapshot = createLeaderSnapshot({ labels: cfg.labels, render: SNAPSHOT_RENDERERS });
-    const cycle: CycleView = { targetMs: config.intervals.healthMs, overrun: false };
-    this.status = {
+    this.page = {
       name: cfg.name,
       url: cfg.url,
       authMode: cfg.auth.mode,
       snapshot: this.snapshot,
-      budget: () => ({
-        ...conn.budget.state(),
-        maxRps: cfg.budget.maxRps,
-        maxConcurrency: cfg.budget.maxConcurrency,
-      }),
-      cycle: () => ({ ...cycle }),
+      budget: () => conn.budget.state(),
+      cycle: () => {
+        const c = this.poller.status();
+        return {
+          targetMs: c.targetSeconds * 1000,
+          ...(c.lastSeconds === undefined ? {} : { lastMs: c.lastSeconds * 1000 }),
+          overrun: c.overrun,
+          ...(c.cause === undefined ? {} : { cause: c.cause }),
+        };
+      },
     };
     this.poller = new Poller({
       client: this.#client,
@@ -130,19 +158,14 @@ class LeaderRuntime {
       logger: log,
       healthIntervalMs: config.intervals.healthMs,
       metadataIntervalMs: config.intervals.metadataMs,
-      // Enough to keep the largest window busy; the budget sets the real pace.
-      maxOutstanding: Math.max(8, cfg.budget.maxConcurrency * 2),
-      // The status page shows the last cycle too.
-      metrics: {
-        healthCycle: (target, duration) => {
-          if (duration > 0) cycle.lastMs = duration * 1000;
-          metrics.healthCycle(target, duration);
-        },
-        overrun: (active) => {
-          cycle.overrun = active;
-          metrics.overrun(active);
-        },
-      },
+      // Enough to keep the largest window busy, slow nodes that gave their slot back, and some waiting; the
+      // budget sets the real pace.
+      maxOutstanding: Math.max(16, cfg.budget.maxConcurrency * 4),
+      metrics,
+      budget: conn.budget,
+      rate: { setting: cfg.budget.maxRps, ceiling: cfg.budget.maxRpsCeiling },
+      slowPollMs: cfg.budget.headersTimeoutMs,
+      onNodes: (n) => this.#rate.apply(n),
     });
     this.job = new LeaderJob({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
@@ -158,17 +181,27 @@ class LeaderRuntime {
     metrics.healthCycle(config.intervals.healthMs / 1000, 0);
   }
 
-  /** Starts the discovery and health schedules (metadata polls ride on health cycles, see Poller). */
+  /**
+   * Starts the discovery schedule and the health poller's loop (each node on its own schedule; metadata polls ride
+   * on health answers, see Poller). A hand-driven schedule runs one health pass per `run` instead.
+   */
   start(schedule: Schedule): void {
     const { intervals } = this.#deps.config;
-    const health = schedule(`health:${this.cfg.name}`, intervals.healthMs, (s) => this.poller.runHealthCycle(s));
-    const discovery = schedule(`discovery:${this.cfg.name}`, intervals.discoveryMs, async (s) => {
-      const first = !this.job.discovered;
-      await this.job.discover(s);
-      // Poll the fleet as soon as it is known rather than at the next tick.
-      if (first && this.job.discovered) health.trigger();
+    const health = schedule(`health:${this.cfg.name}`, intervals.healthMs, (s) => this.poller.runHealthCycle(s), {
+      loop: (s) => this.poller.run(s),
     });
+    // New nodes are due at once: the poller starts on them as soon as a discovery has applied them.
+    const discovery = schedule(`discovery:${this.cfg.name}`, intervals.discoveryMs, (s) => this.job.discover(s));
     this.#jobs.push(discovery, health);
+  }
+
+  status(): LeaderStatus {
+    return {
+      leader: this.cfg.name,
+      allowed: this.#rate.current,
+      budget: this.budget.state(),
+      cycle: this.poller.status(),
+    };
   }
 
   discover(): Promise<void> {
@@ -240,7 +273,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
   let watcher: WorkspaceWatcher | undefined;
   let cloudAuth: AuthProvider | undefined;
   const statusPage = createStatusPage({
-    leaders: () => [...runtimes.values()].map((r) => r.status),
+    leaders: () => [...runtimes.values()].map((r) => r.page),
     version: deps.version,
     telemetryPath: config.web.telemetryPath,
     clock: full.clock,
@@ -306,6 +339,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
       await Promise.all([...runtimes.values()].map((r) => r.pollNow()));
     },
     reload,
+    status: () => [...runtimes.values()].map((r) => r.status()),
     close: async () => {
       workspaceJob?.stop();
       cloudAuth?.close();

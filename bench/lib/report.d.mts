@@ -16,5 +16,7 @@ export function longestIdle(series: readonly (readonly [number, number])[] | und
 export function derive(r: SizeResult): Record<string, unknown>;
 /** One verdict per target of the issue, for the given size. */
 export function judgeTargets(r: SizeResult): Verdict[];
+/** Verdicts of fair polling (issue 14): 20k default-flags coverage time, leader-imposed limit accepted share. */
+export function judgeFair(fair: Record<string, unknown> | undefined): Verdict[];
 /** The whole BENCHMARKS.md from a run's raw results. */
 export function renderReport(run: Record<string, unknown>, options?: { analysis?: string }): string;

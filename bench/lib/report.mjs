@@ -493,7 +493,48 @@ const METHOD = `- **Processes.** The simulator (\`node dist/cli.js simulate --no
 - **autocannon.** Before the exporter starts: 5 s of \`GET /api/v1/w/{id}/health\` (ids rotating) at C connections against the same simulator process.
 - **undici floor.** Right after autocannon: 5 s of the same route with undici's \`Pool.request()\` (C connections, C requests in flight, each answer parsed with \`body.json()\`, nothing else) in a child process (\`bench/undici-floor.mjs\`): what any exporter built on the prescribed HTTP client can reach on this machine.
 - **prom-client.** The snapshot families of the exporter's identity body (everything but its self-metrics) parsed into prom-client Gauges with the same names, HELP, labels and values in a fresh Registry; \`await registry.metrics()\` is timed three times (median shown).
-- **Memory.** RSS from \`process.memoryUsage()\`; peak is VmHWM from /proc, reset at the start of the steady window (the lifetime peak, including the start-up burst, is used when larger).`;
+- **Memory.** RSS from \`process.memoryUsage()\`; peak is VmHWM from /proc, reset at the start of the steady window (the lifetime peak, including the start-up burst, is used when larger).
+- **Fair polling.** Once per run (\`bench/fair.mjs\`), the exporter with its default budget flags (\`--leader.max-rps auto\`, \`--leader.max-concurrency 8\`, health every 30 s; only \`--web.listen-address\` and \`--log.level\` given) against a fresh simulator. Coverage: 20,000 nodes; from forking the exporter to the simulator having answered every node's \`/w/{id}/health\` with 200 (polled every 250 ms), with the rate auto chose (\`cribl_exporter_leader_rate_limit_requests_per_second\`). Leader-imposed limit: 3,000 nodes (they need about 100 requests/s) against a simulator with \`faults.rateLimit {rate: 40, burst: 40, retryAfter: seconds}\`; after 10 s the simulator's statistics are reset and read 60 s later: \`acceptedPerSecond\` over the limit, and \`share429\`.`;
+
+/**
+ * Verdicts of fair polling (issue 14, bench/fair.mjs): 20,000 nodes with the default flags covered within one health
+ * interval, and a leader-imposed rate limit used to ≥ 90 % with < 2 % of requests answered 429.
+ */
+export function judgeFair(fair) {
+  const out = [];
+  const c = fair?.coverage;
+  const coverageTarget = `${fmtInt(c?.nodes ?? 20_000)} nodes, default flags: every node polled within one health interval (${c?.healthIntervalS ?? 30} s)`;
+  if (c?.coveredMs === undefined)
+    out.push({
+      target: coverageTarget,
+      status: 'not measured',
+      detail: fair?.error ?? (c ? `${fmtInt(c.answeredAtEnd)} of ${fmtInt(c.nodes)} answered within 120 s` : 'no run'),
+    });
+  else {
+    const s = c.coveredMs / 1000;
+    const detail =
+      `${s.toFixed(1)} s from the exporter’s start (discovery included) to every node’s first health answer; ` +
+      `auto rate ${fmtInt(c.rateRps)}/s`;
+    out.push({
+      target: coverageTarget,
+      status: s <= c.healthIntervalS ? 'met' : 'NOT met',
+      detail: s <= c.healthIntervalS ? detail : `${detail} (${over(s, c.healthIntervalS, ' s')})`,
+    });
+  }
+  const l = fair?.limit;
+  const limitTarget = 'leader-imposed limit: accepted share ≥ 90 % of the limit, < 2 % of requests answered 429';
+  if (l?.acceptedPerSecond === undefined)
+    out.push({ target: limitTarget, status: 'not measured', detail: fair?.error ?? 'no run' });
+  else {
+    const share = l.acceptedPerSecond / l.limitRps;
+    const detail =
+      `${(share * 100).toFixed(1)} % of ${l.limitRps}/s accepted (${l.acceptedPerSecond.toFixed(1)}/s), ` +
+      `${(l.share429 * 100).toFixed(2)} % answered 429, over ${Math.round(l.measuredS)} s (${fmtInt(l.nodes)} nodes, ` +
+      `rate in force at the end ${l.rateRps?.toFixed(1)}/s)`;
+    out.push({ target: limitTarget, status: share >= 0.9 && l.share429 < 0.02 ? 'met' : 'NOT met', detail });
+  }
+  return out;
+}
 
 /** The whole BENCHMARKS.md. */
 export function renderReport(run, { analysis } = {}) {
@@ -543,6 +584,19 @@ export function renderReport(run, { analysis } = {}) {
       ),
     );
     parts.push('');
+  }
+  if (run.fair) {
+    parts.push('## Fair polling (issue 14), default budget flags');
+    parts.push('');
+    parts.push(
+      table(
+        ['target', 'verdict'],
+        judgeFair(run.fair).map((v) => [v.target, v.status === 'met' ? `met: ${v.detail}` : `${v.status}: ${v.detail}`]),
+      ),
+    );
+    parts.push('');
+  }
+  if (largest) {
     parts.push('## Figures');
     parts.push('');
     parts.push(figures(results));

@@ -16,7 +16,13 @@ export const ENDPOINTS = {
 } as const;
 export type Endpoint = (typeof ENDPOINTS)[keyof typeof ENDPOINTS];
 
-/** A dynamic value (node id, product, group) as exactly one encoded path segment. */
+/**
+ * A dynamic value (node id, product, group) as exactly one encoded path segment: percent-encoded as
+ * encodeURIComponent does, and the dot segments `.` and `..` (which encodeURIComponent leaves alone and URL
+ * resolution would drop or climb) as `%2E` and `%2E%2E`.
+ */
 export function segment(value: string): string {
+  if (value === '.') return '%2E';
+  if (value === '..') return '%2E%2E';
   return encodeURIComponent(value);
 }

@@ -30,13 +30,19 @@ export interface AuthProvider {
   reload?(): Promise<void>;
 }
 
-/** Why obtaining a token failed: the `reason` label of `cribl_exporter_auth_failures_total`. */
+/**
+ * Why obtaining a token failed, or why the leader refused the one we sent: the `reason` label of
+ * `cribl_exporter_auth_failures_total`. `rejected`: a request answered 401 even after a refresh of the credentials
+ * (or with credentials that cannot be refreshed, e.g. a static token); `forbidden`: a request answered 403.
+ */
 export const AUTH_FAILURE_REASONS = [
   'invalid_credentials',
   'rate_limited',
   'unreachable',
   'bad_response',
   'file_unreadable',
+  'rejected',
+  'forbidden',
 ] as const;
 export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
 

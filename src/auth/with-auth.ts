@@ -2,35 +2,150 @@
  * Credentials on a leader client: every request that is not anonymous gets the provider's current token as
  * its bearer, and a 401 gets one refresh of the credentials and one more try (when the mode can obtain a
  * different token). The client underneath knows nothing of auth.
+ *
+ * When the leader still refuses (401 after that refresh, or 403), the failure is counted
+ * (`cribl_exporter_auth_failures_total{reason="rejected"|"forbidden"}`, whatever the mode) and node polling for the
+ * leader pauses with capped exponential backoff: host-context requests are not sent until the pause ends, then
+ * one goes out as a probe. Discovery keeps going at its own pace and probes too; the first accepted request
+ * ends the pause.
  */
+import type { Logger } from 'pino';
 import type { FailureReason } from '../http/failure.js';
 import { FAILURE_REASONS } from '../http/failure.js';
 import type { LeaderClient, LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
 import { describeRequest, failure, oneLine } from '../leader/types.js';
-import type { AuthProvider } from './types.js';
+import type { Clock } from '../util/clock.js';
+import type { AuthMetrics, AuthProvider } from './types.js';
+
+/** What the auth pause needs; without it a refused request is only counted and returned. */
+export interface WithAuthOptions {
+  clock: Clock;
+  logger?: Logger;
+  metrics?: AuthMetrics;
+  /** Backoff of node polling after a refusal: the first pause (at least 5 s) and the longest. */
+  backoff?: { baseMs: number; capMs: number };
+}
+
+/** The first pause of node polling after the credentials were refused (a refusal does not heal in 500 ms). */
+export const AUTH_PAUSE_MIN_MS = 5_000;
 
 /** The client with the provider's credentials on every request that is not anonymous. */
-export function withAuth(client: LeaderClient, auth: AuthProvider): LeaderClient {
+export function withAuth(client: LeaderClient, auth: AuthProvider, opts?: WithAuthOptions): LeaderClient {
+  const gate = opts ? new AuthPause(auth, opts) : undefined;
   const request = async <T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> => {
     if (req.anonymous) return client.request(req);
-    for (let refreshed = false; ; refreshed = true) {
-      let token: string;
-      try {
-        token = await auth.token(req.signal);
-      } catch (err) {
-        return authFailure(req, auth.mode, err);
+    const held = gate?.enter(req);
+    if (held) return held;
+    let res: LeaderResult<T> | undefined;
+    try {
+      for (let refreshed = false; ; refreshed = true) {
+        let token: string;
+        try {
+          token = await auth.token(req.signal);
+        } catch (err) {
+          return authFailure(req, auth.mode, err);
+        }
+        // Mode `none` hands out '': no header at all rather than an empty bearer.
+        res = await client.request(token ? { ...req, bearer: token } : req);
+        if (res.ok || res.status !== 401 || refreshed || !(await auth.invalidate(token))) return res;
       }
-      // Mode `none` hands out '': no header at all rather than an empty bearer.
-      const res = await client.request(token ? { ...req, bearer: token } : req);
-      if (res.ok || res.status !== 401 || refreshed || !(await auth.invalidate(token))) return res;
+    } finally {
+      gate?.outcome(req, res);
     }
   };
   return { baseUrl: client.baseUrl, request, close: () => client.close() };
 }
 
+/**
+ * Pauses host-context requests while the leader refuses the credentials: the first refusal pauses for the base
+ * delay, each refused probe doubles it up to the cap; one request goes out per pause as a probe.
+ */
+class AuthPause {
+  readonly #auth: AuthProvider;
+  readonly #o: WithAuthOptions;
+  #until = 0;
+  #streak = 0;
+  #probing = false;
+  #status: 401 | 403 | undefined;
+
+  constructor(auth: AuthProvider, opts: WithAuthOptions) {
+    this.#auth = auth;
+    this.#o = opts;
+  }
+
+  /** A failure without sending, while node polling is paused; undefined when the request may go. */
+  enter<T>(req: LeaderRequest<T>): LeaderFailure | undefined {
+    if (this.#status === undefined || req.nodeScoped !== true) return undefined;
+    const now = this.#o.clock.now();
+    if (now >= this.#until && !this.#probing) {
+      this.#probing = true; // this one goes out as the probe
+      return undefined;
+    }
+    const until = this.#probing ? 'a probe is out' : `until ${new Date(this.#until).toISOString()}`;
+    return failure(
+      'http_4xx',
+      `${describeRequest(req)}: not sent, the leader refused our credentials (${this.#status}); node polling paused ` +
+        `(${until})`,
+    );
+  }
+
+  /** What a request that went out got (undefined: nothing usable, e.g. aborted). */
+  outcome<T>(req: LeaderRequest<T>, res: LeaderResult<T> | undefined): void {
+    const probe = this.#probing && req.nodeScoped === true;
+    if (probe) this.#probing = false;
+    if (!res) return;
+    const refused = !res.ok && (res.status === 401 || res.status === 403) ? res.status : undefined;
+    if (refused === undefined) {
+      // An answer past the leader's credentials check says they are accepted again (429, 503 and 420 come before it).
+      if (res.ok || (res.status !== undefined && !BEFORE_AUTH.has(res.status))) this.#resume(req);
+      return;
+    }
+    const reason = refused === 401 ? 'rejected' : 'forbidden';
+    this.#o.metrics?.onFailure(this.#auth.mode, reason);
+    const now = this.#o.clock.now();
+    // A refusal while paused (discovery, or requests already in flight) does not lengthen the pause; a refused probe,
+    // or the first refusal, does.
+    if (now < this.#until && !probe) return;
+    this.#streak++;
+    const { baseMs, capMs } = this.#o.backoff ?? { baseMs: AUTH_PAUSE_MIN_MS, capMs: 60_000 };
+    const base = Math.max(AUTH_PAUSE_MIN_MS, baseMs);
+    const delay = Math.min(Math.max(base, capMs), base * 2 ** (this.#streak - 1));
+    this.#until = now + delay;
+    const first = this.#status === undefined;
+    this.#status = refused;
+    const fields = { mode: this.#auth.mode, status: refused, endpoint: req.endpoint, pauseMs: delay };
+    if (first)
+      this.#o.logger?.warn(
+        fields,
+        refused === 401
+          ? 'the leader rejected our credentials (401, also after a refresh): node polling paused, discovery ' +
+              'keeps trying'
+          : 'the leader forbids these requests to our credentials (403): node polling paused, discovery keeps ' +
+              'trying',
+      );
+    else this.#o.logger?.debug(fields, 'the leader still refuses our credentials: node polling paused longer');
+  }
+
+  #resume<T>(req: LeaderRequest<T>): void {
+    if (this.#status === undefined) return;
+    this.#o.logger?.info(
+      { mode: this.#auth.mode, endpoint: req.endpoint },
+      'credentials accepted again: node polling resumes',
+    );
+    this.#status = undefined;
+    this.#streak = 0;
+    this.#until = 0;
+  }
+}
+
+/** Statuses a leader answers before looking at the credentials. */
+const BEFORE_AUTH = new Set([420, 429, 503]);
+
 // AuthError reasons (src/auth/types.ts) onto the poll failure reasons.
 const AUTH_REASONS: Readonly<Record<string, FailureReason>> = {
   invalid_credentials: 'http_4xx',
+  rejected: 'http_4xx',
+  forbidden: 'http_4xx',
   file_unreadable: 'http_4xx',
   rate_limited: 'throttled',
   unreachable: 'connect',

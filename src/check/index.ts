@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { connectLeader, type LeaderConnection, type LeaderTarget } from '../auth/connect.js';
+import { connectLeader, type LeaderConnection, type LeaderTarget } from '../polling/connection.js';
 import { createAuthProvider } from '../auth/index.js';
 import type { AuthProvider } from '../auth/types.js';
 import type { Config, LeaderConfig } from '../config/types.js';
@@ -49,7 +49,7 @@ export async function runChecks(config: Config, deps: CheckDeps): Promise<CheckR
   const report: CheckReport = { targets: [], results: [] };
   // Every leader's settings are turned into a connection first, so that a bad file stops the run before a request.
   const prepared: Prepared[] = [];
-  for (const cfg of config.leaders) prepared.push(await prepare(cfg, deps));
+  for (const cfg of config.leaders) prepared.push(await prepare(cfg, config, deps));
   let management: { auth: AuthProvider; dispatcher: Dispatcher } | undefined;
   try {
     const cd = config.cloudDiscovery;
@@ -109,7 +109,7 @@ export async function runChecks(config: Config, deps: CheckDeps): Promise<CheckR
           message: `${names.length} Active workspace${names.length === 1 ? '' : 's'}: ${names.join(', ')}`,
         });
         for (const t of listed.targets) {
-          const p = await prepare(leaderConfigForWorkspace(cd, t), deps);
+          const p = await prepare(leaderConfigForWorkspace(cd, t), config, deps);
           await checkOne(p, config, deps, report);
         }
       }
@@ -122,7 +122,7 @@ export async function runChecks(config: Config, deps: CheckDeps): Promise<CheckR
   return report;
 }
 
-async function prepare(cfg: LeaderConfig, deps: CheckDeps): Promise<Prepared> {
+async function prepare(cfg: LeaderConfig, config: Config, deps: CheckDeps): Promise<Prepared> {
   const tls = await tlsOptions(cfg.transport, {
     readFile: deps.readFile,
     connectTimeoutMs: cfg.budget.connectTimeoutMs,
@@ -130,6 +130,12 @@ async function prepare(cfg: LeaderConfig, deps: CheckDeps): Promise<Prepared> {
   const dispatcher = deps.dispatcher?.(cfg);
   const target: LeaderTarget = cfg;
   const conn = await connectLeader(target, {
+    plan: {
+      healthIntervalMs: config.intervals.healthMs,
+      metadataIntervalMs: config.intervals.metadataMs,
+      discoveryIntervalMs: config.intervals.discoveryMs,
+      products: cfg.products.length,
+    },
     clock: deps.clock,
     logger: deps.logger.child({ leader: cfg.name }),
     readFile: deps.readFile,
@@ -175,6 +181,7 @@ async function checkOne(p: Prepared, config: Config, deps: CheckDeps, report: Ch
       auth: cfg.auth,
       products: cfg.products,
       maxRps: cfg.budget.maxRps,
+      maxRpsCeiling: cfg.budget.maxRpsCeiling,
       intervals: config.intervals,
       shards: config.shard.total,
       requestTimeoutMs: cfg.budget.connectTimeoutMs + cfg.budget.headersTimeoutMs + cfg.budget.bodyTimeoutMs,

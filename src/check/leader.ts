@@ -1,12 +1,12 @@
 /**
- * The API checks of `cribl-exporter check` against one leader, through its client and budget (src/auth/connect.ts):
+ * The API checks of `cribl-exporter check` against one leader, through its client and budget (src/polling/connection.ts):
  * the leader's own health and clock, the credentials, permission on each endpoint the exporter calls, the fleet,
  * the leader's version, and the request rate the configured intervals need against the allowed rate.
  */
 import type { Logger } from 'pino';
 import type { Product } from '../api/products.js';
 import { ENDPOINTS } from '../api/routes.js';
-import type { LeaderConnection } from '../auth/connect.js';
+import type { LeaderConnection } from '../polling/connection.js';
 import type { AuthConfig } from '../auth/types.js';
 import { decodeGroupPage, groupsPage } from '../collectors/groups.js';
 import { decodeWorkerEnvelope, masterWorkersPage, workersPage } from '../collectors/listing.js';
@@ -15,7 +15,7 @@ import { metadataRequest } from '../collectors/node-metadata.js';
 import type { GroupState } from '../collectors/state.js';
 import { Discoverer, type DiscoveredNode } from '../discovery/discovery.js';
 import type { LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
-import { requestRate } from '../polling/cost.js';
+import { allowedRate, rateNeed, type MaxRpsSetting } from '../polling/rate.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CheckResult } from './report.js';
@@ -27,7 +27,9 @@ export interface LeaderCheckOptions {
   conn: LeaderConnection;
   auth: AuthConfig;
   products: readonly Product[];
-  maxRps: number;
+  /** `--leader.max-rps` (a number, or auto) and `--leader.max-rps-ceiling`. */
+  maxRps: MaxRpsSetting;
+  maxRpsCeiling: number;
   intervals: { discoveryMs: number; healthMs: number; metadataMs: number };
   shards: number;
   /** Bounds each request and its retries. */
@@ -198,35 +200,51 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
   }
 
   function rateLine(nodeCount: number): void {
-    const need = requestRate({
-      nodes: nodeCount,
+    // This process polls its shard's share; src/polling/rate.ts is the one computation of need and allowance.
+    const polled = Math.ceil(nodeCount / Math.max(1, o.shards));
+    const plan = {
+      nodes: polled,
+      healthIntervalMs: o.intervals.healthMs,
+      metadataIntervalMs: o.intervals.metadataMs,
+      discoveryIntervalMs: o.intervals.discoveryMs,
       products: o.products.length,
-      intervals: o.intervals,
-      shards: o.shards,
-    });
+    };
+    const need = rateNeed(plan);
+    const allowed = allowedRate(o.maxRps, o.maxRpsCeiling, plan);
     const r = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
     const parts = `health ${r(need.health)}, metadata ${r(need.metadata)}, discovery ${r(need.discovery)}`;
     const per = o.shards > 1 ? ` (this shard's share of ${nodeCount} nodes)` : ` for ${nodeCount} nodes`;
-    const text = `needs ${r(need.total)} requests/s${per} (${parts}); --leader.max-rps allows ${r(o.maxRps)}`;
-    if (need.total > o.maxRps) {
-      const cycle = (o.intervals.healthMs * need.total) / o.maxRps;
+    const capped = allowed.capped ? ' (capped by --leader.max-rps-ceiling)' : '';
+    const bound =
+      allowed.mode === 'auto'
+        ? `--leader.max-rps auto allows ${r(allowed.rps)}${capped}`
+        : `--leader.max-rps allows ${r(allowed.rps)}`;
+    const text = `needs ${r(need.total)} requests/s${per} (${parts}); ${bound}`;
+    const wanted = Math.ceil(need.total * 1.25);
+    if (!allowed.covers) {
       const interval = Math.ceil(
-        (o.intervals.healthMs * need.health) / Math.max(o.maxRps - need.metadata - need.discovery, 1e-9) / 1000,
+        (o.intervals.healthMs * need.health) / Math.max(allowed.rps - need.metadata - need.discovery, 1e-9) / 1000,
       );
+      const cycle = Number.isFinite(allowed.cycleSeconds)
+        ? formatDuration(Math.ceil(allowed.cycleSeconds) * 1000)
+        : 'forever';
+      const raise =
+        allowed.mode === 'auto'
+          ? `raise --leader.max-rps-ceiling to at least ${wanted}`
+          : `raise --leader.max-rps to at least ${wanted} (or set it to auto)`;
       add(
         'rate',
         'fail',
-        `${text}: a health cycle would take about ${formatDuration(Math.ceil(cycle / 1000) * 1000)} instead of ` +
-          formatDuration(o.intervals.healthMs),
-        `raise --leader.max-rps to at least ${Math.ceil(need.total * 1.25)} if the leader can take it, or ` +
-          `--health.interval to at least ${formatDuration(interval * 1000)}, or shard (--shard.total)`,
+        `${text}: a health cycle would take about ${cycle} instead of ${formatDuration(o.intervals.healthMs)}`,
+        `${raise} if the leader can take it, or --health.interval to at least ${formatDuration(interval * 1000)}, ` +
+          'or shard (--shard.total)',
       );
-    } else if (need.total > o.maxRps * 0.8) {
+    } else if (allowed.mode === 'pinned' && need.total > allowed.rps * 0.8) {
       add(
         'rate',
         'warn',
         `${text}: little headroom for retries, logins and a growing fleet`,
-        `raise --leader.max-rps to about ${Math.ceil(need.total * 1.25)} or --health.interval`,
+        `raise --leader.max-rps to about ${wanted}, set it to auto, or lengthen --health.interval`,
       );
     } else {
       add('rate', 'ok', text);

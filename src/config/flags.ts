@@ -42,7 +42,7 @@ export interface FlagSpec {
   readonly help: string;
   readonly kind: FlagKind;
   readonly group: FlagGroup;
-  /** Allowed values of an `enum` or `list`. */
+  /** Allowed values of an `enum` or `list`; for a `number`, the words it takes besides numbers. */
   readonly values?: readonly string[];
   /** The default is computed from other settings, so `default` is prose, not a parseable value. */
   readonly derived?: true;
@@ -90,6 +90,7 @@ const cloud = <K extends string, T>(key: K, r: Omit<Row<`cloud.${K}`, T>, 'name'
 const LOG_LEVELS: readonly LogConfig['level'][] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const asProducts = (raw: Raw): readonly Product[] => asList(raw, PRODUCTS, 'product');
 const asUrlText = (raw: Raw): string => asHttpUrl(raw).href;
+const asMaxRps = (raw: Raw): number | 'auto' => (asString(raw).trim() === 'auto' ? 'auto' : asPositiveNumber(raw));
 
 // A proxy may carry its own user:password, so it is checked but kept as given.
 function asProxyUrl(raw: Raw): string {
@@ -191,19 +192,29 @@ const ROWS = [
     help: 'HTTP(S) proxy for requests to the leader. Without it, HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured.',
   }),
   leader('max-rps', {
+    parse: asMaxRps,
+    kind: 'number',
+    values: ['auto'],
+    default: 'auto',
+    help:
+      'Most requests per second sent to the leader (all kinds together). auto: what the fleet needs (every node ' +
+      'once per --health.interval, plus metadata and discovery) with 25 % headroom, at least 50, at most ' +
+      '--leader.max-rps-ceiling, recomputed at every discovery. A number (greater than 0) pins it.',
+  }),
+  leader('max-rps-ceiling', {
     parse: asPositiveNumber,
     kind: 'number',
-    default: '50',
-    help: 'Most requests per second sent to the leader (all kinds together). Must be greater than 0.',
+    default: '1000',
+    help: 'Upper bound of --leader.max-rps auto (requests per second). Must be greater than 0.',
   }),
   leader('burst', {
     parse: (r) => asInt(r, 1),
     kind: 'int',
-    default: 'max(1, ⌈max-rps⌉)',
+    default: 'max(1, ⌈rate⌉)',
     derived: true,
     help:
       'Requests that may be sent at once after an idle spell (token bucket size). The default, one second of ' +
-      '--leader.max-rps, keeps the leader’s load smooth.',
+      'the rate in force (--leader.max-rps), keeps the leader’s load smooth.',
   }),
   leader('max-concurrency', {
     parse: (r) => asInt(r, 1),
@@ -384,7 +395,7 @@ const ROWS = [
     group: 'Polling',
     kind: 'duration',
     default: '30s',
-    help: 'How often the /health of every node is polled (spread evenly over the interval).',
+    help: 'How often the /health of every node is polled (each node at its own slot, spread over the interval).',
   }),
   row({
     name: 'metadata.interval',

@@ -28,8 +28,9 @@ function placeholder(f: FlagSpec): string {
     case 'bytes':
       return 'SIZE';
     case 'int':
-    case 'number':
       return 'N';
+    case 'number':
+      return [...(f.values ?? []), 'N'].join('|');
     case 'listen':
       return 'HOST:PORT';
     case 'enum':

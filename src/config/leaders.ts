@@ -151,8 +151,10 @@ export function budget(s: Settings): BudgetConfig {
   }
   return {
     maxRps,
-    // One second's worth of requests: enough to start a cycle promptly, too little to hit the leader in a spike.
-    burst: s.read('leader.burst') ?? Math.max(1, Math.ceil(maxRps)),
+    maxRpsCeiling: s.readOr('leader.max-rps-ceiling'),
+    // Unset: one second's worth of the rate in force (src/polling/rate.ts burstFor): enough to start a cycle
+    // promptly, too little to hit the leader in a spike.
+    burst: s.read('leader.burst'),
     maxConcurrency: s.readOr('leader.max-concurrency'),
     backoffBaseMs,
     backoffMaxMs,

@@ -50,6 +50,9 @@ export interface DiscoveryOptions {
 
 type RequestTarget = Pick<LeaderRequest<unknown>, 'endpoint' | 'path' | 'query'>;
 
+/** Nodes per page of the listing (`limit`). */
+export const DEFAULT_PAGE_SIZE = 1000;
+
 /**
  * Lists a leader's nodes and groups. Remembers, per leader, that it only serves the pre-4.17
  * /master/workers (after one 404 on /products/{product}/workers).
@@ -59,7 +62,7 @@ export class Discoverer {
   #legacy = false;
 
   constructor(opts: DiscoveryOptions) {
-    this.#o = { pageSize: 1000, maxPages: 10_000, ...opts };
+    this.#o = { pageSize: DEFAULT_PAGE_SIZE, maxPages: 10_000, ...opts };
   }
 
   /** True once the leader turned out to be older than 4.17. */

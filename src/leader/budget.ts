@@ -1,15 +1,28 @@
 // Over 400 lines: one class whose three gates (token bucket, AIMD window, pause) share state and change together.
-import type { BudgetConfig } from './settings.js';
 import type { Clock } from '../util/clock.js';
 import type { PermitOutcome } from '../http/classify.js';
+import { LatencyMonitor } from './meters.js';
+import { RateControl } from './rate-control.js';
 import { sleepUntil } from './sleep-until.js';
 import { Watchdog, type Watch } from './watchdog.js';
+
+/**
+ * How a request ended, for the budget: a PermitOutcome, or `node_timeout`: a host-context request (`/w/{id}/…`)
+ * timed out. That is the node's state (the leader waits on the node): a latency sample, but no cut.
+ */
+export type ReleaseOutcome = PermitOutcome | 'node_timeout';
+
+/**
+ * `limit`: the overload was a 429, or a 503 with Retry-After: the leader has a rate limit, and the rate resumes a
+ * little below the rate at which it answered so (instead of being cut towards half).
+ */
+export type ReleaseHint = 'limit';
 
 /** The right to send one request now. Release it exactly once, when the response is complete. */
 export interface Permit {
   readonly granted: true;
   /** Returns the concurrency slot and feeds the outcome to the AIMD window. Later calls are ignored. */
-  release(outcome: PermitOutcome): void;
+  release(outcome: ReleaseOutcome, hint?: ReleaseHint): void;
 }
 
 /**
@@ -40,11 +53,15 @@ export interface BudgetObserver {
    * not serving (420: ends when /health answers 200), and 0 when not paused.
    */
   onPauseChange(paused: boolean, untilMs: number): void;
+  /** The token rate in force changed (`cribl_exporter_leader_rate_limit_requests_per_second`). */
+  onRateChange?(rps: number): void;
 }
 
 /** A snapshot of the budget, for metrics, logs and tests. */
 export interface BudgetState {
   limit: number;
+  /** Upper bound of the window (`--leader.max-concurrency`). */
+  maxConcurrency: number;
   inFlight: number;
   waiting: number;
   paused: boolean;
@@ -54,6 +71,17 @@ export interface BudgetState {
   pauseUntil: number;
   /** Current token rate (requests per second), at most maxRps. */
   rate: number;
+  /** The configured (or automatic) upper bound of the rate. */
+  maxRps: number;
+  /** The rate at which the leader last answered 429 (or 503 with Retry-After), while that is remembered. */
+  learnedRps: number | undefined;
+  /** Slow host-context requests that gave their concurrency slot back while still in flight. */
+  detached: number;
+  /** Median response time of the last window of answers (ms), and its recent baseline. */
+  latencyMs: number | undefined;
+  baselineMs: number | undefined;
+  /** Milliseconds paused or held since the budget was created (grows while paused). */
+  pausedMs: number;
 }
 
 /** Settings of one budget. */
@@ -79,6 +107,7 @@ export interface RequestBudgetOptions {
 export const DEFAULT_MAX_WAITERS = 10_000;
 
 interface Waiter {
+  detachable: boolean;
   deadline: number | undefined;
   resolve: (r: Permit | Denial) => void;
   watch: Watch | undefined;
@@ -98,20 +127,33 @@ const WAKE = new Error('budget timer cancelled');
 // Float refills can land a hair under a whole token after sleeping exactly the computed time.
 const TOKEN_EPSILON = 1e-9;
 const LATENCY_WEIGHT = 0.2;
-// After an overload the rate creeps back up by this share of maxRps per second of saturated demand:
-// slow on purpose, so that a leader at its limit sees a rare 429, not a sawtooth of them.
-const RATE_RECOVERY_PER_S = 0.01;
-const RATE_FLOOR_SHARE = 0.01;
+// A rise of the median response time cuts the window by this factor.
+const LATENCY_CUT = 0.8;
+// A host-context request in flight this long (or 10 medians, if more) gives its concurrency slot back.
+const DETACH_AFTER_MIN_MS = 2_000;
+const DETACH_AFTER_MEDIANS = 10;
+
+/** A granted permit of a host-context request, watched for detaching while it is slow. */
+interface Held {
+  readonly at: number;
+  detached: boolean;
+}
 
 /**
  * The request budget of one leader: every request to it (listing, groups, health, metadata, login) takes a
  * permit here first. Three gates, all of which must be open:
- * - a token bucket (`burst`) bounds the rate. The rate starts at `maxRps`; on an overload it drops to what the
- *   leader actually accepted since the previous overload (clamped to 50–90 % of the current rate), then
+ * - a token bucket (`burst`) bounds the rate. The rate starts at `maxRps` (which `setRateLimit` may move, e.g.
+ *   with the fleet size). On a 429 (or a 503 with Retry-After: the leader has a rate limit) the rate resumes a
+ *   little below the rate at which it came, or at what the leader accepted since the previous one when that is
+ *   lower, returns quickly to just below the learned rate and probes past it slowly. On other overloads it drops
+ *   to what the leader accepted since the previous overload (clamped to 50–90 % of the current rate), then
  *   creeps back by 1 % of maxRps per second while demand exceeds it;
  * - an AIMD window in [1, maxConcurrency] bounds concurrency: +1 after a good answer while the window is in
- *   use (in-flight ≥ limit/2, as Netflix AIMDLimit), halved on overload, −10 % on timeouts, at most one cut
- *   per round of requests (permits granted before a cut do not cut again);
+ *   use (in-flight ≥ limit/2, as Netflix AIMDLimit), halved on overload (−10 % on a rate limit the rate already
+ *   follows), −10 % on timeouts, −20 % when the median response time rises well above its recent baseline (a
+ *   slow leader, before it says 429), at most one cut per round of requests (permits granted before a cut do not
+ *   cut again). A host-context request that stays in flight far longer than the median (a slow node: the leader
+ *   only waits for it) gives its slot back, up to maxConcurrency such requests;
  * - a pause blocks everyone: timed (`pause`, from Retry-After or backoff; only ever extended) or indefinite
  *   (`hold`, while the leader answers 420).
  * Waiters are served first come, first served. Every wait uses the injected Clock.
@@ -120,8 +162,7 @@ export class RequestBudget {
   readonly #clock: Clock;
   readonly #deadlines: Watchdog;
   readonly #observer: BudgetObserver;
-  readonly #maxRps: number;
-  readonly #burst: number;
+  #burst: number;
   readonly #maxConcurrency: number;
   readonly #maxWaiters: number;
 
@@ -129,9 +170,7 @@ export class RequestBudget {
   readonly #queue = new Set<Waiter>();
   #tokens: number;
   #lastRefill: number;
-  #rate: number;
-  #okSinceCut = 0;
-  #lastCutAt: number;
+  readonly #rates: RateControl;
   #limit: number;
   #inFlight = 0;
   #pauseUntil = 0;
@@ -141,6 +180,12 @@ export class RequestBudget {
   #latencyMs: number | undefined;
   #wake: { at: number; ac: AbortController } | undefined;
   #reported: { paused: boolean; until: number } = { paused: false, until: 0 };
+  readonly #latency = new LatencyMonitor();
+  readonly #slow = new Set<Held>();
+  #detached = 0;
+  #pausedMs = 0;
+  #pausedSince: number | undefined;
+  #heldEndedAt = 0;
 
   constructor(opts: RequestBudgetOptions) {
     this.#deadlines = new Watchdog(opts.clock);
@@ -151,18 +196,30 @@ export class RequestBudget {
     }
     this.#clock = opts.clock;
     this.#observer = opts.observer ?? noopObserver;
-    this.#maxRps = opts.maxRps;
     this.#burst = opts.burst;
     this.#maxConcurrency = opts.maxConcurrency;
     this.#maxWaiters = Math.max(0, opts.maxWaiters ?? DEFAULT_MAX_WAITERS);
     this.#limit = clampInt(opts.initialConcurrency ?? Math.min(opts.maxConcurrency, 4), 1, opts.maxConcurrency);
     this.#tokens = opts.burst;
-    this.#rate = opts.maxRps;
     this.#lastRefill = opts.clock.now();
-    this.#lastCutAt = this.#lastRefill;
     this.#observer.onConcurrencyChange(this.#limit);
     this.#observer.onInFlight(0);
     this.#observer.onPauseChange(false, 0);
+    this.#rates = new RateControl(opts.maxRps, this.#lastRefill, (r) => this.#observer.onRateChange?.(r));
+  }
+
+  /**
+   * Moves the rate's upper bound and the bucket size (`--leader.max-rps auto` follows the fleet after each
+   * discovery). A rate at the old bound follows the new one; a rate lowered by the leader's throttling stays,
+   * below the new bound, and recovers as before.
+   */
+  setRateLimit(maxRps: number, burst: number): void {
+    if (!(maxRps > 0) || !(burst >= 1)) throw new RangeError(`request budget: bad rate limit ${maxRps}/${burst}`);
+    this.#refill(this.#clock.now());
+    this.#rates.setMax(maxRps);
+    this.#burst = burst;
+    this.#tokens = Math.min(this.#tokens, burst);
+    this.#pump();
   }
 
   /**
@@ -170,18 +227,19 @@ export class RequestBudget {
    * runs past the deadline, when the leader is held unavailable and there is no deadline to wait for,
    * when `maxWaiters` are already waiting, on abort, or on close.
    */
-  acquire(opts: { deadline?: number; signal?: AbortSignal } = {}): Promise<Permit | Denial> {
+  acquire(opts: { deadline?: number; signal?: AbortSignal; detachable?: boolean } = {}): Promise<Permit | Denial> {
     const { deadline, signal } = opts;
+    const detachable = opts.detachable === true;
     if (this.#closed) return Promise.resolve(deny('closed'));
     if (signal?.aborted) return Promise.resolve(deny('aborted'));
     const now = this.#clock.now();
     const early = this.#refuseEarly(deadline, now);
     if (early) return Promise.resolve(deny(early));
-    if (this.#queue.size === 0 && this.#canGrant(now)) return Promise.resolve(this.#grant(now));
+    if (this.#queue.size === 0 && this.#canGrant(now)) return Promise.resolve(this.#grant(now, detachable));
     if (this.#queue.size >= this.#maxWaiters) return Promise.resolve(deny('queue_full'));
 
     return new Promise<Permit | Denial>((resolve) => {
-      const w: Waiter = { deadline, resolve, watch: undefined, signal, onAbort: undefined };
+      const w: Waiter = { detachable, deadline, resolve, watch: undefined, signal, onAbort: undefined };
       this.#queue.add(w);
       // One timer for every waiter's deadline (a timer and an AbortController per waiter, cancelled on
       // every grant, were about 15 % of the exporter's CPU at 5,000 requests/s).
@@ -205,6 +263,7 @@ export class RequestBudget {
     const now = this.#clock.now();
     if (untilMs <= now) return;
     this.#pauseUntil = untilMs;
+    this.#rates.resumed(untilMs);
     this.#tokens = 0;
     this.#lastRefill = Math.max(this.#lastRefill, untilMs);
     for (const w of [...this.#queue]) {
@@ -232,6 +291,8 @@ export class RequestBudget {
     if (this.#closed || !this.#held) return;
     const now = this.#clock.now();
     this.#held = false;
+    this.#heldEndedAt = now;
+    this.#rates.resumed(Math.max(now, this.#pauseUntil));
     // The leader has just come back: start with at most one token rather than a full burst.
     this.#refill(now);
     this.#tokens = Math.min(this.#tokens, 1);
@@ -245,8 +306,9 @@ export class RequestBudget {
    * `requests / capacityPerSecond()` with its interval to tell whether a cycle fits or must stretch.
    */
   capacityPerSecond(): number {
-    if (this.#latencyMs === undefined) return this.#rate;
-    return Math.min(this.#rate, (this.#limit * 1000) / Math.max(this.#latencyMs, 1));
+    const rate = this.#rates.rate;
+    if (this.#latencyMs === undefined) return rate;
+    return Math.min(rate, (this.#limit * 1000) / Math.max(this.#latencyMs, 1));
   }
 
   /** True while a pause or hold runs: nothing may be sent, even with a permit granted just before it began. */
@@ -260,12 +322,19 @@ export class RequestBudget {
     const timed = now < this.#pauseUntil;
     return {
       limit: this.#limit,
+      maxConcurrency: this.#maxConcurrency,
       inFlight: this.#inFlight,
       waiting: this.#queue.size,
       paused: this.#held || timed,
       held: this.#held,
       pauseUntil: this.#held ? Infinity : timed ? this.#pauseUntil : 0,
-      rate: this.#rate,
+      rate: this.#rates.rate,
+      maxRps: this.#rates.maxRps,
+      learnedRps: this.#rates.learned(now),
+      detached: this.#detached,
+      latencyMs: this.#latency.median,
+      baselineMs: this.#latency.baseline,
+      pausedMs: this.#pausedMs + (this.#pausedSince === undefined ? 0 : now - this.#pausedSince),
     };
   }
 
@@ -300,59 +369,92 @@ export class RequestBudget {
   #refill(now: number): void {
     if (now <= this.#lastRefill) return;
     const dt = now - this.#lastRefill;
-    this.#tokens = Math.min(this.#burst, this.#tokens + (dt * this.#rate) / 1000);
+    this.#tokens = Math.min(this.#burst, this.#tokens + (dt * this.#rates.rate) / 1000);
     this.#lastRefill = now;
     // Only grow while the rate is what holds callers back.
-    if (this.#rate < this.#maxRps && this.#queue.size > 0) {
-      this.#rate = Math.min(this.#maxRps, this.#rate + (this.#maxRps * RATE_RECOVERY_PER_S * dt) / 1000);
-    }
+    if (this.#queue.size > 0) this.#rates.grow(now, dt);
   }
 
-  /** Lowers the rate towards what the leader accepted since the previous overload. */
-  #cutRate(now: number): void {
-    const accepted = (this.#okSinceCut * 1000) / Math.max(now - this.#lastCutAt, 1);
-    const next = Math.min(this.#rate * 0.9, Math.max(this.#rate * 0.5, accepted));
-    this.#rate = Math.max(next, this.#maxRps * RATE_FLOOR_SHARE);
-    this.#okSinceCut = 0;
-    this.#lastCutAt = now;
-  }
-
-  #grant(now: number): Permit {
+  #grant(now: number, detachable: boolean): Permit {
     this.#tokens = Math.max(0, this.#tokens - 1);
     this.#inFlight++;
+    this.#rates.sent(now);
     this.#observer.onInFlight(this.#inFlight);
     const epoch = this.#epoch;
+    const held: Held | undefined = detachable ? { at: now, detached: false } : undefined;
+    if (held) this.#slow.add(held);
     let released = false;
     return {
       granted: true,
-      release: (outcome) => {
+      release: (outcome, hint) => {
         if (released) return;
         released = true;
-        this.#release(outcome, epoch, this.#clock.now() - now);
+        this.#release(outcome, hint, epoch, this.#clock.now() - now, held);
       },
     };
   }
 
-  #release(outcome: PermitOutcome, epoch: number, latencyMs: number): void {
+  #release(
+    outcome: ReleaseOutcome,
+    hint: ReleaseHint | undefined,
+    epoch: number,
+    latencyMs: number,
+    held: Held | undefined,
+  ): void {
     const inFlightBefore = this.#inFlight;
-    this.#inFlight--;
-    this.#observer.onInFlight(this.#inFlight);
+    if (held) this.#slow.delete(held);
+    if (held?.detached) this.#detached--;
+    else {
+      this.#inFlight--;
+      this.#observer.onInFlight(this.#inFlight);
+    }
     if (outcome !== 'neutral') {
       this.#latencyMs =
         this.#latencyMs === undefined ? latencyMs : this.#latencyMs + LATENCY_WEIGHT * (latencyMs - this.#latencyMs);
     }
+    if (outcome === 'ok' || outcome === 'node_timeout') {
+      // A window whose median rose well above the baseline: the leader slows down before it says 429.
+      if (this.#latency.add(latencyMs) && epoch === this.#epoch) {
+        this.#epoch++;
+        this.#setLimit(Math.floor(this.#limit * LATENCY_CUT));
+      }
+    }
     if (outcome === 'ok') {
-      this.#okSinceCut++;
-      if (inFlightBefore * 2 >= this.#limit && this.#limit < this.#maxConcurrency) this.#setLimit(this.#limit + 1);
+      this.#rates.accepted();
+      const inUse = inFlightBefore * 2 >= this.#limit;
+      if (inUse && !this.#latency.rising && this.#limit < this.#maxConcurrency) this.#setLimit(this.#limit + 1);
     } else if (outcome === 'overload' || outcome === 'timeout') {
       // Requests sent before the last cut saw the same congestion; one cut per round is enough.
       if (epoch === this.#epoch) {
         this.#epoch++;
-        this.#setLimit(Math.floor(this.#limit * (outcome === 'overload' ? 0.5 : 0.9)));
-        if (outcome === 'overload') this.#cutRate(this.#clock.now());
+        const learn = outcome === 'overload' && hint === 'limit';
+        this.#setLimit(Math.floor(this.#limit * (outcome === 'overload' && !learn ? 0.5 : 0.9)));
+        if (outcome === 'overload') this.#rates.overload(this.#clock.now(), learn);
       }
     }
     if (!this.#closed) this.#pump();
+  }
+
+  /**
+   * Frees the concurrency slots of host-context requests in flight for far longer than the leader's median
+   * (a slow node: the leader merely waits for it), so that a few slow nodes cannot block the window. Returns the
+   * time the next one becomes slow, when some could still be detached.
+   */
+  #detachSlow(now: number): number | undefined {
+    if (this.#slow.size === 0 || this.#detached >= this.#maxConcurrency) return undefined;
+    const after = Math.max(DETACH_AFTER_MIN_MS, DETACH_AFTER_MEDIANS * (this.#latency.median ?? 0));
+    let next: number | undefined;
+    for (const h of this.#slow) {
+      if (h.detached) continue;
+      if (now - h.at >= after) {
+        if (this.#detached >= this.#maxConcurrency) return undefined;
+        h.detached = true;
+        this.#detached++;
+        this.#inFlight--;
+        this.#observer.onInFlight(this.#inFlight);
+      } else if (next === undefined || h.at + after < next) next = h.at + after;
+    }
+    return next;
   }
 
   #setLimit(limit: number): void {
@@ -370,13 +472,19 @@ export class RequestBudget {
     for (const w of this.#queue) {
       if (this.#held) break;
       if (now < this.#pauseUntil) break;
-      if (this.#inFlight >= this.#limit) break;
+      if (this.#inFlight >= this.#limit) {
+        const next = this.#detachSlow(now);
+        if (this.#inFlight >= this.#limit) {
+          if (next !== undefined) this.#wakeAt(next);
+          break;
+        }
+      }
       this.#refill(now);
       if (this.#tokens < 1 - TOKEN_EPSILON) {
-        this.#wakeAt(now + Math.ceil(((1 - this.#tokens) * 1000) / this.#rate));
+        this.#wakeAt(now + Math.ceil(((1 - this.#tokens) * 1000) / this.#rates.rate));
         break;
       }
-      this.#settle(w, this.#grant(now));
+      this.#settle(w, this.#grant(now, w.detachable));
     }
     // Also without waiters: the end of a pause must be reported.
     if (!this.#held && now < this.#pauseUntil) this.#wakeAt(this.#pauseUntil);
@@ -408,6 +516,15 @@ export class RequestBudget {
     const paused = this.#held || now < this.#pauseUntil;
     const until = this.#held ? Infinity : paused ? this.#pauseUntil : 0;
     if (paused === this.#reported.paused && until === this.#reported.until) return;
+    if (paused && this.#pausedSince === undefined) this.#pausedSince = now;
+    if (!paused && this.#pausedSince !== undefined) {
+      // A timed pause ended at its end and a hold at resume(), even when this report comes later.
+      const since = this.#pausedSince;
+      const timedEnd = this.#pauseUntil > since ? Math.min(now, this.#pauseUntil) : since;
+      const heldEnd = this.#heldEndedAt > since ? this.#heldEndedAt : since;
+      this.#pausedMs += Math.max(timedEnd, heldEnd) - since;
+      this.#pausedSince = undefined;
+    }
     this.#reported = { paused, until };
     this.#observer.onPauseChange(paused, until);
   }
@@ -415,7 +532,7 @@ export class RequestBudget {
 
 /** A budget from the leader's configured limits. */
 export function createRequestBudget(
-  config: Pick<BudgetConfig, 'maxRps' | 'burst' | 'maxConcurrency'>,
+  config: { maxRps: number; burst: number; maxConcurrency: number },
   clock: Clock,
   observer?: BudgetObserver,
 ): RequestBudget {

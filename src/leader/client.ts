@@ -165,24 +165,30 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     if (bad) return failure('decode', `${describeRequest(req)}: refused path (${bad})`);
     const { budget, clock, random } = this.#o;
     const scope = linkSignals(req.signal, this.#closing.signal);
+    const detachable = req.nodeScoped === true;
     try {
       let attempt = 0;
       let last: AttemptFailure | undefined;
       for (;;) {
         if (scope.signal.aborted) return strip(last) ?? failure('timeout', `${describeRequest(req)}: aborted`);
         attempt++;
-        const got = await budget.acquire({ deadline: req.deadline, signal: scope.signal });
+        const got = await budget.acquire({ deadline: req.deadline, signal: scope.signal, detachable });
         if (!got.granted) return strip(last) ?? denialFailure(req, got.denied);
 
+        const started = clock.now();
         const result = await this.#attempt(req, got, scope.signal);
         if (result === NOT_SENT) {
           // Wait for the pause like everyone else (or give up if it outlasts the deadline); not a try.
           attempt--;
           continue;
         }
+        req.onExchange?.(clock.now() - started);
         if (result.ok) return result;
         last = result;
-        if (result.retry === 'none' || attempt >= this.#limits.maxAttempts) return strip(result);
+        // A host-context request that timed out says the node is slow (the leader waited for it): a retry within
+        // the same poll would wait as long again and hold the budget for it. The node's next poll tries again.
+        const nodeTimeout = detachable && result.reason === 'timeout';
+        if (result.retry === 'none' || nodeTimeout || attempt >= this.#limits.maxAttempts) return strip(last);
         // 429/503/420 wait through the budget's pause or hold; the rest back off on their own.
         const delay =
           result.retry === 'backoff'
@@ -217,7 +223,11 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     // Pause before releasing: the release may hand the slot straight to the next waiter.
     if (result.throttle) this.#onThrottle(req, result.throttle, result.attempt);
     else if (result.outcome === 'ok') this.#throttleStreak = 0;
-    permit.release(result.outcome);
+    const a = result.attempt;
+    // A 429, or a 503 that says when to come back: the leader enforces a rate, which the budget learns.
+    const limit = result.throttle === '429' || (result.throttle === '503' && !a.ok && a.serverDelayMs !== undefined);
+    const nodeTimeout = req.nodeScoped === true && result.outcome === 'timeout';
+    permit.release(nodeTimeout ? 'node_timeout' : result.outcome, limit ? 'limit' : undefined);
     return result.attempt;
   }
 
@@ -275,8 +285,10 @@ export function unsafePath(path: string): string | undefined {
   if (/[?#\\]/.test(path)) return 'raw ?, # or \\';
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
   if (/[\u0000-\u0020\u007f]/.test(path)) return 'whitespace or control character';
+  // A dot segment spelled with a literal dot would be resolved away by the server or a proxy. Fully
+  // percent-encoded (%2E, %2E%2E: what segment() sends for the node ids "." and "..") it is a name.
   for (const segment of path.split('/')) {
-    if (/^(\.|%2e){1,2}$/i.test(segment)) return 'dot segment';
+    if (/^(\.|%2e){1,2}$/i.test(segment) && segment.includes('.')) return 'dot segment';
   }
   return undefined;
 }

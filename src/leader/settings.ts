@@ -1,7 +1,10 @@
 /** The configured request budget and per-request limits of one leader (built by src/config/). */
 export interface BudgetConfig {
-  maxRps: number;
-  burst: number;
+  /** A pinned rate, or `auto`: what the fleet needs, bounded by `maxRpsCeiling` (src/polling/rate.ts). */
+  maxRps: number | 'auto';
+  maxRpsCeiling: number;
+  /** Token bucket size; undefined: one second of the rate in force. */
+  burst: number | undefined;
   maxConcurrency: number;
   /** Cap on exponential backoff without Retry-After. */
   backoffMaxMs: number;

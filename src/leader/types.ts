@@ -34,6 +34,11 @@ export interface LeaderRequest<T> {
    */
   decode: (json: unknown, status: number, headers: ResponseHeaders) => T;
   signal?: AbortSignal;
+  /**
+   * Called after each exchange that was sent (each try), with how long it took from sending to the complete
+   * answer or failure: the time the leader (and, in host context, the node) took, without waiting for the budget.
+   */
+  onExchange?: (elapsedMs: number) => void;
 }
 
 export type LeaderResult<T> =

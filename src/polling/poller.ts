@@ -3,15 +3,22 @@ import { healthRequest, nextHealth } from '../collectors/node-health.js';
 import { metadataRequest, nextMetadata } from '../collectors/node-metadata.js';
 import type { DiscoveredNode } from '../discovery/discovery.js';
 import { fnv1a64 } from '../discovery/shard.js';
-import type { LeaderClient } from '../leader/types.js';
+import type { LeaderClient, LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '../util/clock.js';
 import { timeSlicer } from '../util/yield.js';
+import { CycleMonitor, type BudgetView, type CycleStatus, type RoundMember } from './cycle.js';
+import { DueHeap } from './due-heap.js';
+import type { MaxRpsSetting } from './rate.js';
 
-/** Where the poller reports its cycles (the prom-client side lives in exposition). */
+/** Where the poller reports (the prom-client side lives in src/telemetry/). */
 export interface PollerMetrics {
   healthCycle(targetSeconds: number, durationSeconds: number): void;
   overrun(active: boolean): void;
+  /** Seconds since the oldest successful health refresh among nodes that answered their last poll. */
+  pollAgeMax?(seconds: number): void;
+  /** Nodes whose last health poll took longer than the header timeout, or timed out. */
+  slowNodes?(count: number): void;
 }
 
 export interface PollerOptions {
@@ -22,30 +29,57 @@ export interface PollerOptions {
   healthIntervalMs: number;
   metadataIntervalMs: number;
   /**
-   * Requests this poller keeps outstanding at most (waiting for the budget or in flight). The budget
-   * decides the real concurrency; this bound keeps memory flat when the leader is slow.
+   * Polls this poller keeps outstanding at most (waiting for the budget or in flight). The budget decides the
+   * real concurrency; this bound keeps memory flat when the leader is slow.
    */
   maxOutstanding: number;
   metrics?: PollerMetrics;
+  /** The leader's budget, read to tell why nodes are late (rate, concurrency, pause) when they are. */
+  budget?: BudgetView;
+  /** `--leader.max-rps` and its ceiling, named in that explanation. */
+  rate?: { setting: MaxRpsSetting; ceiling: number };
+  /** A poll whose exchange takes longer than this is slow (`--leader.timeout.headers`). @default 10000 */
+  slowPollMs?: number;
+  /** Called after each discovery is applied, with the number of nodes polled (the automatic rate follows it). */
+  onNodes?: (count: number) => void;
   /** Longest stretch of applying a listing between two yields to the event loop. @default 4 ms */
   sliceMs?: number;
 }
 
 /** A node's polling schedule (its facts live in the snapshot, their only owner). */
-interface Entry {
+interface Entry extends RoundMember {
+  readonly key: string;
   /** Node start time (listing) last seen; a change means the node restarted. */
   startTime: number;
   /** The node restarted since its last metadata poll. */
   restarted: boolean;
   lastMetadataPollMs?: number;
-  healthPolled: boolean;
-  /** Which of the first health cycles fetches this node's metadata (spreads a new fleet's first fetch). */
-  bucket: number;
+  /** Health polls completed. */
+  polls: number;
+  /** Which of its first polls fetches the node's metadata (spreads a new fleet's first fetch). */
+  readonly bucket: number;
+  /** Offset of the node's slots within the interval (ms), from a hash of its key. */
+  readonly phase: number;
+  /** When its next health poll is due (epoch ms). */
+  due: number;
+  heapIndex: number;
+  /** A poll of this node is in progress; since when; whether it stopped counting as outstanding (slow). */
+  busy: boolean;
+  busySince: number;
+  detached: boolean;
+  /** Slots before this time are skipped: the node was polled out of turn (its first poll, a pass) just before. */
+  skipUntil: number;
+  /** Its last poll was slow or timed out. */
+  slow: boolean;
+  /** Its last health poll got an answer; when, if ever. */
+  answered: boolean;
+  lastSuccessMs: number | undefined;
+  removed: boolean;
 }
 
 /**
- * Most health cycles over which a new fleet's first metadata fetch is spread: at most 1/4 more requests per
- * cycle, and every node's metadata within the first five cycles.
+ * Most polls over which a new fleet's first metadata fetch is spread: at most 1/4 more requests per interval,
+ * and every node's metadata within its first five polls.
  */
 const FIRST_METADATA_SPREAD = 4;
 
@@ -55,17 +89,40 @@ const FIRST_METADATA_SPREAD = 4;
  */
 const SET_NODES_SLICE_MS = 4;
 
+/** The loop looks at rounds, ages and slow nodes at least this often. */
+const HOUSEKEEPING_MS = 1_000;
+
 /**
- * Polls every node's health through the leader, spread evenly over the health interval, and its
- * metadata right after a health answer when due: every metadata interval, after a restart, and (for new
- * nodes) spread over the first few cycles. Writes every outcome to the snapshot.
+ * A poll in progress this long stops counting against maxOutstanding (a slow node: it must not hold the fleet's
+ * polls up), up to MAX_DETACHED such polls (each is one request waiting on the leader, a few KB).
+ */
+const DETACH_AFTER_MS = 2_000;
+const MAX_DETACHED = 1_000;
+
+const WAKE = new Error('poller woken');
+
+/**
+ * Polls every node's health through the leader on its own schedule: each node has a due time, its phase spread
+ * over the interval by a hash of its key (as Prometheus spreads scrape targets), so a slow or timed-out request
+ * delays only that node. New nodes are polled at once, as fast as the budget allows. A node's metadata is polled
+ * right after a health answer when due: every metadata interval, after a restart, and (for new nodes) spread over
+ * their second to fifth polls. Writes every outcome to the snapshot.
  */
 export class Poller {
   readonly #o: PollerOptions;
   readonly #nodes = new Map<string, Entry>();
-  #overrun = false;
-  #cycle = 0;
+  readonly #heap = new DueHeap<Entry>();
   readonly #spread: number;
+  readonly #cycle: CycleMonitor;
+  #outstanding = 0;
+  readonly #inProgress = new Set<Entry>();
+  #detached = 0;
+  #slow = 0;
+  #reportedSlow = -1;
+  #wake: (() => void) | undefined;
+  #armed: { at: number; ac: AbortController } | undefined;
+  #lastHousekeeping = -Infinity;
+  #running = false;
 
   constructor(opts: PollerOptions) {
     this.#o = opts;
@@ -73,6 +130,15 @@ export class Poller {
       1,
       Math.min(FIRST_METADATA_SPREAD, Math.round(opts.metadataIntervalMs / opts.healthIntervalMs)),
     );
+    this.#cycle = new CycleMonitor({
+      intervalMs: opts.healthIntervalMs,
+      metadataIntervalMs: opts.metadataIntervalMs,
+      logger: opts.logger,
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
+      ...(opts.budget ? { budget: opts.budget } : {}),
+      ...(opts.rate ? { rate: opts.rate } : {}),
+    });
+    this.#reportSlow();
   }
 
   /** Number of nodes polled. */
@@ -80,20 +146,23 @@ export class Poller {
     return this.#nodes.size;
   }
 
+  /** Rounds and slow nodes, for a status page or a check (cheap: no walk over the nodes). */
+  status(): CycleStatus & { nodes: number; slowNodes: number } {
+    return { ...this.#cycle.status(this.#o.clock.now()), nodes: this.#nodes.size, slowNodes: this.#slow };
+  }
+
   /**
    * Applies a discovery: updates listing facts, removes nodes that left (their series vanish), and
-   * marks restarted nodes for a metadata poll.
+   * marks restarted nodes for a metadata poll. New nodes are due at once.
    */
   async setNodes(nodes: ReadonlyMap<string, DiscoveredNode>): Promise<void> {
-    const { snapshot } = this.#o;
-    for (const key of this.#nodes.keys()) {
-      if (!nodes.has(key)) {
-        this.#nodes.delete(key);
-        snapshot.deleteNode(key);
-      }
+    const { snapshot, clock } = this.#o;
+    for (const [key, e] of this.#nodes) {
+      if (!nodes.has(key)) this.#remove(e);
     }
     // Re-rendering 50,000 nodes in one go would block the loop (and every scrape) for seconds.
     const slice = timeSlicer(this.#o.sliceMs ?? SET_NODES_SLICE_MS);
+    let added = false;
     for (const [key, d] of nodes) {
       const pause = slice();
       if (pause) await pause;
@@ -101,77 +170,82 @@ export class Poller {
       const prev = this.#nodes.get(key);
       const state = snapshot.getNode(key);
       if (!prev || !state) {
-        const bucket = Number(fnv1a64(key) % BigInt(this.#spread));
-        this.#nodes.set(key, { startTime, restarted: false, healthPolled: false, bucket });
+        if (prev) this.#remove(prev);
+        this.#add(key, startTime, clock.now());
         snapshot.setNode(key, { product: d.product, group: d.worker.group, nodeId: d.worker.id, worker: d.worker });
+        added = true;
         continue;
       }
       if (prev.startTime !== startTime) prev.restarted = true;
       prev.startTime = startTime;
       snapshot.setNode(key, { ...state, product: d.product, group: d.worker.group, worker: d.worker });
     }
+    this.#o.onNodes?.(this.#nodes.size);
+    if (added) this.#nudge();
   }
 
   /**
-   * One health cycle. Nodes never polled go first, as fast as the budget allows; the others are
-   * spread evenly over the interval. When the budget cannot keep up, the cycle stretches.
+   * Polls every node on its schedule until `signal` aborts (production: started once per leader). Each node's
+   * poll is started when it is due, with at most maxOutstanding in progress; every second it also reports the
+   * oldest refresh and looks at the current round.
    */
-  async runHealthCycle(signal: AbortSignal): Promise<void> {
-    const { clock, healthIntervalMs: interval } = this.#o;
-    const start = clock.now();
-    const keys = [...this.#nodes.keys()];
-    const fresh = keys.filter((k) => !this.#nodes.get(k)?.healthPolled);
-    const steady = keys.filter((k) => this.#nodes.get(k)?.healthPolled);
-    const slot = steady.length > 0 ? interval / steady.length : 0;
-    const order = [...fresh.map((k) => ({ k, at: start })), ...steady.map((k, i) => ({ k, at: start + i * slot }))];
-    const cycle = this.#cycle++;
-
-    await this.#dispatch(order, signal, (k) => this.#pollNode(k, cycle, signal));
-    if (signal.aborted) return;
-
-    const duration = clock.now() - start;
-    this.#o.metrics?.healthCycle(interval / 1000, duration / 1000);
-    const over = duration > interval * 1.05;
-    if (over !== this.#overrun) {
-      this.#overrun = over;
-      this.#o.metrics?.overrun(over);
-      if (over)
-        this.#o.logger.warn(
-          { nodes: keys.length, durationSeconds: duration / 1000, targetSeconds: interval / 1000 },
-          'health cycle stretched past its interval: the leader request budget cannot cover the fleet',
-        );
-      else this.#o.logger.info({ durationSeconds: duration / 1000 }, 'health cycle back within its interval');
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#running) throw new Error('the poller is already running');
+    this.#running = true;
+    const onAbort = (): void => this.#nudge();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      while (!signal.aborted) {
+        const now = this.#o.clock.now();
+        this.#dispatchDue(now, signal);
+        if (now - this.#lastHousekeeping >= HOUSEKEEPING_MS) this.#housekeeping(now);
+        let at = this.#lastHousekeeping + HOUSEKEEPING_MS;
+        const next = this.#heap.peek();
+        if (next && this.#outstanding < this.#o.maxOutstanding) at = Math.min(at, next.due);
+        else if (next && next.due <= now) at = Math.min(at, this.#nextDetach(now));
+        // Woken at `at`, or earlier by a nudge (a poll finished while all were outstanding, new nodes, stop).
+        const woken = new Promise<void>((resolve) => (this.#wake = resolve));
+        this.#arm(Math.max(now + 1, at));
+        await woken;
+        this.#wake = undefined;
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.#armed?.ac.abort(WAKE);
+      this.#armed = undefined;
+      this.#running = false;
     }
   }
 
   /**
-   * Whether a node's metadata is to be fetched after its health answer in this cycle: after a restart; when
-   * the last fetch is a metadata interval old; for a node never fetched, in its bucket's cycle (never in its
-   * first cycle, which belongs to health alone).
+   * A timer that wakes the loop by `at`: one timer for many iterations (a loop woken by every finished poll
+   * would otherwise start and cancel a timer per request); a timer already due earlier is kept.
    */
-  #metadataDue(e: Entry, cycle: number, firstPoll: boolean): boolean {
-    if (e.restarted) return true;
-    if (e.lastMetadataPollMs === undefined) return !firstPoll && cycle % this.#spread === e.bucket;
-    return this.#o.clock.now() - e.lastMetadataPollMs >= this.#o.metadataIntervalMs - this.#o.healthIntervalMs / 2;
+  #arm(at: number): void {
+    const now = this.#o.clock.now();
+    if (this.#armed && this.#armed.at <= at && this.#armed.at > now) return;
+    this.#armed?.ac.abort(WAKE);
+    const entry = { at, ac: new AbortController() };
+    this.#armed = entry;
+    this.#o.clock.sleep(at - now, entry.ac.signal).then(
+      () => {
+        if (this.#armed === entry) this.#armed = undefined;
+        this.#nudge();
+      },
+      () => undefined,
+    );
   }
 
-  /** A node's health poll, then its metadata poll when due and the node answered. */
-  async #pollNode(key: string, cycle: number, signal: AbortSignal): Promise<void> {
-    const firstPoll = this.#nodes.get(key)?.healthPolled === false;
-    const answered = await this.#pollHealth(key, signal);
-    const e = this.#nodes.get(key);
-    if (answered && e && !signal.aborted && this.#metadataDue(e, cycle, firstPoll))
-      await this.#pollMetadata(key, signal);
-  }
-
-  /** Runs `work` for each key at or after its time, with at most maxOutstanding in progress. */
-  async #dispatch(
-    order: { k: string; at: number }[],
-    signal: AbortSignal,
-    work: (k: string) => Promise<void>,
-  ): Promise<void> {
-    // A count and one waiter instead of Promise.race over the set in progress: racing attaches a handler
-    // to every pending promise per node (measured at 2.4 % of the CPU at 5,000 requests/s).
+  /**
+   * One pass: polls every node now (nodes never polled first), as fast as the budget allows, and waits for them.
+   * Each node's next scheduled poll then comes at its next slot at least half an interval later. For tests and
+   * hand-driven schedules; production runs `run`.
+   */
+  async runHealthCycle(signal: AbortSignal): Promise<void> {
+    const { clock } = this.#o;
+    const order = [...this.#nodes.values()]
+      .filter((e) => !e.busy)
+      .sort((a, b) => (a.polls === 0 ? 0 : 1) - (b.polls === 0 ? 0 : 1) || a.due - b.due);
     let running = 0;
     let wake: (() => void) | undefined;
     const done = (): void => {
@@ -181,59 +255,247 @@ export class Poller {
       w?.();
     };
     const slot = (): Promise<void> => new Promise((resolve) => (wake = resolve));
-    for (const { k, at } of order) {
+    for (const e of order) {
       if (signal.aborted) break;
-      const wait = at - this.#o.clock.now();
-      if (wait > 0) await this.#o.clock.sleep(wait, signal).catch(() => undefined);
       while (running >= this.#o.maxOutstanding && !signal.aborted) await slot();
-      if (signal.aborted || !this.#nodes.has(k)) continue;
+      if (signal.aborted || e.removed || e.busy) continue;
       running++;
-      work(k).then(done, done);
+      this.#outOfTurn(e, clock.now());
+      this.#start(e, signal).then(done, done);
     }
     while (running > 0) await slot();
+    if (!signal.aborted) this.#housekeeping(clock.now());
   }
 
-  /** Returns true when the node answered (200 or 420). */
-  async #pollHealth(key: string, signal: AbortSignal): Promise<boolean> {
+  #add(key: string, startTime: number, now: number): void {
+    const h = fnv1a64(key);
+    const e: Entry = {
+      key,
+      startTime,
+      restarted: false,
+      polls: 0,
+      bucket: Number(h % BigInt(this.#spread)),
+      phase: Number((h >> 16n) % BigInt(this.#o.healthIntervalMs)),
+      due: now,
+      heapIndex: -1,
+      busy: false,
+      busySince: 0,
+      detached: false,
+      skipUntil: 0,
+      slow: false,
+      answered: false,
+      lastSuccessMs: undefined,
+      removed: false,
+      round: 0,
+    };
+    this.#nodes.set(key, e);
+    this.#heap.push(e);
+    this.#cycle.join(e);
+  }
+
+  #remove(e: Entry): void {
+    e.removed = true;
+    this.#nodes.delete(e.key);
+    this.#heap.remove(e);
+    this.#o.snapshot.deleteNode(e.key);
+    this.#cycle.leave(e, this.#o.clock.now());
+    if (e.slow) {
+      this.#slow--;
+      this.#reportSlow();
+    }
+  }
+
+  /**
+   * A poll at `now` outside the node's slots (its first poll, or a pass): the next slot comes as usual, but one
+   * within half an interval is skipped, so that a new fleet's first polls do not double the load of its first
+   * interval.
+   */
+  #outOfTurn(e: Entry, now: number): void {
+    e.due = this.#slotAfter(e, now);
+    e.skipUntil = now + this.#o.healthIntervalMs / 2;
+    this.#heap.update(e);
+  }
+
+  /** The first slot of a node after `t`. */
+  #slotAfter(e: Entry, t: number): number {
+    const interval = this.#o.healthIntervalMs;
+    return e.phase + (Math.floor((t - e.phase) / interval) + 1) * interval;
+  }
+
+  /** Starts the polls that are due, up to maxOutstanding; each node's next slot is set as it starts. */
+  #dispatchDue(now: number, signal: AbortSignal): void {
+    for (;;) {
+      if (signal.aborted) return;
+      const e = this.#heap.peek();
+      if (!e || e.due > now) return;
+      if (this.#outstanding >= this.#o.maxOutstanding && !this.#detachSlow(now)) return;
+      if (e.polls === 0 && !e.busy) {
+        // A first poll comes at once, out of turn.
+        this.#outOfTurn(e, now);
+      } else {
+        e.due = this.#slotAfter(e, now);
+        this.#heap.update(e);
+        // Its previous poll still runs (late on its own account, not the fleet's), or it was polled out of turn
+        // less than half an interval ago: this slot counts as refreshed without a request.
+        if (e.busy || now < e.skipUntil) {
+          this.#cycle.cover(e, now);
+          continue;
+        }
+      }
+      this.#outstanding++;
+      e.busySince = now;
+      this.#inProgress.add(e);
+      const done = (): void => {
+        this.#inProgress.delete(e);
+        if (e.detached) {
+          e.detached = false;
+          this.#detached--;
+          return;
+        }
+        const full = this.#outstanding >= this.#o.maxOutstanding;
+        this.#outstanding--;
+        if (full) this.#nudge();
+      };
+      this.#start(e, signal).then(done, done);
+    }
+  }
+
+  /** Stops counting polls in progress for DETACH_AFTER_MS or more as outstanding; true when one was. */
+  #detachSlow(now: number): boolean {
+    let freed = false;
+    for (const e of this.#inProgress) {
+      if (this.#detached >= MAX_DETACHED) break;
+      if (e.detached || now - e.busySince < DETACH_AFTER_MS) continue;
+      e.detached = true;
+      this.#detached++;
+      this.#outstanding--;
+      freed = true;
+    }
+    return freed;
+  }
+
+  /** When the next poll in progress can be detached (Infinity when none can). */
+  #nextDetach(now: number): number {
+    if (this.#detached >= MAX_DETACHED) return Infinity;
+    let next = Infinity;
+    for (const e of this.#inProgress) if (!e.detached) next = Math.min(next, e.busySince + DETACH_AFTER_MS);
+    return Math.max(next, now + 1);
+  }
+
+  /** A node's health poll, then its metadata poll when due and the node answered. */
+  async #start(e: Entry, signal: AbortSignal): Promise<void> {
+    e.busy = true;
+    this.#cycle.cover(e, this.#o.clock.now());
+    try {
+      const firstPoll = e.polls === 0;
+      const res = await this.#pollHealth(e, signal);
+      if (!res || signal.aborted || e.removed) return;
+      if (!refreshed(res)) this.#cycle.uncover(e);
+      if (res.ok && this.#metadataDue(e, firstPoll)) await this.#pollMetadata(e, signal);
+    } finally {
+      e.busy = false;
+    }
+  }
+
+  /**
+   * Whether a node's metadata is to be fetched after its health answer: after a restart; when the last fetch is a
+   * metadata interval old; for a node never fetched, at its bucket's poll (its 2nd to 5th, never its first, which
+   * belongs to health alone; again `spread` polls later when that one fails).
+   */
+  #metadataDue(e: Entry, firstPoll: boolean): boolean {
+    if (e.restarted) return true;
+    if (e.lastMetadataPollMs === undefined) return !firstPoll && (e.polls - 2) % this.#spread === e.bucket;
+    return this.#o.clock.now() - e.lastMetadataPollMs >= this.#o.metadataIntervalMs - this.#o.healthIntervalMs / 2;
+  }
+
+  /** The node's health poll; its result, or undefined when the node left meanwhile. */
+  async #pollHealth(e: Entry, signal: AbortSignal): Promise<LeaderResult<unknown> | undefined> {
     const { snapshot, clock } = this.#o;
-    const node = snapshot.getNode(key);
-    if (!node) return false;
-    // A retry may run until this node's next poll would be due, never later.
-    const res = await this.#o.client.request(
-      healthRequest(node.nodeId, clock.now() + this.#o.healthIntervalMs, signal),
-    );
-    const entry = this.#nodes.get(key);
-    const current = snapshot.getNode(key);
-    if (!entry || !current || signal.aborted) return false; // removed meanwhile: its series are already gone
-    entry.healthPolled = true;
-    const health = nextHealth(current.health, res, clock.now());
+    const node = snapshot.getNode(e.key);
+    if (!node) return undefined;
+    let exchangeMs: number | undefined;
+    // A retry may run until this node's next poll is due, never later (at least half an interval).
+    const deadline = Math.max(e.due, clock.now() + this.#o.healthIntervalMs / 2);
+    const res = await this.#o.client.request({
+      ...healthRequest(node.nodeId, deadline, signal),
+      onExchange: (ms) => (exchangeMs = ms),
+    });
+    const current = snapshot.getNode(e.key);
+    if (e.removed || !current || signal.aborted) return undefined; // removed meanwhile: its series are already gone
+    e.polls++;
+    const now = clock.now();
+    const health = nextHealth(current.health, res, now);
     const before = current.health?.startTime;
-    if (before !== undefined && health.startTime !== before) entry.restarted = true;
+    if (before !== undefined && health.startTime !== before) e.restarted = true;
+    e.answered = res.ok;
+    if (res.ok) e.lastSuccessMs = now;
+    if (refreshed(res)) this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > this.#slowMs());
     if (!res.ok)
       this.#o.logger.debug(
         { node: node.nodeId, reason: res.reason, status: res.status, err: res.message },
         'health poll failed',
       );
-    snapshot.setNode(key, { ...current, health });
-    return res.ok;
+    snapshot.setNode(e.key, { ...current, health });
+    return res;
   }
 
-  async #pollMetadata(key: string, signal: AbortSignal): Promise<void> {
+  async #pollMetadata(e: Entry, signal: AbortSignal): Promise<void> {
     const { snapshot, clock } = this.#o;
-    const entry = this.#nodes.get(key);
-    const node = snapshot.getNode(key);
-    if (!entry || !node) return;
-    entry.restarted = false;
-    entry.lastMetadataPollMs = clock.now();
+    const node = snapshot.getNode(e.key);
+    if (!node) return;
+    e.restarted = false;
+    e.lastMetadataPollMs = clock.now();
     const deadline = clock.now() + Math.min(this.#o.metadataIntervalMs, this.#o.healthIntervalMs);
     const res = await this.#o.client.request(metadataRequest(node.nodeId, deadline, signal));
-    const current = snapshot.getNode(key);
-    if (!this.#nodes.has(key) || !current || signal.aborted) return;
+    const current = snapshot.getNode(e.key);
+    if (e.removed || !current || signal.aborted) return;
     if (!res.ok)
       this.#o.logger.debug(
         { node: node.nodeId, reason: res.reason, status: res.status, err: res.message },
         'metadata poll failed',
       );
-    snapshot.setNode(key, { ...current, metadata: nextMetadata(current.metadata, res, clock.now()) });
+    snapshot.setNode(e.key, { ...current, metadata: nextMetadata(current.metadata, res, clock.now()) });
   }
+
+  #slowMs(): number {
+    return this.#o.slowPollMs ?? 10_000;
+  }
+
+  #setSlow(e: Entry, slow: boolean): void {
+    if (e.slow === slow) return;
+    e.slow = slow;
+    this.#slow += slow ? 1 : -1;
+    this.#reportSlow();
+  }
+
+  #reportSlow(): void {
+    if (this.#slow === this.#reportedSlow) return;
+    this.#reportedSlow = this.#slow;
+    this.#o.metrics?.slowNodes?.(this.#slow);
+  }
+
+  /** Every second: the oldest refresh among answering nodes, and whether the current round is late. */
+  #housekeeping(now: number): void {
+    this.#lastHousekeeping = now;
+    let oldest = now;
+    for (const e of this.#nodes.values()) {
+      if (e.answered && e.lastSuccessMs !== undefined && e.lastSuccessMs < oldest) oldest = e.lastSuccessMs;
+    }
+    this.#o.metrics?.pollAgeMax?.((now - oldest) / 1000);
+    this.#cycle.check(now, this.#slow);
+  }
+
+  #nudge(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}
+
+/**
+ * Whether a poll refreshed its node as far as rounds go: anything but the budget's refusal or the leader's
+ * throttling (429/503/420), which are what the overrun flag is about.
+ */
+function refreshed(res: LeaderResult<unknown>): boolean {
+  return res.ok || (res.reason !== 'throttled' && res.reason !== 'leader_unavailable');
 }

@@ -9,12 +9,23 @@ export interface ScheduledJob {
   trigger(): void;
 }
 
+/** Options of a scheduled job. */
+export interface ScheduleHooks {
+  onOverrun?: () => void;
+  /**
+   * The job as one long-running loop that paces itself (the health poller's per-node schedule): a production
+   * schedule runs it once (and again within a second if it ever ends before `stop()`) instead of calling `run`
+   * every interval. A hand-driven schedule (tests) keeps calling `run`, one pass.
+   */
+  loop?: (signal: AbortSignal) => Promise<void>;
+}
+
 /** Starts `run` every `intervalMs`; the seam that tests replace to drive runs by hand. */
 export type Schedule = (
   name: string,
   intervalMs: number,
   run: (signal: AbortSignal) => Promise<void>,
-  hooks?: { onOverrun?: () => void },
+  hooks?: ScheduleHooks,
 ) => ScheduledJob;
 
 /**
@@ -84,10 +95,18 @@ export function dueTracker(intervalMs: number, firstMs: number): (nowMs: number)
  */
 export function cronSchedule(onError: (name: string, e: unknown) => void, clock: Clock = systemClock): Schedule {
   return (name, intervalMs, run, hooks) => {
-    const runner = serialRunner(run, hooks?.onOverrun ?? (() => {}), (e) => onError(name, e));
+    const loop = hooks?.loop;
+    const runner = loop
+      ? serialRunner(
+          loop,
+          () => {},
+          (e) => onError(name, e),
+        )
+      : serialRunner(run, hooks?.onOverrun ?? (() => {}), (e) => onError(name, e));
     const due = dueTracker(Math.max(1000, intervalMs), clock.now());
     const cron = new Cron('* * * * * *', { protect: true }, () => {
-      if (due(clock.now())) runner.tick();
+      // A loop is only ever started again (after it failed); a periodic job when it is due.
+      if (loop || due(clock.now())) runner.tick();
     });
     runner.tick();
     return {

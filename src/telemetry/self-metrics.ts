@@ -91,13 +91,41 @@ function createHandles(registry: Registry) {
     }),
     healthCycleDuration: new Gauge({
       name: 'cribl_exporter_health_cycle_duration_seconds',
-      help: 'Duration of the last completed health poll cycle.',
+      help:
+        'Time the last complete round took to refresh every node once (each node is polled on its own schedule); ' +
+        'set at the end of each round.',
       labelNames: ['leader'] as const,
       registers,
     }),
     healthCycleOverrun: new Gauge({
       name: 'cribl_exporter_health_cycle_overrun',
-      help: '1 while the health poll cycle is stretched past its target (request budget too small for the fleet).',
+      help:
+        '1 while the request budget (rate, concurrency or a pause the leader asked for) keeps nodes from being ' +
+        'refreshed every health interval; 0 otherwise, slow nodes included. Checked every second.',
+      labelNames: ['leader'] as const,
+      registers,
+    }),
+    healthPollAgeMax: new Gauge({
+      name: 'cribl_exporter_health_poll_age_max_seconds',
+      help:
+        'Age of the oldest successful health refresh among nodes that answered their last poll; updated every ' +
+        'second.',
+      labelNames: ['leader'] as const,
+      registers,
+    }),
+    slowNodes: new Gauge({
+      name: 'cribl_exporter_slow_nodes',
+      help:
+        'Nodes whose last health poll took longer than --leader.timeout.headers or timed out; updated after each ' +
+        'poll.',
+      labelNames: ['leader'] as const,
+      registers,
+    }),
+    leaderRateLimit: new Gauge({
+      name: 'cribl_exporter_leader_rate_limit_requests_per_second',
+      help:
+        'Request rate in force for the leader: --leader.max-rps (auto: what the fleet needs, set at each discovery), ' +
+        'lowered while the leader throttles; updated when it changes by 1 % or more.',
       labelNames: ['leader'] as const,
       registers,
     }),
@@ -239,6 +267,9 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
     h.healthCycleTarget,
     h.healthCycleDuration,
     h.healthCycleOverrun,
+    h.healthPollAgeMax,
+    h.slowNodes,
+    h.leaderRateLimit,
     h.discoveryDuration,
     h.nodes,
     h.nodesOverLimit,
@@ -296,6 +327,15 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
         },
         overrun(active: boolean) {
           h.healthCycleOverrun.set({ leader }, active ? 1 : 0);
+        },
+        pollAgeMax(seconds: number) {
+          h.healthPollAgeMax.set({ leader }, seconds);
+        },
+        slowNodes(count: number) {
+          h.slowNodes.set({ leader }, count);
+        },
+        onRateChange(rps: number) {
+          h.leaderRateLimit.set({ leader }, rps);
         },
         onTokenExpiry(mode: AuthMode, epochMs: number | undefined) {
           if (epochMs === undefined) h.authTokenExpiry.remove({ leader, mode });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeTargets, longestIdle, renderReport, type SizeResult } from '../../bench/lib/report.mjs';
+import { judgeFair, judgeTargets, longestIdle, renderReport, type SizeResult } from '../../bench/lib/report.mjs';
 
 const timing = (p50: number, p99: number) => ({ n: 50, p50, p99, max: p99 });
 const scrape = (exporterTotal: number, bareTotal: number, ttfbP99 = 5) => ({
@@ -177,5 +177,39 @@ describe('renderReport', () => {
     expect(renderReport({ ...run, failure: 'simulator exited (1)' })).toContain(
       'The run failed before finishing:** simulator exited (1)',
     );
+  });
+});
+
+describe('judgeFair (issue 14)', () => {
+  const fair = () => ({
+    coverage: { nodes: 20_000, healthIntervalS: 30, coveredMs: 24_300, answeredAtEnd: 20_000, rateRps: 875 },
+    limit: { limitRps: 40, nodes: 3_000, measuredS: 60, acceptedPerSecond: 39.6, share429: 0.004, rateRps: 41.2 },
+  });
+
+  it('judges the 20k default-flags coverage time and the accepted share of a leader-imposed limit', () => {
+    const v = judgeFair(fair());
+    expect(v.map((x) => x.status)).toEqual(['met', 'met']);
+    expect(v[0]!.detail).toContain('24.3 s');
+    expect(v[1]!.target).toMatch(/^leader-imposed limit: accepted share/);
+    expect(v[1]!.detail).toContain('99.0 % of 40/s accepted');
+  });
+
+  it.each([
+    ['coverage slower than the interval', (f: ReturnType<typeof fair>) => (f.coverage.coveredMs = 45_000), 0],
+    ['less than 90 % accepted', (f: ReturnType<typeof fair>) => (f.limit.acceptedPerSecond = 35), 1],
+    ['2 % or more answered 429', (f: ReturnType<typeof fair>) => (f.limit.share429 = 0.03), 1],
+  ])('%s: NOT met', (_name, change, i) => {
+    const f = fair();
+    change(f);
+    expect(judgeFair(f)[i]!.status).toBe('NOT met');
+  });
+
+  it('renders its own section, and says when it was not measured', () => {
+    const base = { date: '2026-11-22T09:00:00.000Z', durationSeconds: 1, command: 'npm run bench' };
+    const machine = { cpuModel: 'c', cores: 2, memoryBytes: 1, os: 'o', node: 'v', loadavg: [0], loadavgEnd: [0] };
+    const md = renderReport({ ...base, machine, results: [], fair: fair() });
+    expect(md).toContain('## Fair polling (issue 14)');
+    expect(md).toContain('| leader-imposed limit: accepted share');
+    expect(judgeFair({ error: 'simulator exited (1)' }).map((x) => x.status)).toEqual(['not measured', 'not measured']);
   });
 });

@@ -30,7 +30,7 @@ describe('cribl-exporter check: a healthy leader', () => {
     }
     expect(text).not.toMatch(/^ {2}[✗!-] /m);
     expect(text).toMatch(/✓ fleet +stream: \d+ nodes in 3 groups \(default \d+, prod-east \d+, prod-west \d+\)/);
-    expect(text).toMatch(/✓ rate +needs [\d.]+ requests\/s for 20 nodes .*--leader\.max-rps allows 50$/m);
+    expect(text).toMatch(/✓ rate +needs [\d.]+ requests\/s for 20 nodes .*--leader\.max-rps auto allows 50$/m);
     expect(out.at(-1)).toMatch(/^no problem found, 0 warnings, \d+ ok$/);
     expect(text).not.toContain(SECRET);
   });

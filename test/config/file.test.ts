@@ -31,7 +31,6 @@ shard:
     );
     expect(c.leaders[0]!.budget).toMatchObject({
       maxRps: 20,
-      burst: 20,
       connectTimeoutMs: 2000,
       backoffMaxMs: 120_000,
     });
@@ -193,9 +192,9 @@ leaders:
       },
     ]);
     expect(c.leaders.map((l) => [l.budget.maxRps, l.budget.burst, l.budget.connectTimeoutMs])).toEqual([
-      [25, 25, 1000],
-      [10, 10, 5000],
-      [10, 10, 5000],
+      [25, undefined, 1000],
+      [10, undefined, 5000],
+      [10, undefined, 5000],
     ]);
     expect(c.leaders.map((l) => l.transport.insecureSkipVerify)).toEqual([false, true, false]);
   });

@@ -19,8 +19,9 @@ describe('defaults', () => {
           auth: { mode: 'token', token: 'sup3r-s3cret-t0ken' },
           transport: { insecureSkipVerify: false },
           budget: {
-            maxRps: 50,
-            burst: 50,
+            maxRps: 'auto',
+            maxRpsCeiling: 1000,
+            burst: undefined,
             maxConcurrency: 8,
             backoffBaseMs: 500,
             backoffMaxMs: 60_000,
@@ -53,13 +54,18 @@ describe('defaults', () => {
   });
 
   it.each([
-    ['0.5', 1],
-    ['2.5', 3],
-    ['10', 10],
-  ])('burst defaults to max(1, ceil(max-rps)) for max-rps %s', (rps, burst) => {
-    expect(config({ ...minimal, argv: [...minimal.argv!, `--leader.max-rps=${rps}`] }).leaders[0]!.budget.burst).toBe(
-      burst,
-    );
+    ['auto', 'auto'],
+    ['0.5', 0.5],
+    ['250', 250],
+  ])('--leader.max-rps %s is %j; the burst follows the rate in force unless set', (rps, want) => {
+    const budget = config({ ...minimal, argv: [...minimal.argv!, `--leader.max-rps=${rps}`] }).leaders[0]!.budget;
+    expect(budget.maxRps).toBe(want);
+    expect(budget.burst).toBeUndefined();
+  });
+
+  it('--leader.max-rps-ceiling bounds auto', () => {
+    const budget = config({ ...minimal, argv: [...minimal.argv!, '--leader.max-rps-ceiling=300'] }).leaders[0]!.budget;
+    expect(budget).toMatchObject({ maxRps: 'auto', maxRpsCeiling: 300 });
   });
 });
 
@@ -79,7 +85,7 @@ describe('precedence: flag > env > file > default', () => {
       env: { CRIBL_LEADER_MAX_RPS: '6' },
       yaml: 'leader:\n  max-rps: 7',
       read: (c: Config) => c.leaders[0]!.budget.maxRps,
-      want: [5, 6, 7, 50],
+      want: [5, 6, 7, 'auto'],
     },
     {
       flag: '--log.level=debug',
@@ -667,7 +673,7 @@ describe('Cribl.Cloud', () => {
         products: ['stream'],
         transport: { insecureSkipVerify: false },
       });
-      expect(c.cloudDiscovery!.budget.maxRps).toBe(50);
+      expect(c.cloudDiscovery!.budget.maxRps).toBe('auto');
     });
 
     it.each<[string, Case, string]>([
@@ -744,7 +750,7 @@ describe('the result is deeply frozen', () => {
       (c.intervals as { healthMs: number }).healthMs = 1;
     }).toThrow(TypeError);
     expect(Object.isFrozen(leader.products)).toBe(true);
-    expect(c.leaders[0]!.budget.maxRps).toBe(50);
+    expect(c.leaders[0]!.budget.maxRps).toBe('auto');
   });
 });
 

@@ -398,7 +398,7 @@ describe('leader client: bodies', () => {
 describe('leader client: safety', () => {
   it.each([
     ['/w/../health', 'dot segment'],
-    ['/w/%2E%2e/health', 'dot segment'],
+    ['/w/.%2e/health', 'dot segment'],
     ['/w/./health', 'dot segment'],
     ['/w/a?b/health', 'raw ?'],
     ['/w/a#b/health', 'raw ?'],

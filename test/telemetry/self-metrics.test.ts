@@ -63,6 +63,9 @@ describe('createSelfMetrics', () => {
     leader.onInFlight(3);
     leader.healthCycle(30, 31.5);
     leader.overrun(true);
+    leader.pollAgeMax?.(29.5);
+    leader.slowNodes?.(2);
+    leader.onRateChange?.(875.5);
     leader.discovery(1.25);
     leader.nodes(100, 5);
     leader.onTokenExpiry('login', 1717203600000);
@@ -85,6 +88,9 @@ describe('createSelfMetrics', () => {
       'cribl_exporter_health_cycle_target_seconds{leader="prod"} 30',
       'cribl_exporter_health_cycle_duration_seconds{leader="prod"} 31.5',
       'cribl_exporter_health_cycle_overrun{leader="prod"} 1',
+      'cribl_exporter_health_poll_age_max_seconds{leader="prod"} 29.5',
+      'cribl_exporter_slow_nodes{leader="prod"} 2',
+      'cribl_exporter_leader_rate_limit_requests_per_second{leader="prod"} 875.5',
       'cribl_exporter_discovery_duration_seconds{leader="prod"} 1.25',
       'cribl_exporter_nodes{leader="prod"} 100',
       'cribl_exporter_nodes_over_limit{leader="prod"} 5',

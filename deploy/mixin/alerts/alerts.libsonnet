@@ -74,8 +74,9 @@ local fold = util.fold;
             annotations: {
               summary: 'Health polling of leader {{ $labels.leader }} cannot keep its cycle target.',
               description: fold(|||
-                One round of health polls over all nodes of leader {{ $labels.leader }} takes longer than its
-                target for 15 minutes, so each node's health is refreshed less often than configured.
+                For 15 minutes the request budget (rate, concurrency, or pauses the leader asked for) has kept
+                the nodes of leader {{ $labels.leader }} from being refreshed every health interval, or a round over
+                all of them took more than 1.5 times its target; the exporter log names the cause.
               |||),
             },
           },

@@ -16,19 +16,16 @@ import { NODE_CONDITIONS } from './conditions.js';
 import { compareWorst, summarizeNodes, type NodeSummary, type WorstNode } from './summary.js';
 import { formatAge, formatInstant } from './time.js';
 
-/** A leader's request budget as the page shows it. */
-export interface BudgetView extends BudgetState {
-  /** `--leader.max-rps`. */
-  maxRps: number;
-  /** `--leader.max-concurrency`. */
-  maxConcurrency: number;
-}
+/** A leader's request budget as the page shows it: its state (the rate in force and its bound, the window). */
+export type BudgetView = BudgetState;
 
-/** The health cycle: its target (the interval) and how long the last complete one took. */
+/** The health rounds: the target (the interval), how long the last complete one took, overrun and its cause. */
 export interface CycleView {
   targetMs: number;
   lastMs?: number;
   overrun: boolean;
+  /** What keeps nodes from their interval while overrun (rate, concurrency, pause). */
+  cause?: string;
 }
 
 /** What the page reads of one monitored leader. */
@@ -194,7 +191,7 @@ function budgetTable(views: LeaderView[], now: number): string {
       c.lastMs === undefined
         ? `<td class="muted">no complete cycle yet (target ${formatAge(c.targetMs)})</td>`
         : `<td${c.overrun ? ' class="warn"' : ''}>${formatAge(c.lastMs)} (target ${formatAge(c.targetMs)})` +
-          `${c.overrun ? ': overrun, the budget cannot cover the fleet' : ''}</td>`;
+          `${c.overrun ? `: overrun, the budget cannot cover the fleet (${e(c.cause ?? 'budget')})` : ''}</td>`;
     const rate = b.rate < b.maxRps ? `<span class="warn">${rps(b.rate)}</span>` : rps(b.rate);
     return `<tr><td>${e(v.source.name)}</td><td class="n">${rate} of ${rps(b.maxRps)} requests/s</td>${pause}
 <td class="n">${b.limit} of ${b.maxConcurrency} (${b.inFlight} in flight, ${b.waiting} waiting)</td>${cycle}</tr>`;

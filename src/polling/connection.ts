@@ -1,7 +1,8 @@
 /**
  * One leader's connection, wired the same way wherever the exporter talks to a leader (the running exporter in
- * src/app.ts, `cribl-exporter check` in src/check/): its transport, its request budget, the client through that
- * budget, the auth provider, and the client with credentials on every request.
+ * src/app.ts, `cribl-exporter check` in src/check/): its transport, its request budget and the rate bound that
+ * follows the fleet (`--leader.max-rps auto`, src/polling/rate.ts), the client through that budget, the auth
+ * provider, and the client with credentials on every request (pausing node polling after a refusal).
  */
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
@@ -12,9 +13,10 @@ import { clientLimitsFromConfig, type BudgetConfig } from '../leader/settings.js
 import type { LeaderClient } from '../leader/types.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { ReadFile } from '../util/files.js';
-import { createAuthProvider } from './index.js';
-import type { AuthConfig, AuthMetrics, AuthProvider } from './types.js';
-import { withAuth } from './with-auth.js';
+import { createAuthProvider } from '../auth/index.js';
+import type { AuthConfig, AuthMetrics, AuthProvider } from '../auth/types.js';
+import { withAuth } from '../auth/with-auth.js';
+import { LeaderRate, type PollingPlan } from './rate.js';
 
 /** What a connection is built from: a leader's settings. */
 export interface LeaderTarget {
@@ -28,6 +30,8 @@ export interface LeaderTarget {
 
 /** What a connection needs from the outside world. */
 export interface ConnectDeps {
+  /** The polling plan without its node count, for `--leader.max-rps auto` (known fleet: after each discovery). */
+  plan: Omit<PollingPlan, 'nodes'>;
   clock: Clock;
   random?: Random;
   logger: Logger;
@@ -45,6 +49,8 @@ export interface ConnectDeps {
 export interface LeaderConnection {
   readonly dispatcher: Dispatcher;
   readonly budget: RequestBudget;
+  /** The budget's rate bound: follows the fleet (`apply` after each discovery) when `--leader.max-rps` is auto. */
+  readonly rate: LeaderRate;
   /** Without credentials (anonymous requests such as GET /health and POST /auth/login go through it too). */
   readonly raw: NamedLeaderClient;
   readonly auth: AuthProvider;
@@ -67,7 +73,19 @@ export async function connectLeader(target: LeaderTarget, deps: ConnectDeps): Pr
       leader: target.name,
       connectTimeoutMs: target.budget.connectTimeoutMs,
     }));
-  const budget = createRequestBudget(target.budget, deps.clock, deps.metrics);
+  const rate = new LeaderRate({
+    setting: target.budget.maxRps,
+    ceiling: target.budget.maxRpsCeiling,
+    burst: target.budget.burst,
+    plan: deps.plan,
+    logger: deps.logger,
+  });
+  const budget = createRequestBudget(
+    { ...rate.initial, maxConcurrency: target.budget.maxConcurrency },
+    deps.clock,
+    deps.metrics,
+  );
+  rate.attach(budget);
   const raw = createLeaderClient({
     baseUrl: target.url,
     name: target.name,
@@ -95,5 +113,11 @@ export async function connectLeader(target: LeaderTarget, deps: ConnectDeps): Pr
     void raw.close();
     throw e;
   }
-  return { dispatcher, budget, raw, auth, client: withAuth(raw, auth) };
+  const client = withAuth(raw, auth, {
+    clock: deps.clock,
+    logger: deps.logger,
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    backoff: { baseMs: target.budget.backoffBaseMs, capMs: target.budget.backoffMaxMs },
+  });
+  return { dispatcher, budget, rate, raw, auth, client };
 }

@@ -1,0 +1,252 @@
+/**
+ * Health rounds: the time to refresh every node once (`cribl_exporter_health_cycle_duration_seconds`), whether
+ * the request budget is what keeps nodes from their interval (`cribl_exporter_health_cycle_overrun`), and why,
+ * named in one log line.
+ */
+import type { Logger } from 'pino';
+import type { BudgetState } from '../leader/budget.js';
+import type { MaxRpsSetting } from './rate.js';
+
+/** What the monitor reads from the leader's budget (src/leader/budget.ts). */
+export interface BudgetView {
+  state(): BudgetState;
+  /** Requests per second the budget can sustain now (rate, or window / latency when lower). */
+  capacityPerSecond(): number;
+}
+
+/** A node as far as rounds are concerned: the last round it was refreshed in. */
+export interface RoundMember {
+  round: number;
+}
+
+/** Where rounds are reported (self-metrics). */
+export interface CycleMetrics {
+  healthCycle(targetSeconds: number, durationSeconds: number): void;
+  overrun(active: boolean): void;
+}
+
+/** Why nodes are behind their interval. The first three are the budget's; the others are not. */
+export type LagCause = 'pause' | 'rate' | 'concurrency' | 'slow_nodes' | 'exporter';
+
+/** A round may take this much longer than the interval before it counts as stretched (timer and dispatch jitter). */
+const TOLERANCE = 1.1;
+
+/** What a CycleMonitor needs. */
+export interface CycleMonitorOptions {
+  intervalMs: number;
+  metadataIntervalMs: number;
+  logger: Logger;
+  metrics?: CycleMetrics;
+  budget?: BudgetView;
+  /** `--leader.max-rps` and its ceiling, to name the setting that limits the rate. */
+  rate?: { setting: MaxRpsSetting; ceiling: number };
+}
+
+/** The cycle, as a page or a check reads it. */
+export interface CycleStatus {
+  targetSeconds: number;
+  /** Duration of the last complete round (seconds), once there was one. */
+  lastSeconds: number | undefined;
+  /** Seconds since the current round started. */
+  currentSeconds: number;
+  overrun: boolean;
+  /** Why the current or last stretched round was late, while it is. */
+  cause: LagCause | undefined;
+}
+
+/**
+ * Counts rounds: a round starts with every node pending and ends when each has been refreshed once since (a poll
+ * sent and answered by the leader, or the node's slot coming while its previous poll still runs: a slow node is
+ * late on its own account). Nodes that join during a round belong to the next one.
+ */
+export class CycleMonitor {
+  readonly #o: CycleMonitorOptions;
+  #id = 0;
+  #active = false;
+  #start = 0;
+  #pending = 0;
+  #members = 0;
+  #pausedAtStart = 0;
+  #last: number | undefined;
+  #overrun = false;
+  /** The cause logged for the current stretch (logged once per stretch). */
+  #logged: LagCause | undefined;
+
+  constructor(opts: CycleMonitorOptions) {
+    this.#o = opts;
+    opts.metrics?.overrun(false);
+  }
+
+  /** A node joined: it is refreshed in the next round. */
+  join(m: RoundMember): void {
+    this.#members++;
+    m.round = this.#id;
+  }
+
+  /** A node left; it no longer holds its round up. */
+  leave(m: RoundMember, now: number): void {
+    this.#members--;
+    if (this.#active && m.round !== this.#id && --this.#pending === 0) this.#end(now);
+    if (this.#members === 0) this.#active = false;
+  }
+
+  /** A node was refreshed. */
+  cover(m: RoundMember, now: number): void {
+    if (!this.#active) this.#begin(now);
+    if (m.round === this.#id) return;
+    m.round = this.#id;
+    if (--this.#pending === 0) this.#end(now);
+  }
+
+  /** A poll counted by `cover` was not sent after all (the budget refused it): the node is still pending. */
+  uncover(m: RoundMember): void {
+    if (!this.#active || m.round !== this.#id) return;
+    m.round = -1;
+    this.#pending++;
+  }
+
+  /** Looks at the current round (called every second): a round already late may be flagged before it ends. */
+  check(now: number, slowNodes: number): void {
+    if (!this.#active) return;
+    if (now - this.#start > this.#o.intervalMs * TOLERANCE) this.#late(now, slowNodes);
+  }
+
+  status(now: number): CycleStatus {
+    return {
+      targetSeconds: this.#o.intervalMs / 1000,
+      lastSeconds: this.#last === undefined ? undefined : this.#last / 1000,
+      currentSeconds: this.#active ? (now - this.#start) / 1000 : 0,
+      overrun: this.#overrun,
+      cause: this.#logged,
+    };
+  }
+
+  #begin(now: number): void {
+    this.#active = true;
+    this.#id++;
+    this.#start = now;
+    this.#pending = this.#members;
+    this.#pausedAtStart = this.#o.budget?.state().pausedMs ?? 0;
+  }
+
+  #end(now: number): void {
+    const duration = now - this.#start;
+    this.#last = duration;
+    this.#o.metrics?.healthCycle(this.#o.intervalMs / 1000, duration / 1000);
+    if (duration <= this.#o.intervalMs * TOLERANCE) {
+      if (this.#overrun) {
+        this.#overrun = false;
+        this.#o.metrics?.overrun(false);
+      }
+      if (this.#logged !== undefined)
+        this.#o.logger.info({ durationSeconds: duration / 1000 }, 'every node refreshed within its interval again');
+      this.#logged = undefined;
+    }
+    this.#active = false;
+    if (this.#members > 0) this.#begin(now);
+  }
+
+  #late(now: number, slowNodes: number): void {
+    // Once the budget made a round late, it stays the cause until a round is back within its interval (a round
+    // already late stays late after the pause ends or the rate is raised).
+    if (this.#overrun) return;
+    const why = this.#explain(now, slowNodes);
+    const budget = why.cause === 'pause' || why.cause === 'rate' || why.cause === 'concurrency';
+    if (budget !== this.#overrun) {
+      this.#overrun = budget;
+      this.#o.metrics?.overrun(budget);
+    }
+    if (why.cause === this.#logged) return;
+    this.#logged = why.cause;
+    this.#o.logger.warn(
+      {
+        cause: why.cause,
+        nodes: this.#members,
+        roundSeconds: Math.round((now - this.#start) / 100) / 10,
+        targetSeconds: this.#o.intervalMs / 1000,
+        ...why.fields,
+      },
+      `nodes are refreshed less often than --health.interval: ${why.text}`,
+    );
+  }
+
+  /** The real reason nodes are late, with the setting to change when there is one. */
+  #explain(now: number, slowNodes: number): { cause: LagCause; text: string; fields: Record<string, unknown> } {
+    const b = this.#o.budget;
+    const elapsed = now - this.#start;
+    const needed = round1(
+      this.#members / (this.#o.intervalMs / 1000) + this.#members / (this.#o.metadataIntervalMs / 1000),
+    );
+    if (b) {
+      const st = b.state();
+      const pausedMs = st.pausedMs - this.#pausedAtStart;
+      if (st.paused || pausedMs > elapsed * 0.1) {
+        return {
+          cause: 'pause',
+          text:
+            `the leader made us pause (Retry-After on 429/503, or 420 while not serving) for ` +
+            `${round1(pausedMs / 1000)} s of the last ${round1(elapsed / 1000)} s; see ` +
+            'cribl_exporter_leader_throttled_total and the leader’s load',
+          fields: { pausedSeconds: round1(pausedMs / 1000) },
+        };
+      }
+      const rate = round1(st.rate);
+      if (st.rate < needed) {
+        const fields = { neededRps: needed, rateRps: rate, maxRps: round1(st.maxRps) };
+        if (st.rate < st.maxRps * 0.95) {
+          return {
+            cause: 'rate',
+            text:
+              `the leader throttled us down to ${rate} requests/s (429/503), below the ${needed}/s the fleet ` +
+              'needs: lengthen --health.interval, or have the leader allow more',
+            fields,
+          };
+        }
+        const setting = this.#o.rate?.setting ?? 'auto';
+        return {
+          cause: 'rate',
+          text:
+            setting === 'auto'
+              ? `--leader.max-rps auto is capped by --leader.max-rps-ceiling at ${rate} requests/s, below the ` +
+                `${needed}/s the fleet needs: raise --leader.max-rps-ceiling if the leader can take it, or ` +
+                'lengthen --health.interval'
+              : `--leader.max-rps ${rate} is below the ${needed} requests/s the fleet needs: raise it, or set it ` +
+                'to auto',
+          fields,
+        };
+      }
+      const capacity = b.capacityPerSecond();
+      if (capacity < needed) {
+        const cut = st.limit < st.maxConcurrency;
+        return {
+          cause: 'concurrency',
+          text:
+            `${st.limit} requests at once with the leader's response time of ${round1(st.latencyMs ?? 0)} ms ` +
+            `allow about ${round1(capacity)}/s, below the ${needed}/s the fleet needs: ` +
+            (cut
+              ? 'the leader slowed down and the window was cut (see cribl_exporter_leader_request_duration_seconds)'
+              : 'raise --leader.max-concurrency'),
+          fields: { neededRps: needed, capacityRps: round1(capacity), concurrency: st.limit },
+        };
+      }
+    }
+    if (slowNodes > 0) {
+      return {
+        cause: 'slow_nodes',
+        text:
+          `${slowNodes} nodes answer slower than --leader.timeout.headers or not at all ` +
+          '(cribl_exporter_slow_nodes); the request budget is not the cause, raising --leader.max-rps will not help',
+        fields: { slowNodes },
+      };
+    }
+    return {
+      cause: 'exporter',
+      text: 'the request budget is not the cause; the exporter itself is short of CPU (see process_cpu_seconds_total)',
+      fields: {},
+    };
+  }
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
+}

@@ -1,0 +1,153 @@
+/**
+ * A leader that refuses our credentials (401 after a refresh, or 403): the refusal is counted for every mode, and
+ * node polling pauses with capped exponential backoff while discovery keeps probing.
+ */
+import { describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../../src/api/routes.js';
+import { withAuth } from '../../src/auth/with-auth.js';
+import type { AuthMode, AuthProvider } from '../../src/auth/types.js';
+import type { LeaderRequest } from '../../src/leader/types.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { fakeLeaderClient } from '../helpers/fake-leader-client.js';
+import { captureLogger, recordingMetrics } from './helpers.js';
+
+function provider(mode: AuthMode, canRefresh: boolean): AuthProvider & { invalidated: number } {
+  const p = {
+    mode,
+    invalidated: 0,
+    token: () => Promise.resolve(mode === 'none' ? '' : 'tok'),
+    invalidate: () => {
+      p.invalidated++;
+      return canRefresh;
+    },
+    expiresAt: () => undefined,
+    close: () => undefined,
+  };
+  return p;
+}
+
+function setup(mode: AuthMode = 'token', canRefresh = false) {
+  const clock = new FakeClock();
+  let status = 200;
+  const client = fakeLeaderClient(() => ({ status, json: { status: 'healthy', startTime: 1 } }));
+  const metrics = recordingMetrics();
+  const log = captureLogger();
+  const auth = provider(mode, canRefresh);
+  const c = withAuth(client, auth, {
+    clock,
+    logger: log.logger,
+    metrics,
+    backoff: { baseMs: 500, capMs: 60_000 },
+  });
+  const node = (): Promise<unknown> =>
+    c.request({
+      endpoint: ENDPOINTS.nodeHealth,
+      path: '/w/n1/health',
+      nodeScoped: true,
+      accept: [200, 420],
+      decode: (j) => j,
+    } satisfies LeaderRequest<unknown>);
+  const listing = (): Promise<unknown> =>
+    c.request({ endpoint: ENDPOINTS.workers, path: '/products/stream/workers', decode: (j) => j });
+  const sent = (): string[] => client.calls.map((r) => r.path);
+  return { clock, client, metrics, log, auth, node, listing, sent, setStatus: (s: number) => (status = s) };
+}
+
+describe('withAuth: credentials refused', () => {
+  it('a revoked static token: counted as rejected, node polls stop for a doubling backoff, one probe', async () => {
+    const t = setup('token', false);
+    t.setStatus(401);
+    await t.node();
+    expect(t.metrics.failures).toEqual([['token', 'rejected']]);
+    // 5 s pause (the base is at least 5 s): nothing is sent meanwhile.
+    for (let i = 0; i < 10; i++) expect(await t.node()).toMatchObject({ ok: false, reason: 'http_4xx' });
+    expect(t.sent()).toHaveLength(1);
+    await t.clock.advance(5_000);
+    await t.node(); // the probe: refused again
+    await t.node(); // held: the pause doubled
+    expect(t.sent()).toHaveLength(2);
+    await t.clock.advance(5_000);
+    await t.node();
+    expect(t.sent()).toHaveLength(2);
+    await t.clock.advance(5_000);
+    await t.node(); // 10 s after the probe: the next probe
+    expect(t.sent()).toHaveLength(3);
+    expect(t.metrics.failures).toEqual([
+      ['token', 'rejected'],
+      ['token', 'rejected'],
+      ['token', 'rejected'],
+    ]);
+    const warns = t.log.records().filter((r) => r.level === 'warn' || r.level === 40);
+    expect(warns).toHaveLength(1);
+    expect(warns[0]?.msg).toContain('node polling paused, discovery keeps trying');
+  });
+
+  it('discovery keeps probing during the pause, and its first accepted answer resumes node polling', async () => {
+    const t = setup('token', false);
+    t.setStatus(401);
+    await t.node();
+    await t.listing();
+    await t.listing();
+    expect(t.sent()).toEqual(['/w/n1/health', '/products/stream/workers', '/products/stream/workers']);
+    // Refusals during the pause are counted, but do not lengthen it.
+    expect(t.metrics.failures).toHaveLength(3);
+    t.setStatus(200);
+    await t.listing();
+    await t.node();
+    expect(t.sent().at(-1)).toBe('/w/n1/health');
+    expect(t.log.records().some((r) => String(r.msg).includes('node polling resumes'))).toBe(true);
+  });
+
+  it('the backoff is capped', async () => {
+    const t = setup('token', false);
+    t.setStatus(403);
+    await t.node();
+    let waited = 0;
+    for (let i = 0; i < 10; i++) {
+      const before = t.sent().length;
+      while (t.sent().length === before) {
+        await t.clock.advance(1_000);
+        waited += 1_000;
+        await t.node();
+      }
+    }
+    // 5, 10, 20, 40 s, then 60 s (the cap) for the rest: 75 s + 6 × 60 s.
+    expect(waited).toBe(435_000);
+    expect(t.metrics.failures.every(([, r]) => r === 'forbidden')).toBe(true);
+  });
+
+  it('counts for every mode; a 401 that a refresh cures is not a failure', async () => {
+    for (const mode of ['login', 'cloud', 'none'] as const) {
+      const t = setup(mode, mode !== 'none');
+      t.setStatus(401);
+      await t.node();
+      expect(t.metrics.failures).toEqual([[mode, 'rejected']]);
+      // login and cloud refreshed once before giving up; none cannot.
+      expect(t.auth.invalidated).toBe(1);
+    }
+    const cured = setup('login', true);
+    let first = true;
+    cured.client.calls.length = 0;
+    const c = withAuth(
+      fakeLeaderClient(() => {
+        const s = first ? 401 : 200;
+        first = false;
+        return { status: s, json: {} };
+      }),
+      cured.auth,
+      { clock: cured.clock, metrics: cured.metrics },
+    );
+    expect(await c.request({ endpoint: ENDPOINTS.workers, path: '/x', decode: (j) => j })).toMatchObject({ ok: true });
+    expect(cured.metrics.failures).toEqual([]);
+  });
+
+  it('a 429 or 503 does not count as the credentials accepted again', async () => {
+    const t = setup('token', false);
+    t.setStatus(401);
+    await t.node();
+    t.setStatus(429);
+    await t.listing();
+    await t.node();
+    expect(t.sent()).toEqual(['/w/n1/health', '/products/stream/workers']);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * The exporter and a simulated leader over real HTTP on 127.0.0.1, both on one FakeClock: the test moves time in
+ * steps and, after each, waits (for real I/O, never for a timer) until every request the exporter has in flight is
+ * inside the simulator. Scheduled jobs run on the fake clock as production runs them: periodic jobs every interval
+ * from the start, the health poller as its own loop.
+ */
+import pino from 'pino';
+import { request } from 'undici';
+import { startApp, type App } from '../../src/app.js';
+import { parseConfig } from '../../src/config/parse.js';
+import type { Schedule } from '../../src/polling/scheduler.js';
+import type { Simulator } from '../../src/simulator/index.js';
+import type { FakeClock } from './fake-clock.js';
+import { parseSamples, type Sample } from './parse-metrics.js';
+
+/** Jobs on the fake clock: a periodic job runs at once, then every interval after it ended; a loop runs once. */
+function clockSchedule(clock: FakeClock): { schedule: Schedule; stop(): void } {
+  const ac = new AbortController();
+  const schedule: Schedule = (_name, intervalMs, run, hooks) => {
+    const job = new AbortController();
+    const signal = AbortSignal.any([ac.signal, job.signal]);
+    const loop = hooks?.loop;
+    void (async () => {
+      if (loop) {
+        await loop(signal).catch(() => undefined);
+        return;
+      }
+      while (!signal.aborted) {
+        await run(signal).catch(() => undefined);
+        await clock.sleep(intervalMs, signal).catch(() => undefined);
+      }
+    })();
+    return { stop: () => job.abort(), trigger: () => undefined };
+  };
+  return { schedule, stop: () => ac.abort() };
+}
+
+export interface FakeTimeExporter {
+  app: App;
+  /** Moves the clock `ms` forward in steps of `stepMs`, letting the I/O of each step complete. */
+  runFor(ms: number, stepMs?: number): Promise<void>;
+  /** Waits until every request the exporter has in flight is inside the simulator (answered or held there). */
+  settle(): Promise<void>;
+  /** The /metrics samples now. */
+  scrape(): Promise<Sample[]>;
+  close(): Promise<void>;
+}
+
+/** Starts the exporter on `clock` against `sim` (which must run on the same clock) with `args` as flags. */
+export async function startFakeTimeExporter(
+  sim: Simulator,
+  clock: FakeClock,
+  args: readonly string[] = [],
+  env: Record<string, string> = { CRIBL_TOKEN: sim.token },
+): Promise<FakeTimeExporter> {
+  const sched = clockSchedule(clock);
+  const config = parseConfig({
+    argv: ['--leader.url', sim.baseUrl, '--web.listen-address', '127.0.0.1:0', ...args],
+    env,
+    readFile: () => '',
+  });
+  const app = await startApp({
+    config,
+    logger: pino({ level: 'silent' }),
+    version: '0.0.0-test',
+    nodejsVersion: process.version,
+    readFile: () => Promise.resolve(''),
+    env: {},
+    clock,
+    random: () => 0.5,
+    schedule: sched.schedule,
+    bodyBuilder: 'inline',
+  });
+  const inFlight = (): number => app.status().reduce((n, s) => n + s.budget.inFlight + s.budget.detached, 0);
+  const settle = async (): Promise<void> => {
+    let calm = 0;
+    for (let i = 0; i < 20_000 && calm < 3; i++) {
+      await new Promise<void>((r) => setImmediate(r));
+      calm = inFlight() === sim.stats().inFlight ? calm + 1 : 0;
+    }
+  };
+  return {
+    app,
+    settle,
+    async runFor(ms, stepMs = 10) {
+      const end = clock.now() + ms;
+      while (clock.now() < end) {
+        await clock.advance(Math.min(stepMs, end - clock.now()));
+        await settle();
+      }
+    },
+    async scrape() {
+      await app.body.rebuild();
+      const res = await request(app.metricsUrl);
+      return parseSamples(await res.body.text());
+    },
+    async close() {
+      sched.stop();
+      await clock.advance(1);
+      await app.close();
+    },
+  };
+}

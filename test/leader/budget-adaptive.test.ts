@@ -1,0 +1,248 @@
+/**
+ * The budget's adaptation (issue 14): a leader's rate limit learned from its 429s, the window cut on a rise of the
+ * median response time, slow host-context requests giving their slot back, and a rate bound that moves with the
+ * fleet. Everything on the injected clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { RequestBudget, type Permit, type RequestBudgetOptions } from '../../src/leader/budget.js';
+import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
+
+function setup(opts: Partial<RequestBudgetOptions> = {}) {
+  const clock = new FakeClock();
+  const rates: number[] = [];
+  const budget = new RequestBudget({
+    maxRps: 100,
+    burst: 100,
+    maxConcurrency: 8,
+    clock,
+    observer: {
+      onConcurrencyChange: () => undefined,
+      onInFlight: () => undefined,
+      onPauseChange: () => undefined,
+      onRateChange: (r) => rates.push(r),
+    },
+    ...opts,
+  });
+  return { clock, budget, rates };
+}
+
+const permit = async (budget: RequestBudget, opts: { detachable?: boolean } = {}): Promise<Permit> => {
+  const p = await budget.acquire(opts);
+  if (!p.granted) throw new Error(`denied: ${p.denied}`);
+  return p;
+};
+
+/**
+ * A leader with a token-bucket limit of `rate`/s (bucket `burst`), answering 429 with Retry-After 1 s when empty,
+ * against `callers` loops that always have a request to send (as a fleet needing more than the limit). The loops
+ * behave as the leader client does: pause the budget on a 429 and release with the `limit` hint.
+ */
+async function againstRateLimit(opts: { rate: number; burst: number; maxRps: number; seconds: number }) {
+  const { clock, budget } = setup({ maxRps: opts.maxRps, burst: Math.ceil(opts.maxRps) });
+  let tokens = opts.burst;
+  let at = clock.now();
+  let accepted = 0;
+  let limited = 0;
+  const end = clock.now() + opts.seconds * 1000;
+  const loop = async (): Promise<void> => {
+    while (clock.now() < end) {
+      const p = await budget.acquire({ deadline: end });
+      if (!p.granted) return;
+      const now = clock.now();
+      tokens = Math.min(opts.burst, tokens + ((now - at) * opts.rate) / 1000);
+      at = now;
+      await clock.sleep(5); // the answer takes 5 ms
+      if (tokens >= 1) {
+        tokens -= 1;
+        accepted++;
+        p.release('ok');
+      } else {
+        limited++;
+        budget.pause(clock.now() + 1000);
+        p.release('overload', 'limit');
+      }
+    }
+  };
+  const loops = Promise.all(Array.from({ length: 8 }, loop));
+  let warm = 0;
+  for (let t = 0; t < opts.seconds * 10 + 20; t++) {
+    await clock.advance(100);
+    if (t === 299) warm = accepted;
+  }
+  await loops;
+  return {
+    accepted,
+    limited,
+    budget,
+    perSecond: accepted / opts.seconds,
+    perSecondAfter30s: (accepted - warm) / (opts.seconds - 30),
+  };
+}
+
+describe('RequestBudget learns a leader rate limit', () => {
+  it.each([
+    // leader limit, its bucket, our rate bound
+    [40, 40, 125],
+    [40, 40, 1000],
+    [400, 400, 1000],
+  ])(
+    'a limit of %i/s (bucket %i) from a bound of %i/s: ≥ 90 % of it accepted from the start, < 2 % answered 429',
+    async (rate, burst, maxRps) => {
+      const r = await againstRateLimit({ rate, burst, maxRps, seconds: 120 });
+      expect(r.perSecond).toBeGreaterThanOrEqual(0.9 * rate);
+      expect(r.limited / (r.accepted + r.limited)).toBeLessThan(0.02);
+      // It resumed near the limit, not at half of it.
+      expect(r.budget.state().rate).toBeGreaterThan(0.9 * rate);
+      expect(r.budget.state().learnedRps).toBeGreaterThan(0.9 * rate);
+    },
+  );
+
+  it.each([
+    [40, 10, 125],
+    [400, 100, 1000],
+  ])(
+    'a limit of %i/s whose bucket (%i) is smaller than its Retry-After, from %i/s: ≥ 90 % once learned (after 30 s)',
+    async (rate, burst, maxRps) => {
+      // Each 429 then costs a whole pause of the leader's capacity: fewer, later 429s are all that helps.
+      const r = await againstRateLimit({ rate, burst, maxRps, seconds: 120 });
+      expect(r.perSecondAfter30s).toBeGreaterThanOrEqual(0.9 * rate);
+      expect(r.perSecond).toBeGreaterThanOrEqual(0.85 * rate);
+      expect(r.limited / (r.accepted + r.limited)).toBeLessThan(0.02);
+    },
+  );
+
+  it('resumes a little below the rate at which the 429 came, not at half', async () => {
+    const { clock, budget } = setup({ maxRps: 100, burst: 1 });
+    // Sending at the full 100/s for two seconds...
+    for (let i = 0; i < 200; i++) {
+      (await permit(budget)).release('ok');
+      await clock.advance(10);
+    }
+    // ...then a 429.
+    const p429 = await permit(budget);
+    budget.pause(clock.now() + 1000);
+    p429.release('overload', 'limit');
+    const st = budget.state();
+    expect(st.rate).toBeGreaterThan(90);
+    expect(st.rate).toBeLessThan(100);
+  });
+
+  it('an overload without a rate limit (503 without Retry-After) still cuts as before', async () => {
+    const { clock, budget } = setup({ maxRps: 100, burst: 100 });
+    await clock.advance(1000);
+    (await permit(budget)).release('overload');
+    expect(budget.state().rate).toBe(50);
+    expect(budget.state().learnedRps).toBeUndefined();
+  });
+});
+
+describe('RequestBudget latency', () => {
+  it('cuts the window when the median response time rises well above its baseline, and does not grow it', async () => {
+    const { clock, budget } = setup({ maxRps: 10_000, burst: 10_000, maxConcurrency: 20, initialConcurrency: 10 });
+    const round = async (ms: number): Promise<void> => {
+      // Eight at once (the window is in use), each answered after `ms`.
+      for (let i = 0; i < 4; i++) {
+        const ps = await Promise.all(Array.from({ length: 8 }, () => permit(budget)));
+        await clock.advance(ms);
+        for (const p of ps) p.release('ok');
+      }
+    };
+    await round(20);
+    await round(20);
+    const before = budget.state().limit;
+    expect(budget.state().baselineMs).toBe(20);
+    await round(200);
+    const after = budget.state();
+    expect(after.latencyMs).toBe(200);
+    expect(after.limit).toBeLessThan(before);
+    expect(after.limit).toBe(Math.floor(before * 0.8));
+  });
+
+  it('ignores small rises (a leader answering in 2 ms that answers in 5 ms is not overloaded)', async () => {
+    const { clock, budget } = setup({ maxRps: 10_000, burst: 10_000, maxConcurrency: 20, initialConcurrency: 10 });
+    for (const ms of [2, 2, 5, 5, 5]) {
+      for (let i = 0; i < 4; i++) {
+        const ps = await Promise.all(Array.from({ length: 10 }, () => permit(budget)));
+        await clock.advance(ms);
+        for (const p of ps) p.release('ok');
+      }
+    }
+    expect(budget.state().limit).toBe(20);
+  });
+});
+
+describe('RequestBudget slow host-context requests', () => {
+  it('a slow node request gives its concurrency slot back; others are not held up', async () => {
+    const { clock, budget } = setup({ maxRps: 1000, burst: 1000, maxConcurrency: 2, initialConcurrency: 2 });
+    const slow1 = await permit(budget, { detachable: true });
+    const slow2 = await permit(budget, { detachable: true });
+    let got: Permit | undefined;
+    void budget.acquire({ detachable: true }).then((p) => {
+      if (p.granted) got = p;
+    });
+    await clock.advance(1_000);
+    expect(got).toBeUndefined();
+    await clock.advance(1_500); // past 2 s: both slow ones detach
+    expect(got).toBeDefined();
+    expect(budget.state()).toMatchObject({ inFlight: 1, detached: 2 });
+    slow1.release('node_timeout');
+    slow2.release('node_timeout');
+    got!.release('ok');
+    expect(budget.state()).toMatchObject({ inFlight: 0, detached: 0, limit: 2 });
+  });
+
+  it('a node timeout cuts nothing; a timeout of a global request does', async () => {
+    const { budget } = setup({ maxRps: 1000, burst: 1000, maxConcurrency: 10, initialConcurrency: 10 });
+    (await permit(budget, { detachable: true })).release('node_timeout');
+    expect(budget.state().limit).toBe(10);
+    (await permit(budget)).release('timeout');
+    expect(budget.state().limit).toBe(9);
+  });
+
+  it('requests that cannot detach (discovery) keep their slot', async () => {
+    const { clock, budget } = setup({ maxRps: 1000, burst: 1000, maxConcurrency: 1, initialConcurrency: 1 });
+    await permit(budget);
+    let got = false;
+    void budget.acquire().then(() => (got = true));
+    await clock.advance(60_000);
+    expect(got).toBe(false);
+  });
+});
+
+describe('RequestBudget rate bound', () => {
+  it('moves with setRateLimit: a rate at the bound follows it, a learned one stays below it', async () => {
+    const { clock, budget, rates } = setup({ maxRps: 50, burst: 50 });
+    budget.setRateLimit(800, 800);
+    expect(budget.state()).toMatchObject({ rate: 800, maxRps: 800 });
+    for (let i = 0; i < 100; i++) {
+      (await permit(budget)).release('ok');
+      await clock.advance(5);
+    }
+    const p429 = await permit(budget);
+    budget.pause(clock.now() + 1000);
+    p429.release('overload', 'limit');
+    const learned = budget.state().rate;
+    expect(learned).toBeLessThan(800);
+    budget.setRateLimit(1000, 1000);
+    expect(budget.state().rate).toBe(learned);
+    budget.setRateLimit(100, 100);
+    expect(budget.state().rate).toBe(100);
+    expect(rates[0]).toBe(50);
+    expect(rates).toContain(800);
+    expect(rates.at(-1)).toBe(100);
+  });
+
+  it('counts paused time', async () => {
+    const { clock, budget } = setup();
+    budget.pause(clock.now() + 1500);
+    await clock.advance(1000);
+    expect(budget.state().pausedMs).toBe(1000);
+    await clock.advance(1000);
+    await flushMicrotasks();
+    expect(budget.state().pausedMs).toBe(1500);
+    budget.hold();
+    await clock.advance(700);
+    budget.resume();
+    expect(budget.state().pausedMs).toBe(2200);
+  });
+});

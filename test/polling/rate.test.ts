@@ -1,0 +1,97 @@
+/** `--leader.max-rps auto`: the rate a polling plan needs, the rate allowed, and how it follows the fleet. */
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { allowedRate, burstFor, LeaderRate, rateNeed, type PollingPlan } from '../../src/polling/rate.js';
+
+const plan = (nodes: number, healthS = 30): PollingPlan => ({
+  nodes,
+  healthIntervalMs: healthS * 1000,
+  metadataIntervalMs: 600_000,
+  discoveryIntervalMs: 60_000,
+  products: 2,
+});
+
+describe('rateNeed', () => {
+  it('adds every node once per health interval, metadata, and the listing pages and groups per discovery', () => {
+    const n = rateNeed(plan(20_000));
+    expect(n.health).toBeCloseTo(666.67, 2);
+    expect(n.metadata).toBeCloseTo(33.33, 2);
+    // A page per 1,000 nodes (one more per product at most), and a groups request per product.
+    expect(n.discovery).toBeCloseTo((20 + 2 + 2) / 60, 5);
+    expect(n.total).toBeCloseTo(n.health + n.metadata + n.discovery, 9);
+  });
+});
+
+describe('allowedRate', () => {
+  it.each([
+    // setting, ceiling, nodes, health interval → rps, mode, capped, covers
+    ['auto', 1000, 0, 30, 50, 'auto', false, true],
+    ['auto', 1000, 1_000, 30, 50, 'auto', false, true],
+    ['auto', 1000, 6_000, 30, 262.7, 'auto', false, true],
+    ['auto', 1000, 20_000, 30, 875.5, 'auto', false, true],
+    ['auto', 1000, 50_000, 30, 1000, 'auto', true, false],
+    ['auto', 1000, 50_000, 60, 1000, 'auto', true, true],
+    ['auto', 300, 20_000, 30, 300, 'auto', true, false],
+    [50, 1000, 20_000, 30, 50, 'pinned', false, false],
+    [2000, 1000, 20_000, 30, 2000, 'pinned', false, true],
+  ] as const)(
+    '%s (ceiling %i), %i nodes every %i s → %f/s',
+    (setting, ceiling, nodes, healthS, rps, mode, capped, covers) => {
+      const a = allowedRate(setting, ceiling, plan(nodes, healthS));
+      expect(a.rps).toBeCloseTo(rps, 1);
+      expect(a).toMatchObject({ mode, capped, covers });
+    },
+  );
+
+  it('says how long a round takes at the allowed rate (20,000 nodes at the old fixed 50/s: 20 minutes)', () => {
+    expect(allowedRate(50, 1000, plan(20_000)).cycleSeconds).toBeCloseTo(20_000 / (50 - 33.33 - 0.4), 0);
+    expect(allowedRate('auto', 1000, plan(20_000)).cycleSeconds).toBeLessThan(30);
+    expect(allowedRate(10, 1000, plan(20_000)).cycleSeconds).toBe(Infinity);
+  });
+
+  it('burst: one second of the rate unless set', () => {
+    expect(burstFor(875.5, undefined)).toBe(876);
+    expect(burstFor(0.5, undefined)).toBe(1);
+    expect(burstFor(875.5, 20)).toBe(20);
+  });
+});
+
+describe('LeaderRate', () => {
+  function setup(setting: number | 'auto', ceiling = 1000) {
+    const lines: { msg: string; nodes?: number; neededRps?: number; allowedRps?: number; cycleSeconds?: number }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (l: string) => lines.push(JSON.parse(l) as (typeof lines)[0]) });
+    const { nodes: _, ...rest } = plan(0);
+    const rate = new LeaderRate({ setting, ceiling, burst: undefined, plan: rest, logger });
+    const set: [number, number][] = [];
+    rate.attach({ setRateLimit: (r, b) => set.push([r, b]) });
+    return { rate, set, lines };
+  }
+
+  it('auto follows the fleet at each discovery', () => {
+    const { rate, set, lines } = setup('auto');
+    expect(rate.initial).toEqual({ maxRps: 50, burst: 50 });
+    rate.apply(20_000);
+    rate.apply(20_000); // unchanged: not set again
+    rate.apply(5_000);
+    expect(set.map(([r, b]) => [Math.round(r), b])).toEqual([
+      [876, 876],
+      [219, 219],
+    ]);
+    expect(lines).toEqual([]);
+  });
+
+  it('warns at every discovery where the allowed rate cannot cover the fleet, with the numbers and the setting', () => {
+    const pinned = setup(50);
+    pinned.rate.apply(20_000);
+    pinned.rate.apply(20_000);
+    expect(pinned.set).toEqual([]);
+    expect(pinned.lines).toHaveLength(2);
+    expect(pinned.lines[0]).toMatchObject({ nodes: 20_000, neededRps: 700.4, allowedRps: 50 });
+    expect(pinned.lines[0]!.cycleSeconds).toBeGreaterThan(1000);
+    expect(pinned.lines[0]!.msg).toContain('raise --leader.max-rps (50) or set it to auto');
+
+    const capped = setup('auto', 300);
+    capped.rate.apply(20_000);
+    expect(capped.lines[0]!.msg).toContain('raise --leader.max-rps-ceiling (300)');
+  });
+});
