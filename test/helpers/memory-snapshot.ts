@@ -24,10 +24,11 @@ export class MemorySnapshot implements Pick<
   nodeKeys(): IterableIterator<string> {
     return this.nodes.keys();
   }
-  setGroups(groups: readonly GroupState[]): void {
+  setGroups(groups: readonly GroupState[]): Promise<void> {
     this.groups = groups;
+    return Promise.resolve();
   }
-  setLeader(state: LeaderState): void {
-    this.leader = state;
+  setLeader(state: Partial<LeaderState>): void {
+    this.leader = { ...this.leader, ...state };
   }
 }
