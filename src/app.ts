@@ -5,7 +5,8 @@ import type { Dispatcher } from 'undici';
 import { createAuthProvider } from './auth/index.js';
 import type { AuthProvider } from './auth/types.js';
 import { withAuth } from './auth/with-auth.js';
-import { SNAPSHOT_RENDERERS } from './collectors/index.js';
+import { renderManagement, SNAPSHOT_RENDERERS } from './collectors/index.js';
+import type { ManagementState } from './collectors/state.js';
 import { leaderConfigForWorkspace } from './config/leaders.js';
 import type { Config, LeaderConfig } from './config/types.js';
 import { Discoverer } from './discovery/discovery.js';
@@ -18,8 +19,11 @@ import { createLeaderClient } from './leader/client.js';
 import { clientLimitsFromConfig } from './leader/settings.js';
 import type { LeaderClient } from './leader/types.js';
 import { LeaderJob } from './polling/leader-job.js';
+import { runPacks } from './polling/packs-job.js';
 import { Poller } from './polling/poller.js';
+import { SearchProbe } from './polling/search-probe.js';
 import { cronSchedule, type Schedule, type ScheduledJob } from './polling/scheduler.js';
+import { createScopeSnapshot } from './store/scope.js';
 import { createLeaderSnapshot, type LeaderSnapshot } from './store/snapshot.js';
 import { createSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
 import { systemClock, type Clock, type Random } from './util/clock.js';
@@ -68,6 +72,7 @@ class LeaderRuntime {
   readonly snapshot: LeaderSnapshot;
   readonly poller: Poller;
   readonly job: LeaderJob;
+  readonly #search: SearchProbe | undefined;
   readonly #client: LeaderClient;
   readonly #auth: AuthProvider;
   readonly #deps: Required<Pick<AppDeps, 'clock'>> & AppDeps;
@@ -100,6 +105,8 @@ class LeaderRuntime {
       metrics,
       limits: clientLimitsFromConfig(cfg.budget),
       userAgent: `cribl-exporter/${deps.version}`,
+      // While the leader answers 420, the hold's /health probe keeps the leader's health families current.
+      onHealthProbe: (status, json) => this.job.onHealthProbe(status, json),
     });
     this.#auth = createAuthProvider(cfg.auth, {
       clock,
@@ -126,6 +133,8 @@ class LeaderRuntime {
     this.job = new LeaderJob({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
       poller: this.poller,
+      client: this.#client,
+      gitSettings: config.collectors.gitSettings,
       snapshot: this.snapshot,
       clock,
       logger: log,
@@ -134,20 +143,49 @@ class LeaderRuntime {
       shard: config.shard,
       maxNodes: config.maxNodes,
     });
+    const probe = config.collectors.searchProbe;
+    this.#search = probe
+      ? new SearchProbe({ client: this.#client, snapshot: this.snapshot, clock, logger: log, ...probe })
+      : undefined;
     metrics.healthCycle(config.intervals.healthMs / 1000, 0);
   }
 
-  /** Starts the discovery and health schedules (metadata polls ride on health cycles, see Poller). */
+  /**
+   * Starts the discovery and health schedules (metadata polls ride on health cycles, see Poller), and the packs
+   * and search probe schedules when they are on.
+   */
   start(schedule: Schedule): void {
-    const { intervals } = this.#deps.config;
+    const { intervals, collectors } = this.#deps.config;
     const health = schedule(`health:${this.cfg.name}`, intervals.healthMs, (s) => this.poller.runHealthCycle(s));
+    const packs =
+      collectors.packsMs > 0
+        ? schedule(`packs:${this.cfg.name}`, collectors.packsMs, async (s) => {
+            await runPacks(
+              {
+                client: this.#client,
+                snapshot: this.snapshot,
+                clock: this.#deps.clock,
+                logger: this.#deps.logger.child({ leader: this.cfg.name }),
+                intervalMs: collectors.packsMs,
+              },
+              s,
+            );
+          })
+        : undefined;
     const discovery = schedule(`discovery:${this.cfg.name}`, intervals.discoveryMs, async (s) => {
       const first = !this.job.discovered;
       await this.job.discover(s);
-      // Poll the fleet as soon as it is known rather than at the next tick.
-      if (first && this.job.discovered) health.trigger();
+      // Poll the fleet (and read its packs) as soon as it is known rather than at the next tick.
+      if (first && this.job.discovered) {
+        health.trigger();
+        packs?.trigger();
+      }
     });
-    this.#jobs.push(discovery, health);
+    this.#jobs.push(discovery, health, ...(packs ? [packs] : []));
+    const search = this.#search;
+    if (search && collectors.searchProbe) {
+      this.#jobs.push(schedule(`search:${this.cfg.name}`, collectors.searchProbe.intervalMs, (s) => search.run(s)));
+    }
   }
 
   discover(): Promise<void> {
@@ -177,12 +215,17 @@ export async function startApp(deps: AppDeps): Promise<App> {
   self.setShard(config.shard.index, config.shard.total);
 
   const runtimes = new Map<string, LeaderRuntime>();
+  // The management plane (Cribl.Cloud workspace discovery) is a scope of its own: it is not a leader.
+  const management = config.cloudDiscovery ? createScopeSnapshot<ManagementState>(renderManagement) : undefined;
   const body = createBodyCache({
     snapshots: [],
+    ...(management ? { management } : {}),
     intervals: {
       discoveryMs: config.intervals.discoveryMs,
       healthMs: config.intervals.healthMs,
       metadataMs: config.intervals.metadataMs,
+      ...(config.collectors.packsMs > 0 ? { packsMs: config.collectors.packsMs } : {}),
+      ...(config.collectors.searchProbe ? { searchProbeMs: config.collectors.searchProbe.intervalMs } : {}),
     },
     clock: full.clock,
     builder: deps.bodyBuilder ?? 'worker',
@@ -248,6 +291,8 @@ export async function startApp(deps: AppDeps): Promise<App> {
     const w = watcher;
     workspaceJob = schedule('workspaces', config.intervals.discoveryMs, async (signal) => {
       const r = await w.refresh(signal);
+      if (signal.aborted) return;
+      management?.set({ up: r.ok, workspaces: r.workspaces });
       if (!r.ok) return;
       for (const t of [...r.removed, ...r.changed]) await removeLeader(t.name);
       for (const t of [...r.added, ...r.changed]) addLeader(leaderConfigForWorkspace(cd, t));

@@ -29,7 +29,14 @@ export type DiscoveryOutcome =
       requests: number;
       malformed: number;
     }
-  | { ok: false; reason: FailureReason; message: string; requests: number };
+  | {
+      ok: false;
+      reason: FailureReason;
+      /** HTTP status of the failed request, when there was one (401: credentials). */
+      status?: number;
+      message: string;
+      requests: number;
+    };
 
 export interface DiscoveryOptions {
   client: LeaderClient;
@@ -42,6 +49,16 @@ export interface DiscoveryOptions {
 }
 
 type RequestTarget = Pick<LeaderRequest<unknown>, 'endpoint' | 'path' | 'query'>;
+
+function failed(r: { reason: FailureReason; status?: number; message: string }, requests: number): DiscoveryOutcome {
+  return {
+    ok: false,
+    reason: r.reason,
+    ...(r.status === undefined ? {} : { status: r.status }),
+    message: r.message,
+    requests,
+  };
+}
 
 /**
  * Lists a leader's nodes and groups. Remembers, per leader, that it only serves the pre-4.17
@@ -89,7 +106,7 @@ export class Discoverer {
           this.#legacy = true;
           break;
         }
-        if (!r.ok) return { ok: false, reason: r.reason, message: r.message, requests };
+        if (!r.ok) return failed(r, requests);
       }
     }
     if (this.#legacy) {
@@ -109,7 +126,7 @@ export class Discoverer {
         },
       );
       requests += r.requests;
-      if (!r.ok) return { ok: false, reason: r.reason, message: r.message, requests };
+      if (!r.ok) return failed(r, requests);
     }
 
     const groups: GroupState[] = [];
