@@ -4,7 +4,7 @@ import type { LeaderSnapshot } from '../../src/store/snapshot.js';
 /** A LeaderSnapshot that only remembers, for tests of the writers. */
 export class MemorySnapshot implements Pick<
   LeaderSnapshot,
-  'setNode' | 'deleteNode' | 'getNode' | 'nodeKeys' | 'setGroups' | 'setLeader'
+  'setNode' | 'deleteNode' | 'getNode' | 'nodeKeys' | 'setGroups' | 'setLeader' | 'getLeader' | 'getGroup'
 > {
   readonly labels = {};
   readonly nodes = new Map<string, NodeState>();
@@ -30,5 +30,11 @@ export class MemorySnapshot implements Pick<
   }
   setLeader(state: Partial<LeaderState>): void {
     this.leader = { ...this.leader, ...state };
+  }
+  getLeader(): LeaderState | undefined {
+    return this.leader;
+  }
+  getGroup(product: GroupState['product'], id: string): GroupState | undefined {
+    return this.groups.find((g) => g.product === product && g.group.id === id);
   }
 }
