@@ -1,4 +1,4 @@
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../src/collectors/index.js';
+import { GROUP_FAMILIES, LEADER_FAMILIES, MANAGEMENT_FAMILIES, NODE_FAMILIES } from '../src/collectors/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FLAG_TABLE } from '../src/config/flags.js';
@@ -69,7 +69,12 @@ describe('README', () => {
     const self = createSelfMetrics({ version: 'x', nodejsVersion: 'v0', defaultMetrics: false });
     self.setShard(1, 2);
     const selfNames = (await self.registry.getMetricsAsJSON()).map((m) => m.name);
-    const snapshotNames: string[] = [...LEADER_FAMILIES, ...GROUP_FAMILIES, ...NODE_FAMILIES].map((f) => f.name);
+    const snapshotNames: string[] = [
+      ...MANAGEMENT_FAMILIES,
+      ...LEADER_FAMILIES,
+      ...GROUP_FAMILIES,
+      ...NODE_FAMILIES,
+    ].map((f) => f.name);
     const exported = new Set([...snapshotNames, ...selfNames]);
     expect([...table].sort()).toEqual([...exported].sort());
   });
