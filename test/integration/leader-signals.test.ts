@@ -96,6 +96,14 @@ describe('the leader itself', () => {
     expect(values(samples, 'cribl_leader_health_status', 'status')).toContain('healthy=1');
   });
 
+  it('a refused login (wrong password) is unauthorized too, not a leader that is down', async () => {
+    const { exp } = await setup(['--leader.username', 'admin'], { env: { CRIBL_PASSWORD: 'not-the-password' } });
+    await exp.run('discovery');
+    const { samples, text } = await exp.scrape();
+    expect(values(samples, 'cribl_leader_discovery_failure_info', 'reason')).toEqual(['unauthorized=1']);
+    expect(text).not.toContain('not-the-password');
+  });
+
   it('reads the git settings: no remote, then a remote (never exported), and not at all when turned off', async () => {
     const { sim, exp } = await setup();
     await exp.run('discovery');
