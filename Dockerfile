@@ -33,6 +33,12 @@ LABEL org.opencontainers.image.title="cribl-exporter" \
       org.opencontainers.image.revision="${REVISION}"
 WORKDIR /app
 ENV NODE_ENV=production
+# The revision becomes cribl_exporter_build_info{revision} too (src/revision.ts).
+ENV CRIBL_EXPORTER_REVISION=${REVISION}
+# The demo's default listen address in the image: all interfaces, so that `docker run -p` reaches it (outside a
+# container the demo listens on loopback; src/demo.ts). The exporter's own default is all interfaces already, and
+# --web.listen-address or CRIBL_WEB_LISTEN_ADDRESS still win; a config file's setting is not overridden either.
+ENV CRIBL_DEMO_LISTEN_ADDRESS=:9864
 # glibc keeps large freed buffers (the gzip of a big /metrics body) in its heap; serving allocations above
 # 128 KiB from mmap returns them to the OS. Measured at 50,000 nodes: RSS after rebuilds ~385 MB → ~340 MB.
 ENV MALLOC_MMAP_THRESHOLD_=131072
@@ -44,8 +50,6 @@ COPY package.json ./
 COPY examples ./examples
 # Numeric, so that Kubernetes can check runAsNonRoot (distroless "nonroot").
 USER 65532:65532
-# The exporter's default --web.listen-address is :9864, all interfaces, so `-p 9864:9864` reaches it. (The demo
-# defaults to 127.0.0.1:9864: in a container, run it with --web.listen-address :9864.)
 EXPOSE 9864
 # Exec form: node is PID 1 and receives SIGTERM itself; the exporter shuts down on it.
 ENTRYPOINT ["/nodejs/bin/node", "/app/dist/cli.js"]

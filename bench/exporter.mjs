@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { createGapMonitor } from './lib/gaps.mjs';
 
 const { runCommand } = await import('../dist/commands.js');
+const { readFileSafely } = await import('../dist/util/files.js');
 const { version } = createRequire(import.meta.url)('../package.json');
 
 const gaps = createGapMonitor(1);
@@ -150,7 +151,7 @@ const code = await runCommand({
   env: process.env,
   stdout: (line) => process.stdout.write(`${line}\n`),
   stderr: (line) => process.stderr.write(`${line}\n`),
-  readFile: (path) => readFileSync(path, 'utf8'),
+  readFile: readFileSafely,
   signal: ac.signal,
   version,
   nodejsVersion: process.version,

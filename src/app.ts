@@ -2,9 +2,9 @@ import type { ReadFile } from './util/files.js';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
+import { connectLeader, type LeaderConnection } from './auth/connect.js';
 import { createAuthProvider } from './auth/index.js';
 import type { AuthProvider } from './auth/types.js';
-import { withAuth } from './auth/with-auth.js';
 import { renderManagement, SNAPSHOT_RENDERERS } from './collectors/index.js';
 import type { ManagementState } from './collectors/state.js';
 import { leaderConfigForWorkspace } from './config/leaders.js';
@@ -13,10 +13,9 @@ import { Discoverer } from './discovery/discovery.js';
 import { createWorkspaceWatcher, type WorkspaceWatcher } from './discovery/workspaces.js';
 import { createBodyCache, type BodyCache } from './exposition/body.js';
 import { startServer, type RunningServer } from './exposition/server.js';
+import { createStatusPage, type CycleView, type LeaderStatusSource } from './exposition/status/page.js';
 import { createDispatcher } from './http/transport.js';
-import { createRequestBudget } from './leader/budget.js';
-import { createLeaderClient } from './leader/client.js';
-import { clientLimitsFromConfig } from './leader/settings.js';
+import type { RequestBudget } from './leader/budget.js';
 import type { LeaderClient } from './leader/types.js';
 import { LeaderJob } from './polling/leader-job.js';
 import { runPacks } from './polling/packs-job.js';
@@ -25,14 +24,17 @@ import { SearchProbe } from './polling/search-probe.js';
 import { cronSchedule, type Schedule, type ScheduledJob } from './polling/scheduler.js';
 import { createScopeSnapshot } from './store/scope.js';
 import { createLeaderSnapshot, type LeaderSnapshot } from './store/snapshot.js';
-import { createSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
+import { createSelfMetrics, type LeaderSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
 import { systemClock, type Clock, type Random } from './util/clock.js';
+import { forLeader } from './util/logger.js';
 
 /** Everything the exporter needs from the outside world; src/cli.ts supplies the real ones. */
 export interface AppDeps {
   config: Config;
   logger: Logger;
   version: string;
+  /** Source revision (`cribl_exporter_build_info{revision}`). @default 'unknown' */
+  revision?: string;
   nodejsVersion: string;
   readFile: ReadFile;
   /** For HTTPS_PROXY / HTTP_PROXY / NO_PROXY. */
@@ -63,8 +65,12 @@ export interface App {
   discoverNow(): Promise<void>;
   /** Runs one health cycle of every leader now (tests). */
   pollNow(): Promise<void>;
+  /** Re-reads the web config and every credential file now (SIGHUP); logs what it found, never throws. */
+  reload(): Promise<void>;
   close(): Promise<void>;
 }
+
+type Deps = Required<Pick<AppDeps, 'clock'>> & AppDeps;
 
 /** One monitored leader: its transport, budget, client, auth, snapshot, discovery, poller and jobs. */
 class LeaderRuntime {
@@ -73,52 +79,62 @@ class LeaderRuntime {
   readonly poller: Poller;
   readonly job: LeaderJob;
   readonly #search: SearchProbe | undefined;
+  readonly budget: RequestBudget;
+  /** What the status page shows of this leader. */
+  readonly status: LeaderStatusSource;
   readonly #client: LeaderClient;
   readonly #auth: AuthProvider;
-  readonly #deps: Required<Pick<AppDeps, 'clock'>> & AppDeps;
+  readonly #deps: Deps;
   readonly #jobs: ScheduledJob[] = [];
   readonly #abort = new AbortController();
+  readonly #log: Logger;
 
-  constructor(cfg: LeaderConfig, deps: Required<Pick<AppDeps, 'clock'>> & AppDeps, self: SelfMetrics) {
+  /** Reads the leader's CA and client certificate files, then builds the runtime (no request is sent yet). */
+  static async create(cfg: LeaderConfig, deps: Deps, self: SelfMetrics): Promise<LeaderRuntime> {
+    const log = forLeader(deps.logger, cfg.name);
+    const metrics = self.forLeader(cfg.name);
+    const dispatcher = deps.dispatcher?.(cfg);
+    // While the leader answers 420, the hold's /health probe keeps the leader's health families current; the job
+    // that takes its answers is built after the connection.
+    const probe: { job?: LeaderJob } = {};
+    const conn = await connectLeader(cfg, {
+      onHealthProbe: (status, json) => probe.job?.onHealthProbe(status, json),
+      clock: deps.clock,
+      ...(deps.random ? { random: deps.random } : {}),
+      logger: log,
+      readFile: deps.readFile,
+      env: deps.env,
+      version: deps.version,
+      metrics,
+      ...(dispatcher ? { dispatcher } : {}),
+    });
+    const rt = new LeaderRuntime(cfg, deps, metrics, conn, log);
+    probe.job = rt.job;
+    return rt;
+  }
+
+  private constructor(cfg: LeaderConfig, deps: Deps, metrics: LeaderSelfMetrics, conn: LeaderConnection, log: Logger) {
     this.cfg = cfg;
     this.#deps = deps;
     const { config, clock } = deps;
-    const log = deps.logger.child({ leader: cfg.name });
     setMaxListeners(0, this.#abort.signal);
-    const metrics = self.forLeader(cfg.name);
-    const dispatcher =
-      deps.dispatcher?.(cfg) ??
-      createDispatcher(cfg.transport, {
-        readFile: deps.readFile,
-        env: deps.env,
-        logger: log,
-        connectTimeoutMs: cfg.budget.connectTimeoutMs,
-      });
-    const raw = createLeaderClient({
-      baseUrl: cfg.url,
-      name: cfg.name,
-      dispatcher,
-      budget: createRequestBudget(cfg.budget, clock, metrics),
-      clock,
-      random: deps.random ?? Math.random,
-      logger: log,
-      metrics,
-      limits: clientLimitsFromConfig(cfg.budget),
-      userAgent: `cribl-exporter/${deps.version}`,
-      // While the leader answers 420, the hold's /health probe keeps the leader's health families current.
-      onHealthProbe: (status, json) => this.job.onHealthProbe(status, json),
-    });
-    this.#auth = createAuthProvider(cfg.auth, {
-      clock,
-      readFile: deps.readFile,
-      logger: log,
-      metrics,
-      client: raw,
-      dispatcher,
-      ...(deps.random ? { random: deps.random } : {}),
-    });
-    this.#client = withAuth(raw, this.#auth);
+    this.#auth = conn.auth;
+    this.#client = conn.client;
+    this.budget = conn.budget;
     this.snapshot = createLeaderSnapshot({ labels: cfg.labels, render: SNAPSHOT_RENDERERS });
+    const cycle: CycleView = { targetMs: config.intervals.healthMs, overrun: false };
+    this.status = {
+      name: cfg.name,
+      url: cfg.url,
+      authMode: cfg.auth.mode,
+      snapshot: this.snapshot,
+      budget: () => ({
+        ...conn.budget.state(),
+        maxRps: cfg.budget.maxRps,
+        maxConcurrency: cfg.budget.maxConcurrency,
+      }),
+      cycle: () => ({ ...cycle }),
+    };
     this.poller = new Poller({
       client: this.#client,
       snapshot: this.snapshot,
@@ -128,7 +144,17 @@ class LeaderRuntime {
       metadataIntervalMs: config.intervals.metadataMs,
       // Enough to keep the largest window busy; the budget sets the real pace.
       maxOutstanding: Math.max(8, cfg.budget.maxConcurrency * 2),
-      metrics,
+      // The status page shows the last cycle too.
+      metrics: {
+        healthCycle: (target, duration) => {
+          if (duration > 0) cycle.lastMs = duration * 1000;
+          metrics.healthCycle(target, duration);
+        },
+        overrun: (active) => {
+          cycle.overrun = active;
+          metrics.overrun(active);
+        },
+      },
     });
     this.job = new LeaderJob({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
@@ -143,6 +169,7 @@ class LeaderRuntime {
       shard: config.shard,
       maxNodes: config.maxNodes,
     });
+    this.#log = log;
     const probe = config.collectors.searchProbe;
     this.#search = probe
       ? new SearchProbe({ client: this.#client, snapshot: this.snapshot, clock, logger: log, ...probe })
@@ -165,7 +192,7 @@ class LeaderRuntime {
                 client: this.#client,
                 snapshot: this.snapshot,
                 clock: this.#deps.clock,
-                logger: this.#deps.logger.child({ leader: this.cfg.name }),
+                logger: this.#log,
                 intervalMs: collectors.packsMs,
               },
               s,
@@ -196,6 +223,11 @@ class LeaderRuntime {
     return this.poller.runHealthCycle(this.#abort.signal);
   }
 
+  /** Re-reads the credential file of this leader, if its mode has one. */
+  reload(): Promise<void> {
+    return this.#auth.reload?.() ?? Promise.resolve();
+  }
+
   async close(): Promise<void> {
     for (const j of this.#jobs) j.stop();
     this.#abort.abort(new Error('closing'));
@@ -211,7 +243,11 @@ export async function startApp(deps: AppDeps): Promise<App> {
   const schedule =
     deps.schedule ??
     cronSchedule((name, e) => logger.error({ job: name, err: String(e) }, 'scheduled job failed'), full.clock);
-  const self = createSelfMetrics({ version: deps.version, nodejsVersion: deps.nodejsVersion });
+  const self = createSelfMetrics({
+    version: deps.version,
+    nodejsVersion: deps.nodejsVersion,
+    ...(deps.revision ? { revision: deps.revision } : {}),
+  });
   self.setShard(config.shard.index, config.shard.total);
 
   const runtimes = new Map<string, LeaderRuntime>();
@@ -234,74 +270,37 @@ export async function startApp(deps: AppDeps): Promise<App> {
     onError: (e) => logger.error({ err: String(e) }, 'building /metrics failed'),
   });
 
-  const addLeader = (cfg: LeaderConfig): void => {
-    const rt = new LeaderRuntime(cfg, full, self);
+  const setSnapshots = (): void => body.setSnapshots([...runtimes.values()].map((r) => r.snapshot));
+  const addLeader = async (cfg: LeaderConfig): Promise<LeaderRuntime> => {
+    const rt = await LeaderRuntime.create(cfg, full, self);
     runtimes.set(cfg.name, rt);
-    body.setSnapshots([...runtimes.values()].map((r) => r.snapshot));
-    rt.start(schedule);
+    setSnapshots();
+    return rt;
   };
   const removeLeader = async (name: string): Promise<void> => {
     const rt = runtimes.get(name);
     if (!rt) return;
     runtimes.delete(name);
-    body.setSnapshots([...runtimes.values()].map((r) => r.snapshot));
+    setSnapshots();
     self.removeLeader(name);
     await rt.close();
   };
 
-  for (const l of config.leaders) addLeader(l);
-
   let watcher: WorkspaceWatcher | undefined;
-  let workspaceJob: ScheduledJob | undefined;
   let cloudAuth: AuthProvider | undefined;
-  const cd = config.cloudDiscovery;
-  if (cd) {
-    const dispatcher =
-      deps.dispatcher?.({
-        name: 'management',
-        url: cd.managementUrl,
-        labels: {},
-        products: cd.products,
-        auth: cd.auth,
-        transport: cd.transport,
-        budget: cd.budget,
-      }) ??
-      createDispatcher(cd.transport, {
-        readFile: deps.readFile,
-        env: deps.env,
-        logger,
-        connectTimeoutMs: cd.budget.connectTimeoutMs,
-      });
-    cloudAuth = createAuthProvider(cd.auth, {
-      clock: full.clock,
-      readFile: deps.readFile,
-      logger,
-      dispatcher,
-      metrics: self.forLeader('management'),
-    });
-    watcher = createWorkspaceWatcher({
-      managementUrl: cd.managementUrl,
-      organization: cd.organization,
-      domain: cd.domain,
-      auth: cloudAuth,
-      dispatcher,
-      logger,
-      ...(deps.workspaceUrl ? { urlForWorkspace: deps.workspaceUrl } : {}),
-    });
-    const w = watcher;
-    workspaceJob = schedule('workspaces', config.intervals.discoveryMs, async (signal) => {
-      const r = await w.refresh(signal);
-      if (signal.aborted) return;
-      management?.set({ up: r.ok, workspaces: r.workspaces });
-      if (!r.ok) return;
-      for (const t of [...r.removed, ...r.changed]) await removeLeader(t.name);
-      for (const t of [...r.added, ...r.changed]) addLeader(leaderConfigForWorkspace(cd, t));
-    });
-  }
-
-  const ready = (): boolean => [...runtimes.values()].some((r) => r.job.discovered);
+  const statusPage = createStatusPage({
+    leaders: () => [...runtimes.values()].map((r) => r.status),
+    version: deps.version,
+    telemetryPath: config.web.telemetryPath,
+    clock: full.clock,
+  });
   let server: RunningServer;
+  const ready = (): boolean => [...runtimes.values()].some((r) => r.job.discovered);
+  // Everything that reads a file or binds the port comes first; no leader request goes out before the server
+  // listens, so that a bad certificate or a port in use fails the start before the leader hears of us.
   try {
+    for (const l of config.leaders) await addLeader(l);
+    if (config.cloudDiscovery) ({ watcher, cloudAuth } = await workspaceWatcher(config.cloudDiscovery, full, self));
     server = await startServer({
       listenAddress: config.web.listenAddress,
       telemetryPath: config.web.telemetryPath,
@@ -309,20 +308,41 @@ export async function startApp(deps: AppDeps): Promise<App> {
       selfMetrics: self,
       ready,
       version: deps.version,
+      statusPage,
       ...(config.web.configFile ? { webConfigFile: config.web.configFile } : {}),
+      maxConnections: config.web.maxConnections,
       clock: full.clock,
       logger,
     });
   } catch (e) {
-    workspaceJob?.stop();
+    cloudAuth?.close();
     await Promise.all([...runtimes.values()].map((r) => r.close()));
     body.close();
     throw e;
+  }
+  for (const rt of runtimes.values()) rt.start(schedule);
+  let workspaceJob: ScheduledJob | undefined;
+  const cd = config.cloudDiscovery;
+  const w = watcher;
+  if (cd && w) {
+    workspaceJob = schedule('workspaces', config.intervals.discoveryMs, async (signal) => {
+      const r = await w.refresh(signal);
+      if (signal.aborted) return;
+      management?.set({ up: r.ok, workspaces: r.workspaces });
+      if (!r.ok) return;
+      for (const t of [...r.removed, ...r.changed]) await removeLeader(t.name);
+      for (const t of [...r.added, ...r.changed]) (await addLeader(leaderConfigForWorkspace(cd, t))).start(schedule);
+    });
   }
   logger.info(
     { url: `${server.url}${config.web.telemetryPath}`, leaders: [...runtimes.keys()] },
     'cribl-exporter listening',
   );
+
+  const reload = async (): Promise<void> => {
+    logger.info('SIGHUP: re-reading the web config and the credential files');
+    await Promise.all([server.reload(), cloudAuth?.reload?.(), ...[...runtimes.values()].map((r) => r.reload())]);
+  };
 
   return {
     url: server.url,
@@ -336,6 +356,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
     pollNow: async () => {
       await Promise.all([...runtimes.values()].map((r) => r.pollNow()));
     },
+    reload,
     close: async () => {
       workspaceJob?.stop();
       cloudAuth?.close();
@@ -344,4 +365,45 @@ export async function startApp(deps: AppDeps): Promise<App> {
       body.close();
     },
   };
+}
+
+/** The Cribl.Cloud workspace watcher and its credentials (no request is sent until its job runs). */
+async function workspaceWatcher(
+  cd: NonNullable<Config['cloudDiscovery']>,
+  deps: Deps,
+  self: SelfMetrics,
+): Promise<{ watcher: WorkspaceWatcher; cloudAuth: AuthProvider }> {
+  const dispatcher =
+    deps.dispatcher?.({
+      name: 'management',
+      url: cd.managementUrl,
+      labels: {},
+      products: cd.products,
+      auth: cd.auth,
+      transport: cd.transport,
+      budget: cd.budget,
+    }) ??
+    (await createDispatcher(cd.transport, {
+      readFile: deps.readFile,
+      env: deps.env,
+      logger: deps.logger,
+      connectTimeoutMs: cd.budget.connectTimeoutMs,
+    }));
+  const cloudAuth = createAuthProvider(cd.auth, {
+    clock: deps.clock,
+    readFile: deps.readFile,
+    logger: deps.logger,
+    dispatcher,
+    metrics: self.forLeader('management'),
+  });
+  const watcher = createWorkspaceWatcher({
+    managementUrl: cd.managementUrl,
+    organization: cd.organization,
+    domain: cd.domain,
+    auth: cloudAuth,
+    dispatcher,
+    logger: deps.logger,
+    ...(deps.workspaceUrl ? { urlForWorkspace: deps.workspaceUrl } : {}),
+  });
+  return { watcher, cloudAuth };
 }

@@ -1,16 +1,19 @@
 import { WebConfigError } from './exposition/web-config/parse.js';
-import { fileURLToPath } from 'node:url';
 import type { DestinationStream } from 'pino';
 import { startApp, type App } from './app.js';
 import { AuthConfigError } from './auth/errors.js';
 import { ConfigError } from './config/errors.js';
 import { helpText } from './config/help.js';
-import { parseCommandLine } from './config/parse.js';
+import { loadCommandLine } from './config/parse.js';
+import type { ReadFile } from './util/files.js';
 import type { Config } from './config/types.js';
 import { TransportConfigError } from './http/transport.js';
 import { createLogger } from './util/logger.js';
 import { runSimulateCommand } from './simulator/cli.js';
-import { parseScenario, startSimulator, type Simulator } from './simulator/index.js';
+import type { Simulator } from './simulator/index.js';
+import { runDemo } from './demo.js';
+import { runCheckCommand } from './check/command.js';
+import type { FlagName } from './config/flags.js';
 
 /** What a command may touch; src/cli.ts wires it to the process, tests to buffers. */
 export interface CommandIo {
@@ -18,10 +21,15 @@ export interface CommandIo {
   env: Readonly<Record<string, string | undefined>>;
   stdout: (line: string) => void;
   stderr: (line: string) => void;
-  readFile: (path: string) => string;
+  /** Reads a file the settings name (src/util/files.ts: async, capped, regular files only). */
+  readFile: ReadFile;
   /** Aborted on SIGTERM/SIGINT. */
   signal: AbortSignal;
+  /** Subscribes to SIGHUP (reload); returns the unsubscribe. */
+  onReloadSignal?: (listener: () => void) => () => void;
   version: string;
+  /** Source revision (`cribl_exporter_build_info{revision}`); src/revision.ts. @default 'unknown' */
+  revision?: string;
   nodejsVersion: string;
   /** Where JSON logs go (default stdout). */
   logDestination?: DestinationStream;
@@ -39,23 +47,30 @@ function isSettingsError(e: unknown): e is Error {
   );
 }
 
-/** Runs `cribl-exporter [simulate|demo] [flags]` and returns the exit code. */
+/** Runs `cribl-exporter [check|demo|simulate] [flags]` and returns the exit code. */
 export async function runCommand(io: CommandIo): Promise<number> {
   const [first, ...rest] = io.argv;
   if (first === 'simulate') return runSimulateCommand(rest, io);
-  if (first === 'demo') return runDemo(rest, io);
+  if (first === 'demo') return runDemo(rest, io, runExporter);
+  if (first === 'check') return runCheckCommand(rest, io);
   if (first !== undefined && !first.startsWith('-')) {
-    io.stderr(`cribl-exporter: unknown command "${first}" (commands: simulate, demo; see --help)`);
+    io.stderr(`cribl-exporter: unknown command "${first}" (commands: check, demo, simulate; see --help)`);
     return 2;
   }
   return runExporter([...io.argv], io.env, io);
 }
 
-async function runExporter(argv: string[], env: CommandIo['env'], io: CommandIo, sim?: Simulator): Promise<number> {
+async function runExporter(
+  argv: string[],
+  env: CommandIo['env'],
+  io: CommandIo,
+  sim?: Simulator,
+  defaults?: Readonly<Partial<Record<FlagName, string>>>,
+): Promise<number> {
   let config: Config;
   let warnings: readonly string[];
   try {
-    const cl = parseCommandLine({ argv, env, readFile: io.readFile });
+    const cl = await loadCommandLine({ argv, env, readFile: io.readFile, ...(defaults ? { defaults } : {}) });
     if (cl.kind === 'help') {
       io.stdout(helpText());
       return 0;
@@ -80,6 +95,7 @@ async function runExporter(argv: string[], env: CommandIo['env'], io: CommandIo,
       config,
       logger,
       version: io.version,
+      ...(io.revision ? { revision: io.revision } : {}),
       nodejsVersion: io.nodejsVersion,
       readFile: io.readFile,
       env,
@@ -89,86 +105,14 @@ async function runExporter(argv: string[], env: CommandIo['env'], io: CommandIo,
     io.stderr(`cribl-exporter: ${msg}`);
     return isSettingsError(e) ? 2 : 1;
   }
-  if (sim)
-    io.stdout(
-      `cribl-exporter demo: metrics at ${app.metricsUrl} (simulated leader ${sim.baseUrl}, ` +
-        `${sim.fleet.nodes().length} nodes)`,
-    );
   io.onStarted?.(app, sim);
+  const stopReloads = io.onReloadSignal?.(() => void app.reload());
   await new Promise<void>((resolve) => {
     if (io.signal.aborted) resolve();
     else io.signal.addEventListener('abort', () => resolve(), { once: true });
   });
+  stopReloads?.();
   logger.info('shutting down');
   await app.close();
   return 0;
-}
-
-/** The demo's default scenario, shipped in the package (examples/ is in package.json "files"). */
-const DEMO_SCENARIO = new URL('../examples/scenarios/demo.yaml', import.meta.url);
-
-const DEMO_USAGE = `Usage: cribl-exporter demo [--nodes N] [--seed N] [--scenario FILE] [exporter flags]
-
-Runs the simulated leader and the exporter in one process, the exporter pointed at the simulator,
-and prints where /metrics is. The simulated fleet follows examples/scenarios/demo.yaml (50 nodes
-in every state, changing every 20s) unless --scenario names another. Exporter flags (see
-cribl-exporter --help) apply to the exporter; the demo defaults to --web.listen-address
-127.0.0.1:9864 and short intervals.`;
-
-/** `cribl-exporter demo`: the simulator on a free loopback port and the exporter against it. */
-async function runDemo(argv: string[], io: CommandIo): Promise<number> {
-  const simFlags: Record<string, string> = {};
-  const exporterArgs: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--help' || a === '-h') {
-      io.stdout(DEMO_USAGE);
-      return 0;
-    }
-    const m = /^--(nodes|seed|scenario)(?:=(.*))?$/.exec(a);
-    if (!m) {
-      exporterArgs.push(a);
-      continue;
-    }
-    const value = m[2] ?? argv[++i];
-    if (value === undefined) {
-      io.stderr(`cribl-exporter demo: --${m[1]} needs a value`);
-      return 2;
-    }
-    simFlags[m[1]!] = value;
-  }
-  const nodes = simFlags.nodes === undefined ? undefined : Number(simFlags.nodes);
-  const seed = simFlags.seed === undefined ? undefined : Number(simFlags.seed);
-  if (
-    (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 0)) ||
-    (seed !== undefined && !Number.isInteger(seed))
-  ) {
-    io.stderr('cribl-exporter demo: --nodes and --seed take whole numbers');
-    return 2;
-  }
-  let scenario;
-  const scenarioFile = simFlags.scenario ?? fileURLToPath(DEMO_SCENARIO);
-  try {
-    scenario = parseScenario(io.readFile(scenarioFile), scenarioFile);
-  } catch (e) {
-    io.stderr(`cribl-exporter demo: ${e instanceof Error ? e.message : String(e)}`);
-    return 2;
-  }
-  const sim = await startSimulator({
-    scenario,
-    ...(nodes === undefined ? {} : { nodes }),
-    ...(seed === undefined ? {} : { seed }),
-  });
-  try {
-    const has = (flag: string): boolean => exporterArgs.some((a) => a === flag || a.startsWith(`${flag}=`));
-    const defaults: string[] = [];
-    if (!has('--web.listen-address')) defaults.push('--web.listen-address', '127.0.0.1:9864');
-    if (!has('--discovery.interval')) defaults.push('--discovery.interval', '10s');
-    if (!has('--health.interval')) defaults.push('--health.interval', '5s');
-    if (!has('--metadata.interval')) defaults.push('--metadata.interval', '1m');
-    const env = { ...io.env, CRIBL_LEADER_URL: sim.baseUrl, CRIBL_TOKEN: sim.token, CRIBL_TOKEN_FILE: undefined };
-    return await runExporter([...defaults, ...exporterArgs], env, io, sim);
-  } finally {
-    await sim.close();
-  }
 }

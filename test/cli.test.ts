@@ -1,11 +1,23 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { runCommand, type CommandIo } from '../src/commands.js';
 import { startSimulator } from '../src/simulator/index.js';
+import type { App } from '../src/app.js';
+import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+const DEMO_CONFIG = join(mkdtempSync(join(tmpdir(), 'demo-config-')), 'config.yml');
+writeFileSync(DEMO_CONFIG, 'web.listen-address: "127.0.0.1:0"\n');
 
 function io(argv: string[], env: Record<string, string> = {}, signal = new AbortController().signal) {
   const out: string[] = [];
@@ -72,6 +84,9 @@ describe('runCommand: help and version', () => {
     const t = io(['--help']);
     expect(await runCommand(t.io)).toBe(0);
     expect(t.out.join('\n')).toContain('--leader.url');
+    // The commands, each on its own line under "Commands:".
+    const commands = /\nCommands:\n([\s\S]*?)\n\n/.exec(t.out.join('\n'))?.[1] ?? '';
+    expect(commands.match(/^ {2}\S+/gm)?.map((c) => c.trim())).toEqual(['(none)', 'check', 'demo', 'simulate']);
     const d = io(['demo', '--help']);
     expect(await runCommand(d.io)).toBe(0);
     expect(d.out.join('\n')).toMatch(/^Usage: cribl-exporter demo/);
@@ -79,36 +94,128 @@ describe('runCommand: help and version', () => {
 });
 
 describe('runCommand: demo', () => {
-  it('serves /metrics for the simulated fleet and stops cleanly when signalled', async () => {
+  /** Starts the demo in-process; resolves once it listens. */
+  async function demo(argv: string[], env: Record<string, string> = {}) {
     const ac = new AbortController();
-    const t = io(['demo', '--nodes', '12', '--web.listen-address', '127.0.0.1:0'], {}, ac.signal);
-    t.io.readFile = (p) => readFileSync(p, 'utf8');
-    let metricsUrl = '';
-    t.io.onStarted = (app) => {
-      metricsUrl = app.metricsUrl;
+    const t = io(['demo', ...argv], env, ac.signal);
+    t.io.readFile = (p) => Promise.resolve(readFileSync(p, 'utf8'));
+    const logs: string[] = [];
+    // A real stream: pino-pretty pipes into it.
+    t.io.logDestination = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        logs.push(chunk.toString());
+        callback();
+      },
+    });
+    let app: App | undefined;
+    t.io.onStarted = (a) => {
+      app = a;
     };
     const done = runCommand(t.io);
-    for (let i = 0; i < 100 && !metricsUrl; i++) await new Promise((r) => setTimeout(r, 50));
+    // Waits (not timing assertions): a busy CI machine may need a while to start both servers.
+    for (let i = 0; i < 400 && !app; i++) await new Promise((r) => setTimeout(r, 50));
+    if (!app) throw new Error(`the demo did not start: ${t.err.join(' ')}`);
+    const stop = async (): Promise<number> => {
+      ac.abort();
+      return done;
+    };
+    return { ...t, app, logs, stop };
+  }
+
+  it('serves /metrics for the simulated fleet, prints the next steps and stops cleanly when signalled', async () => {
+    const d = await demo(['--nodes', '12', '--web.listen-address', '127.0.0.1:0']);
     const url = String.raw`http://127\.0\.0\.1:\d+`;
-    expect(t.out[0]).toMatch(
+    expect(d.out[0]).toMatch(
       new RegExp(
         String.raw`^cribl-exporter demo: metrics at ${url}/metrics \(simulated leader ${url}/api/v1, 12 nodes\)$`,
       ),
     );
+    // The next steps: the status page, the simulator's admin API, how to stop, a scrape config for this address.
+    const text = d.out.join('\n');
+    expect(text).toContain(`Status page       ${d.app.url}/\n`);
+    expect(text).toMatch(new RegExp(String.raw`Simulated leader  ${url}/_sim \(its admin API`));
+    expect(text).toContain('Stop              Ctrl-C');
+    expect(text).toContain(`- targets: ['${new URL(d.app.url).host}']`);
+    const admin = /(http:\S+\/_sim) /.exec(text)?.[1];
+    expect((await request(`${admin}/stats`)).statusCode).toBe(200);
     let body = '';
-    for (let i = 0; i < 100 && !body.includes('cribl_node_health_up'); i++) {
+    const settled = (b: string): boolean =>
+      /^cribl_node_health_up\{[^}]*\} 0$/m.test(b) && /^cribl_node_connected\{[^}]*\} 0$/m.test(b);
+    for (let i = 0; i < 300 && !settled(body); i++) {
       await new Promise((r) => setTimeout(r, 100));
-      body = await (await request(metricsUrl)).body.text();
+      body = await (await request(d.app.metricsUrl)).body.text();
     }
     expect(body.match(/^cribl_node_info\{/gm)).toHaveLength(12);
     // The demo scenario puts nodes in every state: some do not answer, some answer shutting down or standby.
     expect(body).toMatch(/^cribl_node_health_up\{[^}]*\} 0$/m);
     expect(body).toMatch(/^cribl_node_connected\{[^}]*\} 0$/m);
-    ac.abort();
-    expect(await done).toBe(0);
-    await expect(request(metricsUrl)).rejects.toThrow();
+    expect(await d.stop()).toBe(0);
+    await expect(request(d.app.metricsUrl)).rejects.toThrow();
+  }, 90_000);
+
+  it('logs in the pretty format unless --log.format says otherwise', async () => {
+    const pretty = await demo(['--nodes', '1', '--web.listen-address', '127.0.0.1:0']);
+    expect(await pretty.stop()).toBe(0);
+    const line = pretty.logs.join('').split('\n')[0] ?? '';
+    expect(line).toMatch(/INFO.*cribl-exporter listening/);
+    expect(() => JSON.parse(line) as unknown).toThrow();
+
+    const json = await demo(['--nodes', '1', '--web.listen-address', '127.0.0.1:0', '--log.format', 'json']);
+    expect(await json.stop()).toBe(0);
+    expect((JSON.parse(json.logs[0]!) as { msg: string }).msg).toBe('cribl-exporter listening');
+  });
+
+  it.each<[string, string[], Record<string, string>, RegExp]>([
+    // Loopback by default: a demo on every interface of a laptop would be a surprise.
+    ['its default: loopback', [], {}, /^http:\/\/127\.0\.0\.1:9864$/],
+    ['the environment', [], { CRIBL_WEB_LISTEN_ADDRESS: ':0' }, /^http:\/\/localhost:\d+$/],
+    ["the image's demo default", [], { CRIBL_DEMO_LISTEN_ADDRESS: ':0' }, /^http:\/\/localhost:\d+$/],
+    [
+      'the setting over the demo default',
+      [],
+      { CRIBL_DEMO_LISTEN_ADDRESS: ':0', CRIBL_WEB_LISTEN_ADDRESS: '127.0.0.1:0' },
+      /^http:\/\/127\.0\.0\.1:\d+$/,
+    ],
+    [
+      'the flag over the environment',
+      ['--web.listen-address', '127.0.0.1:0'],
+      { CRIBL_WEB_LISTEN_ADDRESS: ':0' },
+      /^http:\/\/127\.0\.0\.1:\d+$/,
+    ],
+    // The demo's defaults sit below the config file too.
+    [
+      'a config file',
+      [],
+      { CRIBL_CONFIG_FILE: DEMO_CONFIG, CRIBL_DEMO_LISTEN_ADDRESS: ':0' },
+      /^http:\/\/127\.0\.0\.1:\d+$/,
+    ],
+  ])('listens where %s says', async (_name, argv, env, expected) => {
+    // The first case needs the documented port itself; another demo on this machine may hold it.
+    if (argv.length === 0 && Object.keys(env).length === 0 && !(await portFree(9864))) return;
+    const d = await demo(['--nodes', '1', ...argv], env);
+    expect(d.app.url).toMatch(expected);
+    expect(await d.stop()).toBe(0);
   });
 });
+
+describe('runCommand: demo settings errors', () => {
+  it('a CRIBL_DEMO_LISTEN_ADDRESS that is not host:port is named, exit 2', async () => {
+    const t = io(['demo'], { CRIBL_DEMO_LISTEN_ADDRESS: 'everywhere' });
+    expect(await runCommand(t.io)).toBe(2);
+    expect(t.err).toEqual([
+      expect.stringMatching(/^cribl-exporter demo: CRIBL_DEMO_LISTEN_ADDRESS: "everywhere" must be/),
+    ]);
+  });
+});
+
+/** Whether a TCP port on 127.0.0.1 can be bound now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
 
 describe('the process', () => {
   it('exits 0 within 5 s of SIGTERM while polling a leader', async () => {
@@ -129,7 +236,16 @@ describe('the process', () => {
         await new Promise((r) => setTimeout(r, 50));
       expect(stdout).toContain('first discovery complete');
       // JSON logs, one object per line.
-      for (const line of stdout.trim().split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
+      const lines = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { url?: string; msg?: string });
+      // Run from this source checkout: build_info names its commit.
+      const metricsUrl = lines.find((l) => l.msg === 'cribl-exporter listening')?.url ?? '';
+      const head = spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+      expect(await (await request(metricsUrl)).body.text()).toContain(
+        `cribl_exporter_build_info{version="${version}",revision="${head}",nodejs_version="${process.version}"} 1`,
+      );
       const started = Date.now();
       child.kill('SIGTERM');
       const [code] = (await once(child, 'exit')) as [number | null];

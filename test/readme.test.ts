@@ -1,6 +1,13 @@
 import { GROUP_FAMILIES, LEADER_FAMILIES, MANAGEMENT_FAMILIES, NODE_FAMILIES } from '../src/collectors/index.js';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../src/simulator/index.js';
+import { fencedBlocks } from './deploy/docs.js';
+import { runCommand } from '../src/commands.js';
+import { ROOT } from './deploy/prometheusrule.js';
 import { FLAG_TABLE } from '../src/config/flags.js';
 import { createSelfMetrics } from '../src/telemetry/self-metrics.js';
 import { loadRuleGroups, RULE_FILES } from './deploy/prometheusrule.js';
@@ -105,5 +112,275 @@ describe('README', () => {
       // "… for 5m" names the alert's for:, when it has one.
       if (a.for !== undefined) expect(/for (\d+[smhd])$/.exec(row.when!)?.[1], a.alert).toBe(a.for);
     }
+  });
+});
+
+/** A `## heading` section of the README, up to the next `## `. */
+function readmeSection(readme: string, heading: string): string {
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`README has no section "## ${heading}"`);
+  const end = readme.indexOf('\n## ', start + 1);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
+/** The commands of a section's `sh` blocks (indented ones too), comments dropped. */
+function commandsOf(section: string): string[] {
+  return fencedBlocks(section.replace(/^ {3}/gm, ''), 'sh')
+    .flatMap((b) => b.split('\n'))
+    .map((l) => l.replace(/\s+#\s.*$/, '').trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+// The README's Install section and step 2 of "Pointing it at a real leader", run as written: in a copy of the
+// repository (its node_modules linked), into a global npm prefix of its own, against a simulated leader instead of
+// leader.example.com, and on a free port instead of 9864 (other exporters may run on this machine).
+// .ci/run sets CRIBL_TESTS_REPEAT on its second and third Node versions: these npm steps ran on the first.
+const REPEAT = process.env.CRIBL_TESTS_REPEAT === '1';
+if (REPEAT) console.warn('README install tests skipped: they ran on the first Node version of this CI run');
+
+describe.skipIf(REPEAT)('README: Install, then "Pointing it at a real leader", run as written', () => {
+  const readme = readFileSync(README, 'utf8');
+  const install = commandsOf(readmeSection(readme, 'Install'));
+  const step2 = commandsOf(readmeSection(readme, 'Pointing it at a real leader'));
+  const { name, version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
+  let dir: string;
+  let clone: string;
+  let env: NodeJS.ProcessEnv;
+  let sim: Simulator;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'readme-install-'));
+    clone = join(dir, 'clone');
+    const skip = /[/\\](node_modules|\.git|dist|artifacts|\.bench-tmp)$|\.tgz$/;
+    cpSync(ROOT, clone, { recursive: true, filter: (src) => !skip.test(src) });
+    symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+    const prefix = join(dir, 'global');
+    env = {
+      ...process.env,
+      npm_config_prefix: prefix,
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+      PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
+    };
+    sim = await startSimulator({ nodes: 6, seed: 5 });
+  });
+
+  afterAll(async () => {
+    for (const c of children) {
+      // The demo runs in its own process group (npm → node): end the whole group.
+      try {
+        process.kill(-c.pid!, 'SIGTERM');
+      } catch {
+        c.kill('SIGTERM');
+      }
+    }
+    await sim?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Asynchronous: the simulated leader runs in this process and must keep answering meanwhile.
+  const sh = (command: string, extra: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; out: string }> =>
+    new Promise((resolve) => {
+      const child = spawn('bash', ['-c', command], { cwd: clone, env: { ...env, ...extra } });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('close', (status) => resolve({ status, out }));
+    });
+
+  it('shows the commands this test runs', () => {
+    expect(install).toEqual([
+      'npm pack',
+      `npm install -g ./${name}-${version}.tgz`,
+      'cribl-exporter --version',
+      `npx --yes ./${name}-${version}.tgz --version`,
+    ]);
+    expect(step2.map((c) => c.split(' ').slice(0, 2).join(' '))).toEqual([
+      "export CRIBL_TOKEN='…'",
+      'cribl-exporter check',
+      'cribl-exporter --leader.url',
+      'curl -s',
+    ]);
+  });
+
+  it('installs from the packed tarball, globally and with npx', async () => {
+    for (const command of install) {
+      const r = await sh(command);
+      expect(r.status, `${command}\n${r.out}`).toBe(0);
+      if (command.endsWith('--version')) expect(r.out).toContain(`cribl-exporter ${version} (Node.js`);
+    }
+    expect(existsSync(join(clone, `${name}-${version}.tgz`))).toBe(true);
+  }, 300_000);
+
+  it('runs `npm run build && node dist/cli.js --help` and `npm run demo` as the README says', async () => {
+    const dev = commandsOf(readmeSection(readme, 'Development'));
+    const help = dev.find((c) => c.includes('dist/cli.js --help'))!;
+    const r = await sh(help);
+    expect(r.status, r.out).toBe(0);
+    expect(r.out).toMatch(/^Usage: cribl-exporter \[command\] \[flags\]$/m);
+    const top = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(top).toMatch(/^npm ci && npm run demo /m);
+    // `npm ci` is CI's first step (it would replace the linked node_modules here); the demo is the second.
+    const demo = spawn('bash', ['-c', 'exec npm run demo'], {
+      cwd: clone,
+      env: { ...env, CRIBL_WEB_LISTEN_ADDRESS: '127.0.0.1:0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    children.push(demo);
+    const status = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      demo.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /Status page +(http:\/\/\S+\/)\n/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      demo.on('exit', (code) => reject(new Error(`npm run demo exited with ${code}: ${out}`)));
+    });
+    expect((await fetch(status)).status).toBe(200);
+    process.kill(-demo.pid!, 'SIGTERM');
+  }, 120_000);
+
+  it('checks the leader, runs the exporter against it and finds cribl_leader_up 1', async () => {
+    const leader = (c: string): string => c.replace('https://leader.example.com:9000/api/v1', sim.baseUrl);
+    const token = { CRIBL_TOKEN: sim.token };
+    expect(step2[0]).toBe("export CRIBL_TOKEN='…'");
+
+    const check = await sh(leader(step2[1]!), token);
+    expect(check.status, check.out).toBe(0);
+    expect(check.out).toMatch(/^no problem found, /m);
+
+    const child = spawn('bash', ['-c', `exec ${leader(step2[2]!)}`], {
+      cwd: clone,
+      env: { ...env, ...token, CRIBL_WEB_LISTEN_ADDRESS: '127.0.0.1:0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /"url":"(http:\/\/[^"]+)\/metrics"/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`the exporter exited with ${code}: ${out}`)));
+    });
+    const curl = step2[3]!.replace('localhost:9864', new URL(url).host);
+    let r = await sh(curl);
+    for (let i = 0; i < 200 && !/^cribl_leader_up 1$/m.test(r.out); i++) {
+      await new Promise((done) => setTimeout(done, 100));
+      r = await sh(curl);
+    }
+    expect(r.out).toMatch(/^cribl_leader_up 1$/m);
+  }, 60_000);
+});
+
+// The simulated leader's console examples (docs/simulator.md, carried into the README), run as written: the
+// simulate command, then its admin API with curl, on the port the simulator got instead of 9000.
+describe('README: the simulated leader, run as written', () => {
+  const section = readFileSync(README, 'utf8').slice(
+    readFileSync(README, 'utf8').indexOf('## Simulated leader'),
+    readFileSync(README, 'utf8').indexOf('## Scale, sharding'),
+  );
+  const consoleLines = fencedBlocks(section, 'console').flatMap((b) => b.trim().split('\n'));
+
+  it('starts with `cribl-exporter simulate …`, then answers the admin API curls', async () => {
+    const start = consoleLines.find((l) => l.startsWith('$ cribl-exporter simulate '))!;
+    const argv = start.replace('$ cribl-exporter ', '').split(' ');
+    const ac = new AbortController();
+    const out: string[] = [];
+    const done = runCommand({
+      argv,
+      env: {},
+      stdout: (l) => out.push(l),
+      stderr: (l) => out.push(l),
+      readFile: (p) => Promise.resolve(readFileSync(p, 'utf8')),
+      signal: ac.signal,
+      version: '0',
+      nodejsVersion: process.version,
+    });
+    for (let i = 0; i < 800 && out.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    const printed =
+      /^cribl simulated leader listening on (http:\/\/127\.0\.0\.1:(\d+))\/api\/v1 token=\S+ admin=\S+$/.exec(
+        out[0] ?? '',
+      );
+    expect(printed, out.join('\n')).not.toBeNull();
+    const curls = consoleLines.filter((l) => l.startsWith('curl '));
+    expect(curls).toHaveLength(2);
+    for (const curl of curls) {
+      const body = await new Promise<string>((resolve) => {
+        const child = spawn('bash', ['-c', curl.replace('localhost:9000', `127.0.0.1:${printed![2]!}`)]);
+        let text = '';
+        child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+        child.on('close', () => resolve(text));
+      });
+      expect(() => JSON.parse(body) as unknown, `${curl} → ${body}`).not.toThrow();
+      expect(body).not.toContain('"error"');
+    }
+    const leader = await (await fetch(`${printed![1]!}/_sim/leader`)).json();
+    expect(leader).toMatchObject({ state: 'standby' });
+    ac.abort();
+    expect(await done).toBe(0);
+  });
+});
+
+/**
+ * Where each command the README shows is run. A command added to the README fails this test until it is given a
+ * place here, and each place is a file that exists.
+ */
+const RUN_BY: readonly (readonly [RegExp, string, string])[] = [
+  [/^npm ci$|^npm ci && npm run demo$|^npm test$/, '.ci/run', 'npm ci, npm test; npm run demo: test/readme.test.ts'],
+  [/^npm run build && node dist\/cli\.js --help$/, 'test/readme.test.ts', 'in a copy of the repository'],
+  [/^npm pack$|^npm install -g \.\/|^npx --yes \.\/|^cribl-exporter --version$/, 'test/readme.test.ts', 'Install'],
+  [
+    /^export CRIBL_TOKEN='…'$|^cribl-exporter (check )?--leader\.url https:\/\/leader\.example\.com:9000\/api\/v1$/,
+    'test/readme.test.ts',
+    'step 2, against a simulated leader',
+  ],
+  [
+    /^curl -s localhost:9864\/metrics \| grep cribl_leader_up$/,
+    'test/readme.test.ts',
+    'and test/deploy/docker-layout.test.ts',
+  ],
+  // Examples of settings for leaders this machine cannot reach: parsed by the exporter's own parser.
+  [
+    /^export CRIBL_(TOKEN|CLIENT_SECRET)='|^(HTTPS_PROXY=\S+ NO_PROXY=\S+ +)?cribl-exporter +--(leader|cloud)\./,
+    'test/auth/deployments-doc.test.ts',
+    'parsed',
+  ],
+  [/^docker (build|run) /, 'test/deploy/docker-layout.test.ts', 'from the image layout, without a Docker daemon'],
+  [/^kubectl /, 'test/deploy/kubernetes-docs.test.ts', 'dry-run and kustomize, without a cluster'],
+  [/^promtool (check|test) rules /, 'test/deploy/prometheus-rules.test.ts', ''],
+  [/^cribl-exporter simulate /, 'test/readme.test.ts', 'the simulated leader'],
+  [/^curl .*localhost:9000\//, 'test/simulator/docs-examples.test.ts', 'every curl of docs/simulator.md'],
+  [/^npx vitest run test\/leader$/, '.ci/run', 'part of npm test'],
+  // The full benchmark takes the machine for a long time: the lead runs it; its pieces have tests of their own.
+  [/^npm run bench$/, 'test/bench', 'its reporting and measuring pieces'],
+];
+
+describe('README: every command it shows is run by a test', () => {
+  const readme = readFileSync(README, 'utf8');
+  // sh blocks hold commands only; console blocks also show answers, and their commands start with `$ ` (or curl).
+  const lines = (lang: string): string[] =>
+    fencedBlocks(readme, lang)
+      .flatMap((b) => b.replace(/\\\n\s*/g, ' ').split('\n'))
+      .map((l) => l.replace(/\s+#\s.*$/, '').trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
+  const commands = [
+    ...lines('sh'),
+    ...lines('console')
+      .filter((l) => /^(\$ |curl )/.test(l))
+      .map((l) => l.replace(/^\$ /, '')),
+  ];
+
+  it.each(commands.map((c) => [c]))('%s', (command) => {
+    const places = RUN_BY.filter(([re]) => re.test(command));
+    expect(places.length, 'add it to RUN_BY with the test that runs it').toBeGreaterThan(0);
+    for (const [, file] of places) expect(existsSync(join(ROOT, file)), file).toBe(true);
   });
 });

@@ -10,10 +10,10 @@ import { backoffDelay } from '../http/backoff.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import type { Clock, Random } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
-import { decodeJwtExpiry, normalizeToken } from './jwt.js';
+import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
 import type { ObtainedToken, RenewTiming } from './renewing.js';
-import { readSecretFile } from './secrets.js';
+import { readSecretFile, recheckSecretFile } from './secrets.js';
 import { errorLabel } from '../util/errors.js';
 import type { AuthMetrics, AuthProvider } from './types.js';
 
@@ -86,7 +86,7 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
   const fetchToken = async (signal: AbortSignal): Promise<ObtainedToken> => {
     const secret =
       cfg.clientSecret ??
-      readSecretFile(deps.readFile, cfg.clientSecretFile ?? '', '--cloud.client-secret-file', 'cloud');
+      (await readSecretFile(deps.readFile, cfg.clientSecretFile ?? '', '--cloud.client-secret-file', 'cloud'));
     const fields = {
       grant_type: 'client_credentials',
       client_id: cfg.clientId,
@@ -136,7 +136,13 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
   const backoff = (attempt: number): number =>
     backoffDelay({ attempt, baseMs: policy.baseDelayMs, capMs: policy.maxDelayMs, random: deps.random });
 
-  return createRenewingProvider('cloud', fetchToken, deps);
+  const provider = createRenewingProvider('cloud', fetchToken, deps);
+  const file = cfg.clientSecretFile;
+  if (file === undefined) return provider;
+  return {
+    ...provider,
+    reload: () => recheckSecretFile(deps.readFile, file, '--cloud.client-secret-file', 'cloud', deps.logger),
+  };
 }
 
 /** Reads `{access_token, token_type, expires_in}`; the error never quotes the body (it holds the token). */
@@ -146,6 +152,8 @@ export function decodeTokenResponse(json: unknown, now: number, where = 'token r
   if (!r.success || token === '') {
     throw new AuthError('cloud', 'bad_response', `${where} answered 200 without an access_token`);
   }
+  const problem = tokenProblem(token);
+  if (problem) throw new AuthError('cloud', 'bad_response', `${where} answered an access_token that ${problem}`);
   const raw = r.data.expires_in;
   const expiresIn = typeof raw === 'string' ? Number(raw) : raw;
   if (typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0) {

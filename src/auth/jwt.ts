@@ -22,3 +22,14 @@ export function normalizeToken(raw: string): string {
     .replace(/^bearer\s+/i, '')
     .trim();
 }
+
+/**
+ * Why a token cannot be sent as a bearer, or undefined when it can: a control character (a CR/LF inside the
+ * token, a NUL) would be refused by the HTTP client later as a "connection failure", or split a header.
+ */
+export function tokenProblem(token: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
+  return /[\u0000-\u001f\u007f]/.test(token)
+    ? 'contains a control character (a line break inside the token?)'
+    : undefined;
+}

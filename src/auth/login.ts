@@ -6,10 +6,10 @@ import { ENDPOINTS } from '../api/routes.js';
 import type { LeaderClient, LeaderResult } from '../leader/types.js';
 import type { Clock } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
-import { decodeJwtExpiry, normalizeToken } from './jwt.js';
+import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
 import type { RenewTiming } from './renewing.js';
-import { readSecretFile } from './secrets.js';
+import { readSecretFile, recheckSecretFile } from './secrets.js';
 import type { AuthFailureReason, AuthMetrics, AuthProvider, LoginFn } from './types.js';
 
 /** The login settings of {@link AuthConfig}. */
@@ -44,7 +44,7 @@ export function createLoginProvider(cfg: LoginAuthConfig, deps: LoginDeps): Auth
 
   const fetchToken = async (signal: AbortSignal): Promise<{ token: string; expiresAt: number }> => {
     const password =
-      cfg.password ?? readSecretFile(deps.readFile, cfg.passwordFile ?? '', '--leader.password-file', 'login');
+      cfg.password ?? (await readSecretFile(deps.readFile, cfg.passwordFile ?? '', '--leader.password-file', 'login'));
     const result = await deps.login({ username: cfg.username, password }, signal);
     if (!result.ok) {
       throw new AuthError(
@@ -55,6 +55,8 @@ export function createLoginProvider(cfg: LoginAuthConfig, deps: LoginDeps): Auth
     }
     const token = normalizeToken(result.body.token);
     if (token === '') throw new AuthError('login', 'bad_response', 'POST /auth/login answered an empty token');
+    const problem = tokenProblem(token);
+    if (problem) throw new AuthError('login', 'bad_response', `POST /auth/login answered a token that ${problem}`);
     if (result.body.forcePasswordChange && !warnedPasswordChange) {
       warnedPasswordChange = true;
       logger.warn(
@@ -75,7 +77,13 @@ export function createLoginProvider(cfg: LoginAuthConfig, deps: LoginDeps): Auth
     return { token, expiresAt: now + cfg.fallbackTtlMs };
   };
 
-  return createRenewingProvider('login', fetchToken, deps);
+  const provider = createRenewingProvider('login', fetchToken, deps);
+  const file = cfg.passwordFile;
+  if (file === undefined) return provider;
+  return {
+    ...provider,
+    reload: () => recheckSecretFile(deps.readFile, file, '--leader.password-file', 'login', deps.logger),
+  };
 }
 
 /** Maps a failed login request onto the auth failure reasons. */

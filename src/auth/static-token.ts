@@ -1,9 +1,8 @@
-import type { ReadFile } from '../util/files.js';
+import { fileProblem, SECRET_MAX_BYTES, type ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
-import { decodeJwtExpiry, normalizeToken } from './jwt.js';
-import { errorLabel } from '../util/errors.js';
+import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
 import type { AuthMetrics, AuthProvider } from './types.js';
 
 /** What the static-token provider needs. */
@@ -28,7 +27,7 @@ type FileState = { readAt: number } & ({ ok: true; token: string } | { ok: false
 
 /**
  * A fixed bearer token: the literal CRIBL_TOKEN, or `--leader.token-file` re-read every `reloadIntervalMs` (and
- * at once after a 401) so that a rotated secret is used without a restart.
+ * at once after a 401 or a SIGHUP) so that a rotated secret is used without a restart.
  */
 export function createStaticTokenProvider(
   cfg: { token?: string; tokenFile?: string },
@@ -45,6 +44,8 @@ export function createStaticTokenProvider(
 function literalProvider(raw: string, deps: StaticTokenDeps): AuthProvider {
   const token = normalizeToken(raw);
   if (token === '') throw new AuthConfigError('CRIBL_TOKEN is empty');
+  const problem = tokenProblem(token);
+  if (problem) throw new AuthConfigError(`CRIBL_TOKEN ${problem}`);
   const expiresAt = decodeJwtExpiry(token);
   deps.metrics?.onTokenExpiry('token', expiresAt);
   return {
@@ -64,29 +65,26 @@ function fileProvider(path: string, deps: StaticTokenDeps): AuthProvider {
   const interval = deps.reloadIntervalMs ?? DEFAULT_TOKEN_FILE_RELOAD_MS;
   let state: FileState | undefined;
   let expiresAt: number | undefined;
+  let reading: Promise<FileState> | undefined;
 
-  const reload = (): FileState => {
-    const readAt = clock.now();
-    const previous = state;
+  const unusable = (readAt: number, message: string): FileState => ({
+    readAt,
+    ok: false,
+    error: new AuthError('token', 'file_unreadable', message),
+  });
+
+  const read = async (): Promise<FileState> => {
     let next: FileState;
     try {
-      const token = normalizeToken(readFile(path));
-      next =
-        token === ''
-          ? {
-              readAt,
-              ok: false,
-              error: new AuthError('token', 'file_unreadable', `${TOKEN_FILE_SETTING} ${path} is empty`),
-            }
-          : { readAt, ok: true, token };
+      const token = normalizeToken(await readFile(path, { setting: TOKEN_FILE_SETTING, maxBytes: SECRET_MAX_BYTES }));
+      const problem = token === '' ? 'is empty' : tokenProblem(token);
+      next = problem
+        ? unusable(clock.now(), `${TOKEN_FILE_SETTING} ${path} ${problem}`)
+        : { readAt: clock.now(), ok: true, token };
     } catch (e) {
-      const error = new AuthError(
-        'token',
-        'file_unreadable',
-        `cannot read ${TOKEN_FILE_SETTING} ${path}: ${errorLabel(e)}`,
-      );
-      next = { readAt, ok: false, error };
+      next = unusable(clock.now(), `cannot read ${TOKEN_FILE_SETTING} ${path}: ${fileProblem(e)}`);
     }
+    const previous = state;
     state = next;
     if (next.ok) {
       if (!previous?.ok || previous.token !== next.token) {
@@ -103,20 +101,30 @@ function fileProvider(path: string, deps: StaticTokenDeps): AuthProvider {
     }
     return next;
   };
+  // Concurrent callers share one read.
+  const reload = (): Promise<FileState> =>
+    (reading ??= read().finally(() => {
+      reading = undefined;
+    }));
 
   return {
     mode: 'token',
-    token(signal) {
+    async token(signal) {
       signal?.throwIfAborted();
-      const s = state && clock.now() - state.readAt < interval ? state : reload();
-      return s.ok ? Promise.resolve(s.token) : Promise.reject(s.error);
+      const s = state && clock.now() - state.readAt < interval ? state : await reload();
+      if (!s.ok) throw s.error;
+      return s.token;
     },
-    invalidate(rejected) {
+    async invalidate(rejected) {
       const before = state?.ok ? state.token : undefined;
-      const s = reload();
+      const s = await reload();
       return s.ok && s.token !== (rejected ?? before);
     },
     expiresAt: () => (state?.ok ? expiresAt : undefined),
     close: () => undefined,
+    async reload() {
+      const s = await reload();
+      if (s.ok) logger.info({ mode: 'token', file: path }, `${TOKEN_FILE_SETTING} re-read`);
+    },
   };
 }

@@ -18,13 +18,16 @@ export interface AuthProvider {
   /**
    * Drops the current token after a 401. Returns false when this mode cannot obtain a different one.
    * `rejected` (optional) is the token the 401 answered: when it is no longer the current one, nothing is
-   * dropped and the caller may retry with the newer token.
+   * dropped and the caller may retry with the newer token. A mode that must re-read a file to know answers with
+   * a promise.
    */
-  invalidate(rejected?: string): boolean;
+  invalidate(rejected?: string): boolean | Promise<boolean>;
   /** Expiry of the current token in epoch ms, when known. */
   expiresAt(): number | undefined;
   /** Stops file watches and timers. */
   close(): void;
+  /** Re-reads the mode's credential file now (SIGHUP), logging what it found; absent without a file. */
+  reload?(): Promise<void>;
 }
 
 /** Why obtaining a token failed: the `reason` label of `cribl_exporter_auth_failures_total`. */

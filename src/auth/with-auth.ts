@@ -22,7 +22,7 @@ export function withAuth(client: LeaderClient, auth: AuthProvider): LeaderClient
       }
       // Mode `none` hands out '': no header at all rather than an empty bearer.
       const res = await client.request(token ? { ...req, bearer: token } : req);
-      if (res.ok || res.status !== 401 || refreshed || !auth.invalidate(token)) return res;
+      if (res.ok || res.status !== 401 || refreshed || !(await auth.invalidate(token))) return res;
     }
   };
   return { baseUrl: client.baseUrl, request, close: () => client.close() };

@@ -16,7 +16,7 @@ import {
 import { series, type Family } from '../format/family.js';
 import type { LeaderRequest } from '../leader/types.js';
 import { timeSlicer } from '../util/yield.js';
-import { REQUEST_FAILURE_REASONS } from './failure-reason.js';
+import { REQUEST_FAILURE_REASONS, requestFailureReason } from './failure-reason.js';
 import { sameCommit } from './group-version.js';
 import { asRecord, finite, gauge, q } from './sample.js';
 import type { LeaderState, NodeState } from './state.js';
@@ -300,8 +300,8 @@ export const DISCOVERY_FAMILIES: readonly Family<LeaderState>[] = [
       'unauthorized and forbidden are credentials, the others the leader or the way to it.',
     labels: ['reason'],
     sample: (l, base) =>
-      l.up === false && l.discoveryFailure !== undefined
-        ? `${series('cribl_leader_discovery_failure_info', base, `reason=${q(l.discoveryFailure)}`)} 1\n`
+      l.up === false && l.failure !== undefined
+        ? `${series('cribl_leader_discovery_failure_info', base, `reason=${q(requestFailureReason(l.failure))}`)} 1\n`
         : '',
   },
 ];

@@ -4,7 +4,7 @@
  * owners at run time.
  */
 import type { Product } from '../api/products.js';
-import type { RequestFailureReason } from './failure-reason.js';
+import type { FailureReason } from '../http/failure.js';
 import type { GitFacts } from './git-settings.js';
 import type { VersionFacts } from './group-version.js';
 import type { ListedGroup } from './groups.js';
@@ -58,8 +58,11 @@ export interface LeaderState {
   up?: boolean;
   /** Epoch ms of the last successful discovery. */
   lastDiscoveryMs?: number;
-  /** Why the last discovery failed, while it did. */
-  discoveryFailure?: RequestFailureReason;
+  /**
+   * Why the last discovery failed (absent while it works): a reason, the HTTP status if any, one line. Its label
+   * (cribl_leader_discovery_failure_info{reason}) is requestFailureReason of it.
+   */
+  failure?: { reason: FailureReason; status?: number; message: string };
   /** GET /health of the leader (global context). */
   health?: LeaderHealthFacts;
   /** GET /system/settings/git-settings. */

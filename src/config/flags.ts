@@ -1,6 +1,7 @@
 // Over 400 lines: the settings table, one row per setting with its parser; split, it would have two owners.
 import { PRODUCTS, type Product } from '../api/products.js';
 import type { LogConfig } from '../util/logger.js';
+import { DEFAULT_MAX_CONNECTIONS } from '../exposition/limits.js';
 import { DEFAULT_PORT } from './types.js';
 import {
   asBool,
@@ -363,6 +364,16 @@ const ROWS = [
     kind: 'file',
     default: '',
     help: 'exporter-toolkit web configuration file (TLS, basic auth).',
+  }),
+  row({
+    name: 'web.max-connections',
+    parse: (r) => asInt(r, 2),
+    group: 'Web',
+    kind: 'int',
+    default: String(DEFAULT_MAX_CONNECTIONS),
+    help:
+      'Most open connections to the web server; the last one only serves /healthz and /readyz, connections beyond ' +
+      'are refused. Keep it well below the open-files limit (ulimit -n).',
   }),
   row({
     name: 'discovery.interval',

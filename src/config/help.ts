@@ -45,14 +45,34 @@ function usage(f: FlagSpec): string {
   return f.kind === 'bool' ? `--[no-]${f.name}` : `--${f.name}=${placeholder(f)}`;
 }
 
+/** The commands, as --help lists them (src/commands.ts runs them). */
+export const COMMANDS: readonly (readonly [string, string])[] = [
+  ['(none)', 'Run the exporter with the flags below.'],
+  [
+    'check',
+    'Contact each configured leader once and report, one line per check, what works and what to fix: DNS, TCP, ' +
+      'TLS, credentials, permissions, version, fleet size, request rate, clock skew. Same flags as the exporter, ' +
+      'plus --output json. Exit 0 all good, 1 a problem found, 2 bad settings.',
+  ],
+  [
+    'demo',
+    'The exporter against a simulated leader, in one process: a first look without a real leader ' +
+      '(cribl-exporter demo --help).',
+  ],
+  ['simulate', 'The simulated leader alone, for tests and trials (cribl-exporter simulate --help).'],
+];
+
 const GROUPS: readonly FlagGroup[] = ['General', 'Leader', 'Cribl.Cloud', 'Web', 'Polling', 'Sharding', 'Logging'];
 
 /** The text printed by --help: every flag with its environment variable, default and meaning. */
 export function helpText(): string {
   const out: string[] = [
-    'Usage: cribl-exporter [flags]',
+    'Usage: cribl-exporter [command] [flags]',
     '',
     'Prometheus exporter for the control plane of Cribl Stream and Cribl Edge leaders.',
+    '',
+    'Commands:',
+    ...COMMANDS.flatMap(([name, what]) => [`  ${name}`, wrap(what, INDENT)]),
     '',
     wrap(
       'Every flag can also be set by the environment variable shown with it, or as a key of the YAML --config.file ' +

@@ -5,7 +5,8 @@ import type { FileSettings, Layer } from './file.js';
 import { flagSpec, type FlagName } from './flags.js';
 import { checkDistinct, discovery, entryLeader, singleLeader, type Ctx } from './leaders.js';
 import { Settings } from './settings.js';
-import { readConfigFile, readEnv, readFlags, type Secrets } from './sources.js';
+import { readConfigFile, readConfigText, readEnv, readFlags, type Secrets } from './sources.js';
+import type { ReadFile } from '../util/files.js';
 import type { Config, LeaderConfig } from './types.js';
 
 /** What parseConfig needs from the outside world; src/cli.ts passes process.argv.slice(2), process.env and fs. */
@@ -15,6 +16,11 @@ export interface ConfigInput {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Reads a file as UTF-8 text (only --config.file is read here). */
   readonly readFile: (path: string) => string;
+  /**
+   * A command's own defaults (the demo's listen address, intervals, log format): a layer below the config file,
+   * so that flags, the environment and the file all win over them.
+   */
+  readonly defaults?: Readonly<Partial<Record<FlagName, string>>>;
 }
 
 /** What the command line asks for: run with a config, or print help or the version. */
@@ -40,8 +46,26 @@ export function parseCommandLine(input: ConfigInput): CommandLine {
   const configFile = early.read('config.file');
   const file = configFile ? readConfigFile(configFile, early.get('config.file')!, input.readFile) : undefined;
   const warnings: string[] = [];
-  const config = build([flags.layer, env.layer, file?.settings ?? new Map()], file, env.secrets, warnings);
+  const defaults = new Map(
+    Object.entries(input.defaults ?? {}).map(([flag, value]) => [flag, { value, where: `--${flag} (default)` }]),
+  );
+  const config = build([flags.layer, env.layer, file?.settings ?? new Map(), defaults], file, env.secrets, warnings);
   return { kind: 'run', config: deepFreeze(config), warnings: Object.freeze(warnings) };
+}
+
+/**
+ * parseCommandLine for the process: the config file is read asynchronously, within a timeout and a size cap,
+ * regular files only (src/util/files.ts), so that no file can hang the start.
+ */
+export async function loadCommandLine(
+  input: Omit<ConfigInput, 'readFile'> & { readFile: ReadFile },
+): Promise<CommandLine> {
+  const flags = readFlags(input.argv);
+  if (flags.kind !== 'run') return flags;
+  const early = new Settings([flags.layer, readEnv(input.env).layer], globalName);
+  const path = early.read('config.file');
+  const text = path === undefined ? '' : await readConfigText(path, early.get('config.file')!, input.readFile);
+  return parseCommandLine({ ...input, readFile: () => text });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -136,6 +160,7 @@ function build(layers: readonly Layer[], file: FileSettings | undefined, secrets
       listenAddress: g.readOr('web.listen-address'),
       telemetryPath: g.readOr('web.telemetry-path'),
       ...(webConfigFile ? { configFile: webConfigFile } : {}),
+      maxConnections: g.readOr('web.max-connections'),
     },
     intervals,
     collectors,

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
+import { CONFIG_MAX_BYTES, fileProblem, type ReadFile } from '../util/files.js';
 import { ConfigError } from './errors.js';
-import { parseConfigFile, type FileSettings, type Layer, type Setting } from './file.js';
+import { checkValueLength, parseConfigFile, type FileSettings, type Layer, type Setting } from './file.js';
 import { FLAG_TABLE } from './flags.js';
 
 /** A secret from the environment; `where` is the variable's name, the only part that may appear in messages. */
@@ -48,7 +49,10 @@ export function readFlags(argv: readonly string[]): FlagsResult {
   const layer = new Map<string, Setting>();
   for (const f of FLAG_TABLE) {
     const v = values[f.name];
-    if (typeof v === 'string' || typeof v === 'boolean') layer.set(f.name, { value: v, where: `--${f.name}` });
+    if (typeof v === 'string' || typeof v === 'boolean') {
+      checkValueLength(v, `--${f.name}`);
+      layer.set(f.name, { value: v, where: `--${f.name}` });
+    }
   }
   return { kind: 'run', layer };
 }
@@ -100,7 +104,9 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): { la
   const layer = new Map<string, Setting>();
   for (const f of FLAG_TABLE) {
     const v = get(f.env);
-    if (v !== undefined) layer.set(f.name, { value: v, where: f.env });
+    if (v === undefined) continue;
+    checkValueLength(v, f.env);
+    layer.set(f.name, { value: v, where: f.env });
   }
   const secret = (name: string): Secret | undefined => {
     const v = get(name);
@@ -127,4 +133,13 @@ export function readConfigFile(path: string, from: Setting, readFile: (path: str
     throw new ConfigError(`${from.where}: cannot read ${JSON.stringify(path)}: ${why}`);
   }
   return parseConfigFile(text, path);
+}
+
+/** Reads the config file named by `from` (async, capped, regular files only); one line on failure. */
+export async function readConfigText(path: string, from: Setting, readFile: ReadFile): Promise<string> {
+  try {
+    return await readFile(path, { setting: from.where, maxBytes: CONFIG_MAX_BYTES });
+  } catch (e) {
+    throw new ConfigError(`${from.where}: cannot read ${JSON.stringify(path)}: ${fileProblem(e)}`);
+  }
 }

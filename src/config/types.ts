@@ -38,6 +38,8 @@ export interface Config {
     listenAddress: string; // host:port
     telemetryPath: string;
     configFile?: string; // exporter-toolkit web config
+    /** `--web.max-connections`. */
+    maxConnections: number;
   };
   intervals: {
     discoveryMs: number;

@@ -32,9 +32,9 @@ export type DiscoveryOutcome =
   | {
       ok: false;
       reason: FailureReason;
-      /** HTTP status of the failed request, when there was one (401: credentials). */
-      status?: number;
       message: string;
+      /** HTTP status of the failed request, when there was one (401, 403 and 404 mean different things). */
+      status?: number;
       requests: number;
     };
 
@@ -49,16 +49,6 @@ export interface DiscoveryOptions {
 }
 
 type RequestTarget = Pick<LeaderRequest<unknown>, 'endpoint' | 'path' | 'query'>;
-
-function failed(r: { reason: FailureReason; status?: number; message: string }, requests: number): DiscoveryOutcome {
-  return {
-    ok: false,
-    reason: r.reason,
-    ...(r.status === undefined ? {} : { status: r.status }),
-    message: r.message,
-    requests,
-  };
-}
 
 /**
  * Lists a leader's nodes and groups. Remembers, per leader, that it only serves the pre-4.17
@@ -183,4 +173,14 @@ export class Discoverer {
       requests: this.#o.maxPages,
     };
   }
+}
+
+function failed(r: { reason: FailureReason; message: string; status?: number }, requests: number): DiscoveryOutcome {
+  return {
+    ok: false,
+    reason: r.reason,
+    message: r.message,
+    ...(r.status === undefined ? {} : { status: r.status }),
+    requests,
+  };
 }

@@ -1,58 +1,251 @@
-/** Basic auth of the web configuration (`basic_auth_users`): bcrypt hashes, as the exporter-toolkit has them. */
+/**
+ * Basic auth of the web configuration (`basic_auth_users`): bcrypt hashes, as the exporter-toolkit has them.
+ * bcrypt is slow on purpose, so a flood of wrong passwords must cost the flooder, never the probes or the valid
+ * scrapes: comparisons run on worker threads (bcrypt-pool.ts) behind a bounded queue that answers 429 at once when
+ * full, a client has few checks in flight and few failures per minute, a check whose client hung up is dropped
+ * before it runs, and valid credentials are cached so a scrape costs one bcrypt per (user, hash, password) ever.
+ */
 
-import { createHash } from 'node:crypto';
-import bcrypt from 'bcryptjs';
+import { createHash, randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../util/clock.js';
+import { createBcryptPool, type BcryptPool } from './bcrypt-pool.js';
 
-// A bcrypt hash of a throwaway password: unknown users cost as much time as known ones.
-const DECOY_HASH = '$2b$10$oQHOHPW0qVQ6NuuuBqdbguikS2n8v4YVQe1PfeOaMNmk6pNswQetK';
+/** The limits of basic auth (docs/runbook.md, "Basic auth limits"). */
+export interface BasicAuthLimits {
+  /** Checks waiting for a worker, beyond those running; more are answered 429 at once. */
+  maxQueue: number;
+  /** Checks of one client (remote address) waiting or running at once; more are answered 429 at once. */
+  maxPerClient: number;
+  /** Wrong credentials one client may send in a burst… */
+  failureBurst: number;
+  /** …and one more per this many ms; beyond, its checks are answered 429 without running bcrypt. */
+  failureRefillMs: number;
+  /** Valid credentials remembered (as digests). */
+  maxCacheEntries: number;
+  /** Clients whose failures are remembered (the oldest are forgotten first). */
+  maxClients: number;
+}
 
-/** Checks HTTP basic auth against bcrypt hashes, running bcrypt once per distinct credential. */
+export const DEFAULT_BASIC_AUTH_LIMITS: BasicAuthLimits = {
+  maxQueue: 32,
+  maxPerClient: 4,
+  failureBurst: 10,
+  failureRefillMs: 6_000,
+  maxCacheEntries: 1024,
+  maxClients: 4096,
+};
+
+/** How a check ended: `ok`, `denied` (401), `limited` (429 with Retry-After) or `gone` (the client left first). */
+export type AuthOutcome =
+  | { readonly result: 'ok' }
+  | { readonly result: 'denied' }
+  | { readonly result: 'limited'; readonly retryAfterSeconds: number }
+  | { readonly result: 'gone' };
+
+/** One request to check. */
+export interface AuthRequest {
+  authorization: string | undefined;
+  /** Who is asking, for the per-client limits: the remote address. */
+  client: string;
+  /** Aborted when the client's connection closes: a check still waiting is dropped. */
+  signal?: AbortSignal;
+}
+
+/** Checks HTTP basic auth against bcrypt hashes. */
 export interface BasicAuth {
-  /** True when `authorization` carries a user of `users` with the right password. */
-  check(users: ReadonlyMap<string, string>, authorization: string | undefined): Promise<boolean>;
+  check(users: ReadonlyMap<string, string>, request: AuthRequest): Promise<AuthOutcome>;
+  /** Stops the workers. */
+  close(): Promise<void>;
 }
 
 /** Options of createBasicAuth. */
-export interface BasicAuthOptions {
-  /** @default 1024 */
-  maxCacheEntries?: number;
-  /** bcrypt comparison; injectable so tests can count calls. @default bcryptjs compare */
-  compare?: (password: string, hash: string) => Promise<boolean>;
+export interface BasicAuthOptions extends Partial<BasicAuthLimits> {
+  clock?: Clock;
+  /** Where comparisons run. @default worker threads, started at the first check */
+  pool?: Pick<BcryptPool, 'size' | 'compare' | 'close'>;
 }
 
-/** Creates a basic-auth checker with a bounded cache of verification outcomes. */
+const OK: AuthOutcome = { result: 'ok' };
+const DENIED: AuthOutcome = { result: 'denied' };
+const GONE: AuthOutcome = { result: 'gone' };
+const limited = (ms: number): AuthOutcome => ({
+  result: 'limited',
+  retryAfterSeconds: Math.max(1, Math.ceil(ms / 1000)),
+});
+
+const BCRYPT_ALPHABET = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** The cost of a bcrypt hash (`$2b$12$…` → 12, `$2$10$…` → 10); the web config admits only well-formed hashes. */
+export function bcryptCost(hash: string): number {
+  return Number(/^\$2[aby]?\$(\d\d)\$/.exec(hash)?.[1] ?? 10);
+}
+
+/**
+ * A hash of `cost` that no password matches: a random salt and digest. Comparing against it takes as long as
+ * against a real hash of that cost, so an unknown user costs as much time as a known one.
+ */
+function decoyHash(cost: number): string {
+  const chars = Array.from(randomBytes(53), (b) => BCRYPT_ALPHABET[b % 64]).join('');
+  return `$2b$${String(cost).padStart(2, '0')}$${chars}`;
+}
+
+interface Job {
+  password: string;
+  hash: string;
+  signal: AbortSignal | undefined;
+  resolve: (ok: boolean | 'gone') => void;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/** Creates a basic-auth checker; its worker threads start at the first check that needs bcrypt. */
 export function createBasicAuth(options: BasicAuthOptions = {}): BasicAuth {
-  const maxCacheEntries = options.maxCacheEntries ?? 1024;
-  const compare = options.compare ?? ((password: string, hash: string) => bcrypt.compare(password, hash));
-  const cache = new Map<string, boolean>();
-  // bcrypt is CPU-heavy: run one comparison at a time.
-  let queue: Promise<unknown> = Promise.resolve();
+  const limits: BasicAuthLimits = { ...DEFAULT_BASIC_AUTH_LIMITS, ...definedOnly(options) };
+  const clock = options.clock ?? systemClock;
+  let pool = options.pool;
+  const cache = new Map<string, true>();
+  const buckets = new Map<string, Bucket>();
+  const perClient = new Map<string, number>();
+  const decoys = new Map<number, string>();
+  const maxCosts = new WeakMap<ReadonlyMap<string, string>, number>();
+  const queue: Job[] = [];
+  let running = 0;
+  // Duration of one comparison, for Retry-After; updated as comparisons run.
+  let averageMs = 100;
+
+  const workers = (): Pick<BcryptPool, 'size' | 'compare' | 'close'> => (pool ??= createBcryptPool());
+
+  const maxCostOf = (users: ReadonlyMap<string, string>): number => {
+    let max = maxCosts.get(users);
+    if (max === undefined) {
+      max = Math.max(...[...users.values()].map(bcryptCost));
+      maxCosts.set(users, max);
+    }
+    return max;
+  };
+
+  const bucketOf = (client: string): Bucket => {
+    const now = clock.now();
+    let b = buckets.get(client);
+    if (b) {
+      buckets.delete(client);
+      b.tokens = Math.min(limits.failureBurst, b.tokens + (now - b.at) / limits.failureRefillMs);
+      b.at = now;
+    } else {
+      b = { tokens: limits.failureBurst, at: now };
+      if (buckets.size >= limits.maxClients) buckets.delete(buckets.keys().next().value!);
+    }
+    // Re-inserted: the map's order is least recently seen first.
+    buckets.set(client, b);
+    return b;
+  };
+
+  const pump = (): void => {
+    const p = workers();
+    while (running < p.size && queue.length > 0) {
+      const job = queue.shift()!;
+      if (job.signal?.aborted) {
+        job.resolve('gone');
+        continue;
+      }
+      running++;
+      const started = clock.now();
+      p.compare(job.password, job.hash).then(
+        (ok) => finish(job, ok, started),
+        () => finish(job, false, started),
+      );
+    }
+  };
+  const finish = (job: Job, ok: boolean, started: number): void => {
+    running--;
+    averageMs = 0.8 * averageMs + 0.2 * Math.max(1, clock.now() - started);
+    job.resolve(ok);
+    pump();
+  };
+
+  const compare = (password: string, hash: string, signal: AbortSignal | undefined): Promise<boolean | 'gone'> =>
+    new Promise((resolve) => {
+      const job: Job = { password, hash, signal, resolve };
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const i = queue.indexOf(job);
+          if (i >= 0) {
+            queue.splice(i, 1);
+            resolve('gone');
+          }
+        },
+        { once: true },
+      );
+      queue.push(job);
+      pump();
+    });
 
   return {
-    async check(users, authorization) {
-      const m = /^basic\s+(\S+)\s*$/i.exec(authorization ?? '');
-      if (!m?.[1]) return false;
+    async check(users, request) {
+      const m = /^basic\s+(\S+)\s*$/i.exec(request.authorization ?? '');
+      if (!m?.[1]) return DENIED;
       const decoded = Buffer.from(m[1], 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      if (colon < 0) return false;
+      if (colon < 0) return DENIED;
       const user = decoded.slice(0, colon);
       const password = decoded.slice(colon + 1);
-      const hash = users.get(user);
+      const known = users.get(user);
       // Keyed by a digest so that the cache never holds a password in clear.
       const key = createHash('sha256')
-        .update(`${user}\u0000${hash ?? ''}\u0000${password}`)
+        .update(`${user}\u0000${known ?? ''}\u0000${password}`)
         .digest('base64');
-      const cached = cache.get(key);
-      if (cached !== undefined) return cached;
-      const run = queue.then(() => compare(password, hash ?? DECOY_HASH));
-      queue = run.catch(() => false);
-      const ok = (await run.catch(() => false)) && hash !== undefined;
-      if (cache.size >= maxCacheEntries) {
-        const oldest = cache.keys().next();
-        if (!oldest.done) cache.delete(oldest.value);
+      if (known !== undefined && cache.has(key)) return OK;
+
+      const { client } = request;
+      const bucket = bucketOf(client);
+      if (bucket.tokens < 1) return limited((1 - bucket.tokens) * limits.failureRefillMs);
+      const mine = perClient.get(client) ?? 0;
+      if (mine >= limits.maxPerClient) return limited(averageMs);
+      if (queue.length >= limits.maxQueue) return limited((queue.length / workers().size) * averageMs);
+      if (request.signal?.aborted) return GONE;
+
+      const maxCost = maxCostOf(users);
+      let hash = known;
+      if (hash === undefined) {
+        hash = decoys.get(maxCost) ?? decoyHash(maxCost);
+        decoys.set(maxCost, hash);
       }
-      cache.set(key, ok);
-      return ok;
+      perClient.set(client, mine + 1);
+      const started = clock.now();
+      let ok: boolean | 'gone';
+      try {
+        ok = await compare(password, hash, request.signal);
+      } finally {
+        const left = (perClient.get(client) ?? 1) - 1;
+        if (left > 0) perClient.set(client, left);
+        else perClient.delete(client);
+      }
+      if (ok === 'gone') return GONE;
+      if (ok && known !== undefined) {
+        if (cache.size >= limits.maxCacheEntries) cache.delete(cache.keys().next().value!);
+        cache.set(key, true);
+        return OK;
+      }
+      bucketOf(client).tokens -= 1;
+      // Every failure takes as long as a comparison at the highest cost configured: bcrypt's time doubles per
+      // cost step, so a cheaper hash's failure waits out the difference. Which users exist, and with which cost,
+      // cannot be told from the time a 401 takes.
+      const elapsed = clock.now() - started;
+      const pad = elapsed * (2 ** (maxCost - bcryptCost(hash)) - 1);
+      if (pad > 0) await clock.sleep(pad);
+      return DENIED;
+    },
+    close: async () => {
+      for (const job of queue.splice(0)) job.resolve('gone');
+      await pool?.close();
     },
   };
+}
+
+function definedOnly(o: Partial<BasicAuthLimits>): Partial<BasicAuthLimits> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => typeof v === 'number'));
 }

@@ -332,7 +332,11 @@ class Cache implements BodyCache {
     this.#o.clock.sleep(delay, this.#abort.signal).then(
       () => {
         this.#scheduled = false;
-        if (this.#dirty) this.rebuild().catch((err: unknown) => this.#o.onError?.(err));
+        // A build that a close() cut short is no failure worth a log line (e.g. after a failed start).
+        if (this.#dirty)
+          this.rebuild().catch((err: unknown) => {
+            if (!this.#abort.signal.aborted) this.#o.onError?.(err);
+          });
       },
       () => {
         this.#scheduled = false;

@@ -4,7 +4,8 @@
  * build bodies on request; the body cache (body.ts) does not know which one it talks to.
  */
 
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../util/worker.js';
 import { BodyAssembler, isSlot, type AssembleRequest, type AssembledBody, type AssemblerOptions } from './assemble.js';
 import { batchTransferList, type FromWorker, type ToWorker } from './builder-protocol.js';
 import type { NodeBatch } from '../store/node-batch.js';
@@ -39,18 +40,6 @@ function asBuffer(u: Uint8Array): Buffer {
   return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 }
 
-function startWorker(options: AssemblerOptions): Worker {
-  const own = import.meta.url;
-  if (own.endsWith('.ts')) {
-    // Running from sources (vitest): load the TypeScript entry through tsx (a dev dependency).
-    const entry = new URL('./body-worker.ts', own).href;
-    const code =
-      `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); ` + `});`;
-    return new Worker(code, { eval: true, workerData: options });
-  }
-  return new Worker(new URL('./body-worker.js', own), { workerData: options });
-}
-
 /**
  * Assembles in a worker thread. The main thread's share of a build is posting the request and
  * receiving the finished buffers, which move without a copy.
@@ -73,7 +62,7 @@ export function createWorkerBuilder(
   };
   const ensure = (): Worker => {
     if (worker) return worker;
-    const w = startWorker(options);
+    const w = startWorker(import.meta.url, 'body-worker', options);
     // The main thread's own handles keep the process alive; the worker never should.
     w.unref();
     w.on('message', (m: FromWorker) => {

@@ -1,6 +1,7 @@
 /** The landing page at `/`: what this is and where to look. No configuration, no secrets. */
 
-function escapeHtml(text: string): string {
+/** Text safe inside HTML elements and quoted attributes. */
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

@@ -7,7 +7,16 @@
 import type { LoadedWebConfig } from './web-config/load.js';
 import type { ClientAuthType } from './web-config/parse.js';
 import { createWebConfigSource, type ReloadResult, type WebConfigSource } from './web-config/reload.js';
-import { createBasicAuth } from './basic-auth.js';
+import { createBasicAuth, type AuthOutcome } from './basic-auth.js';
+import {
+  clientGone,
+  DEFAULT_SERVER_LIMITS,
+  errorHeaders,
+  guardConnections,
+  PROBE_PATHS,
+  serverOptions,
+  type ServerLimits,
+} from './limits.js';
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -42,6 +51,8 @@ export interface ServerOptions {
   ready: () => boolean;
   /** Shown on the landing page. */
   version: string;
+  /** The status page at `/` (src/exposition/status/); without it, `/` is a landing page with links. */
+  statusPage?: { html(): Promise<string> };
   /** `--web.config.file`; TLS is on when it configures a certificate. */
   webConfigFile?: string;
   /** Web config files are stat'ed at most this often. @default 1000 */
@@ -50,6 +61,10 @@ export interface ServerOptions {
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** gzip level of the self-metrics part (the cached part has its own). @default 1 */
   gzipLevel?: number;
+  /** `--web.max-connections`. @default 512 */
+  maxConnections?: number;
+  /** Timeouts and the connection cap (tests shorten them). @default DEFAULT_SERVER_LIMITS */
+  limits?: Partial<ServerLimits>;
 }
 
 /** A listening server. */
@@ -57,12 +72,11 @@ export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:9864 */
   readonly url: string;
   readonly port: number;
+  /** Re-reads the web config now (SIGHUP); the outcome is logged and sets the reload metric. */
+  reload(): Promise<void>;
   /** Stops accepting, drops open connections and resolves when closed. */
   close(): Promise<void>;
 }
-
-/** Probes stay reachable without credentials: kubelets and load balancers rarely carry them. */
-const PUBLIC_PATHS = new Set(['/healthz', '/readyz']);
 
 function plain(
   res: ServerResponse,
@@ -74,6 +88,7 @@ function plain(
   res.writeHead(status, {
     'Content-Type': 'text/plain; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
+    ...errorHeaders(res, status),
     ...extra,
   });
   res.end(head ? undefined : text);
@@ -136,9 +151,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw new Error(`--web.listen-address: ${e instanceof Error ? e.message : String(e)}`);
   }
   const { host, port } = listen;
-  const basicAuth = createBasicAuth();
+  const basicAuth = createBasicAuth({ clock });
+  const limits: ServerLimits = {
+    ...DEFAULT_SERVER_LIMITS,
+    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
+    ...options.limits,
+  };
   const gzipLevel = options.gzipLevel ?? zlibConstants.Z_BEST_SPEED;
-  const rate = { tokens: 0, at: clock.now() };
+  // A full bucket at start, as Go's x/time/rate (the toolkit's limiter): the first `burst` requests pass at once.
+  const rate = { tokens: Infinity, at: clock.now() };
 
   let server: HttpServer | HttpsServer | undefined;
   let webConfig: WebConfigSource | undefined;
@@ -220,26 +241,63 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     else res.destroy();
   };
 
+  /** Answers a request that basic auth did not let through; false when it did. */
+  const refusedByAuth = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    head: boolean,
+    users: ReadonlyMap<string, string> | undefined,
+  ): Promise<boolean> => {
+    if (!users || users.size === 0) return false;
+    const client = req.socket.remoteAddress ?? '';
+    const outcome: AuthOutcome = await basicAuth.check(users, {
+      authorization: req.headers.authorization,
+      client,
+      signal: clientGone(res),
+    });
+    switch (outcome.result) {
+      case 'ok':
+        return false;
+      case 'denied':
+        plain(res, 401, 'Unauthorized\n', head, { 'WWW-Authenticate': 'Basic' });
+        return true;
+      case 'limited':
+        plain(res, 429, 'Too Many Requests\n', head, { 'Retry-After': String(outcome.retryAfterSeconds) });
+        return true;
+      case 'gone':
+        res.destroy();
+        return true;
+    }
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const loaded = webConfig ? await webConfig.current() : undefined;
+    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    const head = req.method === 'HEAD';
+    if (guard.refuse(req, path, res)) {
+      return plain(res, 503, 'Service Unavailable: too many connections\n', head, { 'Retry-After': '1' });
+    }
+    const probe = PROBE_PATHS.has(path);
+    // Probes never wait, not on a web config re-read (they start one), not on basic auth.
+    if (probe) void webConfig?.current();
+    const loaded = webConfig ? (probe ? webConfig.latest() : await webConfig.current()) : undefined;
     const config = loaded?.config;
     for (const [name, value] of Object.entries(config?.headers ?? {})) res.setHeader(name, value);
-    const head = req.method === 'HEAD';
     if (rateLimited(config)) return plain(res, 429, 'Too Many Requests\n', head);
-    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
-    if (config && config.users.size > 0 && !PUBLIC_PATHS.has(path)) {
-      if (!(await basicAuth.check(config.users, req.headers.authorization))) {
-        return plain(res, 401, 'Unauthorized\n', head, { 'WWW-Authenticate': 'Basic' });
-      }
-    }
+    if (!probe && (await refusedByAuth(req, res, head, config?.users))) return;
     if (req.method !== 'GET' && !head) return plain(res, 405, 'Method Not Allowed\n', false, { Allow: 'GET, HEAD' });
     if (path === telemetryPath) return metrics(req, res, head);
     if (path === '/healthz') return plain(res, 200, 'ok\n', head);
     if (path === '/readyz')
       return options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
     if (path === '/') {
-      const html = landingPage({ version: options.version, telemetryPath });
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(html) });
+      const html = options.statusPage
+        ? await options.statusPage.html()
+        : landingPage({ version: options.version, telemetryPath });
+      res.writeHead(200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Length': Buffer.byteLength(html),
+        'Cache-Control': 'no-store',
+      });
       return void res.end(head ? undefined : html);
     }
     return plain(res, 404, 'Not Found\n', head);
@@ -257,6 +315,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const tls = initial.config.tls;
     const https = createHttpsServer(
       {
+        ...serverOptions(limits),
         ...initial.secureContext,
         requestCert: tls.clientAuth !== 'NoClientCert',
         rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert',
@@ -270,8 +329,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     server = https;
   } else {
-    server = createHttpServer(listener);
+    server = createHttpServer(serverOptions(limits), listener);
   }
+  const guard = guardConnections(server, limits, !!initial?.secureContext);
   options.selfMetrics?.setWebConfigReloadSuccessful?.(true);
 
   const s = server;
@@ -289,10 +349,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return {
     url: `${scheme}://${urlHost(host)}:${address.port}`,
     port: address.port,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    reload: async () => {
+      if (webConfig) await webConfig.reload();
+    },
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         s.close((err) => (err ? reject(err) : resolve()));
         s.closeAllConnections();
-      }),
+      });
+      await basicAuth.close();
+    },
   };
 }

@@ -1,10 +1,10 @@
-import type { ReadFile } from '../util/files.js';
+import { CONFIG_MAX_BYTES, fileProblem, type ReadFile } from '../util/files.js';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import type { Logger } from 'pino';
 import { Agent, EnvHttpProxyAgent, Pool, ProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
-import { errorLabel } from '../util/errors.js';
+import { forLeader } from '../util/logger.js';
 import { withoutCredentials } from '../util/url.js';
 
 /** TLS and proxy settings for the connection to a leader. */
@@ -33,7 +33,7 @@ export class TransportConfigError extends Error {
   override readonly name = 'TransportConfigError';
 }
 
-interface TlsOptions {
+export interface TlsOptions {
   ca?: string;
   cert?: string;
   key?: string;
@@ -47,9 +47,9 @@ interface TlsOptions {
  * with a warning; a client certificate and key give mTLS. Proxy: `proxyUrl`, else HTTPS_PROXY / HTTP_PROXY /
  * NO_PROXY (lower-case variants first, as curl) from `env`.
  */
-export function createDispatcher(t: TransportConfig, deps: TransportDeps): Dispatcher {
-  const tls = tlsOptions(t, deps);
-  const log = deps.logger.child({ leader: deps.leader });
+export async function createDispatcher(t: TransportConfig, deps: TransportDeps): Promise<Dispatcher> {
+  const tls = await tlsOptions(t, deps);
+  const log = forLeader(deps.logger, deps.leader);
   if (t.insecureSkipVerify) {
     log.warn('TLS certificate verification of the leader is disabled (--leader.insecure-skip-verify)');
   }
@@ -124,19 +124,23 @@ function tunnelClient(origin: URL, opts: object): Dispatcher {
   return new TunnelPool(origin, opts);
 }
 
-function tlsOptions(t: TransportConfig, deps: TransportDeps): TlsOptions {
+/** The TLS options of the connection to a leader (files read and checked), as the dispatcher uses them. */
+export async function tlsOptions(
+  t: TransportConfig,
+  deps: Pick<TransportDeps, 'readFile' | 'connectTimeoutMs'>,
+): Promise<TlsOptions> {
   const tls: TlsOptions = { rejectUnauthorized: !t.insecureSkipVerify, timeout: deps.connectTimeoutMs ?? 10_000 };
   if (t.caFile !== undefined) {
-    tls.ca = readPem(deps.readFile, t.caFile, '--leader.ca-file');
+    tls.ca = await readPem(deps.readFile, t.caFile, '--leader.ca-file');
     checkCertificate(tls.ca, t.caFile, '--leader.ca-file');
   }
   if ((t.clientCertFile === undefined) !== (t.clientKeyFile === undefined)) {
     throw new TransportConfigError('--leader.client-cert-file and --leader.client-key-file must be given together');
   }
   if (t.clientCertFile !== undefined && t.clientKeyFile !== undefined) {
-    tls.cert = readPem(deps.readFile, t.clientCertFile, '--leader.client-cert-file');
+    tls.cert = await readPem(deps.readFile, t.clientCertFile, '--leader.client-cert-file');
     checkCertificate(tls.cert, t.clientCertFile, '--leader.client-cert-file');
-    tls.key = readPem(deps.readFile, t.clientKeyFile, '--leader.client-key-file');
+    tls.key = await readPem(deps.readFile, t.clientKeyFile, '--leader.client-key-file');
     try {
       createPrivateKey(tls.key);
     } catch {
@@ -157,11 +161,12 @@ function proxyTls(tls: TlsOptions): { ca?: string[]; rejectUnauthorized: boolean
   };
 }
 
-function readPem(readFile: ReadFile, path: string, setting: string): string {
+async function readPem(readFile: ReadFile, path: string, setting: string): Promise<string> {
   try {
-    return readFile(path);
+    // Certificate files get the configuration cap: a CA bundle is often a few hundred KiB.
+    return await readFile(path, { setting, maxBytes: CONFIG_MAX_BYTES });
   } catch (e) {
-    throw new TransportConfigError(`cannot read ${setting} ${path}: ${errorLabel(e)}`);
+    throw new TransportConfigError(`cannot read ${setting} ${path}: ${fileProblem(e)}`);
   }
 }
 

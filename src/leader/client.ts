@@ -25,6 +25,7 @@ import {
   type LeaderResult,
 } from './types.js';
 import { Watchdog } from './watchdog.js';
+import { forLeader } from '../util/logger.js';
 
 export type { ThrottleCode } from './exchange.js';
 
@@ -118,7 +119,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     this.#o = opts;
     this.#limits = { ...DEFAULT_CLIENT_LIMITS, ...opts.limits };
     this.#metrics = opts.metrics ?? noopLeaderClientMetrics;
-    this.#log = opts.logger.child({ leader: opts.name });
+    this.#log = forLeader(opts.logger, opts.name);
     this.#watchdog = new Watchdog(opts.clock);
     this.#ctx = {
       origin: url.origin,

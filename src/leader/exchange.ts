@@ -11,7 +11,14 @@ import { parseRetryAfter } from '../http/retry-after.js';
 import type { Clock } from '../util/clock.js';
 import type { RequestBudget } from './budget.js';
 import type { LeaderClientLimits } from './settings.js';
-import { describeRequest, oneLine, redact, type LeaderFailure, type LeaderRequest } from './types.js';
+import {
+  describeRequest,
+  oneLine,
+  redact,
+  type LeaderFailure,
+  type LeaderRequest,
+  type ResponseHeaders,
+} from './types.js';
 import type { Watchdog } from './watchdog.js';
 
 /** Statuses that pause the whole budget (`cribl_exporter_leader_throttled_total{code}`). */
@@ -33,7 +40,12 @@ export interface Exchange<T> {
   throttle?: ThrottleCode;
   /** Not sent: a pause began between the grant of the permit and the send. */
   notSent?: true;
+  /** The `code` of the request metric when the status alone would mislead (a 200 whose body was too large). */
+  code?: typeof TOO_LARGE;
 }
+
+/** `code` of `cribl_exporter_leader_requests_total` for an answer whose body was over the size limit. */
+export const TOO_LARGE = 'too_large';
 
 /** What the exchanges of one client share. */
 export interface ExchangeContext {
@@ -76,7 +88,7 @@ export async function exchange<T>(
   const ex = await send(ctx, req, outer, gated);
   if (ex.notSent) return ex;
   const a = ex.attempt;
-  const code = a.status !== undefined ? String(a.status) : a.ok ? 'unknown' : a.reason;
+  const code = ex.code ?? (a.status !== undefined ? String(a.status) : a.ok ? 'unknown' : a.reason);
   ctx.onRequest(req.endpoint, code, Math.max(0, ctx.clock.now() - started) / 1000);
   return ex;
 }
@@ -138,12 +150,12 @@ async function send<T>(
       res.body.destroy();
       if (err instanceof ResponseTooLargeError) {
         const msg = `${describeRequest(req)}: response larger than ${limits.maxResponseBytes} bytes`;
-        return { attempt: finalFailure('decode', msg, status), outcome: 'ok' };
+        return { attempt: finalFailure('decode', msg, status), outcome: 'ok', code: TOO_LARGE };
       }
-      return transportFailure(req, err, timedOut, outer);
+      return bodyFailure(req, err, status, timedOut, outer);
     }
     try {
-      return { attempt: { ok: true, status, body: decodeBody(req, text, status) }, outcome: 'ok' };
+      return { attempt: { ok: true, status, body: decodeBody(req, text, status, res.headers) }, outcome: 'ok' };
     } catch (err) {
       const what =
         err instanceof NotJson
@@ -176,6 +188,25 @@ function statusFailure<T>(
   };
   const throttles = c.retry === 'pause' || c.retry === 'unavailable';
   return { attempt, outcome: c.outcome, ...(throttles ? { throttle: String(status) as ThrottleCode } : {}) };
+}
+
+/**
+ * The body broke off after the headers (the connection closed, the length did not match): the answer is
+ * unusable, a `decode` failure of this status, not a connection failure. Timeouts stay timeouts.
+ */
+function bodyFailure<T>(
+  req: LeaderRequest<T>,
+  err: unknown,
+  status: number,
+  timedOutMs: number | undefined,
+  outer: AbortSignal,
+): Exchange<never> {
+  const c = classifyError(err);
+  if (timedOutMs !== undefined || outer.aborted || c.reason === 'timeout') {
+    return transportFailure(req, err, timedOutMs, outer);
+  }
+  const message = redact(`${describeRequest(req)}: response body cut short (${c.code})`, req.bearer);
+  return { attempt: { ok: false, reason: 'decode', status, message, retry: c.retry }, outcome: c.outcome };
 }
 
 function transportFailure<T>(
@@ -223,7 +254,7 @@ function headers<T>(ctx: ExchangeContext, req: LeaderRequest<T>): Record<string,
   return h;
 }
 
-function decodeBody<T>(req: LeaderRequest<T>, text: string, status: number): T {
+function decodeBody<T>(req: LeaderRequest<T>, text: string, status: number, headers: ResponseHeaders): T {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -232,7 +263,7 @@ function decodeBody<T>(req: LeaderRequest<T>, text: string, status: number): T {
     throw new NotJson();
   }
   try {
-    return req.decode(json, status);
+    return req.decode(json, status, headers);
   } catch (err) {
     throw err instanceof Error ? err : new DecodeFailed(String(err));
   }

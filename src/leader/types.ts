@@ -1,6 +1,9 @@
 import type { Endpoint } from '../api/routes.js';
 import type { FailureReason } from '../http/failure.js';
 
+/** Response headers, names in lower case. */
+export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
 /** One request to the leader, relative to the leader's base URL (…/api/v1). */
 export interface LeaderRequest<T> {
   /** Default GET. */
@@ -25,8 +28,11 @@ export interface LeaderRequest<T> {
   nodeScoped?: boolean;
   /** Epoch ms after which the request is not sent or retried (end of its poll cycle). */
   deadline?: number;
-  /** Turns the parsed JSON into T; throws on a wrong shape (reported as `decode`). */
-  decode: (json: unknown, status: number) => T;
+  /**
+   * Turns the parsed JSON into T; throws on a wrong shape (reported as `decode`). The response headers are there
+   * for the few that need one (`cribl-exporter check` reads `Date`).
+   */
+  decode: (json: unknown, status: number, headers: ResponseHeaders) => T;
   signal?: AbortSignal;
 }
 

@@ -5,7 +5,6 @@
  * every discovery interval; src/app.ts only wires it.
  */
 import type { Logger } from 'pino';
-import { requestFailureReason } from '../collectors/failure-reason.js';
 import { fromProbe } from '../collectors/leader-health.js';
 import type { Discoverer } from '../discovery/discovery.js';
 import { selectNodes, type ShardConfig } from '../discovery/select.js';
@@ -28,7 +27,7 @@ export interface LeaderJobOptions {
   poller: Poller;
   /** The leader's client (the listing's own): /health, commit histories, git settings. */
   client: LeaderClient;
-  snapshot: Pick<LeaderSnapshot, 'setGroups' | 'setLeader' | 'getGroup' | 'getLeader'>;
+  snapshot: Pick<LeaderSnapshot, 'setGroups' | 'setLeader' | 'getGroup' | 'leader'>;
   clock: Clock;
   logger: Logger;
   metrics: DiscoveryMetrics;
@@ -46,6 +45,9 @@ export class LeaderJob {
   #discovered = false;
   #lastDiscoveryMs: number | undefined;
   #overLimitLogged = 0;
+  /** When the failures since the last successful discovery began, while there are some. */
+  #failingSince: number | undefined;
+  #failures = 0;
 
   constructor(opts: LeaderJobOptions) {
     this.#o = opts;
@@ -71,18 +73,24 @@ export class LeaderJob {
     const start = clock.now();
     const deadline = start + this.#o.discoveryIntervalMs;
     // The leader itself first: it answers (anonymously) even when the listing would not.
-    const health = await pollLeaderHealth(client, snapshot.getLeader()?.health, clock, deadline, signal);
+    const health = await pollLeaderHealth(client, snapshot.leader()?.health, clock, deadline, signal);
     if (signal.aborted) return;
     snapshot.setLeader({ health });
     const out = await this.#o.discoverer.discover(deadline, signal);
     if (signal.aborted) return;
     if (!out.ok) {
       metrics.discovery((clock.now() - start) / 1000);
+      this.#failingSince ??= start;
+      this.#failures++;
       logger.warn({ reason: out.reason, status: out.status, err: out.message }, 'discovery failed');
       snapshot.setLeader({
         up: false,
-        discoveryFailure: requestFailureReason(out),
         ...(this.#lastDiscoveryMs === undefined ? {} : { lastDiscoveryMs: this.#lastDiscoveryMs }),
+        failure: {
+          reason: out.reason,
+          ...(out.status === undefined ? {} : { status: out.status }),
+          message: out.message,
+        },
       });
       return;
     }
@@ -92,12 +100,12 @@ export class LeaderJob {
     await snapshot.setGroups(groups);
     await this.#o.poller.setNodes(sel.nodes);
     this.#lastDiscoveryMs = clock.now();
-    snapshot.setLeader({ up: true, discoveryFailure: undefined, lastDiscoveryMs: this.#lastDiscoveryMs });
+    snapshot.setLeader({ up: true, failure: undefined, lastDiscoveryMs: this.#lastDiscoveryMs });
     metrics.nodes(sel.nodes.size, sel.overLimit);
     // Then what needs a request per group, and the git settings; the listing's result is out already.
     const [withVersions, git] = await Promise.all([
       pollVersions(client, groups, deadline, signal),
-      this.#o.gitSettings === false ? undefined : pollGitSettings(client, snapshot.getLeader()?.git, deadline, signal),
+      this.#o.gitSettings === false ? undefined : pollGitSettings(client, snapshot.leader()?.git, deadline, signal),
     ]);
     if (signal.aborted) return;
     await snapshot.setGroups(withVersions);
@@ -112,6 +120,12 @@ export class LeaderJob {
         );
       }
       this.#overLimitLogged = sel.overLimit;
+    }
+    if (this.#failingSince !== undefined) {
+      const downSeconds = Math.round((clock.now() - this.#failingSince) / 1000);
+      logger.info({ failedDiscoveries: this.#failures, downSeconds }, 'leader recovered: discovery succeeded again');
+      this.#failingSince = undefined;
+      this.#failures = 0;
     }
     if (!this.#discovered) {
       logger.info({ nodes: sel.nodes.size, requests, otherShards: sel.otherShards }, 'first discovery complete');

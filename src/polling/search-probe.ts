@@ -20,7 +20,7 @@ import type { Clock } from '../util/clock.js';
 
 export interface SearchProbeOptions {
   client: LeaderClient;
-  snapshot: Pick<LeaderSnapshot, 'setLeader' | 'getLeader'>;
+  snapshot: Pick<LeaderSnapshot, 'setLeader' | 'leader'>;
   clock: Clock;
   logger: Logger;
   query: string;
@@ -57,7 +57,7 @@ export class SearchProbe {
     const { client, clock, query, timeoutMs, logger } = this.#o;
     const start = clock.now();
     const deadline = start + timeoutMs;
-    const prev = this.#o.snapshot.getLeader()?.search?.lastSuccessMs;
+    const prev = this.#o.snapshot.leader()?.search?.lastSuccessMs;
     const outcome = (failure?: SearchFailureReason): SearchFacts => {
       const end = clock.now();
       const lastSuccessMs = failure ? prev : end;

@@ -10,6 +10,7 @@ import type { ParsedFaultsPatch } from './faults.js';
 import type { SimLeaderState } from './fleet-types.js';
 import { EDGE_FLEETS, STREAM_GROUPS } from './fleet-model.js';
 import { invalidOutput } from './handlers-config.js';
+import { gitSettingsSchema } from '../api/resources.js';
 
 /** A scenario file that does not validate; the message is one line naming the file and the field. */
 export class ScenarioError extends Error {
@@ -109,23 +110,8 @@ export const groupSchema = z.strictObject({
   outputs: z.array(outputSchema).optional(),
 });
 
-export const gitSchema = z.strictObject({
-  branch: z.string().optional(),
-  gitOps: z.enum(['none', 'pull', 'push']).optional(),
-  remote: z.string().optional(),
-  authType: z.string().optional(),
-  user: z.string().optional(),
-  password: z.string().optional(),
-  sshKey: z.string().optional(),
-  strictHostKeyChecking: z.boolean().optional(),
-  autoAction: z.string().optional(),
-  autoActionSchedule: z.string().optional(),
-  autoActionMessage: z.string().optional(),
-  defaultCommitMessage: z.string().optional(),
-  commitDeploySingleAction: z.boolean().optional(),
-  copilotAutoGitCommitMessages: z.boolean().optional(),
-  timeout: z.number().nonnegative().optional(),
-});
+/** Git settings of a scenario: the API's GitSettings, unknown keys refused. */
+export const gitSchema = z.strictObject(gitSettingsSchema.shape);
 
 const scenarioSchema = z.strictObject({
   fleet: z

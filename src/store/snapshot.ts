@@ -52,6 +52,8 @@ export interface LeaderSnapshot {
   deleteNode(key: string): void;
   getNode(key: string): NodeState | undefined;
   nodeKeys(): IterableIterator<string>;
+  /** Every node's state (the status page reads them; never write through them). */
+  nodes(): IterableIterator<NodeState>;
   /**
    * Replaces the groups (discovery). Their texts change at once; the nodes of groups whose change matters to them
    * (a deploy) are re-rendered before the promise resolves, yielding to the event loop in between. A group's
@@ -66,8 +68,8 @@ export interface LeaderSnapshot {
   setGroupPacks(packs: ReadonlyMap<string, NonNullable<GroupState['packs']>>): void;
   /** Updates the leader's state: the fields given replace those held (an `undefined` value clears one). */
   setLeader(state: Partial<LeaderState>): void;
-  /** The leader's state as held. */
-  getLeader(): LeaderState | undefined;
+  /** The leader's state as held (undefined before anything was written). */
+  leader(): LeaderState | undefined;
   /** Node texts written since the last call (undefined when none); the caller owns the batch. */
   takeNodeBatch(): NodeBatch | undefined;
   /** Bytes of node text waiting for the next `takeNodeBatch`. */
@@ -223,8 +225,12 @@ class Snapshot implements LeaderSnapshot {
     this.#changed();
   }
 
-  getLeader(): LeaderState | undefined {
+  leader(): LeaderState | undefined {
     return this.#leader;
+  }
+
+  nodes(): IterableIterator<NodeState> {
+    return this.#nodes.values();
   }
 
   #renderGroups(): void {

@@ -20,6 +20,8 @@ export interface SelfMetricsOptions {
   version: string;
   /** Node.js version, e.g. process.version (`cribl_exporter_build_info{nodejs_version}`). */
   nodejsVersion: string;
+  /** Source revision of the build (`cribl_exporter_build_info{revision}`). @default 'unknown' */
+  revision?: string;
   /** Register prom-client's process_* and nodejs_* metrics. @default true */
   defaultMetrics?: boolean;
 }
@@ -32,15 +34,15 @@ function createHandles(registry: Registry) {
   return {
     buildInfo: new Gauge({
       name: 'cribl_exporter_build_info',
-      help: 'Build of this exporter (value 1).',
-      labelNames: ['version', 'nodejs_version'] as const,
+      help: 'Build of this exporter (value 1): its version, source revision and Node.js version.',
+      labelNames: ['version', 'revision', 'nodejs_version'] as const,
       registers,
     }),
     leaderRequests: new Counter({
       name: 'cribl_exporter_leader_requests_total',
       help:
         'Requests sent to the leader, by route template and HTTP status (or failure reason when there was no ' +
-        'status).',
+        'status; too_large when the body was over --leader.max-response-size).',
       labelNames: ['leader', 'endpoint', 'code'] as const,
       registers,
     }),
@@ -216,7 +218,10 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
   const registry = new Registry();
   const h = createHandles(registry);
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  h.buildInfo.set({ version: options.version, nodejs_version: options.nodejsVersion }, 1);
+  h.buildInfo.set(
+    { version: options.version, revision: options.revision ?? 'unknown', nodejs_version: options.nodejsVersion },
+    1,
+  );
 
   // prom-client removes children by their full label set only, so remember which ones each leader has.
   const seen = new Map<string, Set<string>>();

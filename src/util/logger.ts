@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import PinoPretty from 'pino-pretty';
 
@@ -95,8 +96,29 @@ export function createLogger(config: LogConfig, destination?: DestinationStream)
   };
   if (config.format === 'pretty') {
     // Synchronous so that the last lines before an exit are not lost; pretty output is for humans, not throughput.
-    const stream = PinoPretty({ sync: true, destination: destination ?? 1, translateTime: 'SYS:standard' });
+    const stream = PinoPretty({ sync: true, destination: asStream(destination) ?? 1, translateTime: 'SYS:standard' });
     return pino(options, stream);
   }
   return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * The logger with `leader` bound, unless it already is: every layer that logs for a leader (app, client,
+ * transport) may ask, and a JSON line still carries one `leader` key (pino writes each child's bindings again).
+ */
+export function forLeader(logger: Logger, leader: string | undefined): Logger {
+  if (leader === undefined) return logger;
+  const bound = typeof logger.bindings === 'function' ? logger.bindings() : {};
+  return bound.leader === leader ? logger : logger.child({ leader });
+}
+
+/** pino-pretty pipes into its destination: a bare `{ write }` (tests, the demo's callers) becomes a Writable. */
+function asStream(destination: DestinationStream | undefined): NodeJS.WritableStream | undefined {
+  if (destination === undefined || 'on' in destination) return destination as NodeJS.WritableStream | undefined;
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      destination.write(chunk.toString());
+      callback();
+    },
+  });
 }

@@ -32,7 +32,7 @@ async function setup(reply: (req: SeenRequest, n: number) => Reply, over: Partia
   };
   const provider = createCloudProvider(cfg, {
     clock,
-    readFile: () => `${SECRET}\n`,
+    readFile: () => Promise.resolve(`${SECRET}\n`),
     logger: log.logger,
     dispatcher,
     random: () => 0.5,
@@ -197,5 +197,11 @@ describe('decodeTokenResponse', () => {
 
   it.each([[{}], [{ access_token: '' }], [null], [{ access_token: 3 }]])('rejects %j', (json) => {
     expect(() => decodeTokenResponse(json, now)).toThrow('answered 200 without an access_token');
+  });
+
+  it('rejects a token with a line break inside, without quoting it', () => {
+    expect(() => decodeTokenResponse({ access_token: 'abc\r\nX-Evil: 1' }, now)).toThrow(
+      'token request answered an access_token that contains a control character (a line break inside the token?)',
+    );
   });
 });

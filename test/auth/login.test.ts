@@ -31,9 +31,9 @@ function setup(answer: Parameters<typeof scriptedLogin>[0], over: Partial<LoginA
   const log = captureLogger();
   const metrics = recordingMetrics();
   const { login, calls } = scriptedLogin(answer);
-  const readFile = (p: string): string => {
-    if (p === '/pw') return 'file-password\n';
-    throw Object.assign(new Error('nope'), { code: 'ENOENT' });
+  const readFile = (p: string): Promise<string> => {
+    if (p === '/pw') return Promise.resolve('file-password\n');
+    return Promise.reject(Object.assign(new Error('nope'), { code: 'ENOENT' }));
   };
   const provider = createLoginProvider({ ...cfg, ...over }, { clock, readFile, logger: log.logger, login, metrics });
   return { clock, log, metrics, calls, provider };
@@ -169,7 +169,7 @@ describe('login provider', () => {
   it('warns once when the leader asks for a password change', async () => {
     const { provider, log } = setup((n) => ok(`t${n}`, true));
     await provider.token();
-    provider.invalidate();
+    await provider.invalidate();
     await provider.token();
     expect(log.records().filter((r) => String(r.msg).includes('forcePasswordChange'))).toHaveLength(1);
   });
@@ -234,5 +234,15 @@ describe('decodeAuthToken', () => {
 
   it.each([[null], [{}], [{ token: '' }], [{ token: 5 }], ['str']])('rejects %j without quoting it', (json) => {
     expect(() => decodeAuthToken(json)).toThrow(/^login response/);
+  });
+});
+
+describe('login provider: a token with a control character', () => {
+  it('is a bad response, never sent as a bearer', async () => {
+    const { provider, metrics } = setup(() => ok('abc\r\nX-Evil: 1'));
+    await expect(provider.token()).rejects.toThrow(
+      'POST /auth/login answered a token that contains a control character (a line break inside the token?)',
+    );
+    expect(metrics.failures).toEqual([['login', 'bad_response']]);
   });
 });

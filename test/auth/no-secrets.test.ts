@@ -1,7 +1,7 @@
 import { ENDPOINTS } from '../../src/api/routes.js';
 import type { AuthConfig } from '../../src/auth/types.js';
 import { withAuth } from '../../src/auth/with-auth.js';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import { createDispatcher } from '../../src/http/transport.js';
 import { startSimulator } from '../../src/simulator/index.js';
+import { readFileSafely } from '../../src/util/files.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { startProxy } from '../http/servers.js';
 import { createLogger } from '../../src/util/logger.js';
@@ -44,7 +45,7 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
     const outputs: string[] = [];
     const tokensSeen = new Set<string>([sim.token]);
     const closers: (() => Promise<unknown>)[] = [];
-    const readFile = (p: string): string => readFileSync(p, 'utf8');
+    const readFile = readFileSafely;
     const file = (name: string, content: string): string => {
       const p = join(dir, name);
       writeFileSync(p, content);
@@ -58,7 +59,7 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
         steps: (p: AuthProvider, go: () => Promise<void>) => Promise<void>,
       ) => {
         // Every request goes through a forward proxy whose URL carries a password.
-        const dispatcher = createDispatcher(
+        const dispatcher = await createDispatcher(
           { insecureSkipVerify: false },
           {
             readFile,
@@ -157,7 +158,7 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
         await go();
         sim.revokeTokens();
         await go();
-        p.invalidate();
+        await p.invalidate();
         await go();
       });
       await run('cloud-form', cloud({ tokenBody: 'form' }), (_p, go) => go());
@@ -186,7 +187,10 @@ describe('secrets never appear in logs, errors, results or /metrics', () => {
       await run('token-both', { mode: 'token', token: sim.token, tokenFile }, (_p, go) => go());
 
       // Workspace discovery with the cloud credentials.
-      const dispatcher = createDispatcher({ insecureSkipVerify: false }, { readFile, env: {}, logger: log.logger });
+      const dispatcher = await createDispatcher(
+        { insecureSkipVerify: false },
+        { readFile, env: {}, logger: log.logger },
+      );
       const wsAuth = createAuthProvider(cloud({}), {
         clock,
         readFile,

@@ -14,6 +14,7 @@ import { createLeaderClient } from '../../src/leader/client.js';
 import type { LeaderResult } from '../../src/leader/types.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js';
+import type { ReadFile } from '../../src/util/files.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { captureLogger, recordingMetrics, settleWithClock } from './helpers.js';
 
@@ -38,7 +39,7 @@ async function sim(clock: FakeClock, opts: SimulatorOptions = {}): Promise<Simul
 }
 
 /** The chain the app builds: dispatcher → auth (login through the client) → budgeted client. */
-function chain(s: Simulator, clock: FakeClock, auth: AuthConfig, readFile: (p: string) => string = () => '') {
+function chain(s: Simulator, clock: FakeClock, auth: AuthConfig, readFile: ReadFile = () => Promise.resolve('')) {
   const log = captureLogger();
   const metrics = recordingMetrics();
   const dispatcher: Dispatcher = new Agent();
@@ -161,7 +162,7 @@ describe('static token file against the simulated leader', () => {
     cleanups.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
     const file = join(dir, 'token');
     writeFileSync(file, `${s.token}\n`);
-    const readFile = (p: string): string => readFileSync(p, 'utf8');
+    const readFile = (p: string): Promise<string> => Promise.resolve(readFileSync(p, 'utf8'));
     const { workers } = chain(s, clock, { mode: 'token', tokenFile: file }, readFile);
     expect((await workers()).ok).toBe(true);
 

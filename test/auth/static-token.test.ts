@@ -1,13 +1,14 @@
-import { mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuthConfigError, AuthError } from '../../src/auth/errors.js';
 import { createStaticTokenProvider } from '../../src/auth/static-token.js';
+import { readFileSafely } from '../../src/util/files.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { captureLogger, fakeJwt, recordingMetrics } from './helpers.js';
 
-const readUtf8 = (p: string): string => readFileSync(p, 'utf8');
+const readUtf8 = readFileSafely;
 
 describe('static token: literal', () => {
   it('returns the trimmed token without "Bearer " and cannot renew it', async () => {
@@ -45,11 +46,11 @@ describe('static token: literal', () => {
 describe('static token: file', () => {
   const files = new Map<string, string>();
   let reads = 0;
-  const readFile = (p: string): string => {
+  const readFile = (p: string): Promise<string> => {
     reads++;
     const v = files.get(p);
-    if (v === undefined) throw Object.assign(new Error(`ENOENT: open '${p}'`), { code: 'ENOENT' });
-    return v;
+    if (v === undefined) return Promise.reject(Object.assign(new Error(`ENOENT: open '${p}'`), { code: 'ENOENT' }));
+    return Promise.resolve(v);
   };
   afterEach(() => {
     files.clear();
@@ -80,15 +81,20 @@ describe('static token: file', () => {
     files.set('/t', 'old');
     const p = createStaticTokenProvider({ tokenFile: '/t' }, { clock, readFile, logger: captureLogger().logger });
     expect(await p.token()).toBe('old');
-    expect(p.invalidate('old')).toBe(false);
+    expect(await p.invalidate('old')).toBe(false);
     files.set('/t', 'new');
-    expect(p.invalidate('old')).toBe(true);
+    expect(await p.invalidate('old')).toBe(true);
     expect(await p.token()).toBe('new');
   });
 
   it.each([
     ['missing', undefined, 'cannot read --leader.token-file /t: ENOENT'],
     ['empty', ' \n', '--leader.token-file /t is empty'],
+    [
+      'CR/LF inside the token',
+      'abc\r\nX-Injected: 1\n',
+      '--leader.token-file /t contains a control character (a line break inside the token?)',
+    ],
   ])('a %s file fails naming the file, counts a failure, warns once per problem', async (_n, content, message) => {
     const clock = new FakeClock();
     const metrics = recordingMetrics();
@@ -137,5 +143,25 @@ describe('static token: file', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('static token: reload (SIGHUP)', () => {
+  it('re-reads the file at once, before the interval, and logs it', async () => {
+    const clock = new FakeClock();
+    const files = new Map([['/t', 'one']]);
+    const { logger, records } = captureLogger();
+    const p = createStaticTokenProvider(
+      { tokenFile: '/t' },
+      { clock, readFile: (f) => Promise.resolve(files.get(f) ?? ''), logger, reloadIntervalMs: 60_000 },
+    );
+    expect(await p.token()).toBe('one');
+    files.set('/t', 'two');
+    await p.reload?.();
+    expect(await p.token()).toBe('two');
+    expect(records().map((r) => r.msg)).toEqual([
+      'token file changed; using the new token',
+      '--leader.token-file re-read',
+    ]);
   });
 });

@@ -209,12 +209,10 @@ describe('the leader itself', () => {
     [undefined, 'connect', 'connect'],
     [503, 'throttled', 'throttled'],
   ])('discovery failure %s/%s → %s', (status, reason, label) => {
-    const r = requestFailureReason({ reason: reason as 'http_4xx', ...(status ? { status } : {}) });
-    expect(r).toBe(label);
-    expect(leader({ up: false, discoveryFailure: r })).toContain(
-      `cribl_leader_discovery_failure_info{reason="${label}"} 1\n`,
-    );
-    expect(leader({ up: true, discoveryFailure: r })).not.toContain('failure_info');
+    const failure = { reason: reason as 'http_4xx', ...(status ? { status } : {}), message: 'GET /x: failed' };
+    expect(requestFailureReason(failure)).toBe(label);
+    expect(leader({ up: false, failure })).toContain(`cribl_leader_discovery_failure_info{reason="${label}"} 1\n`);
+    expect(leader({ up: true, failure })).not.toContain('failure_info');
   });
 
   it('git settings: whether there is a remote and a few settings, never the remote itself', () => {

@@ -37,6 +37,7 @@ shard:
     });
     expect(c.intervals).toEqual({ discoveryMs: 60_000, healthMs: 15_000, metadataMs: 3_600_000 });
     expect(c.web).toEqual({
+      maxConnections: 512,
       listenAddress: '127.0.0.1:9100',
       telemetryPath: '/metrics',
       configFile: '/etc/cribl-exporter/web.yml',

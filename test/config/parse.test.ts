@@ -32,7 +32,7 @@ describe('defaults', () => {
           },
         },
       ],
-      web: { listenAddress: ':9864', telemetryPath: '/metrics' },
+      web: { listenAddress: ':9864', telemetryPath: '/metrics', maxConnections: 512 },
       intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 600_000 },
       collectors: { gitSettings: true, packsMs: 0 },
       shard: { index: 0, total: 1 },

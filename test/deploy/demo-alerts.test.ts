@@ -117,7 +117,7 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('the demo scraped by a real Prometh
         env: {},
         stdout: (l) => logs.push(l),
         stderr: (l) => logs.push(l),
-        readFile: (p) => readFileSync(p, 'utf8'),
+        readFile: (p) => Promise.resolve(readFileSync(p, 'utf8')),
         signal: stop.signal,
         version: '0.0.0-demo-alerts',
         nodejsVersion: process.version,

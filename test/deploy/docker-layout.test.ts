@@ -60,10 +60,6 @@ function entrypoint(layout: Layout): [string, string[]] {
   return [process.execPath, rest.map((a) => (a.startsWith('/') ? join(layout.root, a) : a))];
 }
 
-/** A port of 0 instead of the documented one (other developers' demos may hold 9864); the host part is kept. */
-const anyPort = (args: string[]): string[] =>
-  args.map((a, i) => (args[i - 1] === '--web.listen-address' ? a.replace(/:\d+$/, ':0') : a));
-
 interface Started {
   child: ChildProcess;
   url: URL;
@@ -177,12 +173,15 @@ describe('the image, from its runtime layout (docs/deploy.md, Docker)', () => {
 
   it('runs the demo on all interfaces, so a published port reaches it (docker run … demo)', async () => {
     const run = parseDockerRun(commands.find((c) => / demo\b/.test(c))!);
-    expect(run.published).toEqual(['9864:9864']);
-    // The documented address keeps the host part empty: every interface, as a container needs.
-    expect(run.args[run.args.indexOf('--web.listen-address') + 1]).toBe(':9864');
-    const { child, url } = await start(layout, anyPort(run.args), run.env);
+    expect(run.published).toEqual(['127.0.0.1:9864:9864']);
+    // No listen address on the command line: the image's environment says all interfaces (on a free port here).
+    expect(run.args).toEqual(['demo']);
+    expect(layout.env.CRIBL_DEMO_LISTEN_ADDRESS).toBe(':9864');
+    const { child, url } = await start(layout, run.args, { ...run.env, CRIBL_DEMO_LISTEN_ADDRESS: ':0' });
     children.push(child);
-    await metricsUntil(url, /^cribl_node_info\{/m);
+    const body = await metricsUntil(url, /^cribl_node_info\{/m);
+    // The image's revision (its REVISION build argument) is the exporter's.
+    expect(body).toContain(`revision="${buildArgs.REVISION}"`);
     // Reached through an address other than loopback, as a port mapping does.
     const external = Object.values(networkInterfaces())
       .flat()

@@ -126,11 +126,17 @@ describe('Dockerfile: what the image carries and says about itself', () => {
     expect(finalOps('COPY').some((c) => / \.\/dist$/.test(c))).toBe(true);
   });
 
-  it("keeps the exporter's default listen address, which serves on all interfaces", () => {
-    expect(FLAG_TABLE.find((f) => f.name === 'web.listen-address')?.default).toMatch(/^:\d+$/);
-    expect(Object.keys(Object.fromEntries(finalOps('ENV').flatMap((e) => keyValues(e))))).not.toContain(
-      'CRIBL_WEB_LISTEN_ADDRESS',
-    );
+  it("listens on all interfaces: the exporter's default, and the demo's in the image", () => {
+    const env = Object.fromEntries(finalOps('ENV').flatMap((e) => keyValues(e)));
+    expect(FLAG_TABLE.find((f) => f.name === 'web.listen-address')?.default).toBe(`:${DEFAULT_PORT}`);
+    expect(env.CRIBL_DEMO_LISTEN_ADDRESS).toBe(`:${DEFAULT_PORT}`);
+    // Not the setting itself: the environment would win over a config file's web.listen-address.
+    expect(env.CRIBL_WEB_LISTEN_ADDRESS).toBeUndefined();
     expect([...finalOps('ENTRYPOINT'), ...finalOps('CMD')].join(' ')).not.toContain('listen-address');
+  });
+
+  it('hands its REVISION build argument to the exporter (cribl_exporter_build_info{revision})', () => {
+    const env = Object.fromEntries(finalOps('ENV').flatMap((e) => keyValues(e)));
+    expect(env.CRIBL_EXPORTER_REVISION).toBe('${REVISION}');
   });
 });

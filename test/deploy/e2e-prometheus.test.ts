@@ -35,7 +35,7 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('exporter scraped by a real Prometh
         env: { CRIBL_LEADER_URL: sim.baseUrl, CRIBL_TOKEN: sim.token },
         stdout: (l) => logs.push(l),
         stderr: (l) => logs.push(l),
-        readFile: (p) => readFileSync(p, 'utf8'),
+        readFile: (p) => Promise.resolve(readFileSync(p, 'utf8')),
         signal: stop.signal,
         version: '0.0.0-e2e',
         nodejsVersion: process.version,

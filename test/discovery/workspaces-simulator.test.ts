@@ -48,7 +48,7 @@ describe('workspace discovery against the simulated management plane', () => {
         audience: 'https://api.cribl.cloud',
         tokenBody: 'json',
       },
-      { clock, readFile: () => '', logger, dispatcher, random: () => 0.5 },
+      { clock, readFile: () => Promise.resolve(''), logger, dispatcher, random: () => 0.5 },
     );
     cleanups.push(() => Promise.resolve(auth.close()));
     const watcher = createWorkspaceWatcher({
@@ -116,7 +116,10 @@ describe('workspace discovery against the simulated management plane', () => {
       managementUrl: s.managementUrl,
       organization: 'someone-else',
       domain: 'cribl.cloud',
-      auth: createAuthProvider({ mode: 'token', token: s.token }, { clock, readFile: () => '', logger }),
+      auth: createAuthProvider(
+        { mode: 'token', token: s.token },
+        { clock, readFile: () => Promise.resolve(''), logger },
+      ),
       dispatcher,
       logger,
     });

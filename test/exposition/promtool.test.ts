@@ -31,7 +31,9 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
   leaders.forEach((s, l) => {
     s.setLeader({
       up: l === 0,
-      ...(l === 0 ? { lastDiscoveryMs: 1717200000000 } : { discoveryFailure: 'unauthorized' }),
+      ...(l === 0
+        ? { lastDiscoveryMs: 1717200000000 }
+        : { failure: { reason: 'http_4xx', status: 401, message: 'GET /x: HTTP 401' } }),
       health: { answer: { status: l === 0 ? 'healthy' : 'standby', startTime: 1717100000000, role: 'primary' } },
       git: { settings: { remoteConfigured: l === 0, branch: HOSTILE[l]!, gitOps: 'none', autoAction: 'none' } },
       search: {

@@ -68,7 +68,9 @@ describe('startServer', () => {
       'cribl_node_healthy{workspace="main",product="stream",group="default",node_id="w1"} 1\n',
     );
     expect(res.text).toContain('# TYPE cribl_exporter_leader_requests_total counter\n');
-    expect(res.text).toContain('cribl_exporter_build_info{version="9.9.9",nodejs_version="v22.0.0"} 1\n');
+    expect(res.text).toContain(
+      'cribl_exporter_build_info{version="9.9.9",revision="unknown",nodejs_version="v22.0.0"} 1\n',
+    );
     expect(res.text).not.toContain('# EOF');
   });
 

@@ -134,7 +134,7 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
     version: '0.0.0-golden',
     nodejsVersion: 'v0.0.0',
-    readFile: () => '',
+    readFile: () => Promise.resolve(''),
     env: {},
     clock: frozenClock,
     random: () => 0.5,

@@ -25,7 +25,7 @@ export function fakeLeaderClient(answer: (req: LeaderRequest<unknown>) => FakeAn
         });
       }
       try {
-        return Promise.resolve({ ok: true, status: a.status, body: req.decode(a.json, a.status) });
+        return Promise.resolve({ ok: true, status: a.status, body: req.decode(a.json, a.status, {}) });
       } catch (e) {
         return Promise.resolve({ ok: false, reason: 'decode', message: String(e) });
       }

@@ -4,12 +4,12 @@ import type { LeaderSnapshot } from '../../src/store/snapshot.js';
 /** A LeaderSnapshot that only remembers, for tests of the writers. */
 export class MemorySnapshot implements Pick<
   LeaderSnapshot,
-  'setNode' | 'deleteNode' | 'getNode' | 'nodeKeys' | 'setGroups' | 'setLeader' | 'getLeader' | 'getGroup'
+  'setNode' | 'deleteNode' | 'getNode' | 'nodeKeys' | 'setGroups' | 'setLeader' | 'leader' | 'getGroup'
 > {
   readonly labels = {};
   readonly nodes = new Map<string, NodeState>();
   groups: readonly GroupState[] = [];
-  leader: LeaderState | undefined;
+  leaderState: LeaderState | undefined;
   writes = 0;
   setNode(key: string, state: NodeState): void {
     this.writes++;
@@ -29,10 +29,10 @@ export class MemorySnapshot implements Pick<
     return Promise.resolve();
   }
   setLeader(state: Partial<LeaderState>): void {
-    this.leader = { ...this.leader, ...state };
+    this.leaderState = { ...this.leaderState, ...state };
   }
-  getLeader(): LeaderState | undefined {
-    return this.leader;
+  leader(): LeaderState | undefined {
+    return this.leaderState;
   }
   getGroup(product: GroupState['product'], id: string): GroupState | undefined {
     return this.groups.find((g) => g.product === product && g.group.id === id);

@@ -55,7 +55,7 @@ export async function startTestExporter(
     logger: pino({ level: 'silent' }),
     version: '0.0.0-test',
     nodejsVersion: process.version,
-    readFile: () => '',
+    readFile: () => Promise.resolve(''),
     env: {},
     schedule: sched.schedule,
     ...(opts.clock ? { clock: opts.clock } : {}),

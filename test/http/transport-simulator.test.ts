@@ -24,7 +24,7 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-const readUtf8 = (p: string): string => readFileSync(p, 'utf8');
+const readUtf8 = (p: string): Promise<string> => Promise.resolve(readFileSync(p, 'utf8'));
 
 async function tlsSim(clock: FakeClock): Promise<Simulator> {
   const s = await startSimulator({
@@ -39,7 +39,7 @@ async function tlsSim(clock: FakeClock): Promise<Simulator> {
 /** Lists workers of the simulator through a dispatcher built from `t` and `env`, with the static token. */
 async function listThrough(s: Simulator, clock: FakeClock, t: TransportConfig, env: Record<string, string> = {}) {
   const log = captureLogger();
-  const dispatcher = createDispatcher(t, { readFile: readUtf8, env, logger: log.logger, leader: 'sim' });
+  const dispatcher = await createDispatcher(t, { readFile: readUtf8, env, logger: log.logger, leader: 'sim' });
   const client = withAuth(
     createLeaderClient({
       baseUrl: s.baseUrl,

@@ -63,7 +63,7 @@ describe('Cribl.Cloud workspace discovery, end to end', () => {
         logger: pino({ level: 'debug' }, { write: (l: string) => logs.push(l) }),
         version: 't',
         nodejsVersion: process.version,
-        readFile: () => '',
+        readFile: () => Promise.resolve(''),
         env: {},
         schedule: sched.schedule,
         workspaceUrl: (w) => workspaceLeaderUrl(w, 'acme', 'cribl.cloud', 'http'),

@@ -1,10 +1,12 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
-import { Discoverer } from '../../src/discovery/discovery.js';
+import { Discoverer, type DiscoveryOutcome } from '../../src/discovery/discovery.js';
 import type { LeaderRequest } from '../../src/leader/types.js';
 import { LeaderJob } from '../../src/polling/leader-job.js';
 import { Poller } from '../../src/polling/poller.js';
+import { captureLogger } from '../auth/helpers.js';
+import { MemorySnapshot } from '../helpers/memory-snapshot.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { worker } from '../exposition/fixtures.js';
 import { FakeClock } from '../helpers/fake-clock.js';
@@ -75,7 +77,7 @@ describe('LeaderJob', () => {
     for (const c of client.calls) expect(c.deadline, c.path).toBe(client.calls[0]!.deadline);
     expect(snapshot.getGroup('stream', 'default')?.versions?.undeployed).toBe(1);
     expect(snapshot.getNode('w1')?.deployedConfigVersion).toBe('abc1234');
-    expect(snapshot.getLeader()).toMatchObject({ up: true, health: { answer: { status: 'healthy' } } });
+    expect(snapshot.leader()).toMatchObject({ up: true, health: { answer: { status: 'healthy' } } });
   });
 
   it('without --collector.git-settings, sends no git request', async () => {
@@ -90,11 +92,12 @@ describe('LeaderJob', () => {
     );
     await run(job);
     expect(client.calls.map((c) => c.path)).toEqual(['/health', '/products/stream/workers']);
-    expect(snapshot.getLeader()).toMatchObject({
+    expect(snapshot.leader()).toMatchObject({
       up: false,
-      discoveryFailure: 'unauthorized',
+      failure: { reason: 'http_4xx', status: 401 },
       health: { answer: { status: 'healthy' } },
     });
+    expect(snapshot.leaderTexts().join('')).toContain('cribl_leader_discovery_failure_info{reason="unauthorized"} 1\n');
   });
 
   it('while the leader is held (420), keeps the last answer and takes the probe’s answers', async () => {
@@ -106,11 +109,47 @@ describe('LeaderJob', () => {
     await run(job);
     held = true;
     await run(job);
-    expect(snapshot.getLeader()?.health?.answer?.status).toBe('healthy');
+    expect(snapshot.leader()?.health?.answer?.status).toBe('healthy');
     job.onHealthProbe(420, { status: 'standby', startTime: 1, role: 'standby' });
-    expect(snapshot.getLeader()?.health?.answer).toEqual({ status: 'standby', startTime: 1, role: 'standby' });
+    expect(snapshot.leader()?.health?.answer).toEqual({ status: 'standby', startTime: 1, role: 'standby' });
     job.onHealthProbe(200, { nonsense: true }); // not a health answer: ignored
-    expect(snapshot.getLeader()?.health?.answer?.status).toBe('standby');
+    expect(snapshot.leader()?.health?.answer?.status).toBe('standby');
     expect(snapshot.leaderTexts().join('')).toContain('cribl_leader_health_status{status="standby"} 1\n');
+  });
+});
+
+describe('LeaderJob logs', () => {
+  const failed: DiscoveryOutcome = { ok: false, reason: 'connect', message: 'GET /x: connection failed', requests: 1 };
+  const listed: DiscoveryOutcome = { ok: true, nodes: new Map(), groups: [], requests: 1, malformed: 0 };
+
+  function job(outcomes: DiscoveryOutcome[]) {
+    const clock = new FakeClock();
+    const log = captureLogger();
+    const j = new LeaderJob({
+      discoverer: { discover: () => Promise.resolve(outcomes.shift()!) } as unknown as Discoverer,
+      poller: { setNodes: () => Promise.resolve() } as unknown as Poller,
+      // The leader's own /health and the other per-discovery requests: answered 404 here.
+      client: fakeLeaderClient(() => ({ status: 404, json: {} })),
+      snapshot: new MemorySnapshot(),
+      clock,
+      logger: log.logger,
+      metrics: { discovery: () => undefined, nodes: () => undefined },
+      discoveryIntervalMs: 60_000,
+      shard: { index: 0, total: 1 },
+      maxNodes: 0,
+    });
+    return { j, clock, msgs: () => log.records().map((r) => r.msg) };
+  }
+
+  it('logs "leader recovered" once per recovery, not at the first discovery nor on later successes', async () => {
+    const { j, clock, msgs } = job([listed, failed, failed, listed, listed, failed, listed]);
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 7; i++) {
+      await j.discover(signal);
+      await clock.advance(60_000);
+    }
+    const recovered = msgs().filter((m) => m === 'leader recovered: discovery succeeded again');
+    expect(recovered).toHaveLength(2);
+    expect(msgs().filter((m) => m === 'discovery failed')).toHaveLength(3);
   });
 });

@@ -49,7 +49,7 @@ describe('SearchProbe', () => {
     expect(polls.map((p) => `${p.method ?? 'GET'} ${p.path}`)).toEqual(
       Array(3).fill('GET /m/default_search/search/jobs/1.abcdef'),
     );
-    expect(snapshot.leader?.search).toMatchObject({ success: true, lastSuccessMs: clock.now() });
+    expect(snapshot.leaderState?.search).toMatchObject({ success: true, lastSuccessMs: clock.now() });
   });
 
   it('never runs two jobs at once: a run while one is in progress does nothing', async () => {
@@ -72,13 +72,13 @@ describe('SearchProbe', () => {
     const cancel = client.calls.at(-1)!;
     expect(cancel).toMatchObject({ method: 'PATCH', path: '/m/default_search/search/jobs/1.abcdef' });
     expect(JSON.parse(cancel.body!.payload)).toEqual({ status: 'canceled' });
-    expect(snapshot.leader?.search).toMatchObject({ success: false, failure: 'timeout' });
-    expect(snapshot.leader?.search?.durationMs).toBeLessThanOrEqual(10_000);
+    expect(snapshot.leaderState?.search).toMatchObject({ success: false, failure: 'timeout' });
+    expect(snapshot.leaderState?.search?.durationMs).toBeLessThanOrEqual(10_000);
   });
 
   it('a create refused for credentials is a failure with that reason', async () => {
     const { clock, snapshot, probe } = setup(() => ({ status: 403, json: {} }));
     await runWithTime(clock, probe.run(new AbortController().signal));
-    expect(snapshot.leader?.search).toMatchObject({ success: false, failure: 'forbidden' });
+    expect(snapshot.leaderState?.search).toMatchObject({ success: false, failure: 'forbidden' });
   });
 });

@@ -27,7 +27,7 @@ function run(argv: string[]): Run {
     err,
     stop: () => ac.abort(),
     ready: async () => {
-      for (let i = 0; i < 400 && out.length === 0; i++) {
+      for (let i = 0; i < 4000 && out.length === 0; i++) {
         const settled = await Promise.race([
           code.then(() => true),
           new Promise<false>((r) => setTimeout(() => r(false), 5)),

@@ -28,7 +28,7 @@ async function until(done: () => boolean): Promise<void> {
 }
 
 async function parked(clock: FakeClock, n = 1): Promise<void> {
-  for (let i = 0; i < 500 && clock.pending < n; i++) await tick();
+  await until(() => clock.pending >= n);
   expect(clock.pending).toBeGreaterThanOrEqual(n);
 }
 
@@ -418,7 +418,7 @@ describe('statistics', () => {
     expect(s.stats()).toMatchObject({ inFlight: 3, peakConcurrent: 3 });
     await clock.advance(100);
     await Promise.all(pending);
-    for (let i = 0; i < 5 && s.stats().inFlight > 0; i++) await tick();
+    await until(() => s.stats().inFlight === 0);
     expect(s.stats()).toMatchObject({ inFlight: 0, peakConcurrent: 3 });
   });
 

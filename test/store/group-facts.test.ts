@@ -114,7 +114,7 @@ describe('restarts', () => {
 describe('leader state', () => {
   it('is written piecewise: each write replaces only the fields it gives', () => {
     const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    s.setLeader({ up: false, discoveryFailure: 'unauthorized' });
+    s.setLeader({ up: false, failure: { reason: 'http_4xx', status: 401, message: 'GET /x: HTTP 401' } });
     s.setLeader({ search: { success: true, durationMs: 1500, lastSuccessMs: 1000 } });
     expect(s.leaderTexts().join('')).toBe(
       [
@@ -126,8 +126,8 @@ describe('leader state', () => {
         '',
       ].join('\n'),
     );
-    s.setLeader({ up: true, discoveryFailure: undefined, lastDiscoveryMs: 2000 });
-    expect(s.getLeader()).toMatchObject({ up: true, search: { success: true } });
+    s.setLeader({ up: true, failure: undefined, lastDiscoveryMs: 2000 });
+    expect(s.leader()).toMatchObject({ up: true, search: { success: true } });
     expect(s.leaderTexts().join('')).not.toContain('failure');
   });
 });

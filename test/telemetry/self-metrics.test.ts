@@ -71,7 +71,7 @@ describe('createSelfMetrics', () => {
     m.setWebConfigReloadSuccessful(true);
     const text = await m.render('text');
     for (const line of [
-      'cribl_exporter_build_info{version="1.2.3",nodejs_version="v22.17.1"} 1',
+      'cribl_exporter_build_info{version="1.2.3",revision="unknown",nodejs_version="v22.17.1"} 1',
       '# TYPE cribl_exporter_leader_requests_total counter',
       'cribl_exporter_leader_requests_total{leader="prod",endpoint="/w/{nodeId}/health",code="200"} 1',
       'cribl_exporter_leader_requests_total{leader="prod",endpoint="/w/{nodeId}/health",code="timeout"} 1',

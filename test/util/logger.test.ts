@@ -96,6 +96,13 @@ describe('createLogger', () => {
     expect(out.text()).not.toContain(SECRET);
   });
 
+  it('writes pretty lines to a bare { write } destination too (what commands are given in tests)', () => {
+    const lines: string[] = [];
+    const log = createLogger({ level: 'info', format: 'pretty' }, { write: (s: string) => void lines.push(s) });
+    log.info('pretty and plain');
+    expect(lines.join('')).toMatch(/INFO.*pretty and plain/);
+  });
+
   it.each([
     ['warn', 0],
     ['info', 1],

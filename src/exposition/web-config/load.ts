@@ -1,19 +1,21 @@
 /** Reading a web configuration file and the TLS files it names. */
 
-import { readFile as fsReadFile, stat as fsStat } from 'node:fs/promises';
+import { stat as fsStat } from 'node:fs/promises';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
+import { CONFIG_MAX_BYTES, fileProblem, readFileSafely, type ReadFile } from '../../util/files.js';
 import { fail, parseWebConfig, type WebConfig } from './parse.js';
 
 /** File access, injectable for tests. */
 export interface WebConfigFs {
-  readFile(path: string): Promise<Buffer>;
+  /** Reads a file with a timeout and a size cap, regular files only (src/util/files.ts). */
+  readFile: ReadFile;
   /** A string that changes when the file changes (mtime, size, inode). */
   fingerprint(path: string): Promise<string>;
 }
 
 /** The real file system. */
 export const nodeWebConfigFs: WebConfigFs = {
-  readFile: (path) => fsReadFile(path),
+  readFile: readFileSafely,
   fingerprint: async (path) => {
     const s = await fsStat(path);
     return `${s.mtimeMs}:${s.size}:${s.ino}`;
@@ -36,19 +38,18 @@ export function tlsFiles(config: WebConfig): string[] {
 export async function loadWebConfig(path: string, fs: WebConfigFs = nodeWebConfigFs): Promise<LoadedWebConfig> {
   const read = async (file: string, setting: string): Promise<Buffer> => {
     try {
-      return await fs.readFile(file);
+      return Buffer.from(await fs.readFile(file, { setting, maxBytes: CONFIG_MAX_BYTES }), 'utf8');
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? 'read error';
-      return fail(path, `${setting} ${file}: ${code}`);
+      return fail(path, file === path ? fileProblem(err) : `${setting} ${file}: ${fileProblem(err)}`);
     }
   };
-  const config = parseWebConfig((await read(path, 'file')).toString('utf8'), path);
+  const config = parseWebConfig((await read(path, '--web.config.file')).toString('utf8'), path);
   const t = config.tls;
   if (!t) return { config };
-  const cert = t.certFile ? await read(t.certFile, 'cert_file') : Buffer.from(t.cert ?? '');
-  const key = t.keyFile ? await read(t.keyFile, 'key_file') : Buffer.from(t.key ?? '');
+  const cert = t.certFile ? await read(t.certFile, 'tls_server_config.cert_file') : Buffer.from(t.cert ?? '');
+  const key = t.keyFile ? await read(t.keyFile, 'tls_server_config.key_file') : Buffer.from(t.key ?? '');
   const ca = t.clientCaFile
-    ? await read(t.clientCaFile, 'client_ca_file')
+    ? await read(t.clientCaFile, 'tls_server_config.client_ca_file')
     : t.clientCa
       ? Buffer.from(t.clientCa)
       : undefined;

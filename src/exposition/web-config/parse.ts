@@ -158,9 +158,13 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 export function parseWebConfig(text: string, path: string): WebConfig {
   let raw: unknown;
   try {
-    raw = parseYaml(text) ?? {};
+    raw = parseYaml(text);
   } catch (err) {
     fail(path, `invalid YAML: ${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''}`);
+  }
+  // An editor or a config sync that empties the file while it writes it must not switch basic auth off.
+  if (raw === null || raw === undefined) {
+    fail(path, 'the file is empty (to serve without TLS and basic auth, leave out --web.config.file)');
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) fail(path, describeIssue(parsed.error.issues[0] as z.core.$ZodIssue));
@@ -176,6 +180,15 @@ export function parseWebConfig(text: string, path: string): WebConfig {
       fail(path, `http_server_config.headers.${name}: expected one of ${allowed.join(', ')}`);
     }
     headers[name] = value;
+  }
+
+  // The toolkit serves HTTP/2 over TLS when `http2` is true (its default). This server speaks HTTP/1.1 only, so an
+  // explicit `http2: true` is refused rather than silently ignored; `false` is what it does anyway.
+  if (c.http_server_config?.http2 === true) {
+    fail(
+      path,
+      'http_server_config.http2: true is not supported (this exporter serves HTTP/1.1); remove it or set false',
+    );
   }
 
   const users = new Map<string, string>();

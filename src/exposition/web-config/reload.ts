@@ -25,6 +25,8 @@ export interface WebConfigSource {
   latest(): LoadedWebConfig;
   /** The configuration in force: the last one that loaded. Checks the files when the recheck period has passed. */
   current(): Promise<LoadedWebConfig>;
+  /** Re-reads the files now, changed or not (SIGHUP); `onReload` hears the outcome. */
+  reload(): Promise<LoadedWebConfig>;
 }
 
 /**
@@ -46,9 +48,9 @@ export async function createWebConfigSource(options: WebConfigSourceOptions): Pr
   let lastCheck = options.clock.now();
   let checking: Promise<LoadedWebConfig> | undefined;
 
-  const check = async (): Promise<LoadedWebConfig> => {
+  const check = async (force = false): Promise<LoadedWebConfig> => {
     const print = await fingerprintOf(loaded.config);
-    if (print === lastPrint) return loaded;
+    if (print === lastPrint && !force) return loaded;
     lastPrint = print;
     try {
       const next = await loadWebConfig(options.path, fs);
@@ -76,6 +78,16 @@ export async function createWebConfigSource(options: WebConfigSourceOptions): Pr
         checking = undefined;
       });
       return checking;
+    },
+    async reload(): Promise<LoadedWebConfig> {
+      // A check in flight may have read the files before they changed: wait for it, then read them again.
+      await checking?.catch(() => undefined);
+      lastCheck = options.clock.now();
+      const forced = check(true).finally(() => {
+        if (checking === forced) checking = undefined;
+      });
+      checking = forced;
+      return forced;
     },
   };
 }

@@ -1,0 +1,312 @@
+/**
+ * The API checks of `cribl-exporter check` against one leader, through its client and budget (src/auth/connect.ts):
+ * the leader's own health and clock, the credentials, permission on each endpoint the exporter calls, the fleet,
+ * the leader's version, and the request rate the configured intervals need against the allowed rate.
+ */
+import type { Logger } from 'pino';
+import type { Product } from '../api/products.js';
+import { ENDPOINTS } from '../api/routes.js';
+import type { LeaderConnection } from '../auth/connect.js';
+import type { AuthConfig } from '../auth/types.js';
+import { decodeGroupPage, groupsPage } from '../collectors/groups.js';
+import { decodeWorkerEnvelope, masterWorkersPage, workersPage } from '../collectors/listing.js';
+import { decodeHealth, healthRequest } from '../collectors/node-health.js';
+import { metadataRequest } from '../collectors/node-metadata.js';
+import type { GroupState } from '../collectors/state.js';
+import { Discoverer, type DiscoveredNode } from '../discovery/discovery.js';
+import type { LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
+import { requestRate } from '../polling/cost.js';
+import type { Clock } from '../util/clock.js';
+import { formatDuration } from '../util/duration.js';
+import type { CheckResult } from './report.js';
+import { checkCredentials } from './credentials.js';
+
+/** What the API checks of one leader need. */
+export interface LeaderCheckOptions {
+  target: string;
+  conn: LeaderConnection;
+  auth: AuthConfig;
+  products: readonly Product[];
+  maxRps: number;
+  intervals: { discoveryMs: number; healthMs: number; metadataMs: number };
+  shards: number;
+  /** Bounds each request and its retries. */
+  requestTimeoutMs: number;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Clock differences up to this are fine; up to SKEW_FAIL_MS a warning; beyond, a problem. */
+export const SKEW_WARN_MS = 5_000;
+export const SKEW_FAIL_MS = 60_000;
+
+const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Runs the API checks of one leader. */
+export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult[]> {
+  const out: CheckResult[] = [];
+  const add = (check: string, status: CheckResult['status'], message: string, fix?: string): void => {
+    out.push({ target: o.target, check, status, message, ...(fix ? { fix } : {}) });
+  };
+  const deadline = (): number => o.clock.now() + o.requestTimeoutMs;
+  const request = <T>(client: 'raw' | 'auth', req: LeaderRequest<T>): Promise<LeaderResult<T>> =>
+    (client === 'raw' ? o.conn.raw : o.conn.client).request({ deadline: deadline(), ...req });
+
+  // The leader's own health (no credentials) and its clock, from the answer's Date header.
+  let date: { header: string; receivedAt: number } | undefined;
+  const health = await request('raw', {
+    endpoint: ENDPOINTS.leaderHealth,
+    path: '/health',
+    anonymous: true,
+    accept: [200, 420],
+    decode: (json, status, headers) => {
+      const h = decodeHealth(json, status);
+      const header = headers.date;
+      if (typeof header === 'string') date = { header, receivedAt: o.clock.now() };
+      return h;
+    },
+  });
+  if (!health.ok) {
+    const f = describeFailure('GET /health', health, o.auth);
+    add('health', 'fail', f.message, f.fix);
+    if (health.reason === 'connect' || health.reason === 'timeout') return out;
+  } else if (health.status === 420) {
+    add(
+      'health',
+      'fail',
+      `the leader answers "${health.body.status}" (420): it is not serving`,
+      health.body.status === 'standby'
+        ? 'point the leader URL at the primary leader'
+        : 'wait until the leader is back, then check again',
+    );
+    // Every other request would wait for the leader to serve again (the client holds the budget on a 420).
+    checkClock(date, add);
+    add('api', 'skip', 'API not checked: the leader is not serving');
+    return out;
+  } else {
+    const role = health.body.role ? `role ${health.body.role}` : 'no role reported (leaders before 4.17)';
+    const since = health.body.startTime ? `, up since ${iso(health.body.startTime)}` : '';
+    add('health', 'ok', `GET /health: healthy, ${role}${since}`);
+  }
+  checkClock(date, add);
+
+  // Credentials: can a token be had, and how long is it good for.
+  const cred = await checkCredentials(o.conn.auth, o.auth, o.clock);
+  add('auth', cred.status, cred.message, cred.fix);
+
+  // Permission on the listing and the groups of every product (401 vs 403 vs 404).
+  let legacy = false;
+  for (const product of o.products) {
+    const path = `/products/${product}/workers`;
+    let listing = await request('auth', { ...workersPage(product, 1, 0), decode: decodeWorkerEnvelope });
+    let what = `GET ${path}`;
+    if (!listing.ok && listing.status === 404 && !legacy) {
+      const old = await request('auth', { ...masterWorkersPage(1, 0), decode: decodeWorkerEnvelope });
+      if (old.ok) legacy = true;
+      else [listing, what] = [old, `GET ${path} and GET /master/workers`];
+    }
+    if (legacy) add('permission', 'ok', `GET /master/workers: allowed (${path} answers 404: a leader before 4.17)`);
+    else permission(what, listing);
+    const groups = await request('auth', { ...groupsPage(product, 1, 0, legacy), decode: decodeGroupPage });
+    permission(legacy ? `GET /master/groups?product=${product}` : `GET /products/${product}/groups`, groups);
+    if (legacy) break;
+  }
+  if (out.some((r) => r.check === 'permission' && r.status === 'fail')) return out;
+
+  // The fleet, listed as the exporter lists it.
+  const discovery = await new Discoverer({ client: o.conn.client, products: o.products, logger: o.logger }).discover(
+    o.clock.now() + Math.max(o.intervals.discoveryMs, o.requestTimeoutMs),
+  );
+  if (!discovery.ok) {
+    const f = describeFailure('listing the fleet', discovery, o.auth);
+    add('fleet', 'fail', f.message, f.fix);
+    return out;
+  }
+  const nodes = [...discovery.nodes.values()];
+  for (const product of o.products)
+    fleetLine(
+      product,
+      nodes.filter((n) => n.product === product),
+      discovery.groups,
+    );
+
+  // Permission in host context, on one connected node (a node that does not answer still shows 401/403 apart).
+  const sample = nodes.find((n) => n.worker.disconnected !== true) ?? nodes[0];
+  if (sample) {
+    const id = sample.worker.id;
+    permission(`GET /w/{nodeId}/health`, await request('auth', healthRequest(id, deadline())), id);
+    permission(`GET /w/{nodeId}/edge/metadata`, await request('auth', metadataRequest(id, deadline())), id);
+  } else {
+    add('permission', 'skip', 'GET /w/{nodeId}/health and /edge/metadata: no node to ask');
+  }
+
+  versionLine(legacy, nodes);
+  rateLine(nodes.length, discovery.groups.length);
+  return out;
+
+  function permission(what: string, res: LeaderResult<unknown>, nodeId?: string): void {
+    if (res.ok) return add('permission', 'ok', `${what}: allowed${nodeId ? ` (node ${nodeId} answered)` : ''}`);
+    // In host context a 502/504 is the node's own state: the request itself was allowed.
+    if (nodeId && res.reason === 'http_5xx') {
+      return add('permission', 'ok', `${what}: allowed (node ${nodeId} does not answer: HTTP ${res.status ?? '5xx'})`);
+    }
+    const f = describeFailure(what, res, o.auth);
+    add('permission', 'fail', f.message, f.fix);
+  }
+
+  function fleetLine(product: Product, list: DiscoveredNode[], groups: readonly GroupState[]): void {
+    if (list.length === 0) {
+      add(
+        'fleet',
+        'warn',
+        `${product}: no nodes listed`,
+        `nothing to monitor for ${product}: leave it out (--products) if you do not use it`,
+      );
+      return;
+    }
+    const byGroup = new Map<string, number>();
+    for (const g of groups) if (g.product === product) byGroup.set(g.group.id, 0);
+    for (const n of list) byGroup.set(n.worker.group, (byGroup.get(n.worker.group) ?? 0) + 1);
+    const shown = [...byGroup].slice(0, 8).map(([g, c]) => `${g} ${c}`);
+    const more = byGroup.size > 8 ? `, and ${byGroup.size - 8} more` : '';
+    const disconnected = list.filter((n) => n.worker.disconnected === true).length;
+    const kind = product === 'edge' ? 'fleet' : 'group';
+    add(
+      'fleet',
+      'ok',
+      `${product}: ${list.length} node${list.length === 1 ? '' : 's'} in ${byGroup.size} ${kind}` +
+        `${byGroup.size === 1 ? '' : 's'} (${shown.join(', ')}${more})` +
+        (disconnected ? `; ${disconnected} disconnected` : ''),
+    );
+  }
+
+  function versionLine(isLegacy: boolean, list: DiscoveredNode[]): void {
+    const versions = new Map<string, number>();
+    for (const n of list) {
+      const v = n.worker.info.cribl.version ?? 'unknown';
+      versions.set(v, (versions.get(v) ?? 0) + 1);
+    }
+    const top = [...versions].sort((a, b) => b[1] - a[1]).slice(0, 4);
+    const nodesRun = top.length ? `; nodes run ${top.map(([v, c]) => `${v} (${c})`).join(', ')}` : '';
+    add(
+      'version',
+      'ok',
+      (isLegacy
+        ? 'leader before 4.17: the exporter lists nodes with GET /master/workers'
+        : 'leader 4.17 or later: the exporter lists nodes with GET /products/{product}/workers') + nodesRun,
+    );
+  }
+
+  function rateLine(nodeCount: number, groupCount: number): void {
+    const need = requestRate({
+      nodes: nodeCount,
+      products: o.products.length,
+      intervals: o.intervals,
+      shards: o.shards,
+      groups: groupCount,
+    });
+    const r = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
+    const parts = `health ${r(need.health)}, metadata ${r(need.metadata)}, discovery ${r(need.discovery)}`;
+    const per = o.shards > 1 ? ` (this shard's share of ${nodeCount} nodes)` : ` for ${nodeCount} nodes`;
+    const text = `needs ${r(need.total)} requests/s${per} (${parts}); --leader.max-rps allows ${r(o.maxRps)}`;
+    if (need.total > o.maxRps) {
+      const cycle = (o.intervals.healthMs * need.total) / o.maxRps;
+      const interval = Math.ceil(
+        (o.intervals.healthMs * need.health) / Math.max(o.maxRps - need.metadata - need.discovery, 1e-9) / 1000,
+      );
+      add(
+        'rate',
+        'fail',
+        `${text}: a health cycle would take about ${formatDuration(Math.ceil(cycle / 1000) * 1000)} instead of ` +
+          formatDuration(o.intervals.healthMs),
+        `raise --leader.max-rps to at least ${Math.ceil(need.total * 1.25)} if the leader can take it, or ` +
+          `--health.interval to at least ${formatDuration(interval * 1000)}, or shard (--shard.total)`,
+      );
+    } else if (need.total > o.maxRps * 0.8) {
+      add(
+        'rate',
+        'warn',
+        `${text}: little headroom for retries, logins and a growing fleet`,
+        `raise --leader.max-rps to about ${Math.ceil(need.total * 1.25)} or --health.interval`,
+      );
+    } else {
+      add('rate', 'ok', text);
+    }
+  }
+}
+
+function checkClock(
+  date: { header: string; receivedAt: number } | undefined,
+  add: (check: string, status: CheckResult['status'], message: string, fix?: string) => void,
+): void {
+  if (!date) return add('clock', 'skip', 'the leader sent no Date header: clock skew not checked');
+  const leaderMs = Date.parse(date.header);
+  if (!Number.isFinite(leaderMs)) return add('clock', 'skip', 'the Date header of the leader does not parse');
+  // The header has whole seconds (cut, not rounded): half a second is the best guess of what was cut.
+  const skew = date.receivedAt - leaderMs - 500;
+  const abs = Math.abs(skew);
+  const side = skew > 0 ? 'behind' : 'ahead of';
+  const text = `the leader's clock (Date header) is ${Math.round(abs / 1000)}s ${side} this machine's`;
+  const fix =
+    'synchronise both clocks (NTP): heartbeat-age alerts compare the leader’s timestamps with Prometheus time, ' +
+    'and token expiry with this machine’s';
+  if (abs <= 1000) add('clock', 'ok', "the leader's clock (Date header) agrees with this machine's to the second");
+  else if (abs <= SKEW_WARN_MS) add('clock', 'ok', `${text}: close enough`);
+  else if (abs <= SKEW_FAIL_MS) add('clock', 'warn', text, fix);
+  else add('clock', 'fail', text, fix);
+}
+
+/** A failed request as one line and its fix: 401, 403 and 404 each say something different. */
+export function describeFailure(
+  what: string,
+  f: Pick<LeaderFailure, 'reason' | 'message'> & { status?: number },
+  auth: AuthConfig,
+): { message: string; fix: string } {
+  switch (f.status) {
+    case 401:
+      return {
+        message: `${what}: 401, the credentials were refused`,
+        fix:
+          auth.mode === 'none'
+            ? 'the leader wants credentials: set CRIBL_TOKEN or --leader.token-file (or a user, or Cribl.Cloud ' +
+              'client credentials)'
+            : auth.mode === 'token'
+              ? 'the token is wrong, expired or revoked: create a new API token for the exporter'
+              : 'the credentials log in but the token is refused: check that they belong to this leader',
+      };
+    case 403:
+      return {
+        message: `${what}: 403, the credentials are valid but not allowed here`,
+        fix:
+          'give the exporter’s user or API credentials read access to the worker groups and fleets (at least ' +
+          'Read Only on Stream and Edge)',
+      };
+    case 404:
+      return {
+        message: `${what}: 404, not found`,
+        fix: 'the leader URL must be the global-context API base, ending in /api/v1 (e.g. https://leader:9000/api/v1)',
+      };
+    case 420:
+      return { message: `${what}: 420, the leader is not serving`, fix: 'point the URL at the primary leader' };
+  }
+  switch (f.reason) {
+    case 'throttled':
+      return {
+        message: `${what}: the leader kept answering 429/503 (${f.message})`,
+        fix: 'the leader is busy or rate-limits the exporter: try again, and keep --leader.max-rps modest',
+      };
+    case 'connect':
+    case 'timeout':
+      return {
+        message: f.message,
+        fix: 'see the DNS, TCP and TLS lines above; check --leader.timeout.* for a slow leader',
+      };
+    case 'decode':
+      return {
+        message: `${what}: the answer is not what a Cribl leader sends (${f.message})`,
+        fix: 'check that the URL points at a Cribl Stream or Edge leader, not a proxy or another service',
+      };
+    default:
+      return { message: f.message, fix: 'see the leader’s logs for this request' };
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * `cribl-exporter demo`: the simulated leader on a free loopback port and the exporter against it, in one process,
+ * with settings for a first look (short intervals, pretty logs) and the next steps printed once it listens.
+ */
+import { fileURLToPath } from 'node:url';
+import type { App } from './app.js';
+import type { CommandIo } from './commands.js';
+import type { FlagName } from './config/flags.js';
+import { parseListenAddress } from './util/listen-address.js';
+import { parseScenario, startSimulator, type Scenario, type Simulator } from './simulator/index.js';
+import { CONFIG_MAX_BYTES } from './util/files.js';
+
+/** The demo's default scenario, shipped in the package (examples/ is in package.json "files"). */
+const DEMO_SCENARIO = new URL('../examples/scenarios/demo.yaml', import.meta.url);
+
+/** Where the demo listens unless told: loopback, since a simulated fleet on every interface of a laptop surprises. */
+export const DEMO_LISTEN_ADDRESS = '127.0.0.1:9864';
+
+/**
+ * The demo's own defaults. They sit below flags, the environment and --config.file, so each of those wins. The
+ * listen address comes from CRIBL_DEMO_LISTEN_ADDRESS when set: the container image sets it to :9864, so that there
+ * the demo serves outside the container, where `docker run -p` can reach it.
+ */
+export const DEMO_DEFAULTS: Readonly<Partial<Record<FlagName, string>>> = {
+  'web.listen-address': DEMO_LISTEN_ADDRESS,
+  'discovery.interval': '10s',
+  'health.interval': '5s',
+  'metadata.interval': '1m',
+  'log.format': 'pretty',
+};
+
+export const DEMO_USAGE = `Usage: cribl-exporter demo [--nodes N] [--seed N] [--scenario FILE] [exporter flags]
+
+Runs the simulated leader and the exporter in one process, the exporter pointed at the simulator,
+and prints where the status page and /metrics are. The simulated fleet follows
+examples/scenarios/demo.yaml (50 nodes in every state, changing every 20s) unless --scenario names
+another. Exporter flags (see cribl-exporter --help) apply to the exporter. Unless a flag, the
+environment or --config.file says otherwise, the demo listens on 127.0.0.1:9864 (loopback only;
+CRIBL_DEMO_LISTEN_ADDRESS changes that default, and the container image sets it to :9864, all
+interfaces), polls every 5s, lists every 10s and logs in the pretty format.`;
+
+/** Runs the exporter with these settings and returns its exit code (src/commands.ts). */
+export type RunExporter = (
+  argv: string[],
+  env: CommandIo['env'],
+  io: CommandIo,
+  sim: Simulator,
+  defaults: Readonly<Partial<Record<FlagName, string>>>,
+) => Promise<number>;
+
+/** What to do next, printed once the exporter listens. */
+export function nextSteps(
+  app: Pick<App, 'url' | 'metricsUrl'>,
+  sim: Pick<Simulator, 'baseUrl' | 'adminUrl'>,
+  nodes: number,
+): string[] {
+  const target = new URL(app.url).host;
+  return [
+    `cribl-exporter demo: metrics at ${app.metricsUrl} (simulated leader ${sim.baseUrl}, ${nodes} nodes)`,
+    '',
+    `  Status page       ${app.url}/`,
+    `  Metrics           ${app.metricsUrl}`,
+    `  Simulated leader  ${sim.adminUrl} (its admin API, from this machine only: curl -s ${sim.adminUrl}/stats)`,
+    '  Stop              Ctrl-C',
+    '',
+    '  Scrape it with Prometheus (prometheus.yml):',
+    '    scrape_configs:',
+    '      - job_name: cribl-exporter',
+    '        scrape_interval: 15s',
+    '        static_configs:',
+    `          - targets: ['${target}']`,
+    '',
+  ];
+}
+
+interface DemoArgs {
+  nodes?: number;
+  seed?: number;
+  scenario?: string;
+  exporterArgs: string[];
+}
+
+/** Splits the demo's own flags from the exporter's. */
+function parseDemoArgs(argv: readonly string[]): DemoArgs | { help: true } | { error: string } {
+  const own: Record<string, string> = {};
+  const exporterArgs: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--help' || a === '-h') return { help: true };
+    const m = /^--(nodes|seed|scenario)(?:=(.*))?$/.exec(a);
+    if (!m) {
+      exporterArgs.push(a);
+      continue;
+    }
+    const value = m[2] ?? argv[++i];
+    if (value === undefined) return { error: `--${m[1]} needs a value` };
+    own[m[1]!] = value;
+  }
+  const nodes = own.nodes === undefined ? undefined : Number(own.nodes);
+  const seed = own.seed === undefined ? undefined : Number(own.seed);
+  if (
+    (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 0)) ||
+    (seed !== undefined && !Number.isInteger(seed))
+  )
+    return { error: '--nodes and --seed take whole numbers' };
+  return {
+    exporterArgs,
+    ...(nodes === undefined ? {} : { nodes }),
+    ...(seed === undefined ? {} : { seed }),
+    ...(own.scenario === undefined ? {} : { scenario: own.scenario }),
+  };
+}
+
+/** `cribl-exporter demo`. */
+export async function runDemo(argv: readonly string[], io: CommandIo, runExporter: RunExporter): Promise<number> {
+  const args = parseDemoArgs(argv);
+  if ('help' in args) {
+    io.stdout(DEMO_USAGE);
+    return 0;
+  }
+  if ('error' in args) {
+    io.stderr(`cribl-exporter demo: ${args.error}`);
+    return 2;
+  }
+  const listen = io.env.CRIBL_DEMO_LISTEN_ADDRESS?.trim() || DEMO_LISTEN_ADDRESS;
+  try {
+    parseListenAddress(listen);
+  } catch (e) {
+    io.stderr(`cribl-exporter demo: CRIBL_DEMO_LISTEN_ADDRESS: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+  let scenario: Scenario;
+  const scenarioFile = args.scenario ?? fileURLToPath(DEMO_SCENARIO);
+  try {
+    const text = await io.readFile(scenarioFile, { setting: '--scenario', maxBytes: CONFIG_MAX_BYTES });
+    scenario = parseScenario(text, scenarioFile);
+  } catch (e) {
+    io.stderr(`cribl-exporter demo: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+  const sim = await startSimulator({
+    scenario,
+    ...(args.nodes === undefined ? {} : { nodes: args.nodes }),
+    ...(args.seed === undefined ? {} : { seed: args.seed }),
+  });
+  try {
+    const env = { ...io.env, CRIBL_LEADER_URL: sim.baseUrl, CRIBL_TOKEN: sim.token, CRIBL_TOKEN_FILE: undefined };
+    const demoIo: CommandIo = {
+      ...io,
+      onStarted: (app, s) => {
+        for (const line of nextSteps(app, sim, sim.fleet.nodes().length)) io.stdout(line);
+        io.onStarted?.(app, s);
+      },
+    };
+    return await runExporter(args.exporterArgs, env, demoIo, sim, { ...DEMO_DEFAULTS, 'web.listen-address': listen });
+  } finally {
+    await sim.close();
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The states a node can be in on the status page, worst first. Each is one line: a key, what the page calls it, how
+ * bad it is, and why a node is in it (undefined when it is not). A node can be in several (disconnected and
+ * unreachable, or healthy with an outdated config); the worst decides its rank among the worst nodes.
+ *
+ * To add a state, add a line. Issue 12's outdated config, for example, once the node state carries it:
+ *   condition('config_outdated', 'outdated config', 15, (n) => (n.configOutdated ? 'runs …, deploys …' : undefined)),
+ */
+import type { NodeState } from '../../collectors/state.js';
+import type { FailureReason } from '../../http/failure.js';
+import { formatAge } from './time.js';
+
+/** One state of a node. */
+export interface NodeCondition {
+  /** Stable id (a CSS class and a test hook). */
+  readonly key: string;
+  /** Column heading on the page. */
+  readonly label: string;
+  /** 0 for a node that is fine; higher is worse. */
+  readonly severity: number;
+  /** Why `node` is in this state, or undefined when it is not. Cheap: it runs for every node. */
+  readonly reason: (node: NodeState, nowMs: number) => string | undefined;
+}
+
+const condition = (key: string, label: string, severity: number, reason: NodeCondition['reason']): NodeCondition => ({
+  key,
+  label,
+  severity,
+  reason,
+});
+
+/** What each poll failure reason means for a node, in words. */
+const FAILURE_WORDS: Readonly<Record<FailureReason, string>> = {
+  timeout: 'timed out',
+  connect: 'no connection to the leader',
+  http_4xx: 'the leader refused the request (4xx)',
+  http_5xx: 'the leader got no answer from the node (5xx)',
+  throttled: 'throttled by the leader (429/503)',
+  decode: 'an answer that is not a health status',
+  leader_unavailable: 'the leader is not serving (420)',
+};
+
+const lastAnswer = (n: NodeState, now: number): string =>
+  n.health?.lastSuccessMs === undefined
+    ? 'never answered'
+    : `last answer ${formatAge(now - n.health.lastSuccessMs)} ago`;
+
+/** Worst first; the page shows one column per state, in this order. */
+export const NODE_CONDITIONS: readonly NodeCondition[] = [
+  condition('disconnected', 'disconnected', 50, (n, now) =>
+    n.worker.disconnected === true
+      ? `the leader reports it disconnected (last heartbeat ${formatAge(now - n.worker.lastMsgTime)} ago)`
+      : undefined,
+  ),
+  condition('unreachable', 'unreachable', 40, (n, now) =>
+    n.health !== undefined && !n.health.up
+      ? `health poll failed: ${n.health.failure ? FAILURE_WORDS[n.health.failure] : 'unknown'} (${lastAnswer(n, now)})`
+      : undefined,
+  ),
+  condition('shutting_down', 'shutting down', 30, (n) =>
+    n.health?.up === true && n.health.status === 'shutting down' ? 'answers "shutting down" (420)' : undefined,
+  ),
+  condition('standby', 'standby', 20, (n) =>
+    n.health?.up === true && n.health.status === 'standby' ? 'answers "standby" (420)' : undefined,
+  ),
+  condition('pending', 'not polled yet', 5, (n) =>
+    n.health === undefined && n.worker.disconnected !== true ? 'waiting for its first health poll' : undefined,
+  ),
+  condition('healthy', 'healthy', 0, (n) =>
+    n.health?.up === true && n.health.status === 'healthy' && n.worker.disconnected !== true ? 'healthy' : undefined,
+  ),
+];

@@ -1,0 +1,89 @@
+/**
+ * One leader's nodes summed up for the status page: how many are in each state, and the worst few with their
+ * reasons. One pass over the snapshot's node states, time-sliced so that scrapes keep being served, with a bounded
+ * selection of the worst: O(N) time and O(limit) memory whatever the fleet's size.
+ */
+import type { NodeState } from '../../collectors/state.js';
+import { timeSlicer } from '../../util/yield.js';
+import { NODE_CONDITIONS, type NodeCondition } from './conditions.js';
+
+/** A node among the worst. */
+export interface WorstNode {
+  node: NodeState;
+  /** The worst of its states. */
+  condition: NodeCondition;
+  /** Every state it is in but healthy, with why. */
+  reasons: string[];
+  /** Epoch ms of its last answered health poll (older is worse); -Infinity when it never answered. */
+  lastAnswerMs: number;
+}
+
+/** One leader's nodes. */
+export interface NodeSummary {
+  total: number;
+  /** Nodes per state, in NODE_CONDITIONS order. */
+  counts: number[];
+  /** The worst nodes, worst first, at most `limit`. */
+  worst: WorstNode[];
+}
+
+/** Longest stretch of the pass between two yields to the event loop. */
+const SLICE_MS = 4;
+
+/** Worst first: higher severity, then the longer silence, then the node id (a stable order). */
+export function compareWorst(a: WorstNode, b: WorstNode): number {
+  return (
+    b.condition.severity - a.condition.severity ||
+    a.lastAnswerMs - b.lastAnswerMs ||
+    (a.node.nodeId < b.node.nodeId ? -1 : a.node.nodeId > b.node.nodeId ? 1 : 0)
+  );
+}
+
+/** Inserts into a sorted list capped at `limit` (binary search: a full list costs log(limit) per candidate). */
+export function insertBounded(list: WorstNode[], item: WorstNode, limit: number): void {
+  if (limit <= 0) return;
+  if (list.length === limit && compareWorst(item, list[limit - 1]!) >= 0) return;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareWorst(list[mid]!, item) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, item);
+  if (list.length > limit) list.pop();
+}
+
+/** Sums up `nodes` at `nowMs`, keeping the `limit` worst. */
+export async function summarizeNodes(nodes: Iterable<NodeState>, nowMs: number, limit: number): Promise<NodeSummary> {
+  const counts = NODE_CONDITIONS.map(() => 0);
+  const worst: WorstNode[] = [];
+  const slice = timeSlicer(SLICE_MS);
+  let total = 0;
+  for (const node of nodes) {
+    const pause = slice();
+    if (pause) await pause;
+    total++;
+    let top: NodeCondition | undefined;
+    for (let i = 0; i < NODE_CONDITIONS.length; i++) {
+      const c = NODE_CONDITIONS[i]!;
+      if (c.reason(node, nowMs) === undefined) continue;
+      counts[i]!++;
+      if (top === undefined || c.severity > top.severity) top = c;
+    }
+    if (top === undefined || top.severity === 0) continue;
+    const candidate: WorstNode = {
+      node,
+      condition: top,
+      reasons: [],
+      lastAnswerMs: node.health?.lastSuccessMs ?? -Infinity,
+    };
+    if (worst.length === limit && compareWorst(candidate, worst[limit - 1]!) >= 0) continue;
+    // Reasons only for the few that make the list: building strings for every node would cost more than ranking.
+    candidate.reasons = NODE_CONDITIONS.filter((c) => c.severity > 0)
+      .map((c) => c.reason(node, nowMs))
+      .filter((r): r is string => r !== undefined);
+    insertBounded(worst, candidate, limit);
+  }
+  return { total, counts, worst };
+}

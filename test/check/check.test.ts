@@ -1,0 +1,304 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCheckCommand } from '../../src/check/command.js';
+import { formatText, type CheckResult } from '../../src/check/report.js';
+import { runCommand } from '../../src/commands.js';
+import { check, closedPort, jwt, offsetClock, SECRET, sim, statuses } from './helpers.js';
+
+// `cribl-exporter check` against the simulated leader, one failure mode at a time: each test asserts the lines
+// that name the problem, their fix, and the exit code. TLS: tls.test.ts; the management plane: cloud.test.ts.
+
+describe('cribl-exporter check: a healthy leader', () => {
+  it('passes every check, prints one line per check with its mark, and exits 0 (text)', async () => {
+    const s = await sim();
+    const out: string[] = [];
+    const code = await runCommand({
+      argv: ['check', '--leader.url', s.baseUrl],
+      env: { CRIBL_TOKEN: SECRET },
+      stdout: (l) => out.push(l),
+      stderr: (l) => out.push(l),
+      readFile: (p) => Promise.resolve(readFileSync(p, 'utf8')),
+      signal: new AbortController().signal,
+      version: '0.0.0-test',
+      nodejsVersion: process.version,
+    });
+    const text = out.join('\n');
+    expect(code, text).toBe(0);
+    expect(out[0]).toBe(`leader ${new URL(s.baseUrl).host} (${s.baseUrl})`);
+    for (const title of ['DNS', 'TCP', 'TLS', 'health', 'clock', 'auth', 'permission', 'fleet', 'version', 'rate']) {
+      expect(text).toMatch(new RegExp(`^  ✓ ${title} `, 'm'));
+    }
+    expect(text).not.toMatch(/^ {2}[✗!-] /m);
+    expect(text).toMatch(/✓ fleet +stream: \d+ nodes in 3 groups \(default \d+, prod-east \d+, prod-west \d+\)/);
+    expect(text).toMatch(/✓ rate +needs [\d.]+ requests\/s for 20 nodes .*--leader\.max-rps allows 50$/m);
+    expect(out.at(-1)).toMatch(/^no problem found, 0 warnings, \d+ ok$/);
+    expect(text).not.toContain(SECRET);
+  });
+
+  it('--output json: one document with every result; the token is in none of it', async () => {
+    const s = await sim();
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: SECRET });
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out.join('\n')) as { ok: boolean; counts: Record<string, number>; targets: unknown[] };
+    expect(doc.ok).toBe(true);
+    expect(doc.counts.fail).toBe(0);
+    expect(doc.targets).toEqual([{ name: new URL(s.baseUrl).host, url: s.baseUrl }]);
+    expect(statuses(r)).toEqual([
+      'dns:ok',
+      'tcp:ok',
+      'tls:ok',
+      'health:ok',
+      'clock:ok',
+      'auth:ok',
+      'permission:ok',
+      'permission:ok',
+      'permission:ok',
+      'permission:ok',
+      'fleet:ok',
+      'fleet:ok',
+      'permission:ok',
+      'permission:ok',
+      'version:ok',
+      'rate:ok',
+    ]);
+    expect(r.out.join('')).not.toContain(SECRET);
+    // Contacted once: one health poll and one metadata poll of a node, never a poll cycle.
+    expect(s.stats().requests['/w/{nodeId}/health']).toEqual({ '200': 1 });
+  });
+
+  it('through the budget: a leader that rate-limits (429) is waited for, not reported broken', async () => {
+    const s = await sim({ nodes: 5 });
+    s.setFaults({ rateLimit: { rate: 4, burst: 2, retryAfter: 'seconds' } });
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: SECRET });
+    expect(r.code, r.out.join('\n')).toBe(0);
+    expect(s.stats().requests['/products/{product}/workers']?.['429']).toBeGreaterThan(0);
+    expect(s.stats().retryAfterViolations).toBe(0);
+  }, 30_000);
+});
+
+describe('cribl-exporter check: failure modes', () => {
+  it('DNS: a host name that does not resolve', async () => {
+    const lookup = (): Promise<never> => Promise.reject(Object.assign(new Error('nope'), { code: 'ENOTFOUND' }));
+    const r = await check(
+      ['--leader.url', 'https://leader.example.invalid:9000/api/v1'],
+      { CRIBL_TOKEN: SECRET },
+      { lookup },
+    );
+    expect(r.code).toBe(1);
+    expect(r.line('dns')).toMatchObject({
+      status: 'fail',
+      message: 'cannot resolve leader.example.invalid (ENOTFOUND)',
+    });
+    expect(r.line('dns').fix).toMatch(/host name in the leader URL/);
+    expect(statuses(r)).toEqual(['dns:fail', 'tcp:skip', 'tls:skip', 'api:skip']);
+  });
+
+  it('TCP: nothing listens on the port', async () => {
+    const port = await closedPort();
+    const r = await check(['--leader.url', `http://127.0.0.1:${port}/api/v1`], { CRIBL_TOKEN: SECRET });
+    expect(r.code).toBe(1);
+    expect(r.line('tcp')).toMatchObject({
+      status: 'fail',
+      message: `connection to 127.0.0.1:${port} refused: nothing listens there`,
+    });
+    expect(r.line('tcp').fix).toMatch(/port in the leader URL/);
+  });
+
+  it('a proxy: the direct checks are skipped and the API checks go through it', async () => {
+    const port = await closedPort();
+    const s = await sim();
+    const r = await check(['--leader.url', s.baseUrl], {
+      CRIBL_TOKEN: SECRET,
+      HTTP_PROXY: `http://u:pw@127.0.0.1:${port}`,
+    });
+    expect(r.line('dns')).toMatchObject({ status: 'skip' });
+    expect(r.line('dns').message).toContain(`through the proxy http://127.0.0.1:${port}`);
+    expect(r.out.join('')).not.toContain('u:pw');
+    expect(r.line('health').status).toBe('fail');
+    expect(r.code).toBe(1);
+  });
+
+  it('health: a leader in standby (420)', async () => {
+    const s = await sim();
+    s.fleet.setLeaderState('standby');
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: SECRET });
+    expect(r.code).toBe(1);
+    expect(r.line('health')).toMatchObject({
+      status: 'fail',
+      message: 'the leader answers "standby" (420): it is not serving',
+      fix: 'point the leader URL at the primary leader',
+    });
+    expect(r.line('api').status).toBe('skip');
+  });
+
+  it('credentials refused (401): a wrong token', async () => {
+    const s = await sim();
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: 'not-the-token' });
+    expect(r.code).toBe(1);
+    expect(r.line('permission', '/products/stream/workers')).toMatchObject({
+      status: 'fail',
+      message: 'GET /products/stream/workers: 401, the credentials were refused',
+      fix: 'the token is wrong, expired or revoked: create a new API token for the exporter',
+    });
+    expect(r.results.some((x) => x.check === 'fleet')).toBe(false);
+  });
+
+  it('not allowed (403): valid credentials without permission', async () => {
+    const s = await sim();
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: s.forbiddenToken });
+    expect(r.code).toBe(1);
+    expect(r.line('permission', '/products/stream/workers')).toMatchObject({
+      status: 'fail',
+      message: 'GET /products/stream/workers: 403, the credentials are valid but not allowed here',
+    });
+    expect(r.line('permission', '/products/stream/workers').fix).toMatch(/Read Only/);
+  });
+
+  it('not found (404): a URL that is not the API base', async () => {
+    const s = await sim();
+    // A path prefix the leader does not serve (a reverse proxy's, say): every request is a 404.
+    const r = await check(['--leader.url', `${s.origin}/cribl/api/v1`], { CRIBL_TOKEN: SECRET });
+    expect(r.code).toBe(1);
+    expect(r.line('health').message).toBe('GET /health: 404, not found');
+    expect(r.line('permission', 'workers')).toMatchObject({
+      status: 'fail',
+      message: 'GET /products/stream/workers and GET /master/workers: 404, not found',
+    });
+    expect(r.line('permission', 'workers').fix).toMatch(/ending in \/api\/v1/);
+  });
+
+  it('version: a leader before 4.17 is listed with /master/workers', async () => {
+    const s = await sim({ leaderVersion: '4.16' });
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: SECRET });
+    expect(r.code, r.out.join('\n')).toBe(0);
+    expect(r.line('permission', 'master')).toMatchObject({
+      status: 'ok',
+      message: 'GET /master/workers: allowed (/products/stream/workers answers 404: a leader before 4.17)',
+    });
+    expect(r.line('version').message).toMatch(
+      /^leader before 4\.17: the exporter lists nodes with GET \/master\/workers; nodes run /,
+    );
+    expect(r.line('health').message).toContain('no role reported');
+  });
+
+  it('rate: intervals the allowed rate cannot cover', async () => {
+    const s = await sim({ nodes: 200 });
+    const r = await check(['--leader.url', s.baseUrl, '--health.interval', '5s', '--leader.max-rps', '20'], {
+      CRIBL_TOKEN: SECRET,
+    });
+    expect(r.code).toBe(1);
+    const rate = r.line('rate');
+    expect(rate.status).toBe('fail');
+    expect(rate.message).toMatch(/^needs 4\d requests\/s for 200 nodes .*; --leader\.max-rps allows 20: /);
+    expect(rate.message).toMatch(/: a health cycle would take about 1\ds instead of 5s$/);
+    expect(rate.fix).toMatch(/^raise --leader\.max-rps to at least \d+ .* or --health\.interval to at least 1\ds/);
+
+    const close = await check(['--leader.url', s.baseUrl, '--health.interval', '5s', '--leader.max-rps', '45'], {
+      CRIBL_TOKEN: SECRET,
+    });
+    expect(close.line('rate').status).toBe('warn');
+    expect(close.code).toBe(0);
+  });
+
+  it.each([
+    [10_000, 'warn'],
+    [120_000, 'fail'],
+  ])('clock: this machine %i ms ahead of the leader is a %s', async (offset, status) => {
+    const s = await sim({ nodes: 2 });
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: SECRET }, { clock: offsetClock(offset) });
+    expect(r.line('clock')).toMatchObject({ status });
+    expect(r.line('clock').message).toMatch(new RegExp(`is ${Math.round(offset / 1000)}s behind this machine's$`));
+    expect(r.line('clock').fix).toMatch(/NTP/);
+  });
+
+  it('auth: an expired JWT as static token', async () => {
+    const s = await sim();
+    const expired = jwt(Math.floor(Date.now() / 1000) - 3600);
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: expired });
+    expect(r.line('auth')).toMatchObject({ status: 'fail', fix: 'create a new API token and give it to the exporter' });
+    expect(r.line('auth').message).toMatch(/^static token \(CRIBL_TOKEN\): the token expired on /);
+    expect(r.out.join('')).not.toContain(expired);
+  });
+
+  it('auth: a JWT expiring within a week is a warning', async () => {
+    const s = await sim();
+    const soon = jwt(Math.floor(Date.now() / 1000) + 2 * 86400);
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: soon });
+    expect(r.line('auth').status).toBe('warn');
+    expect(r.line('auth').message).toMatch(/expires .* \(in 4\d hours\)$/);
+  });
+
+  it('auth: on-prem login, right and wrong password', async () => {
+    const s = await sim();
+    const ok = await check(['--leader.url', s.baseUrl, '--leader.username', 'admin'], { CRIBL_PASSWORD: 'admin' });
+    expect(ok.line('auth')).toMatchObject({ status: 'ok' });
+    expect(ok.line('auth').message).toMatch(/^login as "admin" \(POST \/auth\/login\): got a token that expires /);
+    expect(ok.code).toBe(0);
+    const bad = await check(['--leader.url', s.baseUrl, '--leader.username', 'admin'], { CRIBL_PASSWORD: 'wrong-pw' });
+    expect(bad.line('auth').status).toBe('fail');
+    expect(bad.line('auth').fix).toMatch(/--leader\.username and the password/);
+    expect(bad.out.join('')).not.toContain('wrong-pw');
+    expect(bad.code).toBe(1);
+  });
+
+  it('auth: no credentials at all is a warning, and the leader then says 401', async () => {
+    const s = await sim();
+    const r = await check(['--leader.url', s.baseUrl]);
+    expect(r.line('auth').status).toBe('warn');
+    expect(r.line('permission', 'stream/workers').fix).toMatch(/^the leader wants credentials/);
+  });
+});
+
+describe('cribl-exporter check: bad settings exit 2 before any request', () => {
+  it.each<[string, string[], Record<string, string>, RegExp]>([
+    ['an unknown flag', ['--leader.urll', 'x'], {}, /^cribl-exporter check: unknown flag --leader\.urll/],
+    ['a bad --output', ['--output', 'yaml'], {}, /^cribl-exporter check: --output: "yaml" is not one of text, json$/],
+    ['no leader', [], {}, /--leader\.url is required/],
+    ['an unreadable CA file', ['--leader.ca-file', '/nope/ca.pem'], { CRIBL_TOKEN: SECRET }, /--leader\.ca-file/],
+  ])('%s', async (_name, argv, env, message) => {
+    const s = await sim({ nodes: 1 });
+    const out: string[] = [];
+    const err: string[] = [];
+    const withUrl =
+      argv.includes('--leader.urll') || _name === 'no leader' ? argv : ['--leader.url', s.baseUrl, ...argv];
+    const code = await runCheckCommand(withUrl, {
+      env,
+      stdout: (l) => out.push(l),
+      stderr: (l) => err.push(l),
+      readFile: (p) => Promise.resolve(readFileSync(p, 'utf8')),
+      version: '0',
+    });
+    expect(code).toBe(2);
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(message);
+    expect(out).toEqual([]);
+    expect(s.stats().totalRequests).toBe(0);
+  });
+});
+
+describe('the README example of a check report', () => {
+  it('is laid out as formatText lays it out', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### Checking a leader'), readme.indexOf('### Status page'));
+    const example = /```text\n([\s\S]*?)\n```/.exec(section)?.[1] ?? '';
+    const target = 'leader.example.com:9000';
+    const results: CheckResult[] = [
+      { target, check: 'dns', status: 'ok', message: 'leader.example.com resolves to 10.20.0.15' },
+      { target, check: 'tcp', status: 'ok', message: 'connected to 10.20.0.15:9000' },
+      {
+        target,
+        check: 'tls',
+        status: 'fail',
+        message:
+          'the certificate does not chain to a trusted CA (UNABLE_TO_VERIFY_LEAF_SIGNATURE; issued by "corp CA", ' +
+          'valid until 2027-03-01)',
+        fix:
+          'give the CA certificate that issued it ("corp CA") with --leader.ca-file (a private CA, or the CA of a ' +
+          'TLS-inspecting proxy)',
+      },
+      { target, check: 'api', status: 'skip', message: 'API not checked: the leader cannot be reached (see above)' },
+    ];
+    const text = formatText({ targets: [{ name: target, url: `https://${target}/api/v1` }], results });
+    expect(example).toBe(text.join('\n'));
+  });
+});

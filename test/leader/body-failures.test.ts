@@ -1,0 +1,98 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../../src/api/routes.js';
+import { RequestBudget } from '../../src/leader/budget.js';
+import { createLeaderClient } from '../../src/leader/client.js';
+import { systemClock } from '../../src/util/clock.js';
+import { createLogger, forLeader } from '../../src/util/logger.js';
+import { recordingMetrics } from './helpers.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+/** A leader on a real socket whose answers `handle` writes raw. */
+async function leader(handle: (res: ServerResponse) => void): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    handle(res);
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+}
+
+function client(baseUrl: string, maxResponseBytes = 1024) {
+  const { metrics, events } = recordingMetrics();
+  const lines: string[] = [];
+  const root = createLogger({ level: 'debug', format: 'json' }, { write: (l: string) => void lines.push(l) });
+  const c = createLeaderClient({
+    baseUrl,
+    name: 'east',
+    dispatcher: new Agent(),
+    budget: new RequestBudget({ maxRps: 100, burst: 10, maxConcurrency: 2, clock: systemClock }),
+    clock: systemClock,
+    random: () => 0,
+    // The app binds `leader` already: the client must not bind it a second time.
+    logger: forLeader(root, 'east'),
+    metrics,
+    limits: { maxAttempts: 1, maxResponseBytes, backoffBaseMs: 1, backoffMaxMs: 5 },
+  });
+  const list = () =>
+    c.request({
+      endpoint: ENDPOINTS.workers,
+      path: '/products/stream/workers',
+      decode: (j) => j,
+      deadline: Date.now() + 5_000,
+    });
+  return { c, list, events, lines };
+}
+
+describe('leader answers whose body fails', () => {
+  it('a body cut short (Content-Length not met) is a decode failure, not a connection failure', async () => {
+    const url = await leader((res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"count":1,"items":[');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const { c, list, events } = client(url);
+    const r = await list();
+    await c.close();
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.reason).toBe('decode');
+    expect(r.status).toBe(200);
+    expect(r.message).toMatch(/response body cut short \(UND_ERR_/);
+    expect(events).toContain('request /products/{product}/workers 200');
+  });
+
+  it('an oversized body is counted with code="too_large", not "200"', async () => {
+    const url = await leader((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ count: 1, items: ['x'.repeat(4096)] }));
+    });
+    const { c, list, events } = client(url, 1024);
+    const r = await list();
+    await c.close();
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.reason).toBe('decode');
+    expect(events).toEqual(['request /products/{product}/workers too_large']);
+  });
+
+  it('a log line of the client carries one "leader" key when the app bound it already', async () => {
+    const url = await leader((res) => {
+      res.writeHead(429, { 'retry-after': '1' });
+      res.end();
+    });
+    const { c, list, lines } = client(url);
+    await list();
+    await c.close();
+    const throttled = lines.filter((l) => l.includes('slow down'));
+    expect(throttled.length).toBeGreaterThan(0);
+    for (const line of throttled) expect(line.match(/"leader":/g)).toHaveLength(1);
+  });
+});
