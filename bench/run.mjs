@@ -130,6 +130,11 @@ function routeCounts(stats) {
     answered,
     listing: sum('/products/{product}/workers') + sum('/master/workers'),
     groups: sum('/products/{product}/groups') + sum('/master/groups'),
+    // Per discovery besides the listing (issue 12): the leader's own /health, one commit history per group, the
+    // git settings.
+    leaderHealth: sum('/health'),
+    versions: sum('/m/{group}/version'),
+    gitSettings: sum('/system/settings/git-settings'),
     health: sum('/w/{nodeId}/health'),
     health200: sum('/w/{nodeId}/health', true),
     metadata: sum('/w/{nodeId}/edge/metadata'),
@@ -263,6 +268,8 @@ async function runSize(n) {
         atMs: d.at - t0,
         requests: d.match.requests,
         counts: routeCounts(await json('GET', `${adminUrl}/stats`)),
+        // Groups and fleets the simulated leader lists: what the version requests are per.
+        listedGroups: Object.values(await json('GET', `${adminUrl}/groups`)).flat().length,
       };
     });
   firstDiscovery.catch(() => undefined);

@@ -5,7 +5,8 @@ import type { Dispatcher } from 'undici';
 import { connectLeader, type LeaderConnection } from './polling/connection.js';
 import { createAuthProvider } from './auth/index.js';
 import type { AuthProvider } from './auth/types.js';
-import { SNAPSHOT_RENDERERS } from './collectors/index.js';
+import { renderManagement, SNAPSHOT_RENDERERS } from './collectors/index.js';
+import type { ManagementState } from './collectors/state.js';
 import { leaderConfigForWorkspace } from './config/leaders.js';
 import type { Config, LeaderConfig } from './config/types.js';
 import { Discoverer } from './discovery/discovery.js';
@@ -19,9 +20,12 @@ import type { LeaderClient } from './leader/types.js';
 import type { BudgetState } from './leader/budget.js';
 import { LeaderJob } from './polling/leader-job.js';
 import type { CycleStatus } from './polling/cycle.js';
+import { runPacks } from './polling/packs-job.js';
 import { Poller } from './polling/poller.js';
 import type { AllowedRate, LeaderRate } from './polling/rate.js';
+import { SearchProbe } from './polling/search-probe.js';
 import { cronSchedule, type Schedule, type ScheduledJob } from './polling/scheduler.js';
+import { createScopeSnapshot } from './store/scope.js';
 import { createLeaderSnapshot, type LeaderSnapshot } from './store/snapshot.js';
 import { createSelfMetrics, type LeaderSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
 import { systemClock, type Clock, type Random } from './util/clock.js';
@@ -90,6 +94,7 @@ class LeaderRuntime {
   readonly snapshot: LeaderSnapshot;
   readonly poller: Poller;
   readonly job: LeaderJob;
+  readonly #search: SearchProbe | undefined;
   readonly budget: RequestBudget;
   /** What the status page at / shows of this leader. */
   readonly page: LeaderStatusSource;
@@ -99,6 +104,7 @@ class LeaderRuntime {
   readonly #deps: Deps;
   readonly #jobs: ScheduledJob[] = [];
   readonly #abort = new AbortController();
+  readonly #log: Logger;
 
   /** Reads the leader's CA and client certificate files, then builds the runtime (no request is sent yet). */
   static async create(cfg: LeaderConfig, deps: Deps, self: SelfMetrics): Promise<LeaderRuntime> {
@@ -106,6 +112,9 @@ class LeaderRuntime {
     const metrics = self.forLeader(cfg.name);
     const dispatcher = deps.dispatcher?.(cfg);
     const { intervals } = deps.config;
+    // While the leader answers 420, the hold's /health probe keeps the leader's health families current; the job
+    // that takes its answers is built after the connection.
+    const probe: { job?: LeaderJob } = {};
     const conn = await connectLeader(cfg, {
       plan: {
         healthIntervalMs: intervals.healthMs,
@@ -113,6 +122,7 @@ class LeaderRuntime {
         discoveryIntervalMs: intervals.discoveryMs,
         products: cfg.products.length,
       },
+      onHealthProbe: (status, json) => probe.job?.onHealthProbe(status, json),
       clock: deps.clock,
       ...(deps.random ? { random: deps.random } : {}),
       logger: log,
@@ -122,7 +132,9 @@ class LeaderRuntime {
       metrics,
       ...(dispatcher ? { dispatcher } : {}),
     });
-    return new LeaderRuntime(cfg, deps, metrics, conn, log);
+    const rt = new LeaderRuntime(cfg, deps, metrics, conn, log);
+    probe.job = rt.job;
+    return rt;
   }
 
   private constructor(cfg: LeaderConfig, deps: Deps, metrics: LeaderSelfMetrics, conn: LeaderConnection, log: Logger) {
@@ -170,6 +182,8 @@ class LeaderRuntime {
     this.job = new LeaderJob({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
       poller: this.poller,
+      client: this.#client,
+      gitSettings: config.collectors.gitSettings,
       snapshot: this.snapshot,
       clock,
       logger: log,
@@ -178,21 +192,51 @@ class LeaderRuntime {
       shard: config.shard,
       maxNodes: config.maxNodes,
     });
+    this.#log = log;
+    const probe = config.collectors.searchProbe;
+    this.#search = probe
+      ? new SearchProbe({ client: this.#client, snapshot: this.snapshot, clock, logger: log, ...probe })
+      : undefined;
     metrics.healthCycle(config.intervals.healthMs / 1000, 0);
   }
 
   /**
    * Starts the discovery schedule and the health poller's loop (each node on its own schedule; metadata polls ride
-   * on health answers, see Poller). A hand-driven schedule runs one health pass per `run` instead.
+   * on health answers, see Poller; a hand-driven schedule runs one health pass per `run` instead), and the packs
+   * and search probe schedules when they are on.
    */
   start(schedule: Schedule): void {
-    const { intervals } = this.#deps.config;
+    const { intervals, collectors } = this.#deps.config;
     const health = schedule(`health:${this.cfg.name}`, intervals.healthMs, (s) => this.poller.runHealthCycle(s), {
       loop: (s) => this.poller.run(s),
     });
+    const packs =
+      collectors.packsMs > 0
+        ? schedule(`packs:${this.cfg.name}`, collectors.packsMs, async (s) => {
+            await runPacks(
+              {
+                client: this.#client,
+                snapshot: this.snapshot,
+                clock: this.#deps.clock,
+                logger: this.#log,
+                intervalMs: collectors.packsMs,
+              },
+              s,
+            );
+          })
+        : undefined;
     // New nodes are due at once: the poller starts on them as soon as a discovery has applied them.
-    const discovery = schedule(`discovery:${this.cfg.name}`, intervals.discoveryMs, (s) => this.job.discover(s));
-    this.#jobs.push(discovery, health);
+    const discovery = schedule(`discovery:${this.cfg.name}`, intervals.discoveryMs, async (s) => {
+      const first = !this.job.discovered;
+      await this.job.discover(s);
+      // Read the fleet's packs as soon as it is known rather than at the next tick.
+      if (first && this.job.discovered) packs?.trigger();
+    });
+    this.#jobs.push(discovery, health, ...(packs ? [packs] : []));
+    const search = this.#search;
+    if (search && collectors.searchProbe) {
+      this.#jobs.push(schedule(`search:${this.cfg.name}`, collectors.searchProbe.intervalMs, (s) => search.run(s)));
+    }
   }
 
   status(): LeaderStatus {
@@ -240,12 +284,17 @@ export async function startApp(deps: AppDeps): Promise<App> {
   self.setShard(config.shard.index, config.shard.total);
 
   const runtimes = new Map<string, LeaderRuntime>();
+  // The management plane (Cribl.Cloud workspace discovery) is a scope of its own: it is not a leader.
+  const management = config.cloudDiscovery ? createScopeSnapshot<ManagementState>(renderManagement) : undefined;
   const body = createBodyCache({
     snapshots: [],
+    ...(management ? { management } : {}),
     intervals: {
       discoveryMs: config.intervals.discoveryMs,
       healthMs: config.intervals.healthMs,
       metadataMs: config.intervals.metadataMs,
+      ...(config.collectors.packsMs > 0 ? { packsMs: config.collectors.packsMs } : {}),
+      ...(config.collectors.searchProbe ? { searchProbeMs: config.collectors.searchProbe.intervalMs } : {}),
     },
     clock: full.clock,
     builder: deps.bodyBuilder ?? 'worker',
@@ -311,6 +360,8 @@ export async function startApp(deps: AppDeps): Promise<App> {
   if (cd && w) {
     workspaceJob = schedule('workspaces', config.intervals.discoveryMs, async (signal) => {
       const r = await w.refresh(signal);
+      if (signal.aborted) return;
+      management?.set({ up: r.ok, workspaces: r.workspaces });
       if (!r.ok) return;
       for (const t of [...r.removed, ...r.changed]) await removeLeader(t.name);
       for (const t of [...r.added, ...r.changed]) (await addLeader(leaderConfigForWorkspace(cd, t))).start(schedule);

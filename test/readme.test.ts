@@ -1,4 +1,4 @@
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../src/collectors/index.js';
+import { GROUP_FAMILIES, LEADER_FAMILIES, MANAGEMENT_FAMILIES, NODE_FAMILIES } from '../src/collectors/index.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,7 +76,12 @@ describe('README', () => {
     const self = createSelfMetrics({ version: 'x', nodejsVersion: 'v0', defaultMetrics: false });
     self.setShard(1, 2);
     const selfNames = (await self.registry.getMetricsAsJSON()).map((m) => m.name);
-    const snapshotNames: string[] = [...LEADER_FAMILIES, ...GROUP_FAMILIES, ...NODE_FAMILIES].map((f) => f.name);
+    const snapshotNames: string[] = [
+      ...MANAGEMENT_FAMILIES,
+      ...LEADER_FAMILIES,
+      ...GROUP_FAMILIES,
+      ...NODE_FAMILIES,
+    ].map((f) => f.name);
     const exported = new Set([...snapshotNames, ...selfNames]);
     expect([...table].sort()).toEqual([...exported].sort());
   });

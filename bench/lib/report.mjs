@@ -25,6 +25,15 @@ export function longestIdle(series) {
   return longest;
 }
 
+/** `{health, versions, git, total}` of a routeCounts result; undefined when it did not count them (older runs). */
+function extraRequests(c) {
+  if (!c || c.leaderHealth === undefined) return undefined;
+  const health = c.leaderHealth;
+  const versions = c.versions ?? 0;
+  const git = c.gitSettings ?? 0;
+  return { health, versions, git, total: health + versions + git };
+}
+
 /** Figures derived from one size's raw result (undefined where not measured). */
 export function derive(r) {
   const builds = r.steady?.builds ?? [];
@@ -41,6 +50,9 @@ export function derive(r) {
     visibleMs: cov.visibleMs,
     listingPer500: r.discovery ? ((r.discovery.counts.listing + r.discovery.counts.groups) / r.nodes) * 500 : undefined,
     listingPagesPer500: r.discovery ? (r.discovery.counts.listing / r.nodes) * 500 : undefined,
+    // Issue 12: the leader's /health, one commit history per group, git settings; first discovery and steady window.
+    extraPerDiscovery: extraRequests(r.discovery?.counts),
+    extraSteady: extraRequests(r.steady?.counts),
     healthPerNode: r.steady?.healthPerNodePerInterval,
     healthIdleMs: longestIdle(r.steady?.healthSeries),
     steadyMetadata: r.steady?.metadataRequests,
@@ -192,6 +204,17 @@ export function judgeTargets(r) {
       : `${d.listingPer500.toFixed(2)} requests per 500 nodes per discovery (${r.discovery.counts.listing} pages + ${r.discovery.counts.groups} group listings)`,
     'the group listings come on top of one page per 500 nodes',
   );
+  const extra = d.extraPerDiscovery;
+  const groups = r.discovery?.listedGroups;
+  add(
+    'per discovery, besides the listing: one /health, at most one version request per group, one git settings read',
+    extra === undefined
+      ? undefined
+      : extra.health === 1 && extra.git <= 1 && (groups === undefined || extra.versions <= groups),
+    extra === undefined
+      ? undefined
+      : `${extra.health} + ${extra.versions} + ${extra.git} = ${extra.total} requests (/health + /m/{group}/version for ${groups ?? '?'} groups + git settings)`,
+  );
   add(
     'steady state ≤ 1 health request per node per health interval',
     d.healthPerNode === undefined ? undefined : d.healthPerNode <= 1.01,
@@ -274,6 +297,13 @@ function figures(results) {
       ...col((r) => (r.discovery ? `${r.discovery.counts.listing} + ${r.discovery.counts.groups}` : 'n/a')),
     ],
     ['… per 500 nodes', ...col((r, d) => d.listingPer500?.toFixed(2) ?? 'n/a')],
+    [
+      'added per discovery: leader /health + group versions + git settings (first discovery / steady window)',
+      ...col((r, d) => {
+        const show = (x) => (x ? `${x.health} + ${x.versions} + ${x.git}` : 'n/a');
+        return d.extraPerDiscovery ? `${show(d.extraPerDiscovery)} / ${show(d.extraSteady)}` : 'n/a';
+      }),
+    ],
     [
       'health requests per node per interval (steady, 2 intervals)',
       ...col((r, d) => d.healthPerNode?.toFixed(3) ?? 'n/a'),

@@ -26,6 +26,17 @@
     nodeHealthDataStaleSeconds: 900,
     nodeMetadataStaleSeconds: 3600,
 
+    // Signals beyond "is the node up" (issue 12).
+    // A node on another config than its group deployed pages after this: longer than a deploy takes. Not gated on
+    // cribl_group_deploying_workers, which keeps counting a node that never takes the config (a stuck deploy).
+    nodeConfigOutdatedFor: '30m',
+    // Restarts seen within an hour that make a restart loop.
+    nodeRestartLoopCount: 3,
+    // Commits not deployed for this long page (info for the group's owner: config that does not run).
+    undeployedCommitsFor: '24h',
+    // Share of a group's nodes not healthy above which the group pages once (and its node alerts are inhibited).
+    groupUnhealthyShare: 0.5,
+
     // The Grafana dashboard.
     dashboardUID: 'cribl-exporter',
     dashboardTitle: 'Cribl fleet (cribl-exporter)',

@@ -158,5 +158,7 @@ function authFailure<T>(req: LeaderRequest<T>, mode: string, err: unknown): Lead
   const known =
     typeof r === 'string' && (FAILURE_REASONS as readonly string[]).includes(r) ? (r as FailureReason) : undefined;
   const reason = typeof r === 'string' ? (AUTH_REASONS[r] ?? known) : undefined;
-  return failure(reason ?? 'http_4xx', `${describeRequest(req)}: no credentials (${mode}): ${oneLine(err)}`);
+  // Refused credentials read as the 401 they are (cribl_leader_discovery_failure_info{reason="unauthorized"}).
+  const status = r === 'invalid_credentials' ? 401 : undefined;
+  return failure(reason ?? 'http_4xx', `${describeRequest(req)}: no credentials (${mode}): ${oneLine(err)}`, status);
 }

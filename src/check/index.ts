@@ -182,6 +182,7 @@ async function checkOne(p: Prepared, config: Config, deps: CheckDeps, report: Ch
       products: cfg.products,
       maxRps: cfg.budget.maxRps,
       maxRpsCeiling: cfg.budget.maxRpsCeiling,
+      gitSettings: config.collectors.gitSettings,
       intervals: config.intervals,
       shards: config.shard.total,
       requestTimeoutMs: cfg.budget.connectTimeoutMs + cfg.budget.headersTimeoutMs + cfg.budget.bodyTimeoutMs,

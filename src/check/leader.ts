@@ -1,7 +1,8 @@
 /**
- * The API checks of `cribl-exporter check` against one leader, through its client and budget (src/polling/connection.ts):
- * the leader's own health and clock, the credentials, permission on each endpoint the exporter calls, the fleet,
- * the leader's version, and the request rate the configured intervals need against the allowed rate.
+ * The API checks of `cribl-exporter check` against one leader, through its client and budget
+ * (src/polling/connection.ts): the leader's own health and clock, the credentials, permission on each endpoint the
+ * exporter calls, the fleet, the leader's version, and the request rate the configured intervals need against the
+ * allowed rate.
  */
 import type { Logger } from 'pino';
 import type { Product } from '../api/products.js';
@@ -30,6 +31,8 @@ export interface LeaderCheckOptions {
   /** `--leader.max-rps` (a number, or auto) and `--leader.max-rps-ceiling`. */
   maxRps: MaxRpsSetting;
   maxRpsCeiling: number;
+  /** `--[no-]collector.git-settings`: one more request per discovery. */
+  gitSettings: boolean;
   intervals: { discoveryMs: number; healthMs: number; metadataMs: number };
   shards: number;
   /** Bounds each request and its retries. */
@@ -143,7 +146,7 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
   }
 
   versionLine(legacy, nodes);
-  rateLine(nodes.length);
+  rateLine(nodes.length, discovery.groups.length);
   return out;
 
   function permission(what: string, res: LeaderResult<unknown>, nodeId?: string): void {
@@ -199,7 +202,7 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     );
   }
 
-  function rateLine(nodeCount: number): void {
+  function rateLine(nodeCount: number, groupCount: number): void {
     // This process polls its shard's share; src/polling/rate.ts is the one computation of need and allowance.
     const polled = Math.ceil(nodeCount / Math.max(1, o.shards));
     const plan = {
@@ -208,6 +211,8 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
       metadataIntervalMs: o.intervals.metadataMs,
       discoveryIntervalMs: o.intervals.discoveryMs,
       products: o.products.length,
+      // Per discovery besides the listing: the leader's own /health, each group's commits, the git settings.
+      extraPerDiscovery: 1 + groupCount + (o.gitSettings ? 1 : 0),
     };
     const need = rateNeed(plan);
     const allowed = allowedRate(o.maxRps, o.maxRpsCeiling, plan);

@@ -67,8 +67,8 @@ export function groupBelongs(g: ListedGroup, product: Product): boolean {
   return g.type === undefined || g.type === product;
 }
 
-/** Group / fleet families, in body order. */
-export const GROUP_FAMILIES: readonly Family<GroupState>[] = [
+/** Group / fleet families from the groups listing, in body order. */
+export const LISTED_GROUP_FAMILIES: readonly Family<GroupState>[] = [
   {
     name: 'cribl_group_info',
     source: 'discovery',
@@ -89,5 +89,12 @@ export const GROUP_FAMILIES: readonly Family<GroupState>[] = [
     what: 'Nodes of the group receiving a config deployment, as the leader counts them.',
     labels: [],
     sample: (g, base) => gauge('cribl_group_deploying_workers', base, g.group.deployingWorkerCount),
+  },
+  {
+    name: 'cribl_group_incompatible_workers',
+    source: 'discovery',
+    what: 'Nodes of the group whose version is incompatible with the leader (incompatibleWorkerCount).',
+    labels: [],
+    sample: (g, base) => gauge('cribl_group_incompatible_workers', base, g.group.incompatibleWorkerCount),
   },
 ];

@@ -7,14 +7,35 @@
  * 1,000; BENCHMARKS.md, "prom-client"). The exporter's own metrics do use prom-client (src/telemetry/).
  */
 import { openLabels, type Family } from '../format/family.js';
-import { GROUP_FAMILIES } from './groups.js';
-import { LEADER_FAMILIES, LISTING_FAMILIES } from './listing.js';
+import { GIT_FAMILIES } from './git-settings.js';
+import { VERSION_FAMILIES } from './group-version.js';
+import { LISTED_GROUP_FAMILIES } from './groups.js';
+import { LEADER_HEALTH_FAMILIES } from './leader-health.js';
+import { DISCOVERY_FAMILIES, LISTING_FAMILIES } from './listing.js';
 import { HEALTH_FAMILIES, POLL_FAILURE_FAMILY } from './node-health.js';
 import { METADATA_FAMILIES } from './node-metadata.js';
+import { PACKS_FAMILIES } from './packs.js';
 import { q } from './sample.js';
-import type { GroupState, LeaderState, NodeState } from './state.js';
+import { SEARCH_FAMILIES } from './search.js';
+import type { GroupState, LeaderState, ManagementState, NodeState } from './state.js';
+import { MANAGEMENT_FAMILIES } from './workspaces.js';
 
-export { GROUP_FAMILIES, LEADER_FAMILIES };
+export { MANAGEMENT_FAMILIES };
+
+/** Leader families, in body order. */
+export const LEADER_FAMILIES: readonly Family<LeaderState>[] = [
+  ...DISCOVERY_FAMILIES,
+  ...LEADER_HEALTH_FAMILIES,
+  ...GIT_FAMILIES,
+  ...SEARCH_FAMILIES,
+];
+
+/** Group / fleet families, in body order. */
+export const GROUP_FAMILIES: readonly Family<GroupState>[] = [
+  ...LISTED_GROUP_FAMILIES,
+  ...VERSION_FAMILIES,
+  ...PACKS_FAMILIES,
+];
 
 /** Per-node families, in body order; a node's rendered text is one string per entry. */
 export const NODE_FAMILIES: readonly Family<NodeState>[] = [
@@ -32,7 +53,11 @@ export const NODE_FAMILY_INDEX: Readonly<Record<string, number>> = Object.fromEn
 /** Labels of the scopes themselves: every node series has all three, every group series the first two. */
 const SCOPE_LABELS = ['product', 'group', 'node_id'];
 
-/** Every label name the snapshot families put on their series (a target label must not reuse one). */
+/**
+ * Every label name the leader, group and node families put on their series (a target label must not reuse one).
+ * The management families carry no target labels, so their `workspace` stays free for the leaders of discovered
+ * workspaces.
+ */
 export const FAMILY_LABELS: ReadonlySet<string> = new Set([
   ...SCOPE_LABELS,
   ...[...LEADER_FAMILIES, ...GROUP_FAMILIES, ...NODE_FAMILIES].flatMap((f) => f.labels),
@@ -74,10 +99,43 @@ export function renderLeader(leader: LeaderState | undefined, targetPairs: strin
   return LEADER_FAMILIES.map((f) => f.sample(leader, base));
 }
 
+/** Renders the management families (MANAGEMENT_FAMILIES order); nothing before the first workspace listing. */
+export function renderManagement(state: ManagementState | undefined): string[] {
+  return MANAGEMENT_FAMILIES.map((f) => (state ? f.sample(state, '') : ''));
+}
+
+/** Whether a group's change matters to its nodes' texts (what their families compare with). */
+export function sameNodeGroupFacts(a: GroupState | undefined, b: GroupState | undefined): boolean {
+  return a?.group.configVersion === b?.group.configVersion;
+}
+
+/**
+ * A node's state as the store keeps it: the writer's state, with its group's deployed config version (what
+ * cribl_node_config_outdated compares with) and its restarts counted from the previous state (a change of the
+ * listing's start time; the first sighting is not a restart).
+ */
+export function nodeWithFacts(prev: NodeState | undefined, next: NodeState, group: GroupState | undefined): NodeState {
+  const before = prev?.worker.info.cribl.startTime;
+  const now = next.worker.info.cribl.startTime;
+  const restarted = before !== undefined && now !== undefined && before !== now;
+  const restarts = (prev?.restarts ?? 0) + (restarted ? 1 : 0);
+  const deployed = group?.group.configVersion;
+  // The written object is kept as it is whenever it already says the same (the usual case: no copy).
+  if ((next.restarts ?? 0) === restarts && next.deployedConfigVersion === deployed) return next;
+  const { deployedConfigVersion: _d, restarts: _r, ...rest } = next;
+  return {
+    ...rest,
+    ...(restarts > 0 ? { restarts } : {}),
+    ...(deployed === undefined ? {} : { deployedConfigVersion: deployed }),
+  };
+}
+
 /** The renderers the store is given (src/store/snapshot.ts). */
 export const SNAPSHOT_RENDERERS = {
   node: renderNode,
   groups: renderGroups,
   leader: renderLeader,
   nodeFamilies: NODE_FAMILIES.length,
+  nodeWithFacts,
+  sameNodeGroupFacts,
 } as const;

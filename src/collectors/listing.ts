@@ -6,11 +6,19 @@
 import { z } from 'zod';
 import type { Product } from '../api/products.js';
 import { ENDPOINTS, segment } from '../api/routes.js';
-import { criblInfoSchema, nodeInfoSchema, pageSchema, workerEntrySchema } from '../api/shapes.js';
+import {
+  criblInfoSchema,
+  nodeInfoSchema,
+  nodeUpgradeStatusSchema,
+  pageSchema,
+  workerEntrySchema,
+} from '../api/shapes.js';
 import { series, type Family } from '../format/family.js';
 import type { LeaderRequest } from '../leader/types.js';
 import { timeSlicer } from '../util/yield.js';
-import { asRecord, gauge, q } from './sample.js';
+import { REQUEST_FAILURE_REASONS, requestFailureReason } from './failure-reason.js';
+import { sameCommit } from './group-version.js';
+import { asRecord, finite, gauge, q } from './sample.js';
 import type { LeaderState, NodeState } from './state.js';
 
 // The fields exported, and distMode (the product of a node on /master/workers). Everything else is dropped, which
@@ -26,6 +34,9 @@ const listedWorkerSchema = workerEntrySchema
     deployable: true,
   })
   .extend({
+    // A value this exporter does not understand is treated as unreported, never as a reason to drop the node.
+    status: z.string().optional().catch(undefined),
+    nodeUpgradeStatus: nodeUpgradeStatusSchema.pick({ state: true, timestamp: true }).optional().catch(undefined),
     info: nodeInfoSchema
       .pick({
         hostname: true,
@@ -121,8 +132,19 @@ function parts(s: NodeState) {
 }
 
 /** The config version the node runs: from the listing, else from its metadata. */
-function configVersion(s: NodeState): unknown {
+export function configVersion(s: NodeState): unknown {
   return parts(s).config.version ?? s.metadata?.item?.cribl?.config_version;
+}
+
+/** `nodeUpgradeStatus.state` 0–3, by name. */
+const UPGRADE_STATES = ['active', 'current', 'failed', 'skipped'] as const;
+
+/** The reported upgrade state (0–3), or undefined. */
+function upgradeState(s: NodeState): number | undefined {
+  const state = finite(asRecord(parts(s).w.nodeUpgradeStatus)?.state);
+  return state !== undefined && state >= 0 && state < UPGRADE_STATES.length && Number.isInteger(state)
+    ? state
+    : undefined;
 }
 
 type NodeFamily = Family<NodeState>;
@@ -163,7 +185,9 @@ export const LISTING_FAMILIES: readonly NodeFamily[] = [
   {
     name: 'cribl_node_config_info',
     source: 'listing',
-    what: 'Config bundle version the node runs (value 1; empty when unreported).',
+    what:
+      'Config bundle version the node runs (value 1; empty when unreported). Its label changes on every deploy: ' +
+      'alert on cribl_node_config_outdated instead.',
     labels: ['config_version'],
     sample: (s, base) => `${series('cribl_node_config_info', base, `config_version=${q(configVersion(s))}`)} 1\n`,
   },
@@ -198,16 +222,68 @@ export const LISTING_FAMILIES: readonly NodeFamily[] = [
     'Disk size of the node; only where the leader reports disk.',
     (s) => parts(s).info.totalDiskSpace,
   ),
+  listed(
+    'cribl_node_config_outdated',
+    "1 when the node's config version differs from the configVersion its group has deployed, 0 when they name " +
+      'the same commit (short and full hashes compared by prefix); absent when either is unknown.',
+    (s) => {
+      const running = configVersion(s);
+      const deployed = s.deployedConfigVersion;
+      if (typeof running !== 'string' || running === '' || !deployed) return undefined;
+      return sameCommit(running, deployed) ? 0 : 1;
+    },
+  ),
+  listed(
+    'cribl_node_reported_healthy',
+    "1 when the leader's listing reports the node healthy (status), 0 for any other status; absent when unreported.",
+    (s) => {
+      const status = parts(s).w.status;
+      return typeof status === 'string' ? (status === 'healthy' ? 1 : 0) : undefined;
+    },
+  ),
+  {
+    name: 'cribl_node_restarts_total',
+    type: 'counter',
+    source: 'listing',
+    what:
+      'Restarts of the node seen since the exporter started: changes of its start time between listings (the first ' +
+      'sighting is not one).',
+    labels: [],
+    sample: (s, base) => gauge('cribl_node_restarts_total', base, s.restarts ?? 0),
+  },
+  {
+    name: 'cribl_node_upgrade_status',
+    source: 'listing',
+    what:
+      'Edge upgrade state set (nodeUpgradeStatus): state is active, current, failed or skipped, the reported one 1 ' +
+      'and the others 0; only on nodes that report it.',
+    labels: ['state'],
+    sample: (s, base) => {
+      const reported = upgradeState(s);
+      if (reported === undefined) return '';
+      let lines = '';
+      for (const [i, state] of UPGRADE_STATES.entries()) {
+        lines += `${series('cribl_node_upgrade_status', base, `state="${state}"`)} ${i === reported ? 1 : 0}\n`;
+      }
+      return lines;
+    },
+  },
+  listed(
+    'cribl_node_upgrade_status_timestamp_seconds',
+    "Time of the node's last upgrade state change (nodeUpgradeStatus); only on nodes that report it.",
+    (s) => (upgradeState(s) === undefined ? undefined : asRecord(parts(s).w.nodeUpgradeStatus)?.timestamp),
+    1000,
+  ),
 ];
 
 /** Leader families (whether the listing worked), in body order; nothing before the first discovery result. */
-export const LEADER_FAMILIES: readonly Family<LeaderState>[] = [
+export const DISCOVERY_FAMILIES: readonly Family<LeaderState>[] = [
   {
     name: 'cribl_leader_up',
     source: 'discovery',
     what: '1 if the last discovery (node listing) succeeded, else 0.',
     labels: [],
-    sample: (l, base) => gauge('cribl_leader_up', base, l.up ? 1 : 0),
+    sample: (l, base) => (l.up === undefined ? '' : gauge('cribl_leader_up', base, l.up ? 1 : 0)),
   },
   {
     name: 'cribl_leader_last_discovery_timestamp_seconds',
@@ -215,5 +291,17 @@ export const LEADER_FAMILIES: readonly Family<LeaderState>[] = [
     what: 'Time of the last successful discovery.',
     labels: [],
     sample: (l, base) => gauge('cribl_leader_last_discovery_timestamp_seconds', base, l.lastDiscoveryMs, 1000),
+  },
+  {
+    name: 'cribl_leader_discovery_failure_info',
+    source: 'discovery',
+    what:
+      `1 while the last discovery failed, with the reason (${REQUEST_FAILURE_REASONS.join(', ')}): ` +
+      'unauthorized and forbidden are credentials, the others the leader or the way to it.',
+    labels: ['reason'],
+    sample: (l, base) =>
+      l.up === false && l.failure !== undefined
+        ? `${series('cribl_leader_discovery_failure_info', base, `reason=${q(requestFailureReason(l.failure))}`)} 1\n`
+        : '',
   },
 ];

@@ -92,6 +92,11 @@ const asProducts = (raw: Raw): readonly Product[] => asList(raw, PRODUCTS, 'prod
 const asUrlText = (raw: Raw): string => asHttpUrl(raw).href;
 const asMaxRps = (raw: Raw): number | 'auto' => (asString(raw).trim() === 'auto' ? 'auto' : asPositiveNumber(raw));
 
+/** A duration, or 0 (off). */
+function asDurationOrOff(raw: Raw): number {
+  return typeof raw === 'string' && /^\s*0+(?:\.0*)?(?:ms|s|m|h|d)?\s*$/.test(raw) ? 0 : asDuration(raw);
+}
+
 // A proxy may carry its own user:password, so it is checked but kept as given.
 function asProxyUrl(raw: Raw): string {
   asHttpUrl(raw, { allowCredentials: true });
@@ -414,6 +419,60 @@ const ROWS = [
     help:
       'Most nodes exported per leader; nodes beyond it are counted in cribl_exporter_nodes_over_limit. 0 means no ' +
       'limit.',
+  }),
+  row({
+    name: 'collector.git-settings',
+    parse: asBool,
+    group: 'Polling',
+    kind: 'bool',
+    default: 'true',
+    help:
+      'Read the git settings of each leader once per discovery (cribl_leader_git_remote_configured): one request ' +
+      'per discovery.',
+  }),
+  row({
+    name: 'collector.packs',
+    parse: asBool,
+    group: 'Polling',
+    kind: 'bool',
+    default: 'false',
+    help:
+      'Read the packs of every group and the pipelines of each pack every --packs.interval ' +
+      '(cribl_group_pack_info): one request per group plus one per pack.',
+  }),
+  row({
+    name: 'packs.interval',
+    parse: asDuration,
+    group: 'Polling',
+    kind: 'duration',
+    default: '10m',
+    help: 'How often the packs are read (with --collector.packs).',
+  }),
+  row({
+    name: 'search.probe-interval',
+    parse: asDurationOrOff,
+    group: 'Polling',
+    kind: 'duration',
+    default: '0s',
+    help:
+      'How often a Cribl Search job is run as a probe (cribl_search_probe_success; Cribl.Cloud); 0s, the default, ' +
+      'is off. One job at a time, followed until it ends or --search.probe-timeout.',
+  }),
+  row({
+    name: 'search.probe-query',
+    parse: asString,
+    group: 'Polling',
+    kind: 'string',
+    default: 'cribl dataset="cribl_search_sample" | limit 1',
+    help: 'Query of the search probe, over the last hour.',
+  }),
+  row({
+    name: 'search.probe-timeout',
+    parse: asDuration,
+    group: 'Polling',
+    kind: 'duration',
+    default: '30s',
+    help: 'Longest a search probe waits for its job; a job still running then is canceled and counts as a failure.',
   }),
   row({
     name: 'shard.index',

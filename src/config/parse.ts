@@ -131,6 +131,27 @@ function build(layers: readonly Layer[], file: FileSettings | undefined, secrets
     );
   }
 
+  const searchProbeMs = g.readOr('search.probe-interval');
+  const collectors = {
+    gitSettings: g.readOr('collector.git-settings'),
+    packsMs: g.readOr('collector.packs') ? g.readOr('packs.interval') : 0,
+    ...(searchProbeMs > 0
+      ? {
+          searchProbe: {
+            intervalMs: searchProbeMs,
+            query: g.readOr('search.probe-query'),
+            timeoutMs: g.readOr('search.probe-timeout'),
+          },
+        }
+      : {}),
+  };
+  if (collectors.searchProbe && collectors.searchProbe.timeoutMs >= searchProbeMs) {
+    throw new ConfigError(
+      `${g.where('search.probe-timeout')} (${formatDuration(collectors.searchProbe.timeoutMs)}) must be shorter ` +
+        `than ${g.where('search.probe-interval')} (${formatDuration(searchProbeMs)}): one probe at a time`,
+    );
+  }
+
   const webConfigFile = g.read('web.config.file');
   return {
     leaders,
@@ -142,6 +163,7 @@ function build(layers: readonly Layer[], file: FileSettings | undefined, secrets
       maxConnections: g.readOr('web.max-connections'),
     },
     intervals,
+    collectors,
     shard: shard(g),
     maxNodes: g.readOr('max-nodes'),
     log: {

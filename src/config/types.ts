@@ -46,6 +46,14 @@ export interface Config {
     healthMs: number;
     metadataMs: number;
   };
+  /** What is read besides nodes and groups (issue 12's collectors). */
+  collectors: {
+    gitSettings: boolean;
+    /** `--packs.interval`; 0 without `--collector.packs`. */
+    packsMs: number;
+    /** The search probe; absent when off. */
+    searchProbe?: { intervalMs: number; query: string; timeoutMs: number };
+  };
   shard: ShardConfig;
   /** 0 = off. */
   maxNodes: number;

@@ -31,8 +31,12 @@ export interface WorkspaceListOptions {
   signal?: AbortSignal;
 }
 
-/** The Active workspaces as targets, or why the list could not be had (one line, no secret). */
-export type WorkspaceListResult = { ok: true; targets: WorkspaceTarget[] } | { ok: false; message: string };
+/**
+ * The Active workspaces as targets, with every workspace listed (whatever its state), or why the list could not be
+ * had (one line, no secret).
+ */
+export type WorkspaceListResult =
+  { ok: true; targets: WorkspaceTarget[]; workspaces: ListedWorkspace[] } | { ok: false; message: string };
 
 /**
  * Leader base URL of a workspace: its `leaderFQDN` when the management plane gives one (it is the leader's own
@@ -89,7 +93,7 @@ export async function listWorkspaceTargets(opts: WorkspaceListOptions): Promise<
     .filter((ws) => ws.state === 'Active')
     .map((ws) => ({ name: ws.workspaceId, url: toUrl(ws), labels: { workspace: ws.workspaceId } }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { ok: true, targets };
+  return { ok: true, targets, workspaces: items };
 }
 
 /** What changed between two discoveries, by target name. */
@@ -128,6 +132,8 @@ export interface WorkspaceRefresh extends TargetDiff {
   /** Why the round failed (the previous targets are kept). */
   message?: string;
   targets: readonly WorkspaceTarget[];
+  /** Every workspace of the last successful listing, whatever its state. */
+  workspaces: readonly ListedWorkspace[];
 }
 
 /** Remembers the last successful list, so each refresh reports appearing and disappearing workspaces. */
@@ -144,6 +150,7 @@ export function createWorkspaceWatcher(
   opts: Omit<WorkspaceListOptions, 'signal'> & { logger: Logger },
 ): WorkspaceWatcher {
   let targets: readonly WorkspaceTarget[] = [];
+  let workspaces: readonly ListedWorkspace[] = [];
   return {
     async refresh(signal) {
       const result = await listWorkspaceTargets({ ...opts, ...(signal ? { signal } : {}) });
@@ -153,6 +160,7 @@ export function createWorkspaceWatcher(
           ok: false,
           message: result.message,
           targets,
+          workspaces,
           added: [],
           removed: [],
           changed: [],
@@ -161,6 +169,7 @@ export function createWorkspaceWatcher(
       }
       const diff = diffTargets(targets, result.targets);
       targets = result.targets;
+      workspaces = result.workspaces;
       if (diff.added.length + diff.removed.length + diff.changed.length > 0) {
         opts.logger.info(
           {
@@ -172,7 +181,7 @@ export function createWorkspaceWatcher(
           'Cribl.Cloud workspaces changed',
         );
       }
-      return { ok: true, targets, ...diff };
+      return { ok: true, targets, workspaces, ...diff };
     },
     current: () => targets,
   };

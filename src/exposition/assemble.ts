@@ -1,9 +1,14 @@
 /**
- * Assembles the /metrics body from node texts (NodeTextStore per leader) and the small leader and
+ * Assembles the /metrics body from node texts (NodeTextStore per leader) and the small management, leader and
  * group texts, family by family (the text format wants each family's series contiguous), with its gzip
  * computed on zlib's threads. Runs inside the body worker (body-worker.ts); the main thread only sends
  * node batches and build requests, and receives the finished buffers without a copy. Tests and
  * `--web.body-builder=inline` run it on the main thread.
+ *
+ * Both formats share the body's bytes except the HELP/TYPE lines of the families whose header differs between
+ * them (a counter: OpenMetrics names it without `_total`). At such a header the assembler ends the gzip member
+ * and starts a new one, leaving a slot for the header: a body is a list of shared parts and header slots, which
+ * the body cache fills per format with pre-built bytes (concatenated gzip members are one valid gzip stream).
  */
 
 import { createGzip, constants as zlibConstants } from 'node:zlib';
@@ -11,11 +16,21 @@ import { yieldToLoop } from '../util/yield.js';
 import type { NodeBatch } from '../store/node-batch.js';
 import { NodeTextStore } from './node-texts.js';
 
-/** HELP/TYPE lines per family, in LEADER_FAMILIES, GROUP_FAMILIES and NODE_FAMILIES order. */
+/** A header that differs between the formats: the body cache fills slot `slot` per format. */
+export interface HeaderSlot {
+  readonly slot: number;
+}
+
+/** HELP/TYPE lines of one family: shared by both formats, or a slot filled per format. */
+export type FamilyHeader = string | HeaderSlot;
+
+/** HELP/TYPE lines per family, in MANAGEMENT_FAMILIES, LEADER_FAMILIES, GROUP_FAMILIES and NODE_FAMILIES order. */
 export interface FamilyHeaders {
-  leader: readonly string[];
-  group: readonly string[];
-  node: readonly string[];
+  /** Absent: no management families (tests). */
+  management?: readonly FamilyHeader[];
+  leader: readonly FamilyHeader[];
+  group: readonly FamilyHeader[];
+  node: readonly FamilyHeader[];
 }
 
 /** Options of BodyAssembler. */
@@ -36,20 +51,36 @@ export interface LeaderPart {
   readonly groupTexts: readonly string[];
 }
 
-/** What to build: leaders in body order. */
+/** What to build: the management texts (MANAGEMENT_FAMILIES order; empty without one), leaders in body order. */
 export interface AssembleRequest {
   readonly generation: number;
+  readonly management?: readonly string[];
   readonly leaders: readonly LeaderPart[];
 }
+
+/** Bytes both formats share: a run of identity chunks and the same bytes as one gzip member. */
+export interface SharedPart {
+  /** Undefined when the body is larger than `identityCacheMaxBytes`. */
+  readonly identity: Buffer[] | undefined;
+  readonly gzip: Buffer[];
+}
+
+/** A part of a built body: shared bytes, or the slot of a format-specific family header. */
+export type AssembledPart = SharedPart | HeaderSlot;
 
 /** A built body. Every buffer owns its ArrayBuffer alone (or shares it only with buffers of the same body). */
 export interface AssembledBody {
   readonly generation: number;
-  /** Undefined when larger than `identityCacheMaxBytes`. */
-  readonly identity: Buffer[] | undefined;
+  /** In body order; the shared parts' identity is undefined when larger than `identityCacheMaxBytes`. */
+  readonly parts: AssembledPart[];
+  /** Bytes of the shared parts (the header slots come on top, per format). */
   readonly identityBytes: number;
-  readonly gzip: Buffer[];
   readonly gzipBytes: number;
+}
+
+/** True for a header slot. */
+export function isSlot(part: AssembledPart | FamilyHeader | Buffer): part is HeaderSlot {
+  return typeof part === 'object' && !Buffer.isBuffer(part) && 'slot' in part;
 }
 
 /** A copy in memory of its own (never a slice of Node's shared pool: those cannot be transferred). */
@@ -59,10 +90,20 @@ function ownCopy(bytes: Uint8Array): Buffer {
   return out;
 }
 
+/** One gzip member being written, with the identity chunks of the same bytes. */
+interface Member {
+  readonly gzip: ReturnType<typeof createGzip>;
+  readonly gzipped: Buffer[];
+  readonly finished: Promise<void>;
+  identity: Buffer[];
+  /** Bytes written into this member. */
+  bytes: number;
+}
+
 /** The node texts of every leader and the assembly of bodies from them. */
 export class BodyAssembler {
   readonly #o: Required<AssemblerOptions>;
-  readonly #headers: { leader: Buffer[]; group: Buffer[]; node: Buffer[] };
+  readonly #headers: Record<keyof FamilyHeaders, (Buffer | HeaderSlot)[]>;
   readonly #stores = new Map<number, NodeTextStore>();
 
   constructor(options: AssemblerOptions) {
@@ -72,8 +113,10 @@ export class BodyAssembler {
       identityCacheMaxBytes: 32 << 20,
       ...options,
     };
-    const encode = (texts: readonly string[]): Buffer[] => texts.map((t) => Buffer.from(t, 'utf8'));
+    const encode = (headers: readonly FamilyHeader[]): (Buffer | HeaderSlot)[] =>
+      headers.map((h) => (isSlot(h) ? h : Buffer.from(h, 'utf8')));
     this.#headers = {
+      management: encode(options.headers.management ?? []),
       leader: encode(options.headers.leader),
       group: encode(options.headers.group),
       node: encode(options.headers.node),
@@ -97,20 +140,30 @@ export class BodyAssembler {
 
   async assemble(request: AssembleRequest): Promise<AssembledBody> {
     const { chunkBytes, identityCacheMaxBytes } = this.#o;
-    const gzip = createGzip({ level: this.#o.gzipLevel, chunkSize: 256 * 1024 });
-    const gzipped: Buffer[] = [];
+    const parts: AssembledPart[] = [];
     let gzipBytes = 0;
-    gzip.on('data', (b: Buffer) => {
-      gzipped.push(b);
-      gzipBytes += b.length;
-    });
-    const finished = new Promise<void>((resolve, reject) => {
-      gzip.once('end', resolve);
-      gzip.once('error', reject);
-    });
-
-    let identity: Buffer[] | undefined = [];
     let identityBytes = 0;
+    let keepIdentity = true;
+
+    const open = (): Member => {
+      const gzip = createGzip({ level: this.#o.gzipLevel, chunkSize: 256 * 1024 });
+      const gzipped: Buffer[] = [];
+      gzip.on('data', (b: Buffer) => {
+        gzipped.push(b);
+        gzipBytes += b.length;
+      });
+      const finished = new Promise<void>((resolve, reject) => {
+        gzip.once('end', resolve);
+        gzip.once('error', reject);
+      });
+      return { gzip, gzipped, finished, identity: [], bytes: 0 };
+    };
+    let member = open();
+    const close = async (m: Member): Promise<void> => {
+      m.gzip.end();
+      await m.finished;
+      parts.push({ identity: keepIdentity ? m.identity : undefined, gzip: m.gzipped });
+    };
 
     // Chunks that gzip has consumed are reused unless the identity body keeps them: assembling a
     // 100 MB body then needs a few MB, not another 100 MB of short-lived buffers.
@@ -120,16 +173,23 @@ export class BodyAssembler {
 
     // Hands a finished chunk to gzip (on zlib's threads) and lets the event loop breathe.
     const ship = async (out: Buffer, reusable?: Buffer): Promise<void> => {
+      const m = member;
       identityBytes += out.length;
-      if (identity) {
-        identity.push(out);
-        if (identityBytes > identityCacheMaxBytes) identity = undefined;
+      m.bytes += out.length;
+      if (keepIdentity) {
+        m.identity.push(out);
+        if (identityBytes > identityCacheMaxBytes) {
+          // Too large to keep twice: identity is served by gunzipping (server.ts); drop what is kept so far.
+          keepIdentity = false;
+          m.identity = [];
+          for (const p of parts) if (!isSlot(p)) (p as { identity: Buffer[] | undefined }).identity = undefined;
+        }
       }
-      const recycle = !identity && reusable ? () => void (spare.length < 8 && spare.push(reusable)) : undefined;
+      const recycle = !keepIdentity && reusable ? () => void (spare.length < 8 && spare.push(reusable)) : undefined;
       // Bounded backlog: a few chunks may queue for zlib's threads while the next ones are copied.
       // ('drain' comes only after a write that returned false.)
-      if (!gzip.write(out, recycle) && gzip.writableLength > 4 * chunkBytes) {
-        await Promise.race([new Promise((resolve) => gzip.once('drain', resolve)), finished]);
+      if (!m.gzip.write(out, recycle) && m.gzip.writableLength > 4 * chunkBytes) {
+        await Promise.race([new Promise((resolve) => m.gzip.once('drain', resolve)), m.finished]);
       } else await yieldToLoop();
     };
     const flush = async (): Promise<void> => {
@@ -147,17 +207,28 @@ export class BodyAssembler {
       bytes.copy(chunk, pos);
       pos += bytes.length;
     };
+    // A family header: shared bytes, or the end of the current gzip member and a slot for the header.
+    const header = async (h: Buffer | HeaderSlot): Promise<void> => {
+      if (!isSlot(h)) return put(h);
+      await flush();
+      if (member.bytes > 0) {
+        await close(member);
+        member = open();
+      }
+      parts.push(h);
+    };
 
-    // Small families first: leader and group texts come with the request.
-    const fixed: [Buffer[], (l: LeaderPart) => readonly string[]][] = [
-      [this.#headers.leader, (l) => l.leaderTexts],
-      [this.#headers.group, (l) => l.groupTexts],
+    // Small families first: management, leader and group texts come with the request.
+    const fixed: [(Buffer | HeaderSlot)[], readonly (readonly string[])[]][] = [
+      [this.#headers.management, request.management ? [request.management] : []],
+      [this.#headers.leader, request.leaders.map((l) => l.leaderTexts)],
+      [this.#headers.group, request.leaders.map((l) => l.groupTexts)],
     ];
     for (const [headers, texts] of fixed) {
-      for (const [f, header] of headers.entries()) {
-        const samples = request.leaders.map((l) => texts(l)[f] ?? '').join('');
+      for (const [f, h] of headers.entries()) {
+        const samples = texts.map((t) => t[f] ?? '').join('');
         if (!samples) continue;
-        await put(header);
+        await header(h);
         await put(Buffer.from(samples, 'utf8'));
       }
     }
@@ -166,7 +237,7 @@ export class BodyAssembler {
     // Batches may be applied between the awaits (texts re-written in place, nodes added or deleted);
     // each copy reads the node's offsets right before it, synchronously, so it copies a whole family.
     for (let f = 0; f < this.#headers.node.length; f++) {
-      const header = this.#headers.node[f] ?? Buffer.alloc(0);
+      const h = this.#headers.node[f] ?? Buffer.alloc(0);
       let headerDone = false;
       for (const leader of request.leaders) {
         const store = this.#stores.get(leader.id);
@@ -176,7 +247,7 @@ export class BodyAssembler {
           const end = node.offsets[f + 1] ?? 0;
           if (start === end) continue;
           if (!headerDone) {
-            await put(header);
+            await header(h);
             headerDone = true;
           }
           if (pos + end - start > chunkBytes) await flush();
@@ -193,8 +264,8 @@ export class BodyAssembler {
       }
     }
     await flush();
-    gzip.end();
-    await finished;
-    return { generation: request.generation, identity, identityBytes, gzip: gzipped, gzipBytes };
+    // The last member is written even when empty: a body always ends in a valid gzip member.
+    await close(member);
+    return { generation: request.generation, parts, identityBytes, gzipBytes };
   }
 }

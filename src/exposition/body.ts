@@ -7,13 +7,21 @@
  * first build. Concurrent requests for a build share it.
  */
 
-import { constants as zlibConstants } from 'node:zlib';
+import { gzipSync, constants as zlibConstants } from 'node:zlib';
 import type { Clock } from '../util/clock.js';
-import type { AssemblerOptions, FamilyHeaders } from './assemble.js';
+import {
+  isSlot,
+  type AssembledBody,
+  type AssemblerOptions,
+  type FamilyHeader,
+  type FamilyHeaders,
+} from './assemble.js';
 import { createInlineBuilder, createWorkerBuilder, type BodyBuilder, type WorkerBuilderHooks } from './builder.js';
-import { GROUP_FAMILIES, LEADER_FAMILIES, NODE_FAMILIES } from '../collectors/index.js';
-import { familyHelp, gaugeHeader, type FamilyDef, type RefreshIntervals } from '../format/family.js';
+import { GROUP_FAMILIES, LEADER_FAMILIES, MANAGEMENT_FAMILIES, NODE_FAMILIES } from '../collectors/index.js';
+import { familyHeader, familyHelp, type FamilyDef, type RefreshIntervals } from '../format/family.js';
+import type { Format } from '../format/format.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
+import type { ScopeSnapshot } from '../store/scope.js';
 
 /** What the body reads from one leader's snapshot store. */
 export type SnapshotSource = Pick<
@@ -29,20 +37,64 @@ export type SnapshotSource = Pick<
   | 'subscribe'
 >;
 
-/** One complete body of the snapshot families (self-metrics are added per scrape). Immutable. */
-export interface SnapshotBody {
-  /** Number of snapshot changes the body includes. */
-  readonly generation: number;
+/** The management plane's texts (cribl_workspace_info, cribl_management_up), when workspaces are discovered. */
+export type ManagementSource = Pick<ScopeSnapshot<unknown>, 'texts' | 'subscribe'>;
+
+/** A body in one format. */
+export interface FormatBody {
   /**
-   * The body as UTF-8 chunks, in order; identical for both formats (only gauges, quote-free HELP).
-   * Undefined when larger than `identityCacheMaxBytes`: identity is then served by gunzipping `gzip`
-   * (Prometheus always asks for gzip, so large fleets keep one copy of the body, not two).
+   * The body as UTF-8 chunks, in order. Undefined when larger than `identityCacheMaxBytes`: identity is then
+   * served by gunzipping `gzip` (Prometheus always asks for gzip, so large fleets keep one copy of the body, not
+   * two).
    */
   readonly identity: readonly Buffer[] | undefined;
   readonly identityBytes: number;
-  /** The same bytes as one gzip member. */
+  /** The same bytes as gzip members (concatenated members are one gzip stream). */
   readonly gzip: readonly Buffer[];
   readonly gzipBytes: number;
+}
+
+/**
+ * One complete body of the snapshot families (self-metrics are added per scrape). Immutable. Its own fields are
+ * the text 0.0.4 body; `forFormat` gives either format. Both share every byte but the HELP/TYPE lines of the
+ * families whose header differs between formats (counters), which sit between the shared parts.
+ */
+export interface SnapshotBody extends FormatBody {
+  /** Number of snapshot changes the body includes. */
+  readonly generation: number;
+  forFormat(format: Format): FormatBody;
+}
+
+/** A format-specific family header, ready to send in either format and encoding. */
+type SlotBytes = Readonly<Record<Format, { identity: Buffer; gzip: Buffer }>>;
+
+/** The per-format views of an assembled body: lists of references to the shared buffers and the slots' bytes. */
+function formatBody(body: AssembledBody, slots: readonly SlotBytes[], format: Format): FormatBody {
+  let identity: Buffer[] | undefined = [];
+  const gzip: Buffer[] = [];
+  let identityBytes = body.identityBytes;
+  let gzipBytes = body.gzipBytes;
+  for (const part of body.parts) {
+    if (isSlot(part)) {
+      const bytes = slots[part.slot]?.[format];
+      if (!bytes) throw new Error(`body has an unknown header slot ${part.slot}`);
+      identity?.push(bytes.identity);
+      gzip.push(bytes.gzip);
+      identityBytes += bytes.identity.length;
+      gzipBytes += bytes.gzip.length;
+      continue;
+    }
+    if (part.identity && identity) identity.push(...part.identity);
+    else identity = undefined;
+    gzip.push(...part.gzip);
+  }
+  return { identity, identityBytes, gzip, gzipBytes };
+}
+
+function snapshotBody(body: AssembledBody, slots: readonly SlotBytes[]): SnapshotBody {
+  const text = formatBody(body, slots, 'text');
+  const openmetrics = formatBody(body, slots, 'openmetrics');
+  return { generation: body.generation, ...text, forFormat: (f) => (f === 'openmetrics' ? openmetrics : text) };
 }
 
 /** Numbers of one build. */
@@ -56,6 +108,8 @@ export interface BuildStats {
 /** Options of createBodyCache. */
 export interface BodyCacheOptions {
   snapshots: readonly SnapshotSource[];
+  /** The management plane's scope (Cribl.Cloud workspace discovery); its families come first. */
+  management?: ManagementSource;
   intervals: RefreshIntervals;
   clock: Clock;
   /** Least time between the starts of two builds while the snapshot keeps changing. @default 1000 */
@@ -124,6 +178,8 @@ class Cache implements BodyCache {
   readonly #o: BodyCacheOptions & { minRebuildIntervalMs: number; maxBuildShare: number; batchBytes: number };
   #builder: BodyBuilder;
   readonly #resetLosses: () => void;
+  readonly #slots: SlotBytes[] = [];
+  readonly #unsubscribeManagement: (() => void) | undefined;
   #unsubscribe: (() => void)[];
   #snapshots: readonly SnapshotSource[];
   readonly #abort = new AbortController();
@@ -140,22 +196,30 @@ class Cache implements BodyCache {
   constructor(options: BodyCacheOptions) {
     checkDistinctLabels(options.snapshots);
     this.#o = { minRebuildIntervalMs: 1000, maxBuildShare: 0.1, batchBytes: 1 << 20, ...options };
-    const header = (f: FamilyDef): string => {
+    const gzipLevel = options.gzipLevel ?? zlibConstants.Z_BEST_SPEED;
+    // A header both formats write alike is part of the shared bytes; one that differs (a counter's) gets a slot,
+    // gzipped here once, that each body fills per format.
+    const header = (f: FamilyDef): FamilyHeader => {
       const help = familyHelp(f, options.intervals);
-      const text = gaugeHeader(f.name, help, 'text');
-      // The node part is shared by both formats; that holds only while HELP needs no format-specific escaping.
-      if (text !== gaugeHeader(f.name, help, 'openmetrics'))
-        throw new Error(`HELP of ${f.name} differs between formats`);
-      return text;
+      const text = familyHeader(f.name, f.type ?? 'gauge', help, 'text');
+      const openmetrics = familyHeader(f.name, f.type ?? 'gauge', help, 'openmetrics');
+      if (text === openmetrics) return text;
+      const bytes = (t: string): { identity: Buffer; gzip: Buffer } => {
+        const identity = Buffer.from(t, 'utf8');
+        return { identity, gzip: gzipSync(identity, { level: gzipLevel }) };
+      };
+      this.#slots.push({ text: bytes(text), openmetrics: bytes(openmetrics) });
+      return { slot: this.#slots.length - 1 };
     };
     const headers: FamilyHeaders = {
+      management: MANAGEMENT_FAMILIES.map(header),
       leader: LEADER_FAMILIES.map(header),
       group: GROUP_FAMILIES.map(header),
       node: NODE_FAMILIES.map(header),
     };
     const assembler = {
       headers,
-      gzipLevel: options.gzipLevel ?? zlibConstants.Z_BEST_SPEED,
+      gzipLevel,
       chunkBytes: options.chunkBytes ?? 1 << 20,
       identityCacheMaxBytes: options.identityCacheMaxBytes ?? 32 << 20,
     };
@@ -192,6 +256,7 @@ class Cache implements BodyCache {
     this.#snapshots = options.snapshots;
     for (const s of this.#snapshots) s.requeueNodes();
     this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed(s)));
+    this.#unsubscribeManagement = options.management?.subscribe(() => this.#changed());
   }
 
   setSnapshots(snapshots: readonly SnapshotSource[]): void {
@@ -237,6 +302,7 @@ class Cache implements BodyCache {
   close(): void {
     this.#abort.abort();
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    this.#unsubscribeManagement?.();
     this.#builder.close().catch((err: unknown) => this.#o.onError?.(err));
   }
 
@@ -287,10 +353,13 @@ class Cache implements BodyCache {
     this.#dirty = false;
     try {
       for (const s of snapshots) this.#send(s);
-      const body = await this.#builder.build({
+      const management = this.#o.management?.texts();
+      const built = await this.#builder.build({
         generation,
+        ...(management ? { management } : {}),
         leaders: snapshots.map((s) => ({ id: s.id, leaderTexts: s.leaderTexts(), groupTexts: s.groupTexts() })),
       });
+      const body = snapshotBody(built, this.#slots);
       this.#body = body;
       this.#resetLosses();
       return body;

@@ -1,6 +1,6 @@
 /** Messages between the body cache (main thread) and the body worker. */
 
-import type { AssembleRequest, AssembledBody } from './assemble.js';
+import { isSlot, type AssembleRequest, type AssembledBody } from './assemble.js';
 import type { NodeBatch } from '../store/node-batch.js';
 
 /** Main → worker. */
@@ -15,7 +15,10 @@ export type FromWorker = { t: 'built'; id: number; body: AssembledBody } | { t: 
 /** The distinct ArrayBuffers behind `body`'s buffers, to move them without a copy. */
 export function transferList(body: AssembledBody): ArrayBuffer[] {
   const set = new Set<ArrayBuffer>();
-  for (const b of [...(body.identity ?? []), ...body.gzip]) set.add(b.buffer as ArrayBuffer);
+  for (const p of body.parts) {
+    if (isSlot(p)) continue;
+    for (const b of [...(p.identity ?? []), ...p.gzip]) set.add(b.buffer as ArrayBuffer);
+  }
   return [...set];
 }
 

@@ -6,7 +6,7 @@
 
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../util/worker.js';
-import { BodyAssembler, type AssembleRequest, type AssembledBody, type AssemblerOptions } from './assemble.js';
+import { BodyAssembler, isSlot, type AssembleRequest, type AssembledBody, type AssemblerOptions } from './assemble.js';
 import { batchTransferList, type FromWorker, type ToWorker } from './builder-protocol.js';
 import type { NodeBatch } from '../store/node-batch.js';
 
@@ -71,7 +71,10 @@ export function createWorkerBuilder(
       pending.delete(m.id);
       if (m.t === 'failed') return p.reject(new Error(m.message));
       const b = m.body;
-      p.resolve({ ...b, identity: b.identity?.map(asBuffer), gzip: b.gzip.map(asBuffer) });
+      const parts = b.parts.map((part) =>
+        isSlot(part) ? part : { identity: part.identity?.map(asBuffer), gzip: part.gzip.map(asBuffer) },
+      );
+      p.resolve({ ...b, parts });
     });
     w.on('error', (err) => lose(w, err));
     w.on('exit', (code) => lose(w, new Error(`the body worker exited with code ${code}`)));

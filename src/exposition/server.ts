@@ -210,7 +210,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const metrics = async (req: IncomingMessage, res: ServerResponse, head: boolean): Promise<void> => {
     const format = negotiateFormat(req.headers.accept);
     const useGzip = acceptsGzip(req.headers['accept-encoding']);
-    const body = await options.body.current();
+    const body = (await options.body.current()).forFormat(format);
     res.writeHead(200, {
       'Content-Type': CONTENT_TYPES[format],
       Vary: 'Accept, Accept-Encoding',

@@ -12,14 +12,24 @@ export interface RefreshIntervals {
   discoveryMs: number;
   healthMs: number;
   metadataMs: number;
+  /** `--packs.interval` (read only with `--collector.packs`). */
+  packsMs?: number;
+  /** `--search.probe-interval`; absent when the probe is off. */
+  searchProbeMs?: number;
 }
 
 /** Where a family's values come from. */
-export type Source = 'discovery' | 'listing' | 'health' | 'metadata';
+export type Source = 'discovery' | 'listing' | 'health' | 'metadata' | 'packs' | 'search' | 'management';
+
+/** The metric type of a family. A counter's samples end in `_total`; its HELP/TYPE lines differ by format. */
+export type FamilyType = 'gauge' | 'counter';
 
 /** One metric family of the snapshot. `S` is the state of one item of its scope. */
 export interface Family<S> {
+  /** The family's name as its samples carry it (a counter's ends in `_total`). */
   readonly name: string;
+  /** @default 'gauge' */
+  readonly type?: FamilyType;
   readonly source: Source;
   /** What a value means; the freshness sentence is added from `source`. */
   readonly what: string;
@@ -33,7 +43,9 @@ export interface Family<S> {
 }
 
 /** A family as a plain description, for documentation and headers. */
-export type FamilyDef = Pick<Family<unknown>, 'name' | 'source' | 'what'>;
+export type FamilyDef = Pick<Family<unknown>, 'name' | 'type' | 'source' | 'what'>;
+
+const every = (ms: number | undefined): string => (ms ? formatDuration(ms) : 'interval (off by default)');
 
 function refreshSentence(source: Source, intervals: RefreshIntervals): string {
   switch (source) {
@@ -48,6 +60,15 @@ function refreshSentence(source: Source, intervals: RefreshIntervals): string {
       return `Polled every ${formatDuration(intervals.healthMs)} through the leader; cached between polls.`;
     case 'metadata':
       return `Polled every ${formatDuration(intervals.metadataMs)} through the leader; cached between polls.`;
+    case 'packs':
+      return `Read every ${every(intervals.packsMs)} through the leader (--collector.packs); cached in between.`;
+    case 'search':
+      return `Probed every ${every(intervals.searchProbeMs)} through the leader; cached between probes.`;
+    case 'management':
+      return (
+        `From the Cribl.Cloud management plane, refreshed every ${formatDuration(intervals.discoveryMs)}; cached in ` +
+        `between.`
+      );
   }
 }
 
@@ -59,6 +80,16 @@ export function familyHelp(family: FamilyDef, intervals: RefreshIntervals): stri
 /** `# HELP` and `# TYPE` lines of a gauge family in the given format. */
 export function gaugeHeader(name: string, help: string, format: Format): string {
   return `# HELP ${name} ${escapeHelp(help, format)}\n# TYPE ${name} gauge\n`;
+}
+
+/**
+ * `# HELP` and `# TYPE` lines of a family in the given format. A counter's samples end in `_total` in both
+ * formats, but OpenMetrics names the family without the suffix, and text 0.0.4 with it.
+ */
+export function familyHeader(name: string, type: FamilyType, help: string, format: Format): string {
+  if (type === 'gauge') return gaugeHeader(name, help, format);
+  const family = format === 'openmetrics' ? name.replace(/_total$/, '') : name;
+  return `# HELP ${family} ${escapeHelp(help, format)}\n# TYPE ${family} counter\n`;
 }
 
 /** `name{base,extra}`: a series name with its labels, for `base` and `extra` each possibly empty. */

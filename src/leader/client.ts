@@ -11,7 +11,7 @@ import { retryDelay } from '../http/backoff.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { BudgetObserver, DenyReason, Permit, RequestBudget } from './budget.js';
 import { exchange, type Attempt, type AttemptFailure, type ExchangeContext, type ThrottleCode } from './exchange.js';
-import { UnavailableHold } from './probe.js';
+import { UnavailableHold, type ProbeObserver } from './probe.js';
 import { DEFAULT_CLIENT_LIMITS, type LeaderClientLimits } from './settings.js';
 import { linkSignals } from './signals.js';
 import { sleepUntil } from './sleep-until.js';
@@ -68,6 +68,8 @@ export interface LeaderClientOptions {
   closeDispatcher?: boolean;
   /** @default 'cribl-exporter' */
   userAgent?: string;
+  /** Each answer of GET /health while the leader is held unavailable (420): its status and JSON. */
+  onHealthProbe?: ProbeObserver;
 }
 
 /** A leader client with its configured name. */
@@ -130,7 +132,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
       userAgent: opts.userAgent ?? 'cribl-exporter',
       onRequest: (endpoint, code, seconds) => this.#metrics.onRequest(endpoint, code, seconds),
     };
-    this.#hold = new UnavailableHold(this.#ctx, this.#log, this.#closing.signal);
+    this.#hold = new UnavailableHold(this.#ctx, this.#log, this.#closing.signal, opts.onHealthProbe);
     // Every request in flight listens for close(): as many listeners as requests, by design.
     setMaxListeners(0, this.#closing.signal);
   }

@@ -1,7 +1,8 @@
 /**
  * The 420 hold: a leader that answers 420 outside host context is shutting down or on standby. Every request
  * to it waits (the budget is held) while GET /health is probed, anonymously, outside the budget, one probe at a
- * time, backing off from the probe interval to its maximum, until it answers 200.
+ * time, backing off from the probe interval to its maximum, until it answers 200. Each answer (200, or 420 with
+ * the leader's state) goes to `onAnswer` when one is given: the leader's health families stay current meanwhile.
  */
 import type { Logger } from 'pino';
 import { ENDPOINTS } from '../api/routes.js';
@@ -17,6 +18,13 @@ const PROBE: LeaderRequest<null> = {
   decode: () => null,
 };
 
+// With an observer, a 420's body (standby or shutting down) is an answer too. It then loses the 420's Retry-After,
+// which Cribl does not document for 420 (research note §3) and the simulated leader never sends.
+const OBSERVED_PROBE: LeaderRequest<unknown> = { ...PROBE, accept: [200, 420], decode: (json) => json };
+
+/** Called with each answer of the probe: its status (200 or 420) and its JSON. */
+export type ProbeObserver = (status: number, json: unknown) => void;
+
 /** Holds the budget and probes until the leader serves again; one hold at a time. */
 export class UnavailableHold {
   readonly #ctx: ExchangeContext;
@@ -24,10 +32,13 @@ export class UnavailableHold {
   readonly #closing: AbortSignal;
   #probing: Promise<void> | undefined;
 
-  constructor(ctx: ExchangeContext, log: Logger, closing: AbortSignal) {
+  readonly #onAnswer: ProbeObserver | undefined;
+
+  constructor(ctx: ExchangeContext, log: Logger, closing: AbortSignal, onAnswer?: ProbeObserver) {
     this.#ctx = ctx;
     this.#log = log;
     this.#closing = closing;
+    this.#onAnswer = onAnswer;
   }
 
   /** Resolves when no probe runs (for close). */
@@ -56,7 +67,13 @@ export class UnavailableHold {
     for (let n = 1; !this.#closing.aborted; n++) {
       const interval = Math.min(limits.healthProbeMaxMs, limits.healthProbeIntervalMs * 2 ** (n - 1));
       await sleepUntil(clock, clock.now() + Math.max(interval, serverDelayMs ?? 0), this.#closing);
-      const { attempt } = await exchange(this.#ctx, PROBE, this.#closing, false);
+      const { attempt } = await exchange<unknown>(
+        this.#ctx,
+        this.#onAnswer ? OBSERVED_PROBE : PROBE,
+        this.#closing,
+        false,
+      );
+      if (attempt.ok) this.#onAnswer?.(attempt.status, attempt.body);
       // A 200 is enough, whatever its body: the leader is serving again.
       if (attempt.status === 200) {
         budget.resume();

@@ -7,7 +7,7 @@ export type ResponseHeaders = Readonly<Record<string, string | string[] | undefi
 /** One request to the leader, relative to the leader's base URL (…/api/v1). */
 export interface LeaderRequest<T> {
   /** Default GET. */
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH';
   /** Request body (POST), with its media type. */
   body?: { contentType: string; payload: string };
   /** Send without credentials (/health, /auth/login): src/auth/with-auth.ts passes such requests through. */

@@ -10,6 +10,7 @@ import { createDispatcher, type TransportConfig } from '../http/transport.js';
 import { createRequestBudget, type RequestBudget } from '../leader/budget.js';
 import { createLeaderClient, type LeaderClientMetrics, type NamedLeaderClient } from '../leader/client.js';
 import { clientLimitsFromConfig, type BudgetConfig } from '../leader/settings.js';
+import type { ProbeObserver } from '../leader/probe.js';
 import type { LeaderClient } from '../leader/types.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { ReadFile } from '../util/files.js';
@@ -43,6 +44,8 @@ export interface ConnectDeps {
   metrics?: LeaderClientMetrics & AuthMetrics;
   /** Replaces the dispatcher built from the transport settings (tests). */
   dispatcher?: Dispatcher;
+  /** Each answer of GET /health while the leader is held unavailable (420): its status and JSON. */
+  onHealthProbe?: ProbeObserver;
 }
 
 /** A leader's transport, budget and clients. Closing the client closes the budget and the dispatcher. */
@@ -97,6 +100,7 @@ export async function connectLeader(target: LeaderTarget, deps: ConnectDeps): Pr
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     limits: clientLimitsFromConfig(target.budget),
     userAgent: `cribl-exporter/${deps.version}`,
+    ...(deps.onHealthProbe ? { onHealthProbe: deps.onHealthProbe } : {}),
   });
   let auth: AuthProvider;
   try {

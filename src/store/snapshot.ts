@@ -5,10 +5,14 @@
  * text is not kept here: the builder holds it, in a worker thread). Every node write bumps the generation (polls
  * and listings always bring a new timestamp); group and leader texts are compared, so they bump it only when they
  * changed.
+ *
+ * Nodes are rendered with facts of their group (its deployed config version): the store keeps which nodes belong
+ * to which group, and a group change that matters to its nodes (a deploy) re-renders exactly that group's nodes.
  */
 
-import type { GroupState, LeaderState, NodeState } from '../collectors/state.js';
+import { groupKey, type GroupState, type LeaderState, type NodeState } from '../collectors/state.js';
 import { labelPairs } from '../format/escape.js';
+import { timeSlicer } from '../util/yield.js';
 import { NodeBatchWriter, type NodeBatch } from './node-batch.js';
 
 /** How the store turns state into text: one string per family of the scope, in body order. */
@@ -18,7 +22,14 @@ export interface SnapshotRenderers {
   leader(leader: LeaderState | undefined, targetPairs: string): readonly string[];
   /** Number of per-node families (the length of every `node` result). */
   readonly nodeFamilies: number;
+  /** The node's state as kept: the written state with the facts the store derives (group facts, restarts). */
+  nodeWithFacts(prev: NodeState | undefined, next: NodeState, group: GroupState | undefined): NodeState;
+  /** Whether a change of a group leaves its nodes' texts as they are. */
+  sameNodeGroupFacts(a: GroupState | undefined, b: GroupState | undefined): boolean;
 }
+
+/** Longest stretch of re-rendering a group's nodes between two yields to the event loop. */
+const RERENDER_SLICE_MS = 4;
 
 /** Options of createLeaderSnapshot. */
 export interface LeaderSnapshotOptions {
@@ -43,10 +54,22 @@ export interface LeaderSnapshot {
   nodeKeys(): IterableIterator<string>;
   /** Every node's state (the status page reads them; never write through them). */
   nodes(): IterableIterator<NodeState>;
-  /** The leader's state as last set (undefined before the first discovery ended). */
+  /**
+   * Replaces the groups (discovery). Their texts change at once; the nodes of groups whose change matters to them
+   * (a deploy) are re-rendered before the promise resolves, yielding to the event loop in between. A group's
+   * `packs` are carried over from its previous state when `groups` brings none (another job reads them).
+   */
+  setGroups(groups: readonly GroupState[]): Promise<void>;
+  /** A group's state, by product and id. */
+  getGroup(product: GroupState['product'], id: string): GroupState | undefined;
+  /** Every group's state, in listing order. */
+  groups(): GroupState[];
+  /** Sets the packs of the groups (`--collector.packs`); a group absent from `packs` keeps what it had. */
+  setGroupPacks(packs: ReadonlyMap<string, NonNullable<GroupState['packs']>>): void;
+  /** Updates the leader's state: the fields given replace those held (an `undefined` value clears one). */
+  setLeader(state: Partial<LeaderState>): void;
+  /** The leader's state as held (undefined before anything was written). */
   leader(): LeaderState | undefined;
-  setGroups(groups: readonly GroupState[]): void;
-  setLeader(state: LeaderState): void;
   /** Node texts written since the last call (undefined when none); the caller owns the batch. */
   takeNodeBatch(): NodeBatch | undefined;
   /** Bytes of node text waiting for the next `takeNodeBatch`. */
@@ -76,9 +99,13 @@ class Snapshot implements LeaderSnapshot {
   readonly #render: SnapshotRenderers;
   #generation = 0;
   readonly #nodes = new Map<string, NodeState>();
+  /** Groups by groupKey, in listing order. */
+  #groups = new Map<string, GroupState>();
+  /** Node keys per groupKey. */
+  readonly #members = new Map<string, Set<string>>();
+  #leader: LeaderState | undefined;
   #groupTexts: readonly string[];
   #leaderTexts: readonly string[];
-  #leader: LeaderState | undefined;
   readonly #listeners = new Set<() => void>();
   #batch: NodeBatchWriter;
 
@@ -100,13 +127,29 @@ class Snapshot implements LeaderSnapshot {
   }
 
   setNode(key: string, state: NodeState): void {
-    this.#batch.put(key, this.#render.node(state, this.#targetPairs));
-    this.#nodes.set(key, state);
+    const prev = this.#nodes.get(key);
+    const group = groupKey(state.product, state.group);
+    const full = this.#render.nodeWithFacts(prev, state, this.#groups.get(group));
+    this.#batch.put(key, this.#render.node(full, this.#targetPairs));
+    this.#nodes.set(key, full);
+    const before = prev && groupKey(prev.product, prev.group);
+    if (before !== group) {
+      if (before !== undefined) this.#members.get(before)?.delete(key);
+      let members = this.#members.get(group);
+      if (!members) this.#members.set(group, (members = new Set()));
+      members.add(key);
+    }
     this.#changed();
   }
 
   deleteNode(key: string): void {
-    if (!this.#nodes.delete(key)) return;
+    const prev = this.#nodes.get(key);
+    if (!prev) return;
+    this.#nodes.delete(key);
+    const group = groupKey(prev.product, prev.group);
+    const members = this.#members.get(group);
+    members?.delete(key);
+    if (members?.size === 0) this.#members.delete(group);
     this.#batch.delete(key);
     this.#changed();
   }
@@ -132,26 +175,68 @@ class Snapshot implements LeaderSnapshot {
     return this.#nodes.keys();
   }
 
-  nodes(): IterableIterator<NodeState> {
-    return this.#nodes.values();
+  async setGroups(groups: readonly GroupState[]): Promise<void> {
+    const before = this.#groups;
+    const after = new Map<string, GroupState>();
+    for (const g of groups) {
+      const key = groupKey(g.product, g.group.id);
+      if (after.has(key)) continue;
+      const packs = g.packs ?? before.get(key)?.packs;
+      after.set(key, packs && !g.packs ? { ...g, packs } : g);
+    }
+    this.#groups = after;
+    this.#renderGroups();
+    const changed = [...new Set([...before.keys(), ...after.keys()])].filter(
+      (k) => !this.#render.sameNodeGroupFacts(before.get(k), after.get(k)),
+    );
+    // A deploy re-renders that group's nodes (50,000 at once would block every scrape for a while: sliced).
+    const slice = timeSlicer(RERENDER_SLICE_MS);
+    for (const group of changed) {
+      for (const key of [...(this.#members.get(group) ?? [])]) {
+        const pause = slice();
+        if (pause) await pause;
+        const state = this.#nodes.get(key);
+        if (state && groupKey(state.product, state.group) === group) this.setNode(key, state);
+      }
+    }
+  }
+
+  getGroup(product: GroupState['product'], id: string): GroupState | undefined {
+    return this.#groups.get(groupKey(product, id));
+  }
+
+  groups(): GroupState[] {
+    return [...this.#groups.values()];
+  }
+
+  setGroupPacks(packs: ReadonlyMap<string, NonNullable<GroupState['packs']>>): void {
+    for (const [key, facts] of packs) {
+      const g = this.#groups.get(key);
+      if (g) this.#groups.set(key, { ...g, packs: facts });
+    }
+    this.#renderGroups();
+  }
+
+  setLeader(state: Partial<LeaderState>): void {
+    this.#leader = { ...this.#leader, ...state };
+    const texts = this.#render.leader(this.#leader, this.#targetPairs);
+    if (sameTexts(texts, this.#leaderTexts)) return;
+    this.#leaderTexts = texts;
+    this.#changed();
   }
 
   leader(): LeaderState | undefined {
     return this.#leader;
   }
 
-  setGroups(groups: readonly GroupState[]): void {
-    const texts = this.#render.groups(groups, this.#targetPairs);
-    if (sameTexts(texts, this.#groupTexts)) return;
-    this.#groupTexts = texts;
-    this.#changed();
+  nodes(): IterableIterator<NodeState> {
+    return this.#nodes.values();
   }
 
-  setLeader(state: LeaderState): void {
-    this.#leader = { ...state };
-    const texts = this.#render.leader({ ...state }, this.#targetPairs);
-    if (sameTexts(texts, this.#leaderTexts)) return;
-    this.#leaderTexts = texts;
+  #renderGroups(): void {
+    const texts = this.#render.groups([...this.#groups.values()], this.#targetPairs);
+    if (sameTexts(texts, this.#groupTexts)) return;
+    this.#groupTexts = texts;
     this.#changed();
   }
 

@@ -14,7 +14,10 @@ function result(): SizeResult {
     nodes: 50_000,
     intervals: { healthS: 30, discoveryS: 60, metadataS: 600 },
     autocannon: { rps: 10_000 },
-    discovery: { counts: { listing: 98, groups: 2 } },
+    discovery: {
+      counts: { listing: 98, groups: 2, leaderHealth: 1, versions: 6, gitSettings: 1 },
+      listedGroups: 6,
+    },
     coverage: {
       deadlineMs: 200_000,
       answeredMs: 25_000,
@@ -55,7 +58,7 @@ describe('judgeTargets', () => {
   it('meets every target with figures inside them', () => {
     const verdicts = judgeTargets(result());
     expect(verdicts.filter((v) => v.status !== 'met')).toEqual([]);
-    expect(verdicts).toHaveLength(13);
+    expect(verdicts).toHaveLength(14);
   });
 
   it.each<[string, RegExp, (r: Mutable) => void]>([
@@ -70,7 +73,16 @@ describe('judgeTargets', () => {
     ['rss', /RSS ≤ 400 MB/, (r) => (r.steady!.rss = 808e6)],
     ['coverage', /first health answer ≤ 30 s/, (r) => (r.coverage!.answeredMs = 50_800)],
     ['coverage missing', /first health answer ≤ 30 s/, (r) => delete r.coverage!.answeredMs],
-    ['listing', /listing ≤ 1 request per 500 nodes/, (r) => (r.discovery!.counts = { listing: 101, groups: 2 })],
+    [
+      'listing',
+      /listing ≤ 1 request per 500 nodes/,
+      (r) => Object.assign(r.discovery!.counts as object, { listing: 101, groups: 2 }),
+    ],
+    [
+      'per-discovery requests',
+      /one \/health, at most one version request per group/,
+      (r) => Object.assign(r.discovery!.counts as object, { versions: 12 }),
+    ],
     ['health', /≤ 1 health request per node/, (r) => (r.steady!.healthPerNodePerInterval = 1.2)],
     ['rss peak', /RSS ≤ 400 MB/, (r) => (r.steady!.peakRss = 420e6)],
     ['metadata', /metadata only on its schedule/, (r) => (r.steady!.metadataPerNodeSinceStart = 1.3)],
@@ -157,7 +169,7 @@ describe('renderReport', () => {
     expect(md).toContain('Test CPU, 2 cores, 8.0 GiB RAM');
     expect(md).toContain('`npm run bench`');
     expect(md).toContain('judged at 50,000 nodes');
-    expect(md.match(/\| met: /g)).toHaveLength(13);
+    expect(md.match(/\| met: /g)).toHaveLength(14);
     expect(md).toContain('| | 1k | 50k |'.replace('| |', '|  |'));
     expect(md).toContain('## Sizing');
     expect(md).toContain('Why things are slow.');

@@ -15,7 +15,7 @@ describe('decodeWorkerEnvelope', () => {
 describe('decodeWorkers', () => {
   it('keeps the valid entries, stripped to what is exported, and counts the malformed ones', async () => {
     const { items, malformed } = await decodeWorkers([
-      worker('a', { status: 'healthy', nodeUpgradeStatus: { state: 1, timestamp: 1 } }),
+      worker('a', { status: 'healthy', nodeUpgradeStatus: { state: 2, timestamp: 1, failed: 1 } }),
       { id: 'b' },
       worker('c'),
     ]);
@@ -24,7 +24,8 @@ describe('decodeWorkers', () => {
     const a = items[0] as unknown as Record<string, unknown> & {
       info: Record<string, unknown> & { cribl: Record<string, unknown> };
     };
-    for (const dropped of ['status', 'nodeUpgradeStatus']) expect(a).not.toHaveProperty(dropped);
+    expect(a.status).toBe('healthy');
+    expect(a.nodeUpgradeStatus).toEqual({ state: 2, timestamp: 1 }); // the reason code is not exported
     for (const dropped of ['release', 'node', 'env']) expect(a.info).not.toHaveProperty(dropped);
     for (const dropped of ['guid', 'group']) expect(a.info.cribl).not.toHaveProperty(dropped);
     expect(a.info.cribl).toMatchObject({
@@ -32,6 +33,14 @@ describe('decodeWorkers', () => {
       startTime: 1717199000000,
       config: { version: 'abc1234' },
     });
+  });
+
+  it('keeps a node whose status or upgrade state it does not understand, without them', async () => {
+    const odd = { ...worker('a'), status: 7, nodeUpgradeStatus: { state: 9, timestamp: 1 } };
+    const { items, malformed } = await decodeWorkers([odd]);
+    expect(malformed).toBe(0);
+    expect(items[0]?.status).toBeUndefined();
+    expect(items[0]?.nodeUpgradeStatus).toBeUndefined();
   });
 
   it('yields to the event loop while validating a large page', async () => {

@@ -23,10 +23,12 @@ describe('FLAG_TABLE', () => {
     (name) => {
       const spec = FLAG_TABLE.find((f) => f.name === name)!;
       const url = 'https://leader.example.com/api/v1';
-      const argv = [`--leader.url=${url}`, spec.kind === 'bool' ? `--${name}` : `--${name}=${spec.default}`];
+      const bool = spec.default === 'true' ? `--${name}` : `--no-${name}`;
       // Compare a run with the default given explicitly against a run without it.
-      const explicit = config({ argv: spec.kind === 'bool' ? [argv[0]!, `--no-${name}`] : argv });
-      expect(config({ argv: [argv[0]!] })).toEqual(explicit);
+      const explicit = config({
+        argv: [`--leader.url=${url}`, spec.kind === 'bool' ? bool : `--${name}=${spec.default}`],
+      });
+      expect(config({ argv: [`--leader.url=${url}`] })).toEqual(explicit);
     },
   );
 });

@@ -35,12 +35,43 @@ describe('defaults', () => {
       ],
       web: { listenAddress: ':9864', telemetryPath: '/metrics', maxConnections: 512 },
       intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 600_000 },
+      collectors: { gitSettings: true, packsMs: 0 },
       shard: { index: 0, total: 1 },
       maxNodes: 0,
       log: { level: 'info', format: 'json' },
     };
     expect(parse(minimal)).toEqual({ kind: 'run', config: expected, warnings: [] });
     expect(parseConfig({ argv: minimal.argv!, env: TOKEN, readFile: fakeReadFile({}) })).toEqual(expected);
+  });
+
+  it('turns the collectors of issue 12 on and off', () => {
+    const on = config({
+      ...minimal,
+      argv: [
+        ...minimal.argv!,
+        '--no-collector.git-settings',
+        '--collector.packs',
+        '--packs.interval=5m',
+        '--search.probe-interval=2m',
+        '--search.probe-query=cribl dataset="x"',
+      ],
+    });
+    expect(on.collectors).toEqual({
+      gitSettings: false,
+      packsMs: 300_000,
+      searchProbe: { intervalMs: 120_000, query: 'cribl dataset="x"', timeoutMs: 30_000 },
+    });
+    expect(config({ ...minimal, env: { ...TOKEN, CRIBL_SEARCH_PROBE_INTERVAL: '0' } }).collectors).toEqual({
+      gitSettings: true,
+      packsMs: 0,
+    });
+    expect(config({ ...minimal, argv: [L, '--packs.interval=5m'] }).collectors.packsMs).toBe(0);
+    expect(configError({ ...minimal, argv: [L, '--search.probe-interval=20s'] })).toBe(
+      '--search.probe-timeout (30s) must be shorter than --search.probe-interval (20s): one probe at a time',
+    );
+    expect(configError({ ...minimal, argv: [L, '--search.probe-interval=soon'] })).toMatch(
+      /^--search\.probe-interval: /,
+    );
   });
 
   it.each([

@@ -87,4 +87,27 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('exporter scraped by a real Prometh
     const unhealthy = active.filter((a) => a.labels.alertname === 'CriblNodeUnhealthy').map((a) => a.labels.node_id!);
     for (const id of unhealthy) expect(['shutting down', 'standby'], id).toContain(sim.fleet.node(id)?.health);
   });
+
+  it('ingests the counter family from its OpenMetrics scrape, with a series per node', async () => {
+    // Prometheus asks for OpenMetrics first; a counter whose family name kept _total would fail the whole scrape.
+    const [count] = await prom.waitFor('count(cribl_node_restarts_total)', (v) => v.length === 1, 25_000);
+    expect(Number(count!.value[1])).toBe(sim.fleet.nodes().length);
+    expect((await prom.query('up{job="cribl-exporter"}'))[0]?.value[1]).toBe('1');
+  });
+
+  // Last: the leader stays unusable for the rest of this file.
+  it('fires CriblLeaderNotPrimaryOrUnhealthy for a standby leader, as cribl_leader_health_status shows', async () => {
+    const firing = 'ALERTS{alertname="CriblLeaderNotPrimaryOrUnhealthy", alertstate="firing"}';
+    expect(await prom.query(firing)).toEqual([]);
+
+    sim.fleet.setLeaderState('standby');
+
+    await prom.waitFor('cribl_leader_health_status{status="standby"} == 1', (v) => v.length === 1, 25_000);
+    const alerts = await prom.waitFor(firing, (v) => v.length > 0, 25_000);
+    for (const a of alerts) expect(a.metric).toMatchObject({ severity: 'critical', job: 'cribl-exporter' });
+    expect(alerts.map((a) => a.metric.status ?? `role=${a.metric.role}`).sort()).toEqual(
+      expect.arrayContaining(['healthy']),
+    );
+    expect((await prom.query('cribl_leader_role_info{role="standby"}')).length).toBe(1);
+  });
 });

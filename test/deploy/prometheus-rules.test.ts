@@ -109,6 +109,14 @@ describe('Alertmanager inhibition', () => {
     expect(selected(rule?.target_matchers ?? []).sort()).toEqual(names.filter((n) => n.startsWith('CriblNode')).sort());
   });
 
+  it('lets a group that pages as a whole hold back the node alerts of that group only', () => {
+    const rule = inhibit.find((r) => selected(r.source_matchers)[0] === 'CriblGroupNodesUnhealthy');
+    expect(selected(rule?.target_matchers ?? [])).toEqual(
+      expect.arrayContaining(['CriblNodeUnhealthy', 'CriblNodeHealthUnreachable', 'CriblNodeConfigOutdated']),
+    );
+    expect(rule?.equal).toEqual(expect.arrayContaining(['job', 'instance', 'product', 'group']));
+  });
+
   it('is shown in docs/deploy.md as it is in the file', () => {
     const docs = readFileSync(join(ROOT, 'docs/deploy.md'), 'utf8');
     const blocks = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) =>

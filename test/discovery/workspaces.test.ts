@@ -139,13 +139,20 @@ describe('listWorkspaceTargets', () => {
     expect(fake.seen.map((s) => [s.method, s.url, s.authorization])).toEqual([
       ['GET', '/v1/organizations/acme/workspaces', 'Bearer tok-1'],
     ]);
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       ok: true,
       targets: [
         { name: 'alpha', url: 'https://alpha-acme.cribl.cloud/api/v1', labels: { workspace: 'alpha' } },
         { name: 'zeta', url: 'https://zeta-acme.cribl.cloud/api/v1', labels: { workspace: 'zeta' } },
       ],
     });
+    // Every workspace, whatever its state, for cribl_workspace_info.
+    expect(result.ok && result.workspaces.map((w) => [w.workspaceId, w.state])).toEqual([
+      ['zeta', 'Active'],
+      ['alpha', 'Active'],
+      ['old', 'Inactive'],
+      ['new', 'Provisioning'],
+    ]);
   });
 
   it('a 401 gets exactly one new token and one retry', async () => {
@@ -154,7 +161,7 @@ describe('listWorkspaceTargets', () => {
     );
     const auth = countingAuth();
     const opts = { managementUrl: fake.url, organization: 'acme', domain: 'cribl.cloud', auth, dispatcher };
-    expect(await listWorkspaceTargets(opts)).toEqual({ ok: true, targets: [] });
+    expect(await listWorkspaceTargets(opts)).toEqual({ ok: true, targets: [], workspaces: [] });
     expect(auth.invalidations).toBe(1);
     expect(fake.seen).toHaveLength(2);
   });

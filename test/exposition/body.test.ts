@@ -61,7 +61,7 @@ describe('createBodyCache', () => {
     const [a, b] = snapshots;
     a!.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
     b!.setLeader({ up: false });
-    a!.setGroups([{ product: 'stream', group: { id: 'default', workerCount: 1 } }]);
+    await a!.setGroups([{ product: 'stream', group: { id: 'default', workerCount: 1 } }]);
     a!.setNode('a1', node('a1'));
     b!.setNode('b1', node('b1', { health: { up: false, failure: 'timeout' } }));
     a!.setNode('a2', node('a2', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 } }));
@@ -115,6 +115,44 @@ describe('createBodyCache', () => {
     expect(identity.length).toBe(body.identityBytes);
     expect(Buffer.concat(body.gzip).length).toBe(body.gzipBytes);
     expect(gunzipSync(Buffer.concat(body.gzip)).equals(identity)).toBe(true);
+  });
+
+  it.each([
+    ['kept', undefined],
+    ['not kept (served by gunzip)', 1000],
+  ])('a counter family gets its own header per format, every other byte shared (identity %s)', async (_n, max) => {
+    const { snapshots, cache } = setup({
+      chunkBytes: 200,
+      ...(max === undefined ? {} : { identityCacheMaxBytes: max }),
+    });
+    // Restarts are counted by the store from start times that change between writes.
+    for (let i = 0; i < 20; i++) {
+      for (let r = 0; r <= i % 3; r++) {
+        const w = worker(`n${i}`);
+        w.info.cribl.startTime += r;
+        snapshots[0]!.setNode(`n${i}`, node(`n${i}`, { worker: w }));
+      }
+    }
+    const body = await cache.rebuild();
+    const [text, om] = (['text', 'openmetrics'] as const).map((f) => {
+      const b = body.forFormat(f);
+      const unzipped = gunzipSync(Buffer.concat(b.gzip));
+      expect(unzipped.length).toBe(b.identityBytes);
+      expect(Buffer.concat(b.gzip).length).toBe(b.gzipBytes);
+      if (max === undefined) expect(Buffer.concat(b.identity ?? []).equals(unzipped)).toBe(true);
+      else expect(b.identity).toBeUndefined();
+      return unzipped.toString('utf8');
+    });
+    const help = 'Restarts of the node seen since the exporter started';
+    expect(text).toContain(`# HELP cribl_node_restarts_total ${help}`);
+    expect(text).toContain('# TYPE cribl_node_restarts_total counter\ncribl_node_restarts_total{');
+    expect(om).toContain(`# HELP cribl_node_restarts ${help}`);
+    expect(om).toContain('# TYPE cribl_node_restarts counter\ncribl_node_restarts_total{');
+    expect(om).toContain('cribl_node_restarts_total{product="stream",group="default",node_id="n2"} 2\n');
+    // Nothing else differs: the text body is the OpenMetrics one with the counter's family name spelled out.
+    expect(om?.replace(/^(# (?:HELP|TYPE) cribl_node_restarts) /gm, '$1_total ')).toBe(text);
+    // The default body (own fields) is the text one.
+    expect(gunzipSync(Buffer.concat(body.gzip)).toString('utf8')).toBe(text);
   });
 
   it('keeps only the gzip of a body larger than identityCacheMaxBytes', async () => {

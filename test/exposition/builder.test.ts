@@ -1,7 +1,7 @@
 import { NodeBatchWriter } from '../../src/store/node-batch.js';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AssembledBody } from '../../src/exposition/assemble.js';
+import { isSlot, type AssembledBody, type SharedPart } from '../../src/exposition/assemble.js';
 import { createInlineBuilder, createWorkerBuilder, type BodyBuilder } from '../../src/exposition/builder.js';
 
 /** Families per node in these tests (the batch format does not depend on the real ones). */
@@ -25,9 +25,18 @@ function batch(prefix: string, count: number, value = 1) {
   return w.take()!;
 }
 
+/** The shared parts of a body without header slots (these headers are all shared). */
+function shared(body: AssembledBody): SharedPart {
+  expect(body.parts.some(isSlot)).toBe(false);
+  const parts = body.parts as SharedPart[];
+  const identity = parts.every((p) => p.identity) ? parts.flatMap((p) => p.identity ?? []) : undefined;
+  return { identity, gzip: parts.flatMap((p) => p.gzip) };
+}
+
 function identity(body: AssembledBody): string {
-  const text = gunzipSync(Buffer.concat(body.gzip)).toString('utf8');
-  if (body.identity) expect(Buffer.concat(body.identity).toString('utf8')).toBe(text);
+  const { identity: id, gzip } = shared(body);
+  const text = gunzipSync(Buffer.concat(gzip)).toString('utf8');
+  if (id) expect(Buffer.concat(id).toString('utf8')).toBe(text);
   return text;
 }
 
@@ -98,9 +107,10 @@ describe('worker builder', () => {
     open.push(b);
     b.apply(1, batch('a', 100));
     const body = await b.build({ generation: 1, leaders: [{ id: 1, leaderTexts: [''], groupTexts: [''] }] });
-    expect(body.identity).toBeUndefined(); // over identityCacheMaxBytes: gzip only
-    for (const g of body.gzip) expect(Buffer.isBuffer(g)).toBe(true);
-    expect(gunzipSync(Buffer.concat(body.gzip)).toString('utf8')).toContain('n2{node_id="a99"} 1\n');
+    const { identity: id, gzip } = shared(body);
+    expect(id).toBeUndefined(); // over identityCacheMaxBytes: gzip only
+    for (const g of gzip) expect(Buffer.isBuffer(g)).toBe(true);
+    expect(gunzipSync(Buffer.concat(gzip)).toString('utf8')).toContain('n2{node_id="a99"} 1\n');
   });
 
   it('reports a lost worker once, fails the builds in flight, and starts a new one on the next call', async () => {
@@ -120,6 +130,23 @@ describe('worker builder', () => {
     expect(b.worker()).not.toBe(first);
     b.apply(1, batch('a', 1));
     expect(identity(await b.build({ generation: 4, leaders }))).toContain('n0{node_id="a0"} 1\n');
+  });
+
+  it('a format-specific header ends the gzip member and leaves a slot; the parts come back as Buffers', async () => {
+    const slotted = { ...headers, node: headers.node.map((h, f) => (f === 2 ? { slot: 0 } : h)) };
+    const b = createWorkerBuilder({ headers: slotted }, { onLost: () => undefined });
+    open.push(b);
+    b.apply(1, batch('a', 3));
+    const body = await b.build({ generation: 1, leaders: [{ id: 1, leaderTexts: [''], groupTexts: [''] }] });
+    expect(body.parts.map((p) => (isSlot(p) ? `slot ${p.slot}` : 'shared'))).toEqual(['shared', 'slot 0', 'shared']);
+    const [before, , after] = body.parts as [SharedPart, unknown, SharedPart];
+    for (const g of [...before.gzip, ...after.gzip]) expect(Buffer.isBuffer(g)).toBe(true);
+    // Each shared part is a whole gzip member: n0's family before the slot, n2's samples (no header) after it.
+    expect(gunzipSync(Buffer.concat(before.gzip)).toString('utf8')).toMatch(/^# HELP n0 N0\.\n.*a2"\} 1\n$/s);
+    expect(gunzipSync(Buffer.concat(after.gzip)).toString('utf8')).toBe(
+      'n2{node_id="a0"} 1\nn2{node_id="a1"} 1\nn2{node_id="a2"} 1\n',
+    );
+    expect(Buffer.concat(after.identity ?? []).toString('utf8')).toContain('n2{node_id="a1"} 1\n');
   });
 
   it('refuses builds after close', async () => {

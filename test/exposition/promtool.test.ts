@@ -1,9 +1,11 @@
-import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
+import { renderManagement, SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createBodyCache } from '../../src/exposition/body.js';
 import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
+import { createScopeSnapshot } from '../../src/store/scope.js';
+import type { ManagementState } from '../../src/collectors/state.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { node, worker } from './fixtures.js';
 
@@ -12,21 +14,52 @@ const ci = process.env.CI === 'true';
 
 const HOSTILE = ['say "hi"', 'C:\\cribl\\', 'two\nlines', 'lone \uD800 surrogate', 'nœud 東京 🚀', '', '\\n', '{}=,'];
 
-async function realisticBody(): Promise<string> {
+async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<string> {
   const clock = new FakeClock();
+  const management = createScopeSnapshot<ManagementState>(renderManagement);
+  management.set({
+    up: true,
+    workspaces: [
+      { workspaceId: 'main', state: 'Active', leaderFQDN: '', region: 'us-west-2' },
+      { workspaceId: HOSTILE[0]!, state: 'Failed', leaderFQDN: '', region: '' },
+    ],
+  });
   const leaders = [
     createLeaderSnapshot({ labels: { workspace: 'main' }, render: SNAPSHOT_RENDERERS }),
     createLeaderSnapshot({ labels: { workspace: 'dev "2"' }, render: SNAPSHOT_RENDERERS }),
   ];
   leaders.forEach((s, l) => {
-    s.setLeader({ up: l === 0, ...(l === 0 ? { lastDiscoveryMs: 1717200000000 } : {}) });
-    s.setGroups([
-      { product: 'stream', group: { id: 'default', configVersion: 'abc', workerCount: 2, deployingWorkerCount: 1 } },
-      { product: 'edge', group: { id: HOSTILE[0]! } },
+    s.setLeader({
+      up: l === 0,
+      ...(l === 0
+        ? { lastDiscoveryMs: 1717200000000 }
+        : { failure: { reason: 'http_4xx', status: 401, message: 'GET /x: HTTP 401' } }),
+      health: { answer: { status: l === 0 ? 'healthy' : 'standby', startTime: 1717100000000, role: 'primary' } },
+      git: { settings: { remoteConfigured: l === 0, branch: HOSTILE[l]!, gitOps: 'none', autoAction: 'none' } },
+      search: {
+        success: l === 0,
+        durationMs: 2500,
+        lastSuccessMs: 1717200000000,
+        ...(l ? { failure: 'timeout' } : {}),
+      },
+    });
+    void s.setGroups([
+      {
+        product: 'stream',
+        group: { id: 'default', configVersion: 'abc1234', workerCount: 2, deployingWorkerCount: 1 },
+        versions: { undeployed: 2, lastCommitMs: 1717200000000 },
+        packs: { packs: [{ id: HOSTILE[1]!, version: '1.0.0', pipelines: 2 }, { id: 'p2' }] },
+      },
+      { product: 'edge', group: { id: HOSTILE[0]!, incompatibleWorkerCount: 1 } },
     ]);
     HOSTILE.forEach((value, i) => {
       const id = `${value}-${i}`;
-      const w = worker(id, { deployable: i % 2 === 0, disconnected: i === 3 });
+      const w = worker(id, {
+        deployable: i % 2 === 0,
+        disconnected: i === 3,
+        status: i % 2 ? 'healthy' : value,
+        ...(i % 3 ? { nodeUpgradeStatus: { state: (i % 4) as 0 | 1 | 2 | 3, timestamp: 1717200000000 } } : {}),
+      });
       w.info.hostname = value;
       w.info.platform = HOSTILE[(i + 1) % HOSTILE.length]!;
       if (i % 2) {
@@ -34,10 +67,19 @@ async function realisticBody(): Promise<string> {
         w.info.totalDiskSpace = 5e10;
       }
       const statuses = ['healthy', 'shutting down', 'standby'] as const;
+      // Listed twice with another start time: a restart.
+      if (i % 2)
+        s.setNode(
+          id,
+          node(id, {
+            group: 'default',
+            worker: { ...w, info: { ...w.info, cribl: { ...w.info.cribl, startTime: 1 } } },
+          }),
+        );
       s.setNode(
         id,
         node(id, {
-          group: value,
+          group: i % 2 ? 'default' : value,
           worker: w,
           health:
             i % 4 === 3
@@ -57,6 +99,7 @@ async function realisticBody(): Promise<string> {
   });
   const body = createBodyCache({
     snapshots: leaders,
+    management,
     intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 },
     clock,
   });
@@ -70,9 +113,10 @@ async function realisticBody(): Promise<string> {
   l.onFailure('cloud', 'unreachable');
   self.setShard(0, 1);
   self.setWebConfigReloadSuccessful(true);
-  const snapshot = await body.current();
+  const snapshot = (await body.current()).forFormat(format);
   body.close();
-  return Buffer.concat(snapshot.identity ?? []).toString('utf8') + (await self.render('text'));
+  const tail = format === 'openmetrics' ? '# EOF\n' : '';
+  return Buffer.concat(snapshot.identity ?? []).toString('utf8') + (await self.render(format)) + tail;
 }
 
 describe('promtool check metrics', () => {
@@ -80,9 +124,41 @@ describe('promtool check metrics', () => {
     if (!hasPromtool) throw new Error('promtool is not on PATH (Debian package "prometheus"); CI must have it');
     const body = await realisticBody();
     expect(body).toContain('lone \uFFFD surrogate'); // the hostile values are really in there
+    // Every family of this issue is in there, the counter among them.
+    for (const name of [
+      'cribl_node_config_outdated',
+      'cribl_node_reported_healthy',
+      'cribl_node_upgrade_status',
+      'cribl_group_undeployed_commits',
+      'cribl_group_pack_info',
+      'cribl_leader_health_status',
+      'cribl_leader_discovery_failure_info',
+      'cribl_leader_git_settings_info',
+      'cribl_search_probe_failure_info',
+      'cribl_workspace_info',
+    ])
+      expect(body).toContain(`\n${name}{`);
+    expect(body).toContain('# TYPE cribl_node_restarts_total counter\ncribl_node_restarts_total{');
     const result = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
     // Silent: no parse error (exit 1) and no lint finding (exit 3).
     expect(`${result.stdout}${result.stderr}`).toBe('');
     expect(result.status).toBe(0);
+  });
+
+  // promtool reads the text format only (it takes OpenMetrics' `# TYPE x counter` for a family without samples).
+  // The real Prometheus of test/deploy/e2e-prometheus.test.ts scrapes and parses the OpenMetrics body; here its
+  // structure: counters named without _total, their samples with it, and nothing else differs from the text body.
+  it('serves the same families as OpenMetrics, counters named as OpenMetrics names them', async () => {
+    const [text, om] = [await realisticBody('text'), await realisticBody('openmetrics')];
+    expect(om.endsWith('# EOF\n')).toBe(true);
+    const counters = [...om.matchAll(/^# TYPE (\S+) counter$/gm)].map((m) => m[1]!);
+    expect(counters).toContain('cribl_node_restarts');
+    for (const c of counters) {
+      expect(c.endsWith('_total'), c).toBe(false);
+      const samples = om.split('\n').filter((l) => l.startsWith(c) && !l.startsWith('#'));
+      for (const l of samples) expect(l, c).toMatch(new RegExp(`^${c}_(total|created)[{ ]`));
+    }
+    const snapshotPart = (b: string) => b.slice(0, b.indexOf('# HELP cribl_exporter_'));
+    expect(snapshotPart(om).replace(/^(# (?:HELP|TYPE) cribl_node_restarts) /gm, '$1_total ')).toBe(snapshotPart(text));
   });
 });

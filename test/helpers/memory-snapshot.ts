@@ -4,12 +4,12 @@ import type { LeaderSnapshot } from '../../src/store/snapshot.js';
 /** A LeaderSnapshot that only remembers, for tests of the writers. */
 export class MemorySnapshot implements Pick<
   LeaderSnapshot,
-  'setNode' | 'deleteNode' | 'getNode' | 'nodeKeys' | 'setGroups' | 'setLeader'
+  'setNode' | 'deleteNode' | 'getNode' | 'nodeKeys' | 'setGroups' | 'setLeader' | 'leader' | 'getGroup'
 > {
   readonly labels = {};
   readonly nodes = new Map<string, NodeState>();
   groups: readonly GroupState[] = [];
-  leader: LeaderState | undefined;
+  leaderState: LeaderState | undefined;
   writes = 0;
   setNode(key: string, state: NodeState): void {
     this.writes++;
@@ -24,10 +24,17 @@ export class MemorySnapshot implements Pick<
   nodeKeys(): IterableIterator<string> {
     return this.nodes.keys();
   }
-  setGroups(groups: readonly GroupState[]): void {
+  setGroups(groups: readonly GroupState[]): Promise<void> {
     this.groups = groups;
+    return Promise.resolve();
   }
-  setLeader(state: LeaderState): void {
-    this.leader = state;
+  setLeader(state: Partial<LeaderState>): void {
+    this.leaderState = { ...this.leaderState, ...state };
+  }
+  leader(): LeaderState | undefined {
+    return this.leaderState;
+  }
+  getGroup(product: GroupState['product'], id: string): GroupState | undefined {
+    return this.groups.find((g) => g.product === product && g.group.id === id);
   }
 }

@@ -4,6 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { startApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Simulator } from '../../src/simulator/index.js';
+import type { Clock } from '../../src/util/clock.js';
 import { manualSchedule } from './manual-schedule.js';
 import { parseSamples, type Sample } from './parse-metrics.js';
 
@@ -18,8 +19,15 @@ export interface TestExporter {
   ): Promise<{ text: string; samples: Sample[]; headers: Record<string, unknown> }>;
 }
 
-/** Starts the exporter with an unthrottled budget and fast backoff; `args` add or override flags. */
-export async function startTestExporter(sim: Simulator, args: readonly string[] = []): Promise<TestExporter> {
+/**
+ * Starts the exporter with an unthrottled budget and fast backoff; `args` add or override flags, `opts.env` the
+ * environment (the simulator's token by default), `opts.clock` the clock.
+ */
+export async function startTestExporter(
+  sim: Simulator,
+  args: readonly string[] = [],
+  opts: { env?: Record<string, string>; clock?: Clock } = {},
+): Promise<TestExporter> {
   const sched = manualSchedule();
   const config = parseConfig({
     argv: [
@@ -39,7 +47,7 @@ export async function startTestExporter(sim: Simulator, args: readonly string[] 
       '2s',
       ...args,
     ],
-    env: { CRIBL_TOKEN: sim.token },
+    env: opts.env ?? { CRIBL_TOKEN: sim.token },
     readFile: () => '',
   });
   const app = await startApp({
@@ -50,6 +58,7 @@ export async function startTestExporter(sim: Simulator, args: readonly string[] 
     readFile: () => Promise.resolve(''),
     env: {},
     schedule: sched.schedule,
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   return {
     app,

@@ -90,6 +90,14 @@ describe('Cribl.Cloud workspace discovery, end to end', () => {
           .sort(),
       ).toEqual(['dev=1', 'main=1']);
       expect(samples.filter((s) => s.name === 'cribl_node_healthy' && s.value === 1).length).toBeGreaterThan(0);
+      // Every listed workspace, whatever its state (staging is not monitored, but it is there).
+      const workspaces = () =>
+        samples
+          .filter((s) => s.name === 'cribl_workspace_info')
+          .map((s) => `${s.labels.workspace}:${s.labels.state}=${s.value}`)
+          .sort();
+      expect(workspaces()).toEqual(['dev:Active=1', 'main:Active=1', 'staging:Provisioning=1']);
+      expect(samples.filter((s) => s.name === 'cribl_management_up').map((s) => s.value)).toEqual([1]);
 
       // dev goes away, staging becomes Active.
       sim.setWorkspaces([ws('main'), ws('staging')]);
@@ -99,6 +107,22 @@ describe('Cribl.Cloud workspace discovery, end to end', () => {
       samples = await scrape();
       expect(perWorkspace('dev')).toBe(0);
       expect(perWorkspace('staging')).toBe(6);
+      expect(workspaces()).toEqual(['main:Active=1', 'staging:Active=1']);
+
+      // Every state is shown; a listing that fails keeps the last one and says so.
+      sim.setWorkspaces([ws('main'), ws('staging', 'Failed'), ws('old', 'Inactive'), ws('gone', 'Deprovisioning')]);
+      await sched.run('workspaces');
+      samples = await scrape();
+      expect(workspaces()).toEqual(['gone:Deprovisioning=1', 'main:Active=1', 'old:Inactive=1', 'staging:Failed=1']);
+      expect(app.leaders()).toEqual(['main']);
+      sim.setFaults({
+        unavailable: { share: 1, routes: ['/v1/organizations/{organizationId}/workspaces'], retryAfter: null },
+      });
+      await sched.run('workspaces');
+      samples = await scrape();
+      expect(samples.filter((s) => s.name === 'cribl_management_up').map((s) => s.value)).toEqual([0]);
+      expect(workspaces()).toHaveLength(4);
+      sim.setFaults({ unavailable: null });
       // The self-metrics of a workspace that went away go too.
       expect(samples.some((s) => s.name.startsWith('cribl_exporter_') && s.labels.leader === 'dev')).toBe(false);
 

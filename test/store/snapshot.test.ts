@@ -108,13 +108,13 @@ describe('createLeaderSnapshot', () => {
 
   it('renders groups and leader state with the target labels, bumping on change only', () => {
     const s = createLeaderSnapshot({ labels: { workspace: 'main' }, render: SNAPSHOT_RENDERERS });
-    expect(s.leaderTexts()).toEqual(['', '']);
+    expect(s.leaderTexts().join('')).toBe('');
     s.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
     expect(s.leaderTexts()[0]).toBe('cribl_leader_up{workspace="main"} 1\n');
     const g = s.generation;
     s.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
     expect(s.generation).toBe(g);
-    s.setGroups([{ product: 'edge', group: { id: 'fleet', workerCount: 2 } }]);
+    void s.setGroups([{ product: 'edge', group: { id: 'fleet', workerCount: 2 } }]);
     expect(s.generation).toBe(g + 1);
     expect(s.groupTexts()[1]).toBe('cribl_group_workers{workspace="main",product="edge",group="fleet"} 2\n');
   });

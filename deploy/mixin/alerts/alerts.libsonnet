@@ -16,6 +16,8 @@ local fold = util.fold;
     local c = $._config,
     // Node alerts end with this, so that one leader outage pages once, as CriblLeaderUnreachable.
     local unlessLeaderDown = 'unless ignoring (product, group, node_id) (cribl_leader_up == 0)',
+    // Group alerts the same way: one leader outage pages once.
+    local unlessLeaderDownGroup = 'unless ignoring (product, group) (cribl_leader_up == 0)',
     // Labels that identify one set of shards: the same job in the same namespace of the same cluster.
     local shardSet = '%s, namespace, job' % c.clusterLabel,
 
@@ -226,6 +228,55 @@ local fold = util.fold;
               |||),
             },
           },
+          {
+            alert: 'CriblNodeConfigOutdated',
+            expr: |||
+              (cribl_node_config_outdated == 1)
+              %s
+            ||| % unlessLeaderDown,
+            'for': c.nodeConfigOutdatedFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Cribl node {{ $labels.node_id }} ({{ $labels.group }}) does not run its group’s config.',
+              description: fold(|||
+                {{ $labels.product }} node {{ $labels.node_id }} has run a config version other than the one
+                group {{ $labels.group }} deployed for %s, longer than a deploy takes: the deploy did not land
+                on it (see cribl_node_config_info and cribl_group_info for the two versions).
+              ||| % c.nodeConfigOutdatedFor),
+            },
+          },
+          {
+            alert: 'CriblNodeRestartLoop',
+            expr: |||
+              (increase(cribl_node_restarts_total[1h]) >= %d)
+              %s
+            ||| % [c.nodeRestartLoopCount, unlessLeaderDown],
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Cribl node {{ $labels.node_id }} ({{ $labels.group }}) keeps restarting.',
+              description: fold(|||
+                {{ $labels.product }} node {{ $labels.node_id }} in group {{ $labels.group }} restarted
+                {{ $value | printf "%.0f" }} times in the last hour (changes of its start time in the leader's
+                listing).
+              |||),
+            },
+          },
+          {
+            alert: 'CriblNodeUpgradeFailed',
+            expr: |||
+              (cribl_node_upgrade_status{state="failed"} == 1)
+              %s
+            ||| % unlessLeaderDown,
+            'for': '5m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'The upgrade of Edge node {{ $labels.node_id }} ({{ $labels.group }}) failed.',
+              description: fold(|||
+                The leader reports the last upgrade of {{ $labels.product }} node {{ $labels.node_id }} in
+                fleet {{ $labels.group }} as failed (nodeUpgradeStatus), for 5 minutes.
+              |||),
+            },
+          },
         ],
       },
       {
@@ -263,6 +314,122 @@ local fold = util.fold;
                 The live shards of job {{ $labels.job }} do not cover every index exactly once, so some
                 Cribl nodes are not monitored (difference {{ $value }}; unless an index runs twice, it is the
                 bit mask of the missing indices).
+              |||),
+            },
+          },
+        ],
+      },
+      {
+        name: 'cribl-groups',
+        rules: [
+          {
+            alert: 'CriblGroupNodesUnhealthy',
+            expr: |||
+              (
+                count without (node_id) (cribl_node_healthy == 0)
+                / count without (node_id) (cribl_node_healthy)
+              ) > %s
+              %s
+            ||| % [c.groupUnhealthyShare, unlessLeaderDownGroup],
+            'for': '5m',
+            labels: { severity: 'critical' },
+            annotations: {
+              summary: 'Most nodes of {{ $labels.product }} group {{ $labels.group }} are not healthy.',
+              description: fold(|||
+                {{ $value | humanizePercentage }} of the nodes of {{ $labels.product }} group {{ $labels.group }}
+                have not answered their health check healthy for 5 minutes: a bad deploy or an outage of the
+                group, paged once for the group (Alertmanager holds back its node alerts).
+              |||),
+            },
+          },
+          {
+            alert: 'CriblGroupUndeployedCommits',
+            expr: |||
+              (cribl_group_undeployed_commits > 0)
+              %s
+            ||| % unlessLeaderDownGroup,
+            'for': c.undeployedCommitsFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Group {{ $labels.group }} has config committed but not deployed.',
+              description: fold(|||
+                {{ $value }} commits of {{ $labels.product }} group {{ $labels.group }} have waited for a deploy
+                for over %s: the config that runs is not the config that was committed.
+              ||| % c.undeployedCommitsFor),
+            },
+          },
+        ],
+      },
+      {
+        name: 'cribl-leader',
+        rules: [
+          {
+            alert: 'CriblLeaderNotPrimaryOrUnhealthy',
+            expr: |||
+              (cribl_leader_health_status{status="healthy"} == 0)
+              or
+              (cribl_leader_role_info{role!="primary"} == 1)
+            |||,
+            'for': '5m',
+            labels: { severity: 'critical' },
+            annotations: {
+              summary: 'The Cribl leader watched by {{ $labels.instance }} is not a healthy primary.',
+              description: fold(|||
+                The leader's own /health has answered standby or shutting down, or its role is not primary, for
+                5 minutes (see cribl_leader_health_status and cribl_leader_role_info): it does not serve the
+                control plane, so node discovery fails too.
+              |||),
+            },
+          },
+          {
+            alert: 'CriblLeaderAuthFailing',
+            expr: 'cribl_leader_discovery_failure_info{reason=~"unauthorized|forbidden"} == 1',
+            'for': '5m',
+            labels: { severity: 'critical' },
+            annotations: {
+              summary: 'The Cribl leader watched by {{ $labels.instance }} refuses the exporter’s credentials.',
+              description: fold(|||
+                Node discovery has failed with {{ $labels.reason }} (HTTP 401 or 403) for 5 minutes: the leader is
+                up, but the exporter's token, password or client secret is wrong, expired or lacks rights.
+              |||),
+            },
+          },
+          {
+            alert: 'CriblGitRemoteMissing',
+            expr: 'cribl_leader_git_remote_configured == 0',
+            'for': '1h',
+            labels: { severity: 'info' },
+            annotations: {
+              summary: 'The Cribl leader watched by {{ $labels.instance }} backs its config up to no remote git.',
+              description: fold(|||
+                The leader's git settings have no remote: its config is versioned on the leader only and is lost
+                with it. Cribl.Cloud does not support remotes: turn this off there (--no-collector.git-settings).
+              |||),
+            },
+          },
+          {
+            alert: 'CriblSearchProbeFailing',
+            expr: 'cribl_search_probe_success == 0',
+            'for': '15m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Cribl Search does not complete the probe search of {{ $labels.instance }}.',
+              description: fold(|||
+                The search probe has failed for 15 minutes (last reason: see cribl_search_probe_failure_info):
+                Cribl Search jobs do not complete in time, or cannot be started.
+              |||),
+            },
+          },
+          {
+            alert: 'CriblWorkspaceNotActive',
+            expr: 'cribl_workspace_info{state!="Active"} == 1',
+            'for': '30m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Cribl.Cloud workspace {{ $labels.workspace }} is {{ $labels.state }}.',
+              description: fold(|||
+                The management plane has listed workspace {{ $labels.workspace }} as {{ $labels.state }} for 30
+                minutes; the exporter monitors Active workspaces only, so its nodes are not watched.
               |||),
             },
           },

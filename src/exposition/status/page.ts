@@ -153,7 +153,8 @@ function leaderCell(v: LeaderView): string {
 }
 
 function stateCell(state: LeaderState | undefined): string {
-  if (!state) return '<td class="warn">starting (no discovery yet)</td>';
+  // The leader's own /health may be known before the first discovery ended (up is absent until then).
+  if (state?.up === undefined) return '<td class="warn">starting (no discovery yet)</td>';
   if (state.up) return '<td class="up">up</td>';
   const f = state.failure;
   const why = f ? `${e(f.reason)}${f.status !== undefined ? ` (HTTP ${f.status})` : ''}: ${e(f.message)}` : '';
