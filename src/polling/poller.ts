@@ -1,3 +1,5 @@
+// Over 400 lines: one class, the per-node schedule; its wake-up loop, slot arithmetic and slow-node detaching share
+// the entries and the heap, and change together.
 import type { Logger } from 'pino';
 import { healthRequest, nextHealth } from '../collectors/node-health.js';
 import { metadataRequest, nextMetadata } from '../collectors/node-metadata.js';
