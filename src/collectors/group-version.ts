@@ -10,7 +10,7 @@ import type { ListedGroup } from './groups.js';
 import type { Family } from '../format/family.js';
 import type { LeaderRequest, LeaderResult } from '../leader/types.js';
 import { requestFailureReason, type RequestFailureReason } from './failure-reason.js';
-import { gauge } from './sample.js';
+import { gaugeFamily } from './sample.js';
 import type { GroupState } from './state.js';
 
 /** Commits read per group and discovery: the first page only. */
@@ -119,21 +119,19 @@ export function nextVersions(
 
 /** Group families from the commit history, in body order. */
 export const VERSION_FAMILIES: readonly Family<GroupState>[] = [
-  {
-    name: 'cribl_group_undeployed_commits',
-    source: 'discovery',
-    what:
-      `Commits newer than the group's deployed configVersion (committed, not deployed), from the first ` +
+  gaugeFamily(
+    'cribl_group_undeployed_commits',
+    'discovery',
+    `Commits newer than the group's deployed configVersion (committed, not deployed), from the first ` +
       `${VERSION_PAGE} of GET /m/{group}/version; ${VERSION_PAGE} means at least ${VERSION_PAGE} (the deployed ` +
       `commit is not among them).`,
-    labels: [],
-    sample: (g, base) => gauge('cribl_group_undeployed_commits', base, g.versions?.undeployed),
-  },
-  {
-    name: 'cribl_group_last_commit_timestamp_seconds',
-    source: 'discovery',
-    what: "Time of the newest commit of the group's config (deployed or not).",
-    labels: [],
-    sample: (g, base) => gauge('cribl_group_last_commit_timestamp_seconds', base, g.versions?.lastCommitMs, 1000),
-  },
+    (g) => g.versions?.undeployed,
+  ),
+  gaugeFamily(
+    'cribl_group_last_commit_timestamp_seconds',
+    'discovery',
+    "Time of the newest commit of the group's config (deployed or not).",
+    (g) => g.versions?.lastCommitMs,
+    1000,
+  ),
 ];

@@ -8,7 +8,7 @@ import { ENDPOINTS, segment } from '../api/routes.js';
 import { configGroupSchema, GROUP_TYPES, pageSchema } from '../api/shapes.js';
 import { series, type Family } from '../format/family.js';
 import type { LeaderRequest } from '../leader/types.js';
-import { gauge, q } from './sample.js';
+import { q, gaugeFamily } from './sample.js';
 import type { GroupState } from './state.js';
 
 const listedGroupSchema = configGroupSchema
@@ -76,25 +76,22 @@ export const LISTED_GROUP_FAMILIES: readonly Family<GroupState>[] = [
     labels: ['config_version'],
     sample: (g, base) => `${series('cribl_group_info', base, `config_version=${q(g.group.configVersion)}`)} 1\n`,
   },
-  {
-    name: 'cribl_group_workers',
-    source: 'discovery',
-    what: 'Nodes in the group, as the leader counts them.',
-    labels: [],
-    sample: (g, base) => gauge('cribl_group_workers', base, g.group.workerCount),
-  },
-  {
-    name: 'cribl_group_deploying_workers',
-    source: 'discovery',
-    what: 'Nodes of the group receiving a config deployment, as the leader counts them.',
-    labels: [],
-    sample: (g, base) => gauge('cribl_group_deploying_workers', base, g.group.deployingWorkerCount),
-  },
-  {
-    name: 'cribl_group_incompatible_workers',
-    source: 'discovery',
-    what: 'Nodes of the group whose version is incompatible with the leader (incompatibleWorkerCount).',
-    labels: [],
-    sample: (g, base) => gauge('cribl_group_incompatible_workers', base, g.group.incompatibleWorkerCount),
-  },
+  gaugeFamily(
+    'cribl_group_workers',
+    'discovery',
+    'Nodes in the group, as the leader counts them.',
+    (g) => g.group.workerCount,
+  ),
+  gaugeFamily(
+    'cribl_group_deploying_workers',
+    'discovery',
+    'Nodes of the group receiving a config deployment, as the leader counts them.',
+    (g) => g.group.deployingWorkerCount,
+  ),
+  gaugeFamily(
+    'cribl_group_incompatible_workers',
+    'discovery',
+    'Nodes of the group whose version is incompatible with the leader (incompatibleWorkerCount).',
+    (g) => g.group.incompatibleWorkerCount,
+  ),
 ];

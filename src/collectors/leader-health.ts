@@ -10,7 +10,7 @@ import { healthSchema, type HealthStatus } from '../api/shapes.js';
 import { series, type Family } from '../format/family.js';
 import type { LeaderRequest, LeaderResult } from '../leader/types.js';
 import { requestFailureReason, type RequestFailureReason } from './failure-reason.js';
-import { gauge, q } from './sample.js';
+import { q, gaugeFamily } from './sample.js';
 import type { LeaderState } from './state.js';
 
 const leaderHealthSchema = healthSchema.pick({ status: true }).extend({
@@ -111,11 +111,11 @@ export const LEADER_HEALTH_FAMILIES: readonly Family<LeaderState>[] = [
       return role === undefined ? '' : `${series('cribl_leader_role_info', base, `role=${q(role)}`)} 1\n`;
     },
   },
-  {
-    name: 'cribl_leader_start_timestamp_seconds',
-    source: 'discovery',
-    what: 'Start time of the leader process, from its /health.',
-    labels: [],
-    sample: (l, base) => gauge('cribl_leader_start_timestamp_seconds', base, l.health?.answer?.startTime, 1000),
-  },
+  gaugeFamily(
+    'cribl_leader_start_timestamp_seconds',
+    'discovery',
+    'Start time of the leader process, from its /health.',
+    (l) => l.health?.answer?.startTime,
+    1000,
+  ),
 ];

@@ -18,7 +18,7 @@ import type { LeaderRequest } from '../leader/types.js';
 import { timeSlicer } from '../util/yield.js';
 import { REQUEST_FAILURE_REASONS, requestFailureReason } from './failure-reason.js';
 import { sameCommit } from './group-version.js';
-import { asRecord, finite, gauge, q } from './sample.js';
+import { asRecord, finite, gauge, q, gaugeFamily } from './sample.js';
 import type { LeaderState, NodeState } from './state.js';
 
 // The fields exported, and distMode (the product of a node on /master/workers). Everything else is dropped, which
@@ -148,13 +148,8 @@ function upgradeState(s: NodeState): number | undefined {
 }
 
 type NodeFamily = Family<NodeState>;
-const listed = (name: string, what: string, read: (s: NodeState) => unknown, divisor = 1): NodeFamily => ({
-  name,
-  source: 'listing',
-  what,
-  labels: [],
-  sample: (s, base) => gauge(name, base, read(s), divisor),
-});
+const listed = (name: string, what: string, read: (s: NodeState) => unknown, divisor = 1): NodeFamily =>
+  gaugeFamily(name, 'listing', what, read, divisor);
 
 /** Per-node families from the listing, in body order. */
 export const LISTING_FAMILIES: readonly NodeFamily[] = [
@@ -285,13 +280,13 @@ export const DISCOVERY_FAMILIES: readonly Family<LeaderState>[] = [
     labels: [],
     sample: (l, base) => (l.up === undefined ? '' : gauge('cribl_leader_up', base, l.up ? 1 : 0)),
   },
-  {
-    name: 'cribl_leader_last_discovery_timestamp_seconds',
-    source: 'discovery',
-    what: 'Time of the last successful discovery.',
-    labels: [],
-    sample: (l, base) => gauge('cribl_leader_last_discovery_timestamp_seconds', base, l.lastDiscoveryMs, 1000),
-  },
+  gaugeFamily(
+    'cribl_leader_last_discovery_timestamp_seconds',
+    'discovery',
+    'Time of the last successful discovery.',
+    (l) => l.lastDiscoveryMs,
+    1000,
+  ),
   {
     name: 'cribl_leader_discovery_failure_info',
     source: 'discovery',

@@ -8,7 +8,7 @@ import { healthSchema, type HealthStatus } from '../api/shapes.js';
 import { series, type Family } from '../format/family.js';
 import { FAILURE_REASONS, type FailureReason } from '../http/failure.js';
 import type { LeaderRequest, LeaderResult } from '../leader/types.js';
-import { gauge, q } from './sample.js';
+import { gauge, q, gaugeFamily } from './sample.js';
 import type { NodeState } from './state.js';
 
 const nodeHealthSchema = healthSchema.pick({ status: true }).extend({
@@ -117,13 +117,13 @@ export const HEALTH_FAMILIES: readonly NodeFamily[] = [
       return lines;
     },
   },
-  {
-    name: 'cribl_node_health_last_success_timestamp_seconds',
-    source: 'health',
-    what: 'Time of the last answered health poll.',
-    labels: [],
-    sample: (s, base) => gauge('cribl_node_health_last_success_timestamp_seconds', base, s.health?.lastSuccessMs, 1000),
-  },
+  gaugeFamily(
+    'cribl_node_health_last_success_timestamp_seconds',
+    'health',
+    'Time of the last answered health poll.',
+    (s) => s.health?.lastSuccessMs,
+    1000,
+  ),
 ];
 
 /** Why the last health poll failed; last in the body of node families. */

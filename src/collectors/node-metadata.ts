@@ -7,7 +7,7 @@ import { ENDPOINTS, segment } from '../api/routes.js';
 import { series, type Family } from '../format/family.js';
 import type { FailureReason } from '../http/failure.js';
 import type { LeaderRequest, LeaderResult } from '../leader/types.js';
-import { asRecord, gauge, q } from './sample.js';
+import { asRecord, q, gaugeFamily } from './sample.js';
 import type { NodeState } from './state.js';
 
 const str = z.string().optional().catch(undefined);
@@ -101,12 +101,11 @@ export const METADATA_FAMILIES: readonly Family<NodeState>[] = [
       return `${series('cribl_node_metadata_info', base, extra)} 1\n`;
     },
   },
-  {
-    name: 'cribl_node_metadata_last_success_timestamp_seconds',
-    source: 'metadata',
-    what: 'Time of the last answered metadata poll.',
-    labels: [],
-    sample: (s, base) =>
-      gauge('cribl_node_metadata_last_success_timestamp_seconds', base, s.metadata?.lastSuccessMs, 1000),
-  },
+  gaugeFamily(
+    'cribl_node_metadata_last_success_timestamp_seconds',
+    'metadata',
+    'Time of the last answered metadata poll.',
+    (s) => s.metadata?.lastSuccessMs,
+    1000,
+  ),
 ];

@@ -1,6 +1,6 @@
 /** Small helpers the collectors' sample functions share: reading remote data defensively and quoting it. */
 import { escapeLabelValue, formatValue, labelText } from '../format/escape.js';
-import { series } from '../format/family.js';
+import { series, type Family, type Source } from '../format/family.js';
 
 /** `"escaped value"` of anything the leader sent. */
 export function q(value: unknown): string {
@@ -26,4 +26,15 @@ export function gauge(name: string, base: string, value: unknown, divisor = 1): 
 /** One `name{base,extra} 1` line (an info or state series). */
 export function one(name: string, base: string, extra: string): string {
   return `${series(name, base, extra)} 1\n`;
+}
+
+/** A family of one gauge line per item, `read(item) / divisor`, with no labels of its own. */
+export function gaugeFamily<S>(
+  name: string,
+  source: Source,
+  what: string,
+  read: (state: S) => unknown,
+  divisor = 1,
+): Family<S> {
+  return { name, source, what, labels: [], sample: (s, base) => gauge(name, base, read(s), divisor) };
 }

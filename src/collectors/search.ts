@@ -10,7 +10,7 @@ import { SEARCH_JOB_STATUSES, type SearchJobRequest, type SearchJobStatus } from
 import { series, type Family } from '../format/family.js';
 import type { LeaderRequest } from '../leader/types.js';
 import { REQUEST_FAILURE_REASONS, type RequestFailureReason } from './failure-reason.js';
-import { gauge, q } from './sample.js';
+import { gauge, q, gaugeFamily } from './sample.js';
 import type { LeaderState } from './state.js';
 
 /** The search context of the spec. */
@@ -94,21 +94,20 @@ export const SEARCH_FAMILIES: readonly Family<LeaderState>[] = [
     labels: [],
     sample: (l, base) => (l.search ? gauge('cribl_search_probe_success', base, l.search.success ? 1 : 0) : ''),
   },
-  {
-    name: 'cribl_search_probe_duration_seconds',
-    source: 'search',
-    what: 'Duration of the last search probe, from creating the job to its end (or to the probe giving up).',
-    labels: [],
-    sample: (l, base) => gauge('cribl_search_probe_duration_seconds', base, l.search?.durationMs, 1000),
-  },
-  {
-    name: 'cribl_search_probe_last_success_timestamp_seconds',
-    source: 'search',
-    what: 'Time of the last search probe whose job completed.',
-    labels: [],
-    sample: (l, base) =>
-      gauge('cribl_search_probe_last_success_timestamp_seconds', base, l.search?.lastSuccessMs, 1000),
-  },
+  gaugeFamily(
+    'cribl_search_probe_duration_seconds',
+    'search',
+    'Duration of the last search probe, from creating the job to its end (or to the probe giving up).',
+    (l) => l.search?.durationMs,
+    1000,
+  ),
+  gaugeFamily(
+    'cribl_search_probe_last_success_timestamp_seconds',
+    'search',
+    'Time of the last search probe whose job completed.',
+    (l) => l.search?.lastSuccessMs,
+    1000,
+  ),
   {
     name: 'cribl_search_probe_failure_info',
     source: 'search',

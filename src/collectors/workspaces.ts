@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { segment } from '../api/routes.js';
 import { workspaceSchema } from '../api/shapes.js';
 import { series, type Family } from '../format/family.js';
-import { gauge, q } from './sample.js';
+import { q, gaugeFamily } from './sample.js';
 import type { ManagementState } from './state.js';
 
 const listedWorkspaceSchema = workspaceSchema.pick({ workspaceId: true }).extend({
@@ -36,13 +36,12 @@ export function decodeWorkspaces(json: unknown): ListedWorkspace[] | undefined {
 
 /** Management-plane families (Cribl.Cloud workspace discovery), in body order; nothing before the first listing. */
 export const MANAGEMENT_FAMILIES: readonly Family<ManagementState>[] = [
-  {
-    name: 'cribl_management_up',
-    source: 'management',
-    what: '1 if the last listing of the organization’s workspaces (Cribl.Cloud management plane) worked, else 0.',
-    labels: [],
-    sample: (m, base) => gauge('cribl_management_up', base, m.up ? 1 : 0),
-  },
+  gaugeFamily(
+    'cribl_management_up',
+    'management',
+    '1 if the last listing of the organization’s workspaces (Cribl.Cloud management plane) worked, else 0.',
+    (m) => (m.up ? 1 : 0),
+  ),
   {
     name: 'cribl_workspace_info',
     source: 'management',

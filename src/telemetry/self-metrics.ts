@@ -31,6 +31,9 @@ export interface LeaderSelfMetrics extends LeaderClientMetrics, PollerMetrics, A
 
 function createHandles(registry: Registry) {
   const registers = [registry];
+  /** A gauge with one child per leader. */
+  const leaderGauge = (name: string, help: string): Gauge<'leader'> =>
+    new Gauge({ name, help, labelNames: ['leader'] as const, registers });
   return {
     buildInfo: new Gauge({
       name: 'cribl_exporter_build_info',
@@ -59,94 +62,51 @@ function createHandles(registry: Registry) {
       labelNames: ['leader', 'code'] as const,
       registers,
     }),
-    leaderPaused: new Gauge({
-      name: 'cribl_exporter_leader_paused',
-      help: '1 while requests to the leader are paused (Retry-After, or the leader not serving).',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    leaderPauseUntil: new Gauge({
-      name: 'cribl_exporter_leader_pause_until_timestamp_seconds',
-      help: 'When the current pause ends; +Inf while the leader is not serving; 0 when not paused.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    leaderConcurrencyLimit: new Gauge({
-      name: 'cribl_exporter_leader_concurrency_limit',
-      help: 'Current adaptive limit of concurrent requests to the leader.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    leaderInFlight: new Gauge({
-      name: 'cribl_exporter_leader_in_flight_requests',
-      help: 'Requests to the leader in flight now.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    healthCycleTarget: new Gauge({
-      name: 'cribl_exporter_health_cycle_target_seconds',
-      help: 'Target duration of one health poll cycle over all nodes.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    healthCycleDuration: new Gauge({
-      name: 'cribl_exporter_health_cycle_duration_seconds',
-      help:
-        'Time the last complete round took to refresh every node once (each node is polled on its own schedule); ' +
+    leaderPaused: leaderGauge(
+      'cribl_exporter_leader_paused',
+      '1 while requests to the leader are paused (Retry-After, or the leader not serving).',
+    ),
+    leaderPauseUntil: leaderGauge(
+      'cribl_exporter_leader_pause_until_timestamp_seconds',
+      'When the current pause ends; +Inf while the leader is not serving; 0 when not paused.',
+    ),
+    leaderConcurrencyLimit: leaderGauge(
+      'cribl_exporter_leader_concurrency_limit',
+      'Current adaptive limit of concurrent requests to the leader.',
+    ),
+    leaderInFlight: leaderGauge('cribl_exporter_leader_in_flight_requests', 'Requests to the leader in flight now.'),
+    healthCycleTarget: leaderGauge(
+      'cribl_exporter_health_cycle_target_seconds',
+      'Target duration of one health poll cycle over all nodes.',
+    ),
+    healthCycleDuration: leaderGauge(
+      'cribl_exporter_health_cycle_duration_seconds',
+      'Time the last complete round took to refresh every node once (each node is polled on its own schedule); ' +
         'set at the end of each round.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    healthCycleOverrun: new Gauge({
-      name: 'cribl_exporter_health_cycle_overrun',
-      help:
-        '1 while the request budget (rate, concurrency or a pause the leader asked for) keeps nodes from being ' +
+    ),
+    healthCycleOverrun: leaderGauge(
+      'cribl_exporter_health_cycle_overrun',
+      '1 while the request budget (rate, concurrency or a pause the leader asked for) keeps nodes from being ' +
         'refreshed every health interval; 0 otherwise, slow nodes included. Checked every second.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    healthPollAgeMax: new Gauge({
-      name: 'cribl_exporter_health_poll_age_max_seconds',
-      help:
-        'Age of the oldest successful health refresh among nodes that answered their last poll; updated every ' +
+    ),
+    healthPollAgeMax: leaderGauge(
+      'cribl_exporter_health_poll_age_max_seconds',
+      'Age of the oldest successful health refresh among nodes that answered their last poll; updated every ' +
         'second.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    slowNodes: new Gauge({
-      name: 'cribl_exporter_slow_nodes',
-      help:
-        'Nodes whose last health poll took longer than --leader.timeout.headers or timed out; updated after each ' +
+    ),
+    slowNodes: leaderGauge(
+      'cribl_exporter_slow_nodes',
+      'Nodes whose last health poll took longer than --leader.timeout.headers or timed out; updated after each ' +
         'poll.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    leaderRateLimit: new Gauge({
-      name: 'cribl_exporter_leader_rate_limit_requests_per_second',
-      help:
-        'Request rate in force for the leader: --leader.max-rps (auto: what the fleet needs, set at each discovery), ' +
+    ),
+    leaderRateLimit: leaderGauge(
+      'cribl_exporter_leader_rate_limit_requests_per_second',
+      'Request rate in force for the leader: --leader.max-rps (auto: what the fleet needs, set at each discovery), ' +
         'lowered while the leader throttles; updated when it changes by 1 % or more.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    discoveryDuration: new Gauge({
-      name: 'cribl_exporter_discovery_duration_seconds',
-      help: 'Duration of the last discovery.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    nodes: new Gauge({
-      name: 'cribl_exporter_nodes',
-      help: 'Nodes exported by this process.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
-    nodesOverLimit: new Gauge({
-      name: 'cribl_exporter_nodes_over_limit',
-      help: 'Nodes not exported because of --max-nodes.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
+    ),
+    discoveryDuration: leaderGauge('cribl_exporter_discovery_duration_seconds', 'Duration of the last discovery.'),
+    nodes: leaderGauge('cribl_exporter_nodes', 'Nodes exported by this process.'),
+    nodesOverLimit: leaderGauge('cribl_exporter_nodes_over_limit', 'Nodes not exported because of --max-nodes.'),
     authTokenExpiry: new Gauge({
       name: 'cribl_exporter_auth_token_expiry_timestamp_seconds',
       help: 'Expiry of the token in use, when known.',
