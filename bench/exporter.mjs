@@ -108,6 +108,28 @@ const handlers = {
     }
     return out;
   },
+  /**
+   * Memory detail for bench/mem-probe.mjs: a full GC first when --expose-gc is on, V8's heap spaces, the process's
+   * smaps_rollup, and a heap snapshot of the main thread when `snapshot` names a file.
+   */
+  async heap({ snapshot }) {
+    globalThis.gc?.();
+    const v8 = await import('node:v8');
+    const mem = process.memoryUsage();
+    let rollup;
+    try {
+      rollup = readFileSync('/proc/self/smaps_rollup', 'utf8');
+    } catch {
+      rollup = undefined;
+    }
+    const spaces = v8.getHeapSpaceStatistics().map((s) => ({
+      name: s.space_name,
+      size: s.space_size,
+      used: s.space_used_size,
+    }));
+    const file = snapshot ? v8.writeHeapSnapshot(snapshot) : undefined;
+    return { mem, spaces, rollup, file, peakRss: vmHwmBytes() };
+  },
   /** Body builds recorded since the last call. */
   builds() {
     return builds.splice(0);

@@ -15,6 +15,7 @@ import {
 } from '../api/shapes.js';
 import { series, type Family } from '../format/family.js';
 import type { LeaderRequest } from '../leader/types.js';
+import { Interner, StringInterner } from '../util/intern.js';
 import { timeSlicer } from '../util/yield.js';
 import { REQUEST_FAILURE_REASONS, requestFailureReason } from './failure-reason.js';
 import { sameCommit } from './group-version.js';
@@ -90,10 +91,57 @@ export async function decodeWorkers(raw: readonly unknown[]): Promise<{ items: L
     const pause = slice();
     if (pause) await pause;
     const r = listedWorkerSchema.safeParse(entry);
-    if (r.success) items.push(r.data);
+    if (r.success) items.push(compactWorker(r.data));
     else malformed++;
   }
   return { items, malformed };
+}
+
+/** Group, status, platform, architecture, version: a few values shared by a whole fleet. */
+const listingStrings = new StringInterner();
+/** `info.cribl.config` objects by version: one per deployed version, not one per node. */
+const configObjects = new Interner<{ version?: string }>();
+
+/**
+ * A listing entry as the store keeps it until the next listing: the same fields, rebuilt as one object literal
+ * per level (zod adds properties one by one, which leaves most of them in out-of-object property arrays: 1.8 MB
+ * per 10,000 nodes), its fleet-wide strings shared and its config object shared by version. Measured with a heap
+ * snapshot at 10,000 nodes: about 1 KB of the 1.3 KB each node's listing facts took.
+ */
+export function compactWorker(w: ListedWorker): ListedWorker {
+  const { info } = w;
+  const { cribl } = info;
+  const upgrade = w.nodeUpgradeStatus;
+  const configVersion = cribl.config.version;
+  const config = configObjects.get(configVersion ?? '\u0000', () =>
+    Object.freeze(configVersion === undefined ? {} : { version: configVersion }),
+  );
+  return {
+    id: w.id,
+    group: listingStrings.intern(w.group),
+    firstMsgTime: w.firstMsgTime,
+    lastMsgTime: w.lastMsgTime,
+    workerProcesses: w.workerProcesses,
+    disconnected: w.disconnected,
+    deployable: w.deployable,
+    status: listingStrings.intern(w.status),
+    nodeUpgradeStatus: upgrade && { state: upgrade.state, timestamp: upgrade.timestamp },
+    info: {
+      hostname: info.hostname,
+      cpus: info.cpus,
+      totalmem: info.totalmem,
+      architecture: listingStrings.intern(info.architecture),
+      platform: listingStrings.intern(info.platform),
+      freeDiskSpace: info.freeDiskSpace,
+      totalDiskSpace: info.totalDiskSpace,
+      cribl: {
+        version: listingStrings.intern(cribl.version),
+        distMode: listingStrings.intern(cribl.distMode),
+        startTime: cribl.startTime,
+        config,
+      },
+    },
+  };
 }
 
 /** One page of GET /products/{product}/workers. */
