@@ -74,14 +74,17 @@ describe('NodeBatchWriter → NodeTextStore', () => {
     const w = new NodeBatchWriter(FAMILIES);
     w.put('n', family('cribl_x 1717200000\n', 'y 1\n'));
     const store = roundTrip(w);
-    const memory = [...store.nodes()][0]!.bytes;
+    const at = [...store.nodes()][0]!.offsets[0];
+    const reserved = store.reservedBytes;
     w.put('n', family('cribl_x 1717200030.123\n', 'y 1\n'));
     roundTrip(w, store);
-    expect([...store.nodes()][0]!.bytes).toBe(memory);
+    expect([...store.nodes()][0]!.offsets[0]).toBe(at);
+    expect(store.reservedBytes).toBe(reserved);
     expect(store.text('n')).toBe('cribl_x 1717200030.123\ny 1\n');
     w.put('n', family('h'.repeat(10_000)));
     roundTrip(w, store);
-    expect([...store.nodes()][0]!.bytes).not.toBe(memory);
+    expect([...store.nodes()][0]!.offsets[0]).not.toBe(at);
+    expect(store.reservedBytes).toBeGreaterThan(10_000);
     expect(familyOf(store, 'n', 0)).toBe('h'.repeat(10_000));
     expect(familyOf(store, 'n', 1)).toBe('');
   });
@@ -95,5 +98,45 @@ describe('NodeBatchWriter → NodeTextStore', () => {
     const store = new NodeTextStore();
     store.apply(cloned);
     expect(store.text('n')).toBe('é\nx\n');
+  });
+
+  it('keeps texts in shared slabs and re-packs them when moved nodes leave too much room unused', () => {
+    const slab = 4096;
+    const store = new NodeTextStore(slab);
+    const w = new NodeBatchWriter(FAMILIES);
+    for (let i = 0; i < 20; i++) w.put(`n${i}`, family(`a ${i}\n`, `b ${i}\n`));
+    roundTrip(w, store);
+    // 20 small nodes share one slab.
+    expect(new Set([...store.nodes()].map((n) => n.bytes)).size).toBe(1);
+    expect(store.slabBytes).toBe(slab);
+    // Every node grows past its room, again and again: each move wastes the old room, re-packs bound it.
+    for (let round = 1; round <= 30; round++) {
+      for (let i = 0; i < 20; i++) w.put(`n${i}`, family(`a ${i} ${'x'.repeat(round * 8)}\n`, `b ${i}\n`));
+      roundTrip(w, store);
+      expect(store.slabBytes).toBeLessThanOrEqual(2 * store.reservedBytes + 3 * slab);
+    }
+    for (let i = 0; i < 20; i++) {
+      expect(familyOf(store, `n${i}`, 0)).toBe(`a ${i} ${'x'.repeat(240)}\n`);
+      expect(familyOf(store, `n${i}`, 1)).toBe(`b ${i}\n`);
+    }
+    // Deleting every node gives its room back; what is left fits the bound (at most two slabs besides it).
+    for (let i = 0; i < 20; i++) w.delete(`n${i}`);
+    w.put('last', family('z\n'));
+    roundTrip(w, store);
+    expect(store.size).toBe(1);
+    expect(store.text('last')).toBe('z\n');
+    expect(store.reservedBytes).toBeLessThan(64);
+    expect(store.slabBytes).toBeLessThanOrEqual(2 * store.reservedBytes + 2 * slab);
+  });
+
+  it('gives a text larger than a slab a slab of its own', () => {
+    const store = new NodeTextStore(1024);
+    const w = new NodeBatchWriter(FAMILIES);
+    w.put('small', family('s\n'));
+    w.put('big', family('h'.repeat(5000), 'y\n'));
+    roundTrip(w, store);
+    expect(familyOf(store, 'big', 0)).toBe('h'.repeat(5000));
+    expect(familyOf(store, 'big', 1)).toBe('y\n');
+    expect(store.text('small')).toBe('s\n');
   });
 });
