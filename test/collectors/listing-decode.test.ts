@@ -54,3 +54,40 @@ describe('decodeWorkers', () => {
     expect(ranDuring).toBe(true);
   });
 });
+
+describe('compactWorker (what the store keeps between listings)', () => {
+  it('keeps every field the families read, with the config object shared by version', async () => {
+    const { items } = await decodeWorkers([
+      worker('a', { disconnected: true, deployable: false, status: 'healthy' }),
+      worker('b'),
+      worker('c', { info: { ...worker('c').info, cribl: { ...worker('c').info.cribl, config: { version: 'new' } } } }),
+    ]);
+    const [a, b, c] = items;
+    expect(a).toEqual({
+      id: 'a',
+      group: 'default',
+      firstMsgTime: 1717200000000,
+      lastMsgTime: 1717200060500,
+      workerProcesses: 4,
+      disconnected: true,
+      deployable: false,
+      status: 'healthy',
+      info: {
+        hostname: 'host-a',
+        cpus: 8,
+        totalmem: 16777216000,
+        architecture: 'x64',
+        platform: 'linux',
+        cribl: {
+          version: '4.15.1-1b453caa',
+          distMode: 'worker',
+          startTime: 1717199000000,
+          config: { version: 'abc1234' },
+        },
+      },
+    });
+    expect(b?.info.cribl.config).toBe(a?.info.cribl.config);
+    expect(c?.info.cribl.config).toEqual({ version: 'new' });
+    expect(c?.info.cribl.config).not.toBe(a?.info.cribl.config);
+  });
+});

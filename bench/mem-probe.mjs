@@ -1,0 +1,100 @@
+// Memory of the exporter at one fleet size, for issue 17's memory work (not part of `npm run bench`):
+//   node bench/mem-probe.mjs --nodes 10000 [--settle 40] [--snapshot FILE] [--node-arg=--max-semi-space-size=8]...
+// Starts the simulator and the exporter as the benchmark does (same flags, bench/exporter.mjs), samples the
+// exporter's RSS every 500 ms from its start (peak = the highest sample and VmHWM), waits for every node's first
+// health answer, settles, and prints memoryUsage, V8's heap spaces and smaps_rollup after a full GC (and
+// before: RSS as it runs); with --snapshot, a heap snapshot of the main thread after that GC.
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Children } from './lib/children.mjs';
+import { json } from './lib/http.mjs';
+import { processCpuMs, processMemory } from './lib/machine.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { values: f } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '10000' },
+    settle: { type: 'string', default: '40' },
+    snapshot: { type: 'string' },
+    'node-arg': { type: 'string', multiple: true },
+    env: { type: 'string', multiple: true },
+    arg: { type: 'string', multiple: true },
+  },
+});
+const n = Number(f.nodes);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const mb = (b) => (b / 1048576).toFixed(1);
+const children = new Children();
+process.on('exit', () => children.killAll());
+
+const sim = children.fork('simulator', join(here, 'cli-child.mjs'), [
+  'simulate', '--nodes', String(n), '--seed', '1', '--web.listen-address', '127.0.0.1:0',
+]);
+const ready = await sim.waitForLine((l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l), 180_000);
+const [, baseUrl, token, adminUrl] = ready.match;
+const env = { CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token };
+for (const kv of f.env ?? []) env[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
+const args = [
+  '--web.listen-address', '127.0.0.1:0', '--leader.max-rps', '1000000', '--leader.max-concurrency', '16',
+  '--health.interval', '30s', '--discovery.interval', '60s', '--metadata.interval', '600s', '--log.level', 'warn',
+  ...(f.arg ?? []),
+];
+const t0 = performance.now();
+const exp = children.fork('exporter', join(here, 'exporter.mjs'), args, {
+  execArgv: ['--expose-gc', ...(f['node-arg'] ?? [])],
+  env,
+});
+let peak = 0;
+const sampler = setInterval(() => {
+  const m = processMemory(exp.proc.pid);
+  if (m.rss > peak) peak = m.rss;
+}, 500);
+let coveredMs;
+for (;;) {
+  const s = await json('GET', `${adminUrl}/stats`);
+  const h200 = Object.values(s.requests?.['/w/{nodeId}/health'] ?? {}).length
+    ? (s.requests['/w/{nodeId}/health']['200'] ?? 0)
+    : 0;
+  if (h200 >= n) {
+    coveredMs = performance.now() - t0;
+    break;
+  }
+  if (performance.now() - t0 > Math.max(120_000, n * 6)) break;
+  await sleep(500);
+}
+const burstPeak = peak;
+const cpu0 = processCpuMs(exp.proc.pid);
+const w0 = performance.now();
+const steady = [];
+while (performance.now() - w0 < Number(f.settle) * 1000) {
+  await sleep(2000);
+  steady.push(processMemory(exp.proc.pid).rss);
+}
+const cpuCores = (processCpuMs(exp.proc.pid) - cpu0) / (performance.now() - w0);
+const before = await exp.call('stats');
+const h = await exp.call('heap', f.snapshot ? { snapshot: f.snapshot } : {}, 600_000);
+clearInterval(sampler);
+const after = processMemory(exp.proc.pid);
+const out = {
+  nodes: n,
+  nodeArgs: f['node-arg'] ?? [],
+  env: f.env ?? [],
+  args: f.arg ?? [],
+  coveredS: coveredMs && +(coveredMs / 1000).toFixed(1),
+  peakRssSampledMB: +mb(Math.max(peak, burstPeak)),
+  peakRssVmHwmMB: +mb(h.peakRss),
+  steadyRssMB: { min: +mb(Math.min(...steady)), max: +mb(Math.max(...steady)), last: +mb(steady.at(-1)) },
+  steadyCpuCores: +cpuCores.toFixed(3),
+  beforeGc: { rss: +mb(before.rss), heapUsed: +mb(before.heapUsed), heapTotal: +mb(before.heapTotal),
+    external: +mb(before.external), arrayBuffers: +mb(before.arrayBuffers) },
+  afterGc: { rss: +mb(after.rss), heapUsed: +mb(h.mem.heapUsed), heapTotal: +mb(h.mem.heapTotal),
+    external: +mb(h.mem.external), arrayBuffers: +mb(h.mem.arrayBuffers) },
+  spaces: Object.fromEntries(h.spaces.map((s) => [s.name, `${mb(s.used)}/${mb(s.size)}`])),
+  rollup: h.rollup?.split('\n').filter((l) => /^(Rss|Pss|Anonymous|Private_Dirty|Shared_Clean|Private_Clean)/.test(l)).map((l) => l.replace(/\s+/g, ' ')).join('; '),
+  snapshot: h.file,
+};
+console.log(JSON.stringify(out, null, 1));
+await exp.stop();
+await sim.stop();
+process.exit(0);
