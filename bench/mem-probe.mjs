@@ -64,6 +64,21 @@ for (;;) {
   await sleep(500);
 }
 const burstPeak = peak;
+// With --node-arg=--trace-gc: the collections of the steady window, by kind.
+const gcs = { markCompact: 0, scavenge: 0, other: 0 };
+let counting = true;
+exp.proc.stdout.on('data', (chunk) => {
+  if (!counting) return;
+  for (const line of String(chunk).split('\n')) {
+    if (!/^\[\d+:0x/.test(line)) continue;
+    if (/Mark-Compact|Mark-sweep/i.test(line)) {
+      gcs.markCompact++;
+      if (gcs.markCompact <= 8) (gcs.samples ??= []).push(line.replace(/^\[[^\]]*\]\s*/, ''));
+    }
+    else if (/Scavenge/.test(line)) gcs.scavenge++;
+    else gcs.other++;
+  }
+});
 const cpu0 = processCpuMs(exp.proc.pid);
 const w0 = performance.now();
 const steady = [];
@@ -72,6 +87,7 @@ while (performance.now() - w0 < Number(f.settle) * 1000) {
   steady.push(processMemory(exp.proc.pid).rss);
 }
 const cpuCores = (processCpuMs(exp.proc.pid) - cpu0) / (performance.now() - w0);
+counting = false;
 const before = await exp.call('stats');
 const h = await exp.call('heap', f.snapshot ? { snapshot: f.snapshot } : {}, 600_000);
 clearInterval(sampler);
@@ -86,6 +102,7 @@ const out = {
   peakRssVmHwmMB: +mb(h.peakRss),
   steadyRssMB: { min: +mb(Math.min(...steady)), max: +mb(Math.max(...steady)), last: +mb(steady.at(-1)) },
   steadyCpuCores: +cpuCores.toFixed(3),
+  steadyGcs: gcs,
   beforeGc: { rss: +mb(before.rss), heapUsed: +mb(before.heapUsed), heapTotal: +mb(before.heapTotal),
     external: +mb(before.external), arrayBuffers: +mb(before.arrayBuffers) },
   afterGc: { rss: +mb(after.rss), heapUsed: +mb(h.mem.heapUsed), heapTotal: +mb(h.mem.heapTotal),

@@ -89,6 +89,16 @@ if (flags['from-json']) {
 let sizes;
 let concurrency;
 const exporterEnv = {};
+// The runtime settings the image gives the exporter (the allocator's and V8's: `ENV MALLOC_*` and `ENV NODE_OPTIONS`
+// lines of the Dockerfile, and the node flags of its ENTRYPOINT), so that the benchmark measures memory as the image
+// runs; --exporter-env overrides the variables.
+const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8');
+const imageEnv = {};
+for (const m of dockerfile.matchAll(/^ENV ((?:MALLOC_\w+|NODE_OPTIONS))=(\S+)$/gm))
+  imageEnv[m[1]] = m[2].replace(/^"(.*)"$/, '$1');
+const imageNodeFlags = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]').filter((a) =>
+  a.startsWith('--'),
+);
 try {
   for (const kv of flags['exporter-env'] ?? []) {
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(kv);
@@ -235,7 +245,7 @@ async function runSize(n) {
   await json('POST', `${adminUrl}/stats/reset`);
 
   // --- exporter
-  const execArgv = flags.profile ? ['--cpu-prof', '--cpu-prof-dir', join(dir, 'profiles')] : [];
+  const execArgv = [...imageNodeFlags, ...(flags.profile ? ['--cpu-prof', '--cpu-prof-dir', join(dir, 'profiles')] : [])];
   const args = [
     '--web.listen-address',
     '127.0.0.1:0',
@@ -259,7 +269,7 @@ async function runSize(n) {
   const t0 = performance.now();
   const exp = children.fork(`exporter ${label}`, join(here, 'exporter.mjs'), args, {
     execArgv,
-    env: { ...exporterEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
+    env: { ...imageEnv, ...exporterEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
   });
   const firstDiscovery = exp
     .waitForLine(jsonLine('first discovery complete'), 600_000, 'first discovery')
@@ -541,6 +551,8 @@ const run = {
   concurrency,
   code,
   exporterEnv,
+  imageEnv,
+  imageNodeFlags,
   results,
   fair,
   failure: failure ? (failure instanceof Error ? failure.message : String(failure)) : undefined,

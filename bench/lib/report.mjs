@@ -593,6 +593,9 @@ export function renderReport(run, { analysis } = {}) {
   parts.push(
     `**Sizes:** ${results.map((r) => `${fmtInt(r.nodes)} nodes`).join(', ')}; leader concurrency ${run.concurrency} for both the exporter and autocannon.`,
   );
+  const image = [...Object.entries(run.imageEnv ?? {}).map(([k, v]) => `${k}=${v}`), ...(run.imageNodeFlags ?? [])];
+  if (image.length > 0)
+    parts.push('', `**Exporter settings, as the image runs it (Dockerfile):** ${image.map((x) => `\`${x}\``).join(' ')}`);
   const env = Object.entries(run.exporterEnv ?? {});
   if (env.length > 0)
     parts.push(
