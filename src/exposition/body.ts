@@ -188,7 +188,7 @@ const MAX_WORKER_LOSSES = 3;
 /**
  * Default of `maxBodyAgeMs`: the oldest data a scrape can get, besides one build's duration. The health of a node
  * is polled every 30 s by default, so a value in a scraped body is at most two health intervals old; with nobody
- * scraping, a dirty body costs one build per 30 s (at 10,000 nodes about XXX ms of CPU).
+ * scraping, a dirty body costs one build per 30 s (at 10,000 nodes a build takes about 0.5 s of CPU: 0.016 cores).
  */
 export const MAX_BODY_AGE_MS = 30_000;
 
@@ -206,9 +206,14 @@ const LEAD_MARGIN_MS = 250;
 const MIN_INTERVAL_SHARE = 0.8;
 
 /**
- * Default of `workerMinNodes`: XXX
+ * Default of `workerMinNodes`. With builds once per scrape interval, the worker thread (a second V8 isolate: 10.5 MB
+ * of RSS empty) does not pay below it: `npm run bench` with one scrape per 15 s measured inline against worker
+ * 0.062 vs 0.073 cores and 156 vs 190 MB RSS at 1,000 nodes, 0.088 vs 0.107 cores and 153 vs 161 MB at 2,000,
+ * 0.226 vs 0.225 cores and 349 vs 346 MB at 10,000 (bench/notes-lazy.md). What the worker buys is the event loop:
+ * an inline build at 10,000 nodes took 315 ms of loop time (longest block 36 ms), growing with the fleet, against
+ * the 500 ms target per rebuild (about 16,000 nodes); 12,000 keeps a quarter of headroom.
  */
-export const WORKER_MIN_NODES = 5000;
+export const WORKER_MIN_NODES = 12_000;
 
 /** `auto` goes back to inline below this share of `workerMinNodes` (no switching back and forth at the edge). */
 const WORKER_HYSTERESIS = 0.8;
@@ -403,8 +408,12 @@ class Cache implements BodyCache {
   #changed(source?: SnapshotSource): void {
     this.#changes++;
     this.#dirty = true;
-    // Node texts travel to the builder in batches of about batchBytes, not all at build time.
-    if (source && source.pendingNodeBytes >= this.#o.batchBytes) this.#send(source);
+    // Node texts travel to the builder in batches of about batchBytes, not all at build time; a fleet that grows
+    // past workerMinNodes moves to the worker before its texts pile up in the inline builder (start-up at 50,000).
+    if (source && source.pendingNodeBytes >= this.#o.batchBytes) {
+      if (!this.#building) this.#chooseBuilder(this.#snapshots);
+      this.#send(source);
+    }
     if (!this.#plan) this.#replan();
   }
 

@@ -7,6 +7,9 @@
  * predicted. A client's interval is the lower median of its last gaps, so one missed or one extra scrape does not
  * move it; requests closer than `sameRoundMs` to the client's previous one are the same round (retries, concurrent
  * requests). A client not seen for `forgetAfter` intervals is no longer predicted (a replica that went away).
+ * Two replicas behind one address and User-Agent (a NAT) look like one client scraping at the shorter of their
+ * phase gaps: the body is then built more often than needed (e.g. every 4 s for two 15 s replicas 4 s apart), never
+ * less fresh.
  */
 
 /** Options of ScrapeTracker. */

@@ -202,4 +202,25 @@ describe('the body builder chosen by the fleet size (auto)', () => {
     expect(switches).toEqual(['worker@10', 'inline@7', 'worker@12']);
     cache.close();
   });
+
+  it('switches as the fleet grows, before a build, when the texts go to the builder in batches', async () => {
+    const clock = new FakeClock(0);
+    const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
+    const switches: string[] = [];
+    const cache = createBodyCache({
+      snapshots: [snapshot],
+      intervals,
+      clock,
+      builder: 'auto',
+      workerMinNodes: 10,
+      batchBytes: 1,
+      createWorkerBuilder: (o) => createInlineBuilder(o),
+      onBuilderSwitch: (to, nodes) => switches.push(`${to}@${nodes}`),
+    });
+    for (let i = 0; i < 10; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
+    expect(switches).toEqual(['worker@10']);
+    const body = Buffer.concat((await cache.rebuild()).identity ?? []).toString('utf8');
+    expect(body.match(/^cribl_node_info\{/gm)).toHaveLength(10);
+    cache.close();
+  });
 });
