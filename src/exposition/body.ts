@@ -207,13 +207,14 @@ const MIN_INTERVAL_SHARE = 0.8;
 
 /**
  * Default of `workerMinNodes`. With builds once per scrape interval, the worker thread (a second V8 isolate: 10.5 MB
- * of RSS empty) does not pay below it: `npm run bench` with one scrape per 15 s measured inline against worker
- * 0.062 vs 0.073 cores and 156 vs 190 MB RSS at 1,000 nodes, 0.088 vs 0.107 cores and 153 vs 161 MB at 2,000,
- * 0.226 vs 0.225 cores and 349 vs 346 MB at 10,000 (bench/notes-lazy.md). What the worker buys is the event loop:
- * an inline build at 10,000 nodes took 315 ms of loop time (longest block 36 ms), growing with the fleet, against
- * the 500 ms target per rebuild (about 16,000 nodes); 12,000 keeps a quarter of headroom.
+ * of RSS empty) does not pay at small fleets: `npm run bench` with one scrape per 15 s measured inline against
+ * worker 0.062 vs 0.073 cores and 156 vs 190 MB RSS at 1,000 nodes, 0.088 vs 0.107 cores and 153 vs 161 MB at
+ * 2,000. At 10,000 both cost the same (0.226 vs 0.225 cores, 349 vs 346 MB) but inline builds take the event
+ * loop: 315 ms and 561 ms of loop time per build in two runs (target ≤ 500), longest blocks 36 and 202 ms
+ * (target ≤ 50), and scrapes during builds wait (TTFB p99 2.6× the bare server's in the second run, 1.3× with
+ * the worker). Between the two: 5,000 (bench/notes-lazy.md).
  */
-export const WORKER_MIN_NODES = 12_000;
+export const WORKER_MIN_NODES = 5_000;
 
 /** `auto` goes back to inline below this share of `workerMinNodes` (no switching back and forth at the edge). */
 const WORKER_HYSTERESIS = 0.8;
