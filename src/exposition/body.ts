@@ -430,11 +430,12 @@ class Cache implements BodyCache {
    */
   #nextStart(now: number, asap: boolean): number {
     const share = Math.min(1, Math.max(0.01, this.#o.maxBuildShare));
-    const floor = Math.max(
-      this.#lastStart + this.#o.minRebuildIntervalMs,
-      this.#lastEnd + this.#lastDuration * (1 / share - 1),
-    );
-    let start = this.#lastStart + this.#o.maxBodyAgeMs;
+    const minFloor = this.#lastStart + this.#o.minRebuildIntervalMs;
+    // The share floor yields to the age bound: a build of 3 s or more (50,000 nodes on a loaded machine) would
+    // otherwise push the next one beyond it.
+    const bound = this.#lastStart + this.#o.maxBodyAgeMs;
+    const floor = Math.max(minFloor, Math.min(bound, this.#lastEnd + this.#lastDuration * (1 / share - 1)));
+    let start = bound;
     const interval = asap ? undefined : this.#scrapes.shortestInterval(now);
     if (asap) start = now;
     else if (interval !== undefined) {

@@ -224,3 +224,43 @@ describe('the body builder chosen by the fleet size (auto)', () => {
     cache.close();
   });
 });
+
+describe('the age bound against the build-share floor', () => {
+  it('a build too slow for maxBuildShare within the bound still starts by the bound', async () => {
+    const clock = new FakeClock(0);
+    const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
+    const starts: number[] = [];
+    // Every build takes 5 s of (fake) time: at a 10 % share the next could start only 45 s after its end.
+    const cache = createBodyCache({
+      snapshots: [snapshot],
+      intervals,
+      clock,
+      builder: 'worker',
+      createWorkerBuilder: (o) => {
+        const b = createInlineBuilder(o);
+        return {
+          ...b,
+          build: async (r) => {
+            starts.push(clock.now());
+            inner = b.build(r);
+            const body = await inner;
+            await clock.sleep(5000);
+            return body;
+          },
+        };
+      },
+    });
+    let inner: Promise<unknown> | undefined;
+    for (let t = 0; t < 200_000; t += 1000) {
+      snapshot.setNode('n', node('n', { health: { up: true, lastSuccessMs: t } }));
+      await clock.advance(1000);
+      // The assembly itself runs on real time (zlib's threads): let it finish before fake time moves on.
+      if (inner) await inner;
+      inner = undefined;
+      await flushMicrotasks();
+    }
+    expect(starts.length).toBeGreaterThan(5);
+    for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBe(MAX_BODY_AGE_MS);
+    cache.close();
+  });
+});
