@@ -242,8 +242,9 @@ describe('the age bound against the build-share floor', () => {
           ...b,
           build: async (r) => {
             starts.push(clock.now());
-            inner = b.build(r);
-            const body = await inner;
+            const assembling = b.build(r);
+            inner = assembling;
+            const body = await assembling;
             await clock.sleep(5000);
             return body;
           },
