@@ -14,8 +14,10 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { createGapMonitor } from './lib/gaps.mjs';
 
-const { runCommand } = await import('../dist/commands.js');
-const { readFileSafely } = await import('../dist/util/files.js');
+// BENCH_DIST (through --exporter-env): another build of dist/ to measure, e.g. a variant of a constant.
+const dist = process.env.BENCH_DIST ? new URL(`file://${process.env.BENCH_DIST}/`) : new URL('../dist/', import.meta.url);
+const { runCommand } = await import(new URL('commands.js', dist).href);
+const { readFileSafely } = await import(new URL('util/files.js', dist).href);
 const { version } = createRequire(import.meta.url)('../package.json');
 
 const gaps = createGapMonitor(1);

@@ -7,6 +7,7 @@
 //   npm run bench -- --concurrency 16               leader concurrency of the exporter and of autocannon
 //   npm run bench -- --profile                      also write the exporter's CPU profiles (.bench-tmp/)
 //   npm run bench -- --json                         also print the raw results as JSON
+//   npm run bench -- --skip-fair                    sizes only, without the fair-polling runs (quick loops)
 //   npm run bench -- --exporter-env K=V             extra environment of the exporter (experiments, e.g.
 //                                                   MALLOC_ARENA_MAX=2); repeatable, recorded in the report
 //   npm run bench -- --from-json .bench-tmp/results.json   re-render the report of an earlier run
@@ -56,12 +57,13 @@ const { values: flags } = parseArgs({
     json: { type: 'boolean', default: false },
     'from-json': { type: 'string' },
     'exporter-env': { type: 'string', multiple: true },
+    'skip-fair': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (flags.help) {
   console.log(
-    'Usage: npm run bench -- [--sizes 1k,10k,50k] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--from-json FILE]',
+    'Usage: npm run bench -- [--sizes 1k,10k,50k] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--skip-fair] [--from-json FILE]',
   );
   process.exit(0);
 }
@@ -532,10 +534,12 @@ try {
     results.at(-1).benchSeconds = (performance.now() - t) / 1000;
     log(`${sizeLabel(n)}: done in ${Math.round(results.at(-1).benchSeconds)} s`);
   }
-  const t = performance.now();
-  fair = await runFair({ children, here, log });
-  fair.benchSeconds = (performance.now() - t) / 1000;
-  log(`fair polling: done in ${Math.round(fair.benchSeconds)} s`);
+  if (!flags['skip-fair']) {
+    const t = performance.now();
+    fair = await runFair({ children, here, log });
+    fair.benchSeconds = (performance.now() - t) / 1000;
+    log(`fair polling: done in ${Math.round(fair.benchSeconds)} s`);
+  }
 } catch (e) {
   failure = e;
   log(`failed: ${e instanceof Error ? e.message : String(e)}`);

@@ -34,8 +34,8 @@ export interface AppDeps {
   clock?: Clock;
   random?: Random;
   schedule?: Schedule;
-  /** Where the /metrics body is assembled. @default 'worker' (a worker thread; 'inline' is for tests) */
-  bodyBuilder?: 'inline' | 'worker';
+  /** Where the /metrics body is assembled. @default 'auto' (a worker thread from WORKER_MIN_NODES nodes) */
+  bodyBuilder?: 'inline' | 'worker' | 'auto';
   /** Replaces the transport built from the config (tests). */
   dispatcher?: (leader: LeaderConfig) => Dispatcher;
   /** Turns a discovered workspace into a leader URL (the simulated management plane serves http). */
@@ -92,9 +92,14 @@ export async function startApp(deps: AppDeps): Promise<App> {
       ...(config.collectors.searchProbe ? { searchProbeMs: config.collectors.searchProbe.intervalMs } : {}),
     },
     clock: full.clock,
-    builder: deps.bodyBuilder ?? 'worker',
+    builder: deps.bodyBuilder ?? 'auto',
     onBuild: (s) => self.bodyBuilt(s),
     onBuilderLost: () => self.bodyWorkerLost(),
+    onBuilderSwitch: (to, nodes) =>
+      logger.info(
+        { nodes },
+        `assembling /metrics ${to === 'worker' ? 'in a worker thread' : 'on the main thread'} from now on`,
+      ),
     onError: (e) => logger.error({ err: String(e) }, 'building /metrics failed'),
   });
 

@@ -1,9 +1,9 @@
 /**
  * Assembles the /metrics body from node texts (NodeTextStore per leader) and the small management, leader and
  * group texts, family by family (the text format wants each family's series contiguous), with its gzip
- * computed on zlib's threads. Runs inside the body worker (body-worker.ts); the main thread only sends
- * node batches and build requests, and receives the finished buffers without a copy. Tests and
- * `--web.body-builder=inline` run it on the main thread.
+ * computed on zlib's threads. Runs inside the body worker (body-worker.ts) from WORKER_MIN_NODES nodes (body.ts);
+ * the main thread then only sends node batches and build requests, and receives the finished buffers without a
+ * copy. Smaller fleets and tests run it on the main thread (no flag chooses: the body cache does).
  *
  * Both formats share the body's bytes except the HELP/TYPE lines of the families whose header differs between
  * them (a counter: OpenMetrics names it without `_total`). At such a header the assembler ends the gzip member

@@ -1,10 +1,17 @@
 /**
- * The cached /metrics body. Built from the leaders' pre-rendered texts when a snapshot changes
- * (never per scrape), by a body builder (builder.ts) that holds every node's text: in a worker thread
- * in the exporter, so the event loop only moves references; inline (yielding between chunks) in tests.
- * Snapshots hand their node texts over as batches; the gzip is computed once per generation on zlib's
- * thread pool. Scrapes always get the last complete body; only the very first scrape waits, for the
- * first build. Concurrent requests for a build share it.
+ * The cached /metrics body. Built from the leaders' pre-rendered texts when it is needed, never per scrape and
+ * not on every change: a change marks the body dirty, and a dirty body is rebuilt
+ *   - so that the build lands shortly before the next scrape the server predicts (scrapes.ts: per client, from
+ *     the /metrics requests it saw), at most about once per observed scrape interval;
+ *   - at once when a scrape nobody predicted (a new client, a human's curl, a late Prometheus) finds it dirty:
+ *     that scrape gets the last body, the next one the new body;
+ *   - and in any case no later than `maxBodyAgeMs` (MAX_BODY_AGE_MS) after the previous build started, scrapes or
+ *     not: the data of a body a scrape gets is at most that old, plus one build's duration.
+ * A body builder (builder.ts) holds every node's text: in a worker thread above WORKER_MIN_NODES nodes (the event
+ * loop only moves references), inline (yielding between chunks) below it and in tests. Snapshots hand their node
+ * texts over as batches; the gzip is computed once per generation on zlib's thread pool. Scrapes always get the
+ * last complete body; only a scrape that finds no body at all waits, for the first build. Concurrent requests for
+ * a build share it.
  */
 
 import { gzipSync, constants as zlibConstants } from 'node:zlib';
@@ -17,6 +24,7 @@ import {
   type FamilyHeaders,
 } from './assemble.js';
 import { createInlineBuilder, createWorkerBuilder, type BodyBuilder, type WorkerBuilderHooks } from './builder.js';
+import { ScrapeTracker } from './scrapes.js';
 import { GROUP_FAMILIES, LEADER_FAMILIES, MANAGEMENT_FAMILIES, NODE_FAMILIES } from '../collectors/index.js';
 import { familyHeader, familyHelp, type FamilyDef, type RefreshIntervals } from '../format/family.js';
 import type { Format } from '../format/format.js';
@@ -28,6 +36,7 @@ export type SnapshotSource = Pick<
   LeaderSnapshot,
   | 'id'
   | 'labels'
+  | 'size'
   | 'generation'
   | 'takeNodeBatch'
   | 'pendingNodeBytes'
@@ -112,21 +121,31 @@ export interface BodyCacheOptions {
   management?: ManagementSource;
   intervals: RefreshIntervals;
   clock: Clock;
-  /** Least time between the starts of two builds while the snapshot keeps changing. @default 1000 */
+  /** Least time between the starts of two builds, whatever asks for them. @default 1000 */
   minRebuildIntervalMs?: number;
   /**
    * Largest share of wall time spent building: after a build of d ms the next one waits at least
-   * d × (1 / share − 1). Caps the cost of a large fleet whose nodes change continuously. @default 0.1
+   * d × (1 / share − 1). Caps the cost of scrapers that ask very often at a large fleet. @default 0.1
    */
   maxBuildShare?: number;
+  /**
+   * A dirty body is rebuilt at the latest this long after the previous build started, whether anyone scrapes or
+   * not: the data of a scraped body is at most this old, plus one build's duration. @default MAX_BODY_AGE_MS
+   */
+  maxBodyAgeMs?: number;
   /** gzip level; 1 is several times faster than 6 and the body compresses well anyway. @default 1 */
   gzipLevel?: number;
   /** Bytes assembled between two yields. @default 1 MiB */
   chunkBytes?: number;
   /** Largest body whose identity bytes are kept besides the gzip. @default 32 MiB */
   identityCacheMaxBytes?: number;
-  /** Where bodies are assembled. @default 'inline' (the exporter uses 'worker') */
-  builder?: 'inline' | 'worker';
+  /**
+   * Where bodies are assembled: `auto` picks the worker at WORKER_MIN_NODES nodes or more (decided at each build,
+   * with hysteresis), inline below. @default 'inline' (the exporter uses 'auto')
+   */
+  builder?: 'inline' | 'worker' | 'auto';
+  /** Nodes (all leaders) from which `auto` assembles in the worker. @default WORKER_MIN_NODES */
+  workerMinNodes?: number;
   /** Makes the worker builder (tests inject one they can stop). @default createWorkerBuilder */
   createWorkerBuilder?: (options: AssemblerOptions, hooks: WorkerBuilderHooks) => BodyBuilder;
   /** Called when the worker holding the node texts stopped; every node's text is sent again. */
@@ -134,6 +153,8 @@ export interface BodyCacheOptions {
   /** Node text waiting in a snapshot beyond which it is sent to the builder at once. @default 1 MiB */
   batchBytes?: number;
   onBuild?: (stats: BuildStats) => void;
+  /** `auto` moved the node texts to another builder (`nodes`: the fleet size that made it switch). */
+  onBuilderSwitch?: (to: 'inline' | 'worker', nodes: number) => void;
   onError?: (err: unknown) => void;
 }
 
@@ -141,6 +162,11 @@ export interface BodyCacheOptions {
 export interface BodyCache {
   /** The latest complete body; waits only while none has been built yet. */
   current(): Promise<SnapshotBody>;
+  /**
+   * A scrape by `client` (remote address and User-Agent): records it for the prediction of the next scrapes and
+   * answers as current(). A scrape nobody predicted that finds the body dirty starts a build for the next one.
+   */
+  scrape(client: string): Promise<SnapshotBody>;
   /**
    * A body with every change made before the call: builds now, joins the build in flight, or follows it with another.
    */
@@ -159,6 +185,40 @@ export interface BodyCache {
 /** Worker losses in a row (without a body in between) after which the main thread assembles instead. */
 const MAX_WORKER_LOSSES = 3;
 
+/**
+ * Default of `maxBodyAgeMs`: the oldest data a scrape can get, besides one build's duration. The health of a node
+ * is polled every 30 s by default, so a value in a scraped body is at most two health intervals old; with nobody
+ * scraping, a dirty body costs one build per 30 s (at 10,000 nodes a build takes about 0.5 s of CPU: 0.016 cores).
+ */
+export const MAX_BODY_AGE_MS = 30_000;
+
+/**
+ * A build planned for a predicted scrape starts this long before it, besides 1.5 × the last build's duration
+ * (builds vary with the machine's load; a build that lands early only makes the body slightly older).
+ */
+const LEAD_MARGIN_MS = 250;
+
+/**
+ * Builds planned for predicted scrapes start at least this share of the shortest scrape interval apart: one build
+ * per interval, with room for the build's duration to vary (at 0.8, two HA replicas at any phase offset still get
+ * one build per interval: the second replica gets the body built for the first).
+ */
+const MIN_INTERVAL_SHARE = 0.8;
+
+/**
+ * Default of `workerMinNodes`. With builds once per scrape interval, the worker thread (a second V8 isolate: 10.5 MB
+ * of RSS empty) does not pay at small fleets: `npm run bench` with one scrape per 15 s measured inline against
+ * worker 0.062 vs 0.073 cores and 156 vs 190 MB RSS at 1,000 nodes, 0.088 vs 0.107 cores and 153 vs 161 MB at
+ * 2,000. At 10,000 both cost the same (0.226 vs 0.225 cores, 349 vs 346 MB) but inline builds take the event
+ * loop: 315 ms and 561 ms of loop time per build in two runs (target ≤ 500), longest blocks 36 and 202 ms
+ * (target ≤ 50), and scrapes during builds wait (TTFB p99 2.6× the bare server's in the second run, 1.3× with
+ * the worker). Between the two: 5,000 (bench/notes-lazy.md).
+ */
+export const WORKER_MIN_NODES = 5_000;
+
+/** `auto` goes back to inline below this share of `workerMinNodes` (no switching back and forth at the edge). */
+const WORKER_HYSTERESIS = 0.8;
+
 /** Throws when two leaders would export identical series (same target labels). */
 function checkDistinctLabels(snapshots: readonly SnapshotSource[]): void {
   const seen = new Set<string>();
@@ -174,28 +234,52 @@ function checkDistinctLabels(snapshots: readonly SnapshotSource[]): void {
   }
 }
 
+type Options = BodyCacheOptions & {
+  minRebuildIntervalMs: number;
+  maxBuildShare: number;
+  maxBodyAgeMs: number;
+  batchBytes: number;
+  workerMinNodes: number;
+};
+
 class Cache implements BodyCache {
-  readonly #o: BodyCacheOptions & { minRebuildIntervalMs: number; maxBuildShare: number; batchBytes: number };
+  readonly #o: Options;
+  readonly #assembler: AssemblerOptions;
   #builder: BodyBuilder;
-  readonly #resetLosses: () => void;
+  /** Whether #builder is a worker builder. */
+  #onWorker: boolean;
+  #lostInARow = 0;
+  /** The worker kept dying: inline from now on, whatever the mode. */
+  #workerGivenUp = false;
   readonly #slots: SlotBytes[] = [];
   readonly #unsubscribeManagement: (() => void) | undefined;
   #unsubscribe: (() => void)[];
   #snapshots: readonly SnapshotSource[];
   readonly #abort = new AbortController();
+  readonly #scrapes = new ScrapeTracker();
   #body: SnapshotBody | undefined;
+  /** When the build of #body started (its data is as of then). */
+  #bodyStarted = -Infinity;
   #building: Promise<SnapshotBody> | undefined;
   #next: Promise<SnapshotBody> | undefined;
   #changes = 0;
   #dirty = true;
-  #scheduled = false;
+  /** The planned build: its start time and the means to cancel its timer. */
+  #plan: { at: number; cancel: AbortController } | undefined;
   #lastStart = -Infinity;
   #lastEnd = -Infinity;
   #lastDuration = 0;
 
   constructor(options: BodyCacheOptions) {
     checkDistinctLabels(options.snapshots);
-    this.#o = { minRebuildIntervalMs: 1000, maxBuildShare: 0.1, batchBytes: 1 << 20, ...options };
+    this.#o = {
+      minRebuildIntervalMs: 1000,
+      maxBuildShare: 0.1,
+      maxBodyAgeMs: MAX_BODY_AGE_MS,
+      batchBytes: 1 << 20,
+      workerMinNodes: WORKER_MIN_NODES,
+      ...options,
+    };
     const gzipLevel = options.gzipLevel ?? zlibConstants.Z_BEST_SPEED;
     // A header both formats write alike is part of the shared bytes; one that differs (a counter's) gets a slot,
     // gzipped here once, that each body fills per format.
@@ -217,46 +301,46 @@ class Cache implements BodyCache {
       group: GROUP_FAMILIES.map(header),
       node: NODE_FAMILIES.map(header),
     };
-    const assembler = {
+    this.#assembler = {
       headers,
       gzipLevel,
       chunkBytes: options.chunkBytes ?? 1 << 20,
       identityCacheMaxBytes: options.identityCacheMaxBytes ?? 32 << 20,
     };
-    let lostInARow = 0;
-    this.#builder =
-      options.builder === 'worker'
-        ? (options.createWorkerBuilder ?? createWorkerBuilder)(assembler, {
-            onLost: (err) => {
-              this.#o.onBuilderLost?.(err);
-              // A worker that keeps dying before it delivers a body (it cannot start, or runs out of heap at
-              // once) is given up on: the main thread assembles from then on, slower but serving.
-              if (++lostInARow >= MAX_WORKER_LOSSES) {
-                this.#o.onError?.(
-                  new Error(
-                    `the body worker stopped ${lostInARow} times in a row (${err.message}); assembling /metrics ` +
-                      `on the main thread from now on`,
-                  ),
-                );
-                const dead = this.#builder;
-                this.#builder = createInlineBuilder(assembler);
-                dead.close().catch(() => undefined);
-              } else {
-                this.#o.onError?.(
-                  new Error(`the body worker stopped (${err.message}); sending every node's text again`),
-                );
-              }
-              // A sliced re-send would be kinder to the loop; this happens only if the worker dies.
-              for (const s of this.#snapshots) s.requeueNodes();
-              this.#changed();
-            },
-          })
-        : createInlineBuilder(assembler);
-    this.#resetLosses = () => (lostInARow = 0);
+    this.#onWorker = options.builder === 'worker';
+    this.#builder = this.#onWorker ? this.#workerBuilder() : createInlineBuilder(this.#assembler);
     this.#snapshots = options.snapshots;
     for (const s of this.#snapshots) s.requeueNodes();
     this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed(s)));
     this.#unsubscribeManagement = options.management?.subscribe(() => this.#changed());
+  }
+
+  #workerBuilder(): BodyBuilder {
+    return (this.#o.createWorkerBuilder ?? createWorkerBuilder)(this.#assembler, {
+      onLost: (err) => {
+        this.#o.onBuilderLost?.(err);
+        // A worker that keeps dying before it delivers a body (it cannot start, or runs out of heap at
+        // once) is given up on: the main thread assembles from then on, slower but serving.
+        if (++this.#lostInARow >= MAX_WORKER_LOSSES) {
+          this.#o.onError?.(
+            new Error(
+              `the body worker stopped ${this.#lostInARow} times in a row (${err.message}); assembling /metrics ` +
+                `on the main thread from now on`,
+            ),
+          );
+          const dead = this.#builder;
+          this.#builder = createInlineBuilder(this.#assembler);
+          this.#onWorker = false;
+          this.#workerGivenUp = true;
+          dead.close().catch(() => undefined);
+        } else {
+          this.#o.onError?.(new Error(`the body worker stopped (${err.message}); sending every node's text again`));
+        }
+        // A sliced re-send would be kinder to the loop; this happens only if the worker dies.
+        for (const s of this.#snapshots) s.requeueNodes();
+        this.#changed();
+      },
+    });
   }
 
   setSnapshots(snapshots: readonly SnapshotSource[]): void {
@@ -275,6 +359,20 @@ class Cache implements BodyCache {
     return this.#body ? Promise.resolve(this.#body) : this.rebuild();
   }
 
+  scrape(client: string): Promise<SnapshotBody> {
+    const now = this.#o.clock.now();
+    const predicted = this.#scrapes.predicted(client, now);
+    this.#scrapes.seen(client, now);
+    const body = this.current();
+    if (this.#body && this.#dirty && !this.#building) {
+      // Unpredicted, or the prediction failed and the body is older than the bound: build for the next scrape
+      // now (the floors permitting); this scrape does not wait.
+      if (!predicted || now - this.#bodyStarted > this.#o.maxBodyAgeMs) this.#replan(now);
+      else this.#replan();
+    }
+    return body;
+  }
+
   rebuild(): Promise<SnapshotBody> {
     if (this.#building) {
       // The build in flight took its node texts when it started: changes since then need another one.
@@ -287,9 +385,10 @@ class Cache implements BodyCache {
         });
       return this.#next;
     }
+    this.#cancelPlan();
     const building = this.#build().finally(() => {
       this.#building = undefined;
-      if (this.#dirty) this.#schedule();
+      if (this.#dirty) this.#replan();
     });
     this.#building = building;
     return building;
@@ -301,6 +400,7 @@ class Cache implements BodyCache {
 
   close(): void {
     this.#abort.abort();
+    this.#cancelPlan();
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
     this.#unsubscribeManagement?.();
     this.#builder.close().catch((err: unknown) => this.#o.onError?.(err));
@@ -309,9 +409,13 @@ class Cache implements BodyCache {
   #changed(source?: SnapshotSource): void {
     this.#changes++;
     this.#dirty = true;
-    // Node texts travel to the builder in batches of about batchBytes, not all at build time.
-    if (source && source.pendingNodeBytes >= this.#o.batchBytes) this.#send(source);
-    this.#schedule();
+    // Node texts travel to the builder in batches of about batchBytes, not all at build time; a fleet that grows
+    // past workerMinNodes moves to the worker before its texts pile up in the inline builder (start-up at 50,000).
+    if (source && source.pendingNodeBytes >= this.#o.batchBytes) {
+      if (!this.#building) this.#chooseBuilder(this.#snapshots);
+      this.#send(source);
+    }
+    if (!this.#plan) this.#replan();
   }
 
   #send(source: SnapshotSource): void {
@@ -319,29 +423,76 @@ class Cache implements BodyCache {
     if (batch) this.#builder.apply(source.id, batch);
   }
 
-  #schedule(): void {
-    if (this.#scheduled || this.#building || this.#abort.signal.aborted) return;
-    this.#scheduled = true;
-    const now = this.#o.clock.now();
+  /**
+   * When the next build of a dirty body should start: before the next predicted scrape (at most about once per
+   * scrape interval), no later than the age bound, never before the floors (minRebuildIntervalMs, maxBuildShare).
+   * `asap`: as soon as the floors allow (a scrape nobody predicted).
+   */
+  #nextStart(now: number, asap: boolean): number {
     const share = Math.min(1, Math.max(0.01, this.#o.maxBuildShare));
-    const delay = Math.max(
-      0,
-      this.#lastStart + this.#o.minRebuildIntervalMs - now,
-      this.#lastEnd + this.#lastDuration * (1 / share - 1) - now,
-    );
-    this.#o.clock.sleep(delay, this.#abort.signal).then(
+    const minFloor = this.#lastStart + this.#o.minRebuildIntervalMs;
+    // The share floor yields to the age bound: a build of 3 s or more (50,000 nodes on a loaded machine) would
+    // otherwise push the next one beyond it.
+    const bound = this.#lastStart + this.#o.maxBodyAgeMs;
+    const floor = Math.max(minFloor, Math.min(bound, this.#lastEnd + this.#lastDuration * (1 / share - 1)));
+    let start = bound;
+    const interval = asap ? undefined : this.#scrapes.shortestInterval(now);
+    if (asap) start = now;
+    else if (interval !== undefined) {
+      const lead = 1.5 * this.#lastDuration + LEAD_MARGIN_MS;
+      const notBefore = Math.max(floor, this.#lastStart + MIN_INTERVAL_SHARE * interval, now);
+      const scrape = this.#scrapes.nextScrape(notBefore + lead, now);
+      if (scrape !== undefined) start = Math.min(start, scrape - lead);
+    }
+    return Math.max(start, floor, now);
+  }
+
+  /** Plans the next build of a dirty body (`asapAt`: as soon as the floors allow), replacing the planned one. */
+  #replan(asapAt?: number): void {
+    if (this.#building || this.#abort.signal.aborted || !this.#dirty) return;
+    const now = asapAt ?? this.#o.clock.now();
+    const at = this.#nextStart(now, asapAt !== undefined);
+    if (this.#plan && this.#plan.at === at) return;
+    this.#cancelPlan();
+    const cancel = new AbortController();
+    const plan = { at, cancel };
+    this.#plan = plan;
+    this.#o.clock.sleep(at - now, cancel.signal).then(
       () => {
-        this.#scheduled = false;
+        if (this.#plan === plan) this.#plan = undefined;
         // A build that a close() cut short is no failure worth a log line (e.g. after a failed start).
-        if (this.#dirty)
+        if (this.#dirty && !this.#abort.signal.aborted)
           this.rebuild().catch((err: unknown) => {
             if (!this.#abort.signal.aborted) this.#o.onError?.(err);
           });
       },
       () => {
-        this.#scheduled = false;
+        if (this.#plan === plan) this.#plan = undefined;
       },
     );
+  }
+
+  #cancelPlan(): void {
+    const plan = this.#plan;
+    this.#plan = undefined;
+    plan?.cancel.abort();
+  }
+
+  /** `auto`: moves the node texts to the worker when the fleet reaches workerMinNodes, back below 80 % of it. */
+  #chooseBuilder(snapshots: readonly SnapshotSource[]): void {
+    if (this.#o.builder !== 'auto' || this.#workerGivenUp) return;
+    let nodes = 0;
+    for (const s of snapshots) nodes += s.size;
+    const min = this.#o.workerMinNodes;
+    const worker = this.#onWorker ? nodes >= min * WORKER_HYSTERESIS : nodes >= min;
+    if (worker === this.#onWorker) return;
+    const old = this.#builder;
+    this.#onWorker = worker;
+    this.#builder = worker ? this.#workerBuilder() : createInlineBuilder(this.#assembler);
+    old.close().catch((err: unknown) => this.#o.onError?.(err));
+    // The new builder holds nothing yet: every node's text goes to it, in this build's batches.
+    for (const s of snapshots) s.requeueNodes();
+    this.#o.onBuilderSwitch?.(worker ? 'worker' : 'inline', nodes);
   }
 
   async #build(): Promise<SnapshotBody> {
@@ -352,6 +503,7 @@ class Cache implements BodyCache {
     const generation = this.#changes;
     this.#dirty = false;
     try {
+      this.#chooseBuilder(snapshots);
       for (const s of snapshots) this.#send(s);
       const management = this.#o.management?.texts();
       const built = await this.#builder.build({
@@ -361,7 +513,8 @@ class Cache implements BodyCache {
       });
       const body = snapshotBody(built, this.#slots);
       this.#body = body;
-      this.#resetLosses();
+      this.#bodyStarted = started;
+      this.#lostInARow = 0;
       return body;
     } catch (err) {
       this.#dirty = true;

@@ -210,7 +210,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const metrics = async (req: IncomingMessage, res: ServerResponse, head: boolean): Promise<void> => {
     const format = negotiateFormat(req.headers.accept);
     const useGzip = acceptsGzip(req.headers['accept-encoding']);
-    const body = (await options.body.current()).forFormat(format);
+    // A GET is a scrape the body cache learns the scrape interval from (a HEAD reads no data).
+    const latest = head
+      ? options.body.current()
+      : options.body.scrape(`${req.socket.remoteAddress ?? ''} ${req.headers['user-agent'] ?? ''}`);
+    const body = (await latest).forFormat(format);
     res.writeHead(200, {
       'Content-Type': CONTENT_TYPES[format],
       Vary: 'Accept, Accept-Encoding',

@@ -1,7 +1,7 @@
 import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createBodyCache } from '../../src/exposition/body.js';
 import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
@@ -72,6 +72,14 @@ describe('startServer', () => {
       'cribl_exporter_build_info{version="9.9.9",revision="unknown",nodejs_version="v22.0.0"} 1\n',
     );
     expect(res.text).not.toContain('# EOF');
+  });
+
+  it('tells the body cache of each GET scrape and its client (address and User-Agent), not of a HEAD', async () => {
+    const { server, body } = await start();
+    const scrape = vi.spyOn(body, 'scrape');
+    await get(`${server.url}/metrics`, { 'user-agent': 'Prometheus/3.1.0' });
+    await get(`${server.url}/metrics`, {}, 'HEAD');
+    expect(scrape.mock.calls).toEqual([['127.0.0.1 Prometheus/3.1.0']]);
   });
 
   it('serves OpenMetrics 1.0.0 to Prometheus 3, ending with # EOF', async () => {
