@@ -103,7 +103,9 @@ class BudgetedLeaderClient implements NamedLeaderClient {
   readonly #watchdog: Watchdog;
   readonly #ctx: ExchangeContext;
   readonly #hold: UnavailableHold;
-  readonly #inFlight = new Set<Promise<unknown>>();
+  /** Requests in progress (a counter and one waiter for close(), not a set of promises). */
+  #pending = 0;
+  #idle: (() => void) | undefined;
   #throttleStreak = 0;
 
   constructor(opts: LeaderClientOptions) {
@@ -137,21 +139,29 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     setMaxListeners(0, this.#closing.signal);
   }
 
-  request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> {
-    const p = this.#request(req).catch((err: unknown) => {
+  async request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> {
+    this.#pending++;
+    try {
+      return await this.#request(req);
+    } catch (err) {
       // Defensive: #request handles every failure it knows; anything else must still not reject.
       return failure('decode', `${describeRequest(req)}: unexpected client error (${oneLine(err, req.bearer)})`);
-    });
-    this.#inFlight.add(p);
-    void p.finally(() => this.#inFlight.delete(p));
-    return p;
+    } finally {
+      if (--this.#pending === 0) this.#idle?.();
+    }
   }
 
   async close(): Promise<void> {
     if (this.#closing.signal.aborted) return;
     this.#closing.abort(new Error('leader client closed'));
     this.#o.budget.close();
-    await Promise.allSettled([...this.#inFlight, this.#hold.idle()]);
+    const idle =
+      this.#pending === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            this.#idle = resolve;
+          });
+    await Promise.allSettled([idle, this.#hold.idle()]);
     this.#watchdog.close();
     if (this.#o.closeDispatcher !== false) {
       try {
@@ -166,58 +176,65 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     const bad = unsafePath(req.path);
     if (bad) return failure('decode', `${describeRequest(req)}: refused path (${bad})`);
     const { budget, clock, random } = this.#o;
-    const scope = linkSignals(req.signal, this.#closing.signal);
+    const closing = this.#closing.signal;
+    const signal = req.signal;
     const detachable = req.nodeScoped === true;
-    try {
-      let attempt = 0;
-      let last: AttemptFailure | undefined;
-      for (;;) {
-        if (scope.signal.aborted) return strip(last) ?? failure('timeout', `${describeRequest(req)}: aborted`);
-        attempt++;
-        const got = await budget.acquire({ deadline: req.deadline, signal: scope.signal, detachable });
-        if (!got.granted) return strip(last) ?? denialFailure(req, got.denied);
+    let attempt = 0;
+    let last: AttemptFailure | undefined;
+    for (;;) {
+      if (closing.aborted || signal?.aborted)
+        return strip(last) ?? failure('timeout', `${describeRequest(req)}: aborted`);
+      attempt++;
+      // The client's closing signal is not passed: close() closes the budget, which denies every waiter.
+      const got = await budget.acquire({ deadline: req.deadline, signal, detachable });
+      if (!got.granted) return strip(last) ?? denialFailure(req, got.denied);
 
-        const started = clock.now();
-        const result = await this.#attempt(req, got, scope.signal);
-        if (result === NOT_SENT) {
-          // Wait for the pause like everyone else (or give up if it outlasts the deadline); not a try.
-          attempt--;
-          continue;
-        }
-        req.onExchange?.(clock.now() - started);
-        if (result.ok) return result;
-        last = result;
-        // A host-context request that timed out says the node is slow (the leader waited for it): a retry within
-        // the same poll would wait as long again and hold the budget for it. The node's next poll tries again.
-        const nodeTimeout = detachable && result.reason === 'timeout';
-        if (result.retry === 'none' || nodeTimeout || attempt >= this.#limits.maxAttempts) return strip(last);
-        // 429/503/420 wait through the budget's pause or hold; the rest back off on their own.
-        const delay =
-          result.retry === 'backoff'
-            ? retryDelay({
-                attempt,
-                baseMs: this.#limits.backoffBaseMs,
-                capMs: this.#limits.backoffMaxMs,
-                random,
-                serverDelayMs: result.serverDelayMs,
-              })
-            : 0;
-        const at = clock.now() + delay;
-        if (req.deadline !== undefined && at >= req.deadline) return strip(result);
-        try {
-          await sleepUntil(clock, at, scope.signal);
-        } catch {
-          return strip(result);
-        }
+      const started = clock.now();
+      const result = await this.#attempt(req, got, signal);
+      if (result === NOT_SENT) {
+        // Wait for the pause like everyone else (or give up if it outlasts the deadline); not a try.
+        attempt--;
+        continue;
       }
-    } finally {
-      scope.dispose();
+      req.onExchange?.(clock.now() - started);
+      if (result.ok) return result;
+      last = result;
+      // A host-context request that timed out says the node is slow (the leader waited for it): a retry within
+      // the same poll would wait as long again and hold the budget for it. The node's next poll tries again.
+      const nodeTimeout = detachable && result.reason === 'timeout';
+      if (result.retry === 'none' || nodeTimeout || attempt >= this.#limits.maxAttempts) return strip(last);
+      // 429/503/420 wait through the budget's pause or hold; the rest back off on their own.
+      const delay =
+        result.retry === 'backoff'
+          ? retryDelay({
+              attempt,
+              baseMs: this.#limits.backoffBaseMs,
+              capMs: this.#limits.backoffMaxMs,
+              random,
+              serverDelayMs: result.serverDelayMs,
+            })
+          : 0;
+      const at = clock.now() + delay;
+      if (req.deadline !== undefined && at >= req.deadline) return strip(result);
+      // Only a retry links the two signals (an AbortController and two listeners: not for every request).
+      const scope = linkSignals(signal, closing);
+      try {
+        await sleepUntil(clock, at, scope.signal);
+      } catch {
+        return strip(result);
+      } finally {
+        scope.dispose();
+      }
     }
   }
 
   /** One HTTP exchange; releases the permit with the outcome and applies pauses and holds. */
-  async #attempt<T>(req: LeaderRequest<T>, permit: Permit, signal: AbortSignal): Promise<Attempt<T> | typeof NOT_SENT> {
-    const result = await exchange(this.#ctx, req, signal, true);
+  async #attempt<T>(
+    req: LeaderRequest<T>,
+    permit: Permit,
+    signal: AbortSignal | undefined,
+  ): Promise<Attempt<T> | typeof NOT_SENT> {
+    const result = await exchange(this.#ctx, req, this.#closing.signal, true, signal);
     if (result.notSent) {
       permit.release('neutral');
       return NOT_SENT;
