@@ -364,6 +364,10 @@ function headers<T>(ctx: ExchangeContext, req: LeaderRequest<T>): Record<string,
 }
 
 function decodeBody<T>(req: LeaderRequest<T>, text: string, status: number, headers: ResponseHeaders): T {
+  if (req.decodeText) {
+    const fast = req.decodeText(text, status);
+    if (fast !== undefined) return fast;
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -33,6 +33,11 @@ export interface LeaderRequest<T> {
    * for the few that need one (`cribl-exporter check` reads `Date`).
    */
   decode: (json: unknown, status: number, headers: ResponseHeaders) => T;
+  /**
+   * A fast path for a fixed, common shape: the answer decoded straight from its text, or undefined to take the
+   * generic path (JSON.parse, then `decode`). Must give what the generic path gives for every text it accepts.
+   */
+  decodeText?: (text: string, status: number) => T | undefined;
   signal?: AbortSignal;
   /**
    * Called after each exchange that was sent (each try), with how long it took from sending to the complete
