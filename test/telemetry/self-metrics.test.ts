@@ -1,4 +1,4 @@
-import { register as globalRegistry } from 'prom-client';
+import { Counter, Histogram, register as globalRegistry, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createSelfMetrics, renderJsonFamily } from '../../src/telemetry/self-metrics.js';
 
@@ -126,6 +126,73 @@ describe('createSelfMetrics', () => {
     expect(om).not.toContain('# EOF');
     // Rendering OpenMetrics must not change the text rendering (prom-client renames counters in place).
     expect(await m.render('text')).toContain('# TYPE cribl_exporter_leader_throttled_total counter\n');
+  });
+
+  it('counts requests and their durations as prom-client itself does, also after a leader is removed', async () => {
+    const m = create();
+    const reference = new Registry();
+    const counter = new Counter({
+      name: 'ref_requests_total',
+      help: 'h',
+      labelNames: ['leader', 'endpoint', 'code'] as const,
+      registers: [reference],
+    });
+    const histogram = new Histogram({
+      name: 'ref_duration_seconds',
+      help: 'h',
+      labelNames: ['leader', 'endpoint'] as const,
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [reference],
+    });
+    const seconds = [0, 0.01, 0.0100001, 0.2, 0.5, 1, 29.9, 30, 31, 1e6];
+    // The same hooks before and after the removal: their cached entries are gone from prom-client by then.
+    const hooks = new Map<string, ReturnType<typeof m.forLeader>>();
+    const feed = (leader: string, rounds: number): void => {
+      const l = hooks.get(leader) ?? m.forLeader(leader);
+      hooks.set(leader, l);
+      for (let i = 0; i < rounds; i++) {
+        for (const [j, s] of seconds.entries()) {
+          const endpoint = j % 2 ? '/w/{nodeId}/health' : '/health';
+          const code = j % 3 ? '200' : 'timeout';
+          l.onRequest(endpoint, code, s);
+          counter.inc({ leader, endpoint, code });
+          histogram.observe({ leader, endpoint }, s);
+        }
+      }
+    };
+    const ours = async (): Promise<string> =>
+      (await m.render('text'))
+        .split('\n')
+        .filter((l) => /^cribl_exporter_leader_request(s_total|_duration_seconds_(bucket|sum|count))\{/.test(l))
+        .map((l) => l.replace(/^cribl_exporter_leader_request(s_total|_duration_seconds)/, 'x$1'))
+        .sort()
+        .join('\n');
+    const theirs = async (): Promise<string> =>
+      (await reference.metrics())
+        .split('\n')
+        .filter((l) => /^ref_(requests_total|duration_seconds_(bucket|sum|count))\{/.test(l))
+        .map((l) =>
+          l.replace(
+            /^ref_(requests_total|duration_seconds)/,
+            (_, g: string) => `x${g === 'requests_total' ? 's_total' : '_duration_seconds'}`,
+          ),
+        )
+        .sort()
+        .join('\n');
+    feed('a', 3);
+    feed('b', 1);
+    expect(await ours()).toBe(await theirs());
+    expect(await ours()).toContain('x_duration_seconds_count{leader="a",endpoint="/health"} 15');
+    // Removed, then counted again: the series start over (prom-client's remove() drops the entries).
+    m.removeLeader('a');
+    counter.remove({ leader: 'a', endpoint: '/health', code: '200' });
+    for (const endpoint of ['/health', '/w/{nodeId}/health']) {
+      for (const code of ['200', 'timeout']) counter.remove({ leader: 'a', endpoint, code });
+      histogram.remove({ leader: 'a', endpoint });
+    }
+    feed('a', 1);
+    expect(await ours()).toBe(await theirs());
+    expect(await ours()).toContain('x_duration_seconds_count{leader="a",endpoint="/health"} 5');
   });
 
   it('removes every series of a leader', async () => {
