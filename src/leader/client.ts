@@ -139,13 +139,13 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     setMaxListeners(0, this.#closing.signal);
   }
 
-  async request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> {
+  async request<T>(req: LeaderRequest<T>, bearer: string | undefined = req.bearer): Promise<LeaderResult<T>> {
     this.#pending++;
     try {
-      return await this.#request(req);
+      return await this.#request(req, bearer);
     } catch (err) {
       // Defensive: #request handles every failure it knows; anything else must still not reject.
-      return failure('decode', `${describeRequest(req)}: unexpected client error (${oneLine(err, req.bearer)})`);
+      return failure('decode', `${describeRequest(req)}: unexpected client error (${oneLine(err, bearer)})`);
     } finally {
       if (--this.#pending === 0) this.#idle?.();
     }
@@ -172,7 +172,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     }
   }
 
-  async #request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> {
+  async #request<T>(req: LeaderRequest<T>, bearer: string | undefined): Promise<LeaderResult<T>> {
     const bad = unsafePath(req.path);
     if (bad) return failure('decode', `${describeRequest(req)}: refused path (${bad})`);
     const { budget, clock, random } = this.#o;
@@ -190,7 +190,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
       if (!got.granted) return strip(last) ?? denialFailure(req, got.denied);
 
       const started = clock.now();
-      const result = await this.#attempt(req, got, signal);
+      const result = await this.#attempt(req, got, signal, bearer);
       if (result === NOT_SENT) {
         // Wait for the pause like everyone else (or give up if it outlasts the deadline); not a try.
         attempt--;
@@ -233,8 +233,9 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     req: LeaderRequest<T>,
     permit: Permit,
     signal: AbortSignal | undefined,
+    bearer: string | undefined,
   ): Promise<Attempt<T> | typeof NOT_SENT> {
-    const result = await exchange(this.#ctx, req, this.#closing.signal, true, signal);
+    const result = await exchange(this.#ctx, req, this.#closing.signal, true, signal, bearer);
     if (result.notSent) {
       permit.release('neutral');
       return NOT_SENT;

@@ -88,6 +88,7 @@ export function exchange<T>(
   outer: AbortSignal,
   gated: boolean,
   also?: AbortSignal,
+  bearer: string | undefined = req.bearer,
 ): Promise<Exchange<T>> {
   // A permit granted just before another answer paused the budget must not go out: checked in the same
   // synchronous run as the send, since the continuation after the grant may run after that answer's.
@@ -98,7 +99,7 @@ export function exchange<T>(
       notSent: true,
     });
   }
-  return new Promise((resolve) => new Call(ctx, req, resolve).send(outer, also));
+  return new Promise((resolve) => new Call(ctx, req, bearer, resolve).send(outer, also));
 }
 
 const DEFAULT_ACCEPT: readonly number[] = [200];
@@ -113,6 +114,8 @@ const DEFAULT_ACCEPT: readonly number[] = [200];
 class Call<T> implements Dispatcher.DispatchHandler, Abortable {
   readonly #ctx: ExchangeContext;
   readonly #req: LeaderRequest<T>;
+  /** The token for the Authorization header (also redacted from every message). */
+  readonly #bearer: string | undefined;
   readonly #resolve: (ex: Exchange<T>) => void;
   readonly #started: number;
   #watch: Watch | undefined;
@@ -131,9 +134,15 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
   #tooLarge = false;
   #done = false;
 
-  constructor(ctx: ExchangeContext, req: LeaderRequest<T>, resolve: (ex: Exchange<T>) => void) {
+  constructor(
+    ctx: ExchangeContext,
+    req: LeaderRequest<T>,
+    bearer: string | undefined,
+    resolve: (ex: Exchange<T>) => void,
+  ) {
     this.#ctx = ctx;
     this.#req = req;
+    this.#bearer = bearer;
     this.#resolve = resolve;
     this.#started = ctx.clock.now();
   }
@@ -143,7 +152,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
     const req = this.#req;
     if (outer.aborted || also?.aborted) {
       this.#outerAborted = true;
-      this.#finish(transportFailure(req, undefined, undefined, true));
+      this.#finish(transportFailure(req, undefined, undefined, true, this.#bearer));
       return;
     }
     this.#sets.push(onAbort(outer, this));
@@ -159,7 +168,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
         origin: ctx.origin,
         path: ctx.basePath + req.path + queryString(req.query),
         method: req.method ?? 'GET',
-        headers: headers(ctx, req),
+        headers: headers(ctx, req, this.#bearer),
         body: req.body ? req.body.payload : null,
         headersTimeout: limits.headersTimeoutMs,
         bodyTimeout: limits.bodyTimeoutMs,
@@ -238,7 +247,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
       const what =
         err instanceof NotJson
           ? 'response is not valid JSON'
-          : `unexpected response shape (${oneLine(err, req.bearer)})`;
+          : `unexpected response shape (${oneLine(err, this.#bearer)})`;
       ex = { attempt: finalFailure('decode', `${describeRequest(req)}: ${what}`, status), outcome: 'ok' };
     }
     this.#finish(ex);
@@ -253,9 +262,9 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
       const msg = `${describeRequest(req)}: response larger than ${this.#ctx.limits.maxResponseBytes} bytes`;
       this.#finish({ attempt: finalFailure('decode', msg, this.#status), outcome: 'ok', code: TOO_LARGE });
     } else if (this.#phase === 1) {
-      this.#finish(bodyFailure(req, err, this.#status, this.#timedOutMs, this.#outerAborted));
+      this.#finish(bodyFailure(req, err, this.#status, this.#timedOutMs, this.#outerAborted, this.#bearer));
     } else {
-      this.#finish(transportFailure(req, err, this.#timedOutMs, this.#outerAborted));
+      this.#finish(transportFailure(req, err, this.#timedOutMs, this.#outerAborted, this.#bearer));
     }
   }
 
@@ -305,12 +314,13 @@ function bodyFailure<T>(
   status: number,
   timedOutMs: number | undefined,
   outerAborted: boolean,
+  bearer: string | undefined,
 ): Exchange<never> {
   const c = classifyError(err);
   if (timedOutMs !== undefined || outerAborted || c.reason === 'timeout') {
-    return transportFailure(req, err, timedOutMs, outerAborted);
+    return transportFailure(req, err, timedOutMs, outerAborted, bearer);
   }
-  const message = redact(`${describeRequest(req)}: response body cut short (${c.code})`, req.bearer);
+  const message = redact(`${describeRequest(req)}: response body cut short (${c.code})`, bearer);
   return { attempt: { ok: false, reason: 'decode', status, message, retry: c.retry }, outcome: c.outcome };
 }
 
@@ -319,6 +329,7 @@ function transportFailure<T>(
   err: unknown,
   timedOutMs: number | undefined,
   outerAborted: boolean,
+  bearer: string | undefined,
 ): Exchange<never> {
   if (timedOutMs !== undefined) {
     return {
@@ -344,7 +355,7 @@ function transportFailure<T>(
       reason: c.reason,
       message: redact(
         `${describeRequest(req)}: ${c.reason === 'timeout' ? 'timed out' : 'connection failed'} (${c.code})`,
-        req.bearer,
+        bearer,
       ),
       retry: c.retry,
     },
@@ -352,8 +363,8 @@ function transportFailure<T>(
   };
 }
 
-function headers<T>(ctx: ExchangeContext, req: LeaderRequest<T>): Record<string, string> {
-  const bearer = req.bearer && !req.anonymous ? req.bearer : undefined;
+function headers<T>(ctx: ExchangeContext, req: LeaderRequest<T>, token: string | undefined): Record<string, string> {
+  const bearer = token && !req.anonymous ? token : undefined;
   const cached = ctx.headerCache;
   if (!req.body && cached !== undefined && cached.bearer === bearer) return cached.headers;
   const h: Record<string, string> = { accept: 'application/json', 'user-agent': ctx.userAgent };

@@ -61,7 +61,11 @@ export type LeaderResult<T> =
 export interface LeaderClient {
   /** Base URL (…/api/v1), without credentials. */
   readonly baseUrl: string;
-  request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>>;
+  /**
+   * `bearer`, when given, is used instead of `req.bearer` (src/auth/with-auth.ts passes the token here rather than
+   * copying every request to set it).
+   */
+  request<T>(req: LeaderRequest<T>, bearer?: string): Promise<LeaderResult<T>>;
   /** Aborts in-flight requests and releases the connection pool. */
   close(): Promise<void>;
 }
