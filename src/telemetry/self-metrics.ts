@@ -32,9 +32,10 @@ export interface LeaderSelfMetrics extends LeaderClientMetrics, PollerMetrics, A
 /** Buckets of `cribl_exporter_leader_request_duration_seconds`. */
 const REQUEST_BUCKETS: readonly number[] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-// prom-client's labelled children validate and hash their label set again on every inc() and observe(): about
-// 9 µs per leader request (3.7 % of the exporter's CPU in its start-up burst at 10,000 nodes, bench/notes-req.md).
-// The two updates of every request go straight to the entry prom-client keeps for the label set, found once
+// prom-client's labelled children validate and hash their label set again on every inc(), set() and observe():
+// about 9 µs per leader request (3.7 % of the exporter's CPU in its start-up burst at 10,000 nodes, and the
+// in-flight gauge, set twice per request, another 1.4 %; bench/notes-req.md).
+// The updates of every request go straight to the entry prom-client keeps for the label set, found once
 // through the child; each call checks that the metric still holds that entry (remove() or reset() drop it) and
 // otherwise goes through the child again, which makes a new one.
 interface CounterEntry {
@@ -76,6 +77,21 @@ function directCounter<L extends string>(counter: Counter<L>, labels: Record<L, 
       return;
     }
     child.inc();
+    found = entryOf(m, labels);
+  };
+}
+
+/** As directCounter, for a gauge set twice per request (`cribl_exporter_leader_in_flight_requests`). */
+function directGauge<L extends string>(gauge: Gauge<L>, labels: Record<L, string>): (value: number) => void {
+  const child = gauge.labels(labels);
+  const m = gauge as unknown as HashMapOf<CounterEntry>;
+  let found: [string, CounterEntry] | undefined;
+  return (value) => {
+    if (found !== undefined && m.hashMap?.[found[0]] === found[1]) {
+      found[1].value = value;
+      return;
+    }
+    child.set(value);
     found = entryOf(m, labels);
   };
 }
@@ -353,7 +369,7 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
           h.leaderConcurrencyLimit.set({ leader }, limit);
         },
         onInFlight(n: number) {
-          (inFlight ??= h.leaderInFlight.labels({ leader })).set(n);
+          (inFlight ??= { set: directGauge(h.leaderInFlight, { leader }) }).set(n);
         },
         onPauseChange(paused: boolean, untilMs: number) {
           h.leaderPaused.set({ leader }, paused ? 1 : 0);

@@ -212,6 +212,18 @@ describe('createSelfMetrics', () => {
     expect(text).toContain('cribl_exporter_leader_in_flight_requests{leader="kept"} 1\n');
   });
 
+  it('reports the last in-flight count, also after the leader was removed and counts again', async () => {
+    const m = create();
+    const l = m.forLeader('a');
+    for (const n of [1, 2, 3, 2]) l.onInFlight(n);
+    expect(await m.render('text')).toContain('cribl_exporter_leader_in_flight_requests{leader="a"} 2\n');
+    m.removeLeader('a');
+    expect(await m.render('text')).not.toContain('cribl_exporter_leader_in_flight_requests{leader="a"}');
+    l.onInFlight(5);
+    l.onInFlight(4);
+    expect(await m.render('text')).toContain('cribl_exporter_leader_in_flight_requests{leader="a"} 4\n');
+  });
+
   it('drops the token expiry when the token is dropped', async () => {
     const m = create();
     const l = m.forLeader('a');
