@@ -10,7 +10,14 @@ import type { Endpoint } from '../api/routes.js';
 import { retryDelay } from '../http/backoff.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { BudgetObserver, DenyReason, Permit, RequestBudget } from './budget.js';
-import { exchange, type Attempt, type AttemptFailure, type ExchangeContext, type ThrottleCode } from './exchange.js';
+import {
+  exchange,
+  type Attempt,
+  type AttemptFailure,
+  type Exchange,
+  type ExchangeContext,
+  type ThrottleCode,
+} from './exchange.js';
 import { UnavailableHold, type ProbeObserver } from './probe.js';
 import { DEFAULT_CLIENT_LIMITS, type LeaderClientLimits } from './settings.js';
 import { linkSignals } from './signals.js';
@@ -139,16 +146,8 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     setMaxListeners(0, this.#closing.signal);
   }
 
-  async request<T>(req: LeaderRequest<T>, bearer: string | undefined = req.bearer): Promise<LeaderResult<T>> {
-    this.#pending++;
-    try {
-      return await this.#request(req, bearer);
-    } catch (err) {
-      // Defensive: #request handles every failure it knows; anything else must still not reject.
-      return failure('decode', `${describeRequest(req)}: unexpected client error (${oneLine(err, bearer)})`);
-    } finally {
-      if (--this.#pending === 0) this.#idle?.();
-    }
+  request<T>(req: LeaderRequest<T>, bearer: string | undefined = req.bearer): Promise<LeaderResult<T>> {
+    return this.#request(req, bearer);
   }
 
   async close(): Promise<void> {
@@ -172,70 +171,78 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     }
   }
 
+  // One async function per request (the loop, the exchange's outcome applied synchronously): each async frame
+  // and promise per request is CPU and garbage at thousands of requests per second.
   async #request<T>(req: LeaderRequest<T>, bearer: string | undefined): Promise<LeaderResult<T>> {
-    const bad = unsafePath(req.path);
-    if (bad) return failure('decode', `${describeRequest(req)}: refused path (${bad})`);
-    const { budget, clock, random } = this.#o;
-    const closing = this.#closing.signal;
-    const signal = req.signal;
-    const detachable = req.nodeScoped === true;
-    let attempt = 0;
-    let last: AttemptFailure | undefined;
-    for (;;) {
-      if (closing.aborted || signal?.aborted)
-        return strip(last) ?? failure('timeout', `${describeRequest(req)}: aborted`);
-      attempt++;
-      // The client's closing signal is not passed: close() closes the budget, which denies every waiter.
-      const got = await budget.acquire({ deadline: req.deadline, signal, detachable });
-      if (!got.granted) return strip(last) ?? denialFailure(req, got.denied);
+    this.#pending++;
+    try {
+      const bad = unsafePath(req.path);
+      if (bad) return failure('decode', `${describeRequest(req)}: refused path (${bad})`);
+      const { budget, clock, random } = this.#o;
+      const closing = this.#closing.signal;
+      const signal = req.signal;
+      const detachable = req.nodeScoped === true;
+      let attempt = 0;
+      let last: AttemptFailure | undefined;
+      for (;;) {
+        if (closing.aborted || signal?.aborted)
+          return strip(last) ?? failure('timeout', `${describeRequest(req)}: aborted`);
+        attempt++;
+        // The client's closing signal is not passed: close() closes the budget, which denies every waiter.
+        const got = await budget.acquire({ deadline: req.deadline, signal, detachable });
+        if (!got.granted) return strip(last) ?? denialFailure(req, got.denied);
 
-      const started = clock.now();
-      const result = await this.#attempt(req, got, signal, bearer);
-      if (result === NOT_SENT) {
-        // Wait for the pause like everyone else (or give up if it outlasts the deadline); not a try.
-        attempt--;
-        continue;
+        const started = clock.now();
+        const result = this.#outcome(
+          req,
+          got,
+          await exchange(this.#ctx, req, this.#closing.signal, true, signal, bearer),
+        );
+        if (result === NOT_SENT) {
+          // Wait for the pause like everyone else (or give up if it outlasts the deadline); not a try.
+          attempt--;
+          continue;
+        }
+        req.onExchange?.(clock.now() - started);
+        if (result.ok) return result;
+        last = result;
+        // A host-context request that timed out says the node is slow (the leader waited for it): a retry within
+        // the same poll would wait as long again and hold the budget for it. The node's next poll tries again.
+        const nodeTimeout = detachable && result.reason === 'timeout';
+        if (result.retry === 'none' || nodeTimeout || attempt >= this.#limits.maxAttempts) return strip(last);
+        // 429/503/420 wait through the budget's pause or hold; the rest back off on their own.
+        const delay =
+          result.retry === 'backoff'
+            ? retryDelay({
+                attempt,
+                baseMs: this.#limits.backoffBaseMs,
+                capMs: this.#limits.backoffMaxMs,
+                random,
+                serverDelayMs: result.serverDelayMs,
+              })
+            : 0;
+        const at = clock.now() + delay;
+        if (req.deadline !== undefined && at >= req.deadline) return strip(result);
+        // Only a retry links the two signals (an AbortController and two listeners: not for every request).
+        const scope = linkSignals(signal, closing);
+        try {
+          await sleepUntil(clock, at, scope.signal);
+        } catch {
+          return strip(result);
+        } finally {
+          scope.dispose();
+        }
       }
-      req.onExchange?.(clock.now() - started);
-      if (result.ok) return result;
-      last = result;
-      // A host-context request that timed out says the node is slow (the leader waited for it): a retry within
-      // the same poll would wait as long again and hold the budget for it. The node's next poll tries again.
-      const nodeTimeout = detachable && result.reason === 'timeout';
-      if (result.retry === 'none' || nodeTimeout || attempt >= this.#limits.maxAttempts) return strip(last);
-      // 429/503/420 wait through the budget's pause or hold; the rest back off on their own.
-      const delay =
-        result.retry === 'backoff'
-          ? retryDelay({
-              attempt,
-              baseMs: this.#limits.backoffBaseMs,
-              capMs: this.#limits.backoffMaxMs,
-              random,
-              serverDelayMs: result.serverDelayMs,
-            })
-          : 0;
-      const at = clock.now() + delay;
-      if (req.deadline !== undefined && at >= req.deadline) return strip(result);
-      // Only a retry links the two signals (an AbortController and two listeners: not for every request).
-      const scope = linkSignals(signal, closing);
-      try {
-        await sleepUntil(clock, at, scope.signal);
-      } catch {
-        return strip(result);
-      } finally {
-        scope.dispose();
-      }
+    } catch (err) {
+      // Defensive: the loop handles every failure it knows; anything else must still not reject.
+      return failure('decode', `${describeRequest(req)}: unexpected client error (${oneLine(err, bearer)})`);
+    } finally {
+      if (--this.#pending === 0) this.#idle?.();
     }
   }
 
-  /** One HTTP exchange; releases the permit with the outcome and applies pauses and holds. */
-  async #attempt<T>(
-    req: LeaderRequest<T>,
-    permit: Permit,
-    signal: AbortSignal | undefined,
-    bearer: string | undefined,
-  ): Promise<Attempt<T> | typeof NOT_SENT> {
-    const result = await exchange(this.#ctx, req, this.#closing.signal, true, signal, bearer);
+  /** What one HTTP exchange came to; releases the permit with the outcome and applies pauses and holds. */
+  #outcome<T>(req: LeaderRequest<T>, permit: Permit, result: Exchange<T>): Attempt<T> | typeof NOT_SENT {
     if (result.notSent) {
       permit.release('neutral');
       return NOT_SENT;
