@@ -33,6 +33,9 @@ const { values: o } = parseArgs({
     rounds: { type: 'string', default: '3' },
     only: { type: 'string' },
     dist: { type: 'string' },
+    // undici Agent options of the exporter's side (experiments; the exporter's own are src/http/transport.ts)
+    pipelining: { type: 'string' },
+    connections: { type: 'string' },
   },
 });
 const concurrency = Number(o.concurrency);
@@ -86,7 +89,13 @@ const budget = createRequestBudget({ maxRps: 1_000_000, burst: 1_000_000, maxCon
 const raw = createLeaderClient({
   baseUrl,
   name: 'bench',
-  dispatcher: new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000, connectTimeout: 5_000 }),
+  dispatcher: new Agent({
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 60_000,
+    connectTimeout: 5_000,
+    ...(o.pipelining ? { pipelining: Number(o.pipelining) } : {}),
+    ...(o.connections ? { connections: Number(o.connections) } : {}),
+  }),
   budget,
   clock: systemClock,
   random: Math.random,
