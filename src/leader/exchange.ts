@@ -163,18 +163,23 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
       this.#timedOutMs = phaseMs;
       this.#abortWith(TIMED_OUT);
     });
-    ctx.dispatcher.dispatch(
-      {
-        origin: ctx.origin,
-        path: ctx.basePath + req.path + queryString(req.query),
-        method: req.method ?? 'GET',
-        headers: headers(ctx, req, this.#bearer),
-        body: req.body ? req.body.payload : null,
-        headersTimeout: limits.headersTimeoutMs,
-        bodyTimeout: limits.bodyTimeoutMs,
-      },
-      this,
-    );
+    try {
+      ctx.dispatcher.dispatch(
+        {
+          origin: ctx.origin,
+          path: ctx.basePath + req.path + queryString(req.query),
+          method: req.method ?? 'GET',
+          headers: headers(ctx, req, this.#bearer),
+          body: req.body ? req.body.payload : null,
+          headersTimeout: limits.headersTimeoutMs,
+          bodyTimeout: limits.bodyTimeoutMs,
+        },
+        this,
+      );
+    } catch (err) {
+      // undici's dispatchers report through onResponseError; any other that throws is a transport failure too.
+      this.#finish(transportFailure(req, err, this.#timedOutMs, this.#outerAborted, this.#bearer));
+    }
   }
 
   /** The caller's or the client's signal aborted. */
