@@ -6,10 +6,10 @@ describe('abort fan-out', () => {
     const ac = new AbortController();
     let listeners = 0;
     const add = ac.signal.addEventListener.bind(ac.signal);
-    ac.signal.addEventListener = ((...args: Parameters<typeof add>) => {
+    ac.signal.addEventListener = (...args: Parameters<typeof add>) => {
       listeners++;
       add(...args);
-    });
+    };
     const got: string[] = [];
     const a = { abort: (r: unknown) => got.push(`a:${String(r)}`) };
     const b = { abort: (r: unknown) => got.push(`b:${String(r)}`) };
