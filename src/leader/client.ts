@@ -20,7 +20,7 @@ import {
 } from './exchange.js';
 import { UnavailableHold, type ProbeObserver } from './probe.js';
 import { DEFAULT_CLIENT_LIMITS, type LeaderClientLimits } from './settings.js';
-import { linkSignals } from './signals.js';
+import { onAbort } from './abort-fanout.js';
 import { sleepUntil } from './sleep-until.js';
 import {
   describeRequest,
@@ -223,14 +223,18 @@ class BudgetedLeaderClient implements NamedLeaderClient {
             : 0;
         const at = clock.now() + delay;
         if (req.deadline !== undefined && at >= req.deadline) return strip(result);
-        // Only a retry links the two signals (an AbortController and two listeners: not for every request).
-        const scope = linkSignals(signal, closing);
+        // Only a retry waits on the two signals, through their fan-outs (a listener per waiting request on the
+        // caller's signal would pile up on a poller's signal while many nodes back off).
+        if (closing.aborted || signal?.aborted) return strip(result);
+        const sleeper = new AbortController();
+        const sets = [onAbort(closing, sleeper)];
+        if (signal) sets.push(onAbort(signal, sleeper));
         try {
-          await sleepUntil(clock, at, scope.signal);
+          await sleepUntil(clock, at, sleeper.signal);
         } catch {
           return strip(result);
         } finally {
-          scope.dispose();
+          for (const s of sets) s.delete(sleeper);
         }
       }
     } catch (err) {
