@@ -45,8 +45,9 @@ export function withAuth(client: LeaderClient, auth: AuthProvider, opts?: WithAu
         } catch (err) {
           return authFailure(req, auth.mode, err);
         }
-        // Mode `none` hands out '': no header at all rather than an empty bearer.
-        res = await client.request(token ? { ...req, bearer: token } : req);
+        // Mode `none` hands out '': no header at all rather than an empty bearer. The token goes alongside the
+        // request rather than into a copy of it.
+        res = await (token ? client.request(req, token) : client.request(req));
         if (res.ok || res.status !== 401 || refreshed || !(await auth.invalidate(token))) return res;
       }
     } finally {

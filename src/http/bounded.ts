@@ -2,7 +2,8 @@
  * Reading a response body with a size cap, and one bounded request to a Cribl.Cloud endpoint that is not a
  * leader (the OAuth token endpoint, the management plane). A body over the cap is an error, never a silent
  * truncation. (undici's own `maxResponseSize` is a per-dispatcher option, and these requests share the leader's
- * dispatcher for its proxy and CA; MockAgent in tests ignores it too: one capped reader serves every caller.)
+ * dispatcher for its proxy and CA; MockAgent in tests ignores it too. The leader exchange caps its body itself,
+ * on undici's dispatch API: src/leader/exchange.ts.)
  */
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
@@ -14,8 +15,8 @@ export class ResponseTooLargeError extends Error {
   readonly code = 'RESPONSE_TOO_LARGE';
 }
 
-/** Reads the body as UTF-8; throws ResponseTooLargeError beyond `max` bytes. `onChunk` runs per chunk. */
-export async function readCapped(res: Dispatcher.ResponseData, max: number, onChunk?: () => void): Promise<string> {
+/** Reads the body as UTF-8; throws ResponseTooLargeError beyond `max` bytes. */
+async function readCapped(res: Dispatcher.ResponseData, max: number): Promise<string> {
   const announced = Number(res.headers['content-length']);
   if (Number.isFinite(announced) && announced > max)
     throw new ResponseTooLargeError(`response larger than ${max} bytes`);
@@ -24,7 +25,6 @@ export async function readCapped(res: Dispatcher.ResponseData, max: number, onCh
   for await (const chunk of res.body as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > max) throw new ResponseTooLargeError(`response larger than ${max} bytes`);
-    onChunk?.();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size).toString('utf8');

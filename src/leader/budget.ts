@@ -5,6 +5,7 @@ import { LatencyMonitor } from './meters.js';
 import { RateControl } from './rate-control.js';
 import { sleepUntil } from './sleep-until.js';
 import { Watchdog, type Watch } from './watchdog.js';
+import { onAbort, type Abortable } from './abort-fanout.js';
 
 /**
  * How a request ended, for the budget: a PermitOutcome, or `node_timeout`: a host-context request (`/w/{id}/…`)
@@ -112,7 +113,9 @@ interface Waiter {
   resolve: (r: Permit | Denial) => void;
   watch: Watch | undefined;
   signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  /** Registered with the signal's fan-out (src/leader/abort-fanout.ts) while waiting. */
+  onAbort: Abortable | undefined;
+  abortSet: Set<Abortable> | undefined;
 }
 
 const noopObserver: BudgetObserver = {
@@ -239,15 +242,23 @@ export class RequestBudget {
     if (this.#queue.size >= this.#maxWaiters) return Promise.resolve(deny('queue_full'));
 
     return new Promise<Permit | Denial>((resolve) => {
-      const w: Waiter = { detachable, deadline, resolve, watch: undefined, signal, onAbort: undefined };
+      const w: Waiter = {
+        detachable,
+        deadline,
+        resolve,
+        watch: undefined,
+        signal,
+        onAbort: undefined,
+        abortSet: undefined,
+      };
       this.#queue.add(w);
       // One timer for every waiter's deadline (a timer and an AbortController per waiter, cancelled on
       // every grant, were about 15 % of the exporter's CPU at 5,000 requests/s).
       if (deadline !== undefined)
         w.watch = this.#deadlines.add(deadline - now, () => this.#settle(w, deny(this.#lateReason())));
       if (signal) {
-        w.onAbort = () => this.#settle(w, deny('aborted'));
-        signal.addEventListener('abort', w.onAbort, { once: true });
+        w.onAbort = { abort: () => this.#settle(w, deny('aborted')) };
+        w.abortSet = onAbort(signal, w.onAbort);
       }
       this.#pump();
     });
@@ -508,7 +519,7 @@ export class RequestBudget {
   #settle(w: Waiter, result: Permit | Denial): void {
     if (!this.#queue.delete(w)) return;
     if (w.watch) this.#deadlines.remove(w.watch);
-    if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
+    if (w.abortSet && w.onAbort) w.abortSet.delete(w.onAbort);
     w.resolve(result);
   }
 

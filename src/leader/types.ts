@@ -33,6 +33,11 @@ export interface LeaderRequest<T> {
    * for the few that need one (`cribl-exporter check` reads `Date`).
    */
   decode: (json: unknown, status: number, headers: ResponseHeaders) => T;
+  /**
+   * A fast path for a fixed, common shape: the answer decoded straight from its text, or undefined to take the
+   * generic path (JSON.parse, then `decode`). Must give what the generic path gives for every text it accepts.
+   */
+  decodeText?: (text: string, status: number) => T | undefined;
   signal?: AbortSignal;
   /**
    * Called after each exchange that was sent (each try), with how long it took from sending to the complete
@@ -56,7 +61,11 @@ export type LeaderResult<T> =
 export interface LeaderClient {
   /** Base URL (…/api/v1), without credentials. */
   readonly baseUrl: string;
-  request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>>;
+  /**
+   * `bearer`, when given, is used instead of `req.bearer` (src/auth/with-auth.ts passes the token here rather than
+   * copying every request to set it).
+   */
+  request<T>(req: LeaderRequest<T>, bearer?: string): Promise<LeaderResult<T>>;
   /** Aborts in-flight requests and releases the connection pool. */
   close(): Promise<void>;
 }

@@ -418,10 +418,11 @@ export class Poller {
     let exchangeMs: number | undefined;
     // A retry may run until this node's next poll is due, never later (at least half an interval).
     const deadline = Math.max(e.due, clock.now() + this.#o.healthIntervalMs / 2);
-    const res = await this.#o.client.request({
-      ...healthRequest(node.nodeId, deadline, signal),
-      onExchange: (ms) => (exchangeMs = ms),
-    });
+    const res = await this.#o.client.request(
+      healthRequest(node.nodeId, deadline, signal, (ms) => {
+        exchangeMs = ms;
+      }),
+    );
     const current = snapshot.getNode(e.key);
     if (e.removed || !current || signal.aborted) return undefined; // removed meanwhile: its series are already gone
     e.polls++;

@@ -1,4 +1,4 @@
-import { register as globalRegistry } from 'prom-client';
+import { Counter, Histogram, register as globalRegistry, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createSelfMetrics, renderJsonFamily } from '../../src/telemetry/self-metrics.js';
 
@@ -128,6 +128,73 @@ describe('createSelfMetrics', () => {
     expect(await m.render('text')).toContain('# TYPE cribl_exporter_leader_throttled_total counter\n');
   });
 
+  it('counts requests and their durations as prom-client itself does, also after a leader is removed', async () => {
+    const m = create();
+    const reference = new Registry();
+    const counter = new Counter({
+      name: 'ref_requests_total',
+      help: 'h',
+      labelNames: ['leader', 'endpoint', 'code'] as const,
+      registers: [reference],
+    });
+    const histogram = new Histogram({
+      name: 'ref_duration_seconds',
+      help: 'h',
+      labelNames: ['leader', 'endpoint'] as const,
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [reference],
+    });
+    const seconds = [0, 0.01, 0.0100001, 0.2, 0.5, 1, 29.9, 30, 31, 1e6];
+    // The same hooks before and after the removal: their cached entries are gone from prom-client by then.
+    const hooks = new Map<string, ReturnType<typeof m.forLeader>>();
+    const feed = (leader: string, rounds: number): void => {
+      const l = hooks.get(leader) ?? m.forLeader(leader);
+      hooks.set(leader, l);
+      for (let i = 0; i < rounds; i++) {
+        for (const [j, s] of seconds.entries()) {
+          const endpoint = j % 2 ? '/w/{nodeId}/health' : '/health';
+          const code = j % 3 ? '200' : 'timeout';
+          l.onRequest(endpoint, code, s);
+          counter.inc({ leader, endpoint, code });
+          histogram.observe({ leader, endpoint }, s);
+        }
+      }
+    };
+    const ours = async (): Promise<string> =>
+      (await m.render('text'))
+        .split('\n')
+        .filter((l) => /^cribl_exporter_leader_request(s_total|_duration_seconds_(bucket|sum|count))\{/.test(l))
+        .map((l) => l.replace(/^cribl_exporter_leader_request(s_total|_duration_seconds)/, 'x$1'))
+        .sort()
+        .join('\n');
+    const theirs = async (): Promise<string> =>
+      (await reference.metrics())
+        .split('\n')
+        .filter((l) => /^ref_(requests_total|duration_seconds_(bucket|sum|count))\{/.test(l))
+        .map((l) =>
+          l.replace(
+            /^ref_(requests_total|duration_seconds)/,
+            (_, g: string) => `x${g === 'requests_total' ? 's_total' : '_duration_seconds'}`,
+          ),
+        )
+        .sort()
+        .join('\n');
+    feed('a', 3);
+    feed('b', 1);
+    expect(await ours()).toBe(await theirs());
+    expect(await ours()).toContain('x_duration_seconds_count{leader="a",endpoint="/health"} 15');
+    // Removed, then counted again: the series start over (prom-client's remove() drops the entries).
+    m.removeLeader('a');
+    counter.remove({ leader: 'a', endpoint: '/health', code: '200' });
+    for (const endpoint of ['/health', '/w/{nodeId}/health']) {
+      for (const code of ['200', 'timeout']) counter.remove({ leader: 'a', endpoint, code });
+      histogram.remove({ leader: 'a', endpoint });
+    }
+    feed('a', 1);
+    expect(await ours()).toBe(await theirs());
+    expect(await ours()).toContain('x_duration_seconds_count{leader="a",endpoint="/health"} 5');
+  });
+
   it('removes every series of a leader', async () => {
     const m = create();
     for (const name of ['gone', 'kept']) {
@@ -143,6 +210,18 @@ describe('createSelfMetrics', () => {
     expect(text).not.toContain('leader="gone"');
     expect(text).toContain('cribl_exporter_leader_requests_total{leader="kept",endpoint="/health",code="200"} 1\n');
     expect(text).toContain('cribl_exporter_leader_in_flight_requests{leader="kept"} 1\n');
+  });
+
+  it('reports the last in-flight count, also after the leader was removed and counts again', async () => {
+    const m = create();
+    const l = m.forLeader('a');
+    for (const n of [1, 2, 3, 2]) l.onInFlight(n);
+    expect(await m.render('text')).toContain('cribl_exporter_leader_in_flight_requests{leader="a"} 2\n');
+    m.removeLeader('a');
+    expect(await m.render('text')).not.toContain('cribl_exporter_leader_in_flight_requests{leader="a"}');
+    l.onInFlight(5);
+    l.onInFlight(4);
+    expect(await m.render('text')).toContain('cribl_exporter_leader_in_flight_requests{leader="a"} 4\n');
   });
 
   it('drops the token expiry when the token is dropped', async () => {
