@@ -16,6 +16,14 @@ export function longestIdle(series: readonly (readonly [number, number])[] | und
 export function derive(r: SizeResult): Record<string, unknown>;
 /** One verdict per target of the issue, for the given size. */
 export function judgeTargets(r: SizeResult): Verdict[];
+/** A verdict of issue 17: also "not run" (a size absent from the run) and "see" (judged in another section). */
+export interface Verdict17 {
+  target: string;
+  status: 'met' | 'NOT met' | 'not measured' | 'not run' | 'see';
+  detail: string;
+}
+/** Issue 17's targets judged per size from the run's results: RSS, CPU per request vs undici, steady CPU at 50k. */
+export function judgeIssue17(results: readonly SizeResult[]): Verdict17[];
 /** Verdicts of fair polling (issue 14): 20k default-flags coverage time, leader-imposed limit accepted share. */
 export function judgeFair(fair: Record<string, unknown> | undefined): Verdict[];
 /** The whole BENCHMARKS.md from a run's raw results. */

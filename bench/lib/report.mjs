@@ -255,6 +255,97 @@ export function judgeTargets(r) {
   return out;
 }
 
+/** Memory targets of issue 17 per fleet size (MB = 10^6 bytes, as the issue states them). */
+const RSS_TARGETS_17 = [
+  [50_000, 400],
+  [10_000, 150],
+  [2_000, 100],
+];
+
+/**
+ * Verdicts of issue 17, judged per size from the run's own results (a size the run lacks is "not run"):
+ * RSS steady and at peak per size, exporter CPU per leader request against undici's request() alone on the same
+ * route in the same run, steady CPU at 50k. The kept targets and the blackbox comparison are judged elsewhere.
+ */
+export function judgeIssue17(results) {
+  const out = [];
+  const bySize = (n) => results.find((r) => r.nodes === n);
+  const verdict = (target, ok, detail) =>
+    out.push(ok === undefined ? { target, status: 'not measured', detail } : { target, status: ok ? 'met' : 'NOT met', detail });
+  const notRun = (target, n) =>
+    out.push({ target, status: 'not run', detail: `no ${sizeLabel(n)} size in this run (\`--sizes ${sizeLabel(n)}\`)` });
+  for (const [n, limit] of RSS_TARGETS_17) {
+    const target = `${fmtInt(n)} nodes: RSS ≤ ${limit} MB steady and at peak (start-up burst included)`;
+    const r = bySize(n);
+    if (!r) {
+      notRun(target, n);
+      continue;
+    }
+    const d = derive(r);
+    if (d.rss === undefined || d.peakRss === undefined) {
+      verdict(target, undefined, 'no memory figure in this run');
+      continue;
+    }
+    const steady = d.rss / MB;
+    const peak = Math.max(d.rss, d.peakRss) / MB;
+    const mb = (x) => x.toFixed(0);
+    const part = (label, v) => (v <= limit ? `${mb(v)} MB ${label}` : `${mb(v)} MB ${label} (${fmtRatio(v / limit)} the target)`);
+    verdict(
+      target,
+      steady <= limit && peak <= limit,
+      `${part('steady', steady)}, ${part('peak', peak)} against ≤ ${limit} MB`,
+    );
+  }
+  for (const r of [...results].sort((a, b) => a.nodes - b.nodes)) {
+    const target = `${fmtInt(r.nodes)} nodes: exporter CPU per leader request (start-up burst) ≤ 2× undici's request() alone, same route, same run`;
+    const d = derive(r);
+    if (d.cpuMsPerRequest === undefined || d.undiciFloorCpuMs === undefined) {
+      verdict(target, undefined, 'no CPU-per-request figure for the exporter or for undici in this run');
+      continue;
+    }
+    const x = d.cpuMsPerRequest / d.undiciFloorCpuMs;
+    verdict(
+      target,
+      x <= 2,
+      `${d.cpuMsPerRequest.toFixed(3)} ms against undici's ${d.undiciFloorCpuMs.toFixed(3)} ms = ${fmtRatio(x)} undici` +
+        (x <= 2 ? '' : ` (${fmtRatio(x / 2)} the target)`),
+    );
+  }
+  if (results.length === 0)
+    out.push({
+      target: "exporter CPU per leader request (start-up burst) ≤ 2× undici's request() alone",
+      status: 'not run',
+      detail: 'no size in this run',
+    });
+  const steadyTarget = '50,000 nodes: steady state ≤ 0.25 cores';
+  const big = bySize(50_000);
+  if (!big) notRun(steadyTarget, 50_000);
+  else {
+    const cores = big.steady?.exporterCpuCores;
+    verdict(
+      steadyTarget,
+      cores === undefined ? undefined : cores <= 0.25,
+      cores === undefined
+        ? 'no steady window in this run'
+        : cores <= 0.25
+          ? `${cores.toFixed(3)} cores over the steady window`
+          : `${over(cores, 0.25, ' cores', (v) => v.toFixed(3))} over the steady window`,
+    );
+  }
+  out.push({
+    target: 'keep every target met before (coverage, listing, health requests, rebuild, gzip scrape, TTFB)',
+    status: 'see',
+    detail: 'judged in the issue-7 and fair-polling tables above',
+  });
+  out.push({
+    target: 'against Prometheus + blackbox_exporter: exporter CPU ≤ 1/5 of blackbox’s at 2k and 10k, memory with Prometheus below theirs',
+    status: 'see',
+    detail:
+      'judged by `npm run bench:alternative` in the section “Against the alternative” below (bench/ALTERNATIVE.md)',
+  });
+  return out;
+}
+
 function table(head, rows) {
   return [
     `| ${head.join(' | ')} |`,
@@ -618,6 +709,15 @@ export function renderReport(run, { analysis } = {}) {
     );
     parts.push('');
   }
+  parts.push('## Targets (issue 17)');
+  parts.push('');
+  parts.push(
+    table(
+      ['target', 'verdict'],
+      judgeIssue17(results).map((v) => [v.target, v.status === 'see' ? v.detail : `${v.status}: ${v.detail}`]),
+    ),
+  );
+  parts.push('');
   if (run.fair) {
     parts.push('## Fair polling (issue 14), default budget flags');
     parts.push('');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeFair, judgeTargets, longestIdle, renderReport, type SizeResult } from '../../bench/lib/report.mjs';
+import { judgeFair, judgeIssue17, judgeTargets, longestIdle, renderReport, type SizeResult } from '../../bench/lib/report.mjs';
 
 const timing = (p50: number, p99: number) => ({ n: 50, p50, p99, max: p99 });
 const scrape = (exporterTotal: number, bareTotal: number, ttfbP99 = 5) => ({
@@ -146,6 +146,31 @@ describe('longestIdle', () => {
   });
 });
 
+describe('judgeIssue17', () => {
+  it('judges the sizes the run has and says "not run" for the others', () => {
+    const r = result();
+    (r as unknown as Mutable).undiciFloor = { rps: 40_000, cpuMsPerRequest: 0.05 };
+    const verdicts = judgeIssue17([r]);
+    const find = (re: RegExp) => verdicts.find((v) => re.test(v.target))!;
+    // 360 MB lifetime peak, 300 MB steady: within 400 MB at 50k.
+    expect(find(/^50,000 nodes: RSS/).status).toBe('met');
+    expect(find(/^10,000 nodes: RSS/).status).toBe('not run');
+    expect(find(/^2,000 nodes: RSS/).status).toBe('not run');
+    // 0.9 cores × 1000 / 9000 req/s = 0.1 ms per request against undici's 0.05 ms: 2×, at the limit.
+    expect(find(/CPU per leader request/).status).toBe('met');
+    // 0.5 cores steady against ≤ 0.25.
+    expect(find(/steady state ≤ 0.25 cores/)).toMatchObject({ status: 'NOT met' });
+    expect(find(/steady state ≤ 0.25 cores/).detail).toContain('(2.00× the target)');
+  });
+
+  it('says by how much a size misses its memory target', () => {
+    const r = { ...result(), nodes: 2000 };
+    const v = judgeIssue17([r]).find((x) => /^2,000 nodes: RSS/.test(x.target))!;
+    expect(v.status).toBe('NOT met');
+    expect(v.detail).toContain('360 MB peak (3.60× the target)');
+  });
+});
+
 describe('renderReport', () => {
   const run = {
     date: '2026-11-22T09:00:00.000Z',
@@ -169,7 +194,10 @@ describe('renderReport', () => {
     expect(md).toContain('Test CPU, 2 cores, 8.0 GiB RAM');
     expect(md).toContain('`npm run bench`');
     expect(md).toContain('judged at 50,000 nodes');
-    expect(md.match(/\| met: /g)).toHaveLength(14);
+    // 14 in the issue-7 table, 1 in issue 17's (RSS at 50k; 2k and 10k are not run).
+    expect(md.match(/\| met: /g)).toHaveLength(15);
+    expect(md).toContain('## Targets (issue 17)');
+    expect(md).toContain('| 10,000 nodes: RSS ≤ 150 MB steady and at peak (start-up burst included) | not run:');
     expect(md).toContain('| | 1k | 50k |'.replace('| |', '|  |'));
     expect(md).toContain('## Sizing');
     expect(md).toContain('Why things are slow.');
