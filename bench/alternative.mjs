@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Children } from './lib/children.mjs';
+import { imageSettings } from './lib/image.mjs';
 import { json } from './lib/http.mjs';
 import { machineBusyMs, machineInfo, processCpuMs, processMemory } from './lib/machine.mjs';
 import { parseSizes, sizeLabel } from './lib/stats.mjs';
@@ -24,6 +25,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..');
 const tmpRoot = join(repo, '.bench-tmp', 'alternative');
 const INTERVAL_S = 30;
+const image = imageSettings(repo);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...a) => console.error(`[bench:alternative ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
@@ -209,7 +211,11 @@ async function runSize(n) {
     `${INTERVAL_S}s`,
     '--log.level',
     'warn',
-  ], { env: { CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token, PATH: process.env.PATH ?? '' } });
+  ], {
+    // as the image runs it (Dockerfile), like npm run bench
+    execArgv: image.nodeFlags,
+    env: { ...image.env, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token, PATH: process.env.PATH ?? '' },
+  });
   await waitHttp(`http://127.0.0.1:${expPort}/readyz`, 'the exporter', 120_000);
   const promA = await prometheus(
     join(dir, 'ours'),

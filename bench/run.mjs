@@ -30,6 +30,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Agent } from 'undici';
 import { runFair } from './fair.mjs';
+import { imageSettings } from './lib/image.mjs';
 import { Children } from './lib/children.mjs';
 import { closeHttp, fetchMetricsText, json, scrapeRounds, timedGet } from './lib/http.mjs';
 import { machineBusyMs, machineInfo, processCpuMs } from './lib/machine.mjs';
@@ -105,16 +106,8 @@ if (flags['from-json']) {
 let sizes;
 let concurrency;
 const exporterEnv = {};
-// The runtime settings the image gives the exporter (the allocator's and V8's: `ENV MALLOC_*` and `ENV NODE_OPTIONS`
-// lines of the Dockerfile, and the node flags of its ENTRYPOINT), so that the benchmark measures memory as the image
-// runs; --exporter-env overrides the variables.
-const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8');
-const imageEnv = {};
-for (const m of dockerfile.matchAll(/^ENV ((?:MALLOC_\w+|NODE_OPTIONS))=(\S+)$/gm))
-  imageEnv[m[1]] = m[2].replace(/^"(.*)"$/, '$1');
-const imageNodeFlags = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]').filter((a) =>
-  a.startsWith('--'),
-);
+// The image's allocator and V8 settings (Dockerfile); --exporter-env overrides the variables.
+const { env: imageEnv, nodeFlags: imageNodeFlags } = imageSettings(repo);
 try {
   for (const kv of flags['exporter-env'] ?? []) {
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(kv);
