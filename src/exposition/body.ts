@@ -1,3 +1,5 @@
+// Over 400 lines: one class, the body cache; its build scheduling (predicted scrapes, age bound, share floor), the
+// builder switch and the per-format views share the state of the build in flight.
 /**
  * The cached /metrics body. Built from the leaders' pre-rendered texts when it is needed, never per scrape and
  * not on every change: a change marks the body dirty, and a dirty body is rebuilt

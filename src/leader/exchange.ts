@@ -1,3 +1,5 @@
+// Over 400 lines: one undici dispatch handler; its callbacks, deadlines and the classification of the outcome share
+// the exchange's state.
 /**
  * One HTTP exchange with a leader: send, read a bounded body, decode, and classify what went wrong. Never
  * throws. Records the request self-metric. The retry loop around it is src/leader/client.ts.

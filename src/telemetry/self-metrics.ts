@@ -1,3 +1,5 @@
+// Over 400 lines: the self-metric families as one table (name, HELP, labels) with their per-leader handles and fast
+// paths; split, the table would have two owners.
 /**
  * The exporter's own metrics: prom-client on our own Registry (never the global one), rendered per
  * scrape in the negotiated format by our renderer. prom-client renders one format per registry and
