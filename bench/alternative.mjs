@@ -187,17 +187,7 @@ async function runSize(n) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   log(`${label}: starting the simulator`);
-  const sim = children.fork(`simulator ${label}`, join(here, 'cli-child.mjs'), [
-    'simulate',
-    '--nodes',
-    String(n),
-    '--seed',
-    '1',
-    '--web.listen-address',
-    '127.0.0.1:0',
-  ]);
-  const ready = await sim.waitForLine((l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l), 180_000, 'ready line');
-  const [, baseUrl, token, adminUrl] = ready.match;
+  const { sim, baseUrl, token, adminUrl } = await children.simulator(`simulator ${label}`, n);
   const ids = await nodeIds(adminUrl, n);
   const result = { nodes: n, label };
 

@@ -16,19 +16,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export const FAIR = { coverageNodes: 20_000, limitNodes: 3_000, limitRps: 40, warmupS: 10, measureS: 60 };
 
-async function startSim(children, here, nodes) {
-  const sim = children.fork(`simulator fair ${nodes}`, join(here, 'cli-child.mjs'), [
-    'simulate',
-    '--nodes',
-    String(nodes),
-    '--seed',
-    '1',
-    '--web.listen-address',
-    '127.0.0.1:0',
-  ]);
-  const ready = await sim.waitForLine((l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l), 180_000, 'ready');
-  const [, baseUrl, token, adminUrl] = ready.match;
-  return { sim, baseUrl, token, adminUrl };
+function startSim(children, nodes) {
+  return children.simulator(`simulator fair ${nodes}`, nodes);
 }
 
 function startExporter(children, here, name, baseUrl, token) {
@@ -64,7 +53,7 @@ export async function runFair({ children, here, log }) {
     // --- 1. 20k coverage with default flags
     const n = FAIR.coverageNodes;
     log(`fair: ${n} nodes, default flags: time to every node's first health answer`);
-    const a = await startSim(children, here, n);
+    const a = await startSim(children, n);
     const t0 = performance.now();
     const exp = startExporter(children, here, 'exporter fair coverage', a.baseUrl, a.token);
     const metricsUrl = await metricsUrlOf(exp);
@@ -92,7 +81,7 @@ export async function runFair({ children, here, log }) {
     // --- 2. a leader-imposed limit
     const R = FAIR.limitRps;
     log(`fair: a leader limit of ${R}/s, ${FAIR.limitNodes} nodes, ${FAIR.warmupS} + ${FAIR.measureS} s`);
-    const b = await startSim(children, here, FAIR.limitNodes);
+    const b = await startSim(children, FAIR.limitNodes);
     await json('PATCH', `${b.adminUrl}/faults`, { rateLimit: { rate: R, burst: R, retryAfter: 'seconds' } });
     const exp2 = startExporter(children, here, 'exporter fair limit', b.baseUrl, b.token);
     const metricsUrl2 = await metricsUrlOf(exp2);

@@ -28,11 +28,7 @@ const mb = (b) => (b / 1048576).toFixed(1);
 const children = new Children();
 process.on('exit', () => children.killAll());
 
-const sim = children.fork('simulator', join(here, 'cli-child.mjs'), [
-  'simulate', '--nodes', String(n), '--seed', '1', '--web.listen-address', '127.0.0.1:0',
-]);
-const ready = await sim.waitForLine((l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l), 180_000);
-const [, baseUrl, token, adminUrl] = ready.match;
+const { sim, baseUrl, token, adminUrl } = await children.simulator('simulator', n);
 const env = { CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token };
 for (const kv of f.env ?? []) env[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
 const args = [

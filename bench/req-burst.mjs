@@ -44,17 +44,7 @@ function counts(stats) {
 
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
-const sim = children.fork('simulator', join(here, 'cli-child.mjs'), [
-  'simulate',
-  '--nodes',
-  String(n),
-  '--seed',
-  '1',
-  '--web.listen-address',
-  '127.0.0.1:0',
-]);
-const ready = await sim.waitForLine((l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l), 180_000, 'ready');
-const [, baseUrl, token, adminUrl] = ready.match;
+const { sim, baseUrl, token, adminUrl } = await children.simulator('simulator', n);
 const origin = new URL(baseUrl).origin;
 const ids = (await json('GET', `${adminUrl}/nodes?limit=${Math.min(n, 5000)}`)).items.map((x) => x.id);
 const idsFile = join(dir, 'ids.json');

@@ -43,17 +43,7 @@ const ms = Number(o.seconds) * 1000;
 const children = new Children();
 process.on('exit', () => children.killAll());
 
-const sim = children.fork('simulator', join(here, 'cli-child.mjs'), [
-  'simulate',
-  '--nodes',
-  o.nodes,
-  '--seed',
-  '1',
-  '--web.listen-address',
-  '127.0.0.1:0',
-]);
-const ready = await sim.waitForLine((l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l), 180_000, 'ready');
-const [, baseUrl, token, adminUrl] = ready.match;
+const { sim, baseUrl, token, adminUrl } = await children.simulator('simulator', Number(o.nodes));
 const origin = new URL(baseUrl).origin;
 const ids = (await json('GET', `${adminUrl}/nodes?limit=${Math.min(Number(o.nodes), 5000)}`)).items.map((x) => x.id);
 

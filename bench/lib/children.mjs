@@ -2,6 +2,8 @@
 // outlive the benchmark even if it is killed), stdout read line by line, and all of them killed on exit.
 
 import { fork } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
 /** A forked child: its process, recent output lines, line waiters and an IPC request helper. */
@@ -137,9 +139,30 @@ export class Child {
   }
 }
 
+const CLI_CHILD = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli-child.mjs');
+
 /** Every child started, so that one call kills them all (also from a synchronous 'exit' handler). */
 export class Children {
   #all = new Set();
+
+  /**
+   * Starts the simulated leader (`simulate --nodes N --seed 1` on a free loopback port) and waits for its ready
+   * line: `{ sim, baseUrl, token, adminUrl }`. The one way every benchmark starts it.
+   */
+  async simulator(name, nodes) {
+    const sim = this.fork(name, CLI_CHILD, [
+      'simulate',
+      '--nodes',
+      String(nodes),
+      '--seed',
+      '1',
+      '--web.listen-address',
+      '127.0.0.1:0',
+    ]);
+    const ready = await sim.waitForLine((l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l), 180_000, 'ready');
+    const [, baseUrl, token, adminUrl] = ready.match;
+    return { sim, baseUrl, token, adminUrl };
+  }
 
   /** Forks `module` (plain node, with IPC); stdout and stderr are piped. */
   fork(name, module, args = [], { execArgv = [], env } = {}) {
