@@ -1,6 +1,7 @@
 /**
  * The registry of snapshot families: which collectors' families make up each scope, in body order, and how one
- * item of a scope is rendered to text (once per change, never per scrape). The store is given these renderers.
+ * item of a scope is rendered to text. Leader and group texts are rendered once per change (the store is given
+ * those renderers); nodes are rendered when a body is built (at most once per scrape interval), never per scrape.
  *
  * Rendered by hand rather than through a prom-client registry: prom-client renders every series at every scrape,
  * and `registry.metrics()` for the same series blocked the event loop 6.1 s per call at 50,000 nodes (68 ms at
@@ -72,12 +73,17 @@ export type NodeTexts = readonly string[];
  * already rendered (`workspace="a"`), or empty.
  */
 export function renderNode(state: NodeState, targetPairs: string): NodeTexts {
-  const base = openLabels(
-    targetPairs,
-    `product=${q(state.product)},group=${q(state.group)},node_id=${q(state.nodeId)}`,
-  );
+  const base = nodeBase(state, targetPairs);
   return NODE_FAMILIES.map((f) => f.sample(state, base));
 }
+
+/** The opening of a node's label set, the `base` of its families: `{target pairs,product=…,group=…,node_id=…`. */
+export function nodeBase(state: NodeState, targetPairs: string): string {
+  return openLabels(targetPairs, `product=${q(state.product)},group=${q(state.group)},node_id=${q(state.nodeId)}`);
+}
+
+/** How the body renders a node at build time (src/exposition/assemble.ts). */
+export const NODE_RENDERING = { families: NODE_FAMILIES, base: nodeBase } as const;
 
 /** Renders the group families (GROUP_FAMILIES order), each group once. */
 export function renderGroups(groups: readonly GroupState[], targetPairs: string): string[] {
@@ -140,10 +146,8 @@ export function nodeWithFacts(prev: NodeState | undefined, next: NodeState, grou
 
 /** The renderers the store is given (src/store/snapshot.ts). */
 export const SNAPSHOT_RENDERERS = {
-  node: renderNode,
   groups: renderGroups,
   leader: renderLeader,
-  nodeFamilies: NODE_FAMILIES.length,
   nodeWithFacts,
   sameNodeGroupFacts,
 } as const;

@@ -1,20 +1,25 @@
 /**
- * Assembles the /metrics body from node texts (NodeTextStore per leader) and the small management, leader and
- * group texts, family by family (the text format wants each family's series contiguous), with its gzip
- * computed on zlib's threads. Runs inside the body worker (body-worker.ts) from WORKER_MIN_NODES nodes (body.ts);
- * the main thread then only sends node batches and build requests, and receives the finished buffers without a
- * copy. Smaller fleets and tests run it on the main thread (no flag chooses: the body cache does).
+ * Assembles the /metrics body at build time from the leaders' node states and their small management, leader and
+ * group texts, with its gzip computed on zlib's threads. Nothing per node is kept between builds: a node is rendered
+ * when a body is built (once per scrape interval at most, body.ts), not when its data changes. At 50,000 nodes the
+ * kept texts were 125–130 MB of the process's 583 MB, and re-rendering every node on every poll was 23 % of the main
+ * thread's CPU in the start-up burst (bench/ANALYSIS.md, issue 17).
  *
- * Both formats share the body's bytes except the HELP/TYPE lines of the families whose header differs between
- * them (a counter: OpenMetrics names it without `_total`). At such a header the assembler ends the gzip member
- * and starts a new one, leaving a slot for the header: a body is a list of shared parts and header slots, which
- * the body cache fills per format with pre-built bytes (concatenated gzip members are one valid gzip stream).
+ * Runs inside the body worker (body-worker.ts) from WORKER_MIN_NODES nodes: the main thread then only posts the node
+ * states in chunks (structured clone, about 2.4 µs a node) and receives the finished buffers without a copy. Smaller
+ * fleets and tests run it on the main thread (no flag chooses: the body cache does), yielding every few ms.
+ *
+ * Nodes are rendered one by one, every family of a node at once (so each node's state is read once), into one
+ * output per family: the text format wants each family's series contiguous. A family's text is cut into pieces of
+ * about `chunkBytes`; each piece is one gzip member, compressed on zlib's threads while the next nodes render
+ * (concatenated gzip members are one valid gzip stream). Both formats share the body's bytes except the HELP/TYPE
+ * lines of the families whose header differs between them (a counter: OpenMetrics names it without `_total`): such
+ * a header is a slot between parts, which the body cache fills per format with pre-built bytes.
  */
 
-import { createGzip, constants as zlibConstants } from 'node:zlib';
-import { yieldToLoop } from '../util/yield.js';
-import type { NodeBatch } from '../store/node-batch.js';
-import { NodeTextStore } from './node-texts.js';
+import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
+import type { Family } from '../format/family.js';
+import { timeSlicer } from '../util/yield.js';
 
 /** A header that differs between the formats: the body cache fills slot `slot` per format. */
 export interface HeaderSlot {
@@ -38,27 +43,49 @@ export interface AssemblerOptions {
   headers: FamilyHeaders;
   /** gzip level; 1 is several times faster than 6 and the body compresses well anyway. @default 1 */
   gzipLevel?: number;
-  /** Bytes assembled between two yields. @default 1 MiB */
+  /** Size of a piece (one gzip member) of a family's text. @default 256 KiB */
   chunkBytes?: number;
   /** Largest body whose identity bytes are kept besides the gzip. @default 32 MiB */
   identityCacheMaxBytes?: number;
 }
 
-/** One leader's part of a build: the node texts are in the assembler already. */
-export interface LeaderPart {
+/** How a node state is rendered: its families (NODE_FAMILIES order) and the opening of its label set. */
+export interface NodeRendering<N> {
+  readonly families: readonly Pick<Family<N>, 'sample'>[];
+  /** `{target pairs,product="…",group="…",node_id="…"` (no closing brace), as the families' `base`. */
+  readonly base: (state: N, targetPairs: string) => string;
+}
+
+/** One leader's part of a build, without its nodes. */
+export interface LeaderHead {
   readonly id: number;
+  /** The leader's target labels rendered (`workspace="a"`), or empty. */
+  readonly targetPairs: string;
   readonly leaderTexts: readonly string[];
   readonly groupTexts: readonly string[];
 }
 
-/** What to build: the management texts (MANAGEMENT_FAMILIES order; empty without one), leaders in body order. */
-export interface AssembleRequest {
-  readonly generation: number;
-  readonly management?: readonly string[];
-  readonly leaders: readonly LeaderPart[];
+/** One leader's part of a build. */
+export interface LeaderPart<N> extends LeaderHead {
+  /** The node states as they were when the build started, in body order. */
+  readonly nodes: readonly N[];
 }
 
-/** Bytes both formats share: a run of identity chunks and the same bytes as one gzip member. */
+/** What to build: the management texts (MANAGEMENT_FAMILIES order; empty without one), leaders in body order. */
+export interface AssembleRequest<N> {
+  readonly generation: number;
+  readonly management?: readonly string[];
+  readonly leaders: readonly LeaderPart<N>[];
+}
+
+/** A build request without the node states, which follow separately (the worker gets them in chunks). */
+export interface AssembleHead {
+  readonly generation: number;
+  readonly management?: readonly string[];
+  readonly leaders: readonly LeaderHead[];
+}
+
+/** Bytes both formats share: a run of identity chunks and the same bytes as gzip members. */
 export interface SharedPart {
   /** Undefined when the body is larger than `identityCacheMaxBytes`. */
   readonly identity: Buffer[] | undefined;
@@ -68,7 +95,7 @@ export interface SharedPart {
 /** A part of a built body: shared bytes, or the slot of a format-specific family header. */
 export type AssembledPart = SharedPart | HeaderSlot;
 
-/** A built body. Every buffer owns its ArrayBuffer alone (or shares it only with buffers of the same body). */
+/** A built body. Every buffer owns its ArrayBuffer alone (so that it can move between threads without a copy). */
 export interface AssembledBody {
   readonly generation: number;
   /** In body order; the shared parts' identity is undefined when larger than `identityCacheMaxBytes`. */
@@ -79,193 +106,235 @@ export interface AssembledBody {
 }
 
 /** True for a header slot. */
-export function isSlot(part: AssembledPart | FamilyHeader | Buffer): part is HeaderSlot {
-  return typeof part === 'object' && !Buffer.isBuffer(part) && 'slot' in part;
+export function isSlot(part: unknown): part is HeaderSlot {
+  return typeof part === 'object' && part !== null && !Buffer.isBuffer(part) && 'slot' in part;
 }
 
-/** A copy in memory of its own (never a slice of Node's shared pool: those cannot be transferred). */
-function ownCopy(bytes: Uint8Array): Buffer {
+/**
+ * The bytes in a buffer of their own size: never a slice of Node's shared pool (which cannot move to another
+ * thread), nor of a larger zlib output buffer (whose unused tail would be kept with it).
+ */
+function own(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
   const out = Buffer.allocUnsafeSlow(bytes.length);
-  out.set(bytes);
+  bytes.copy(out);
   return out;
 }
 
-/** One gzip member being written, with the identity chunks of the same bytes. */
-interface Member {
-  readonly gzip: ReturnType<typeof createGzip>;
-  readonly gzipped: Buffer[];
-  readonly finished: Promise<void>;
-  identity: Buffer[];
-  /** Bytes written into this member. */
-  bytes: number;
+/** UTF-8 bytes of a string, in a buffer of their own. */
+function encode(text: string): Buffer {
+  const out = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'utf8'));
+  out.write(text, 0, 'utf8');
+  return out;
 }
 
-/** The node texts of every leader and the assembly of bodies from them. */
-export class BodyAssembler {
-  readonly #o: Required<AssemblerOptions>;
-  readonly #headers: Record<keyof FamilyHeaders, (Buffer | HeaderSlot)[]>;
-  readonly #stores = new Map<number, NodeTextStore>();
+/** gzip pieces in flight on zlib's threads before rendering waits for the oldest (bounds the bytes waiting). */
+const MAX_GZIP_IN_FLIGHT = 8;
 
-  constructor(options: AssemblerOptions) {
+/** Longest stretch of rendering between two yields to the event loop when assembling on the main thread. */
+const RENDER_SLICE_MS = 4;
+
+/** One piece of a family's text: its identity bytes (until the body is too large to keep them) and its gzip. */
+interface Piece {
+  identity: Buffer | undefined;
+  readonly gzip: Promise<Buffer>;
+}
+
+/** The output of one family (or of the small families together): pieces and header slots, in order. */
+class Output {
+  readonly items: (Piece | HeaderSlot)[] = [];
+  pending: string[] = [];
+  pendingChars = 0;
+  /** Whether the family has any text (its header is written before the first). */
+  started = false;
+}
+
+/**
+ * One build: small families at once, node states as they come (`addNodes`, in body order), and `finish`. Node
+ * states may arrive in several calls (the worker gets them in chunks); calls are applied in order.
+ */
+export class Build<N> {
+  readonly #o: Required<AssemblerOptions>;
+  readonly #headers: readonly FamilyHeader[];
+  readonly #rendering: NodeRendering<N>;
+  readonly #head: AssembleHead;
+  readonly #inline: boolean;
+  readonly #small = new Output();
+  readonly #families: Output[];
+  readonly #gzipLevel: number;
+  /** Pieces whose gzip is in flight, oldest first. */
+  readonly #inFlight: Promise<Buffer>[] = [];
+  #identityBytes = 0;
+  #keepIdentity = true;
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(options: Required<AssemblerOptions>, rendering: NodeRendering<N>, head: AssembleHead, inline: boolean) {
+    this.#o = options;
+    this.#headers = options.headers.node;
+    this.#rendering = rendering;
+    this.#head = head;
+    this.#inline = inline;
+    this.#gzipLevel = options.gzipLevel;
+    if (rendering.families.length !== this.#headers.length) {
+      throw new Error(`${rendering.families.length} node families but ${this.#headers.length} node headers`);
+    }
+    this.#families = this.#headers.map(() => new Output());
+    this.#writeSmall();
+  }
+
+  /** Renders nodes of the leader at `leader` (its index in the request), after the nodes given before. */
+  addNodes(leader: number, states: readonly N[]): Promise<void> {
+    const run = this.#queue.then(() => this.#render(leader, states));
+    // A failure is reported by finish(); later calls are not applied.
+    this.#queue = run;
+    return run;
+  }
+
+  /** The built body, once every node given has been rendered and every gzip member is done. */
+  async finish(): Promise<AssembledBody> {
+    await this.#queue;
+    for (const out of [this.#small, ...this.#families]) this.#flush(out);
+    const parts: AssembledPart[] = [];
+    let gzipBytes = 0;
+    let run: { identity: Buffer[] | undefined; gzip: Buffer[] } | undefined;
+    for (const out of [this.#small, ...this.#families]) {
+      for (const item of out.items) {
+        if (isSlot(item)) {
+          if (run) parts.push(run);
+          run = undefined;
+          parts.push(item);
+          continue;
+        }
+        const gz = own(await item.gzip);
+        gzipBytes += gz.length;
+        run ??= { identity: this.#keepIdentity ? [] : undefined, gzip: [] };
+        if (item.identity) run.identity?.push(item.identity);
+        run.gzip.push(gz);
+      }
+    }
+    if (run) parts.push(run);
+    // A body always ends in a valid gzip member, even when empty.
+    if (parts.length === 0 || isSlot(parts[parts.length - 1])) {
+      const empty = own(await gzip(Buffer.alloc(0), this.#gzipLevel));
+      gzipBytes += empty.length;
+      parts.push({ identity: this.#keepIdentity ? [] : undefined, gzip: [empty] });
+    }
+    return { generation: this.#head.generation, parts, identityBytes: this.#identityBytes, gzipBytes };
+  }
+
+  /** Management, leader and group families: the texts came rendered with the request. */
+  #writeSmall(): void {
+    const { management, leaders } = this.#head;
+    const h = this.#o.headers;
+    const fixed: [readonly FamilyHeader[], readonly (readonly string[])[]][] = [
+      [h.management ?? [], management ? [management] : []],
+      [h.leader, leaders.map((l) => l.leaderTexts)],
+      [h.group, leaders.map((l) => l.groupTexts)],
+    ];
+    for (const [headers, texts] of fixed) {
+      for (const [f, header] of headers.entries()) {
+        const samples = texts.map((t) => t[f] ?? '').join('');
+        if (!samples) continue;
+        this.#header(this.#small, header);
+        this.#append(this.#small, samples);
+      }
+    }
+  }
+
+  async #render(leader: number, states: readonly N[]): Promise<void> {
+    const targetPairs = this.#head.leaders[leader]?.targetPairs;
+    if (targetPairs === undefined) throw new Error(`node states for unknown leader ${leader}`);
+    const { families, base } = this.#rendering;
+    const outputs = this.#families;
+    const chunk = this.#o.chunkBytes;
+    const slice = this.#inline ? timeSlicer(RENDER_SLICE_MS) : undefined;
+    for (const state of states) {
+      const b = base(state, targetPairs);
+      for (let f = 0; f < families.length; f++) {
+        const text = (families[f] as Pick<Family<N>, 'sample'>).sample(state, b);
+        if (!text) continue;
+        const out = outputs[f] as Output;
+        if (!out.started) {
+          out.started = true;
+          this.#header(out, this.#headers[f] ?? '');
+        }
+        out.pending.push(text);
+        out.pendingChars += text.length;
+        if (out.pendingChars >= chunk) this.#flush(out);
+      }
+      if (this.#inFlight.length > MAX_GZIP_IN_FLIGHT) await this.#inFlight.shift();
+      const pause = slice?.();
+      if (pause) await pause;
+    }
+  }
+
+  /** A family's header: shared text before its first sample, or the end of the current piece and a slot. */
+  #header(out: Output, header: FamilyHeader): void {
+    if (!isSlot(header)) return this.#append(out, header);
+    this.#flush(out);
+    out.items.push(header);
+  }
+
+  #append(out: Output, text: string): void {
+    out.pending.push(text);
+    out.pendingChars += text.length;
+    if (out.pendingChars >= this.#o.chunkBytes) this.#flush(out);
+  }
+
+  /** Ends the output's current piece: encodes it and starts its gzip on zlib's threads. */
+  #flush(out: Output): void {
+    if (out.pendingChars === 0) return;
+    const bytes = encode(out.pending.join(''));
+    out.pending = [];
+    out.pendingChars = 0;
+    this.#identityBytes += bytes.length;
+    const compressed = gzip(bytes, this.#gzipLevel);
+    // Awaited in order by finish(); a failure is reported there, not as an unhandled rejection.
+    compressed.catch(() => undefined);
+    this.#inFlight.push(compressed);
+    out.items.push({ identity: this.#keepIdentity ? bytes : undefined, gzip: compressed });
+    if (this.#keepIdentity && this.#identityBytes > this.#o.identityCacheMaxBytes) {
+      // Too large to keep twice: identity is served by gunzipping (server.ts); drop what is kept so far.
+      this.#keepIdentity = false;
+      for (const o of [this.#small, ...this.#families]) {
+        for (const item of o.items) if (!isSlot(item)) item.identity = undefined;
+      }
+    }
+  }
+}
+
+function gzip(bytes: Buffer, level: number): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    gzipCallback(bytes, { level }, (err, out) => (err ? reject(err) : resolve(out))),
+  );
+}
+
+/** Assembles bodies: on the main thread (`inline`, yielding every few ms) or in the body worker. */
+export class BodyAssembler<N> {
+  readonly #o: Required<AssemblerOptions>;
+  readonly #rendering: NodeRendering<N>;
+  readonly #inline: boolean;
+
+  constructor(options: AssemblerOptions, rendering: NodeRendering<N>, inline = true) {
     this.#o = {
       gzipLevel: zlibConstants.Z_BEST_SPEED,
-      chunkBytes: 1 << 20,
+      chunkBytes: 256 << 10,
       identityCacheMaxBytes: 32 << 20,
       ...options,
     };
-    const encode = (headers: readonly FamilyHeader[]): (Buffer | HeaderSlot)[] =>
-      headers.map((h) => (isSlot(h) ? h : Buffer.from(h, 'utf8')));
-    this.#headers = {
-      management: encode(options.headers.management ?? []),
-      leader: encode(options.headers.leader),
-      group: encode(options.headers.group),
-      node: encode(options.headers.node),
-    };
+    this.#rendering = rendering;
+    this.#inline = inline;
   }
 
-  /** Applies a leader's node batch. */
-  apply(leaderId: number, batch: NodeBatch): void {
-    let store = this.#stores.get(leaderId);
-    if (!store) {
-      store = new NodeTextStore();
-      this.#stores.set(leaderId, store);
-    }
-    store.apply(batch);
+  /** Starts a build whose node states follow (`Build.addNodes`). */
+  begin(head: AssembleHead): Build<N> {
+    return new Build(this.#o, this.#rendering, head, this.#inline);
   }
 
-  /** Forgets a leader's node texts. */
-  drop(leaderId: number): void {
-    this.#stores.delete(leaderId);
-  }
-
-  async assemble(request: AssembleRequest): Promise<AssembledBody> {
-    const { chunkBytes, identityCacheMaxBytes } = this.#o;
-    const parts: AssembledPart[] = [];
-    let gzipBytes = 0;
-    let identityBytes = 0;
-    let keepIdentity = true;
-
-    const open = (): Member => {
-      const gzip = createGzip({ level: this.#o.gzipLevel, chunkSize: 256 * 1024 });
-      const gzipped: Buffer[] = [];
-      gzip.on('data', (b: Buffer) => {
-        gzipped.push(b);
-        gzipBytes += b.length;
-      });
-      const finished = new Promise<void>((resolve, reject) => {
-        gzip.once('end', resolve);
-        gzip.once('error', reject);
-      });
-      return { gzip, gzipped, finished, identity: [], bytes: 0 };
-    };
-    let member = open();
-    const close = async (m: Member): Promise<void> => {
-      m.gzip.end();
-      await m.finished;
-      parts.push({ identity: keepIdentity ? m.identity : undefined, gzip: m.gzipped });
-    };
-
-    // Chunks that gzip has consumed are reused unless the identity body keeps them: assembling a
-    // 100 MB body then needs a few MB, not another 100 MB of short-lived buffers.
-    const spare: Buffer[] = [];
-    let chunk: Buffer = Buffer.allocUnsafeSlow(chunkBytes);
-    let pos = 0;
-
-    // Hands a finished chunk to gzip (on zlib's threads) and lets the event loop breathe.
-    const ship = async (out: Buffer, reusable?: Buffer): Promise<void> => {
-      const m = member;
-      identityBytes += out.length;
-      m.bytes += out.length;
-      if (keepIdentity) {
-        m.identity.push(out);
-        if (identityBytes > identityCacheMaxBytes) {
-          // Too large to keep twice: identity is served by gunzipping (server.ts); drop what is kept so far.
-          keepIdentity = false;
-          m.identity = [];
-          for (const p of parts) if (!isSlot(p)) (p as { identity: Buffer[] | undefined }).identity = undefined;
-        }
-      }
-      const recycle = !keepIdentity && reusable ? () => void (spare.length < 8 && spare.push(reusable)) : undefined;
-      // Bounded backlog: a few chunks may queue for zlib's threads while the next ones are copied.
-      // ('drain' comes only after a write that returned false.)
-      if (!m.gzip.write(out, recycle) && m.gzip.writableLength > 4 * chunkBytes) {
-        await Promise.race([new Promise((resolve) => m.gzip.once('drain', resolve)), m.finished]);
-      } else await yieldToLoop();
-    };
-    const flush = async (): Promise<void> => {
-      if (pos === 0) return;
-      const full = chunk;
-      const out = chunk.subarray(0, pos);
-      chunk = spare.pop() ?? Buffer.allocUnsafeSlow(chunkBytes);
-      pos = 0;
-      await ship(out, full);
-    };
-    const put = async (bytes: Buffer): Promise<void> => {
-      if (pos + bytes.length > chunkBytes) await flush();
-      // A text larger than a chunk (a hostile label value) travels as a chunk of its own.
-      if (bytes.length > chunkBytes) return ship(ownCopy(bytes));
-      bytes.copy(chunk, pos);
-      pos += bytes.length;
-    };
-    // A family header: shared bytes, or the end of the current gzip member and a slot for the header.
-    const header = async (h: Buffer | HeaderSlot): Promise<void> => {
-      if (!isSlot(h)) return put(h);
-      await flush();
-      if (member.bytes > 0) {
-        await close(member);
-        member = open();
-      }
-      parts.push(h);
-    };
-
-    // Small families first: management, leader and group texts come with the request.
-    const fixed: [(Buffer | HeaderSlot)[], readonly (readonly string[])[]][] = [
-      [this.#headers.management, request.management ? [request.management] : []],
-      [this.#headers.leader, request.leaders.map((l) => l.leaderTexts)],
-      [this.#headers.group, request.leaders.map((l) => l.groupTexts)],
-    ];
-    for (const [headers, texts] of fixed) {
-      for (const [f, h] of headers.entries()) {
-        const samples = texts.map((t) => t[f] ?? '').join('');
-        if (!samples) continue;
-        await header(h);
-        await put(Buffer.from(samples, 'utf8'));
-      }
-    }
-
-    // Per-node families: a family's series from every leader, contiguous; header only when non-empty.
-    // Batches may be applied between the awaits (texts re-written in place, nodes added or deleted);
-    // each copy reads the node's offsets right before it, synchronously, so it copies a whole family.
-    for (let f = 0; f < this.#headers.node.length; f++) {
-      const h = this.#headers.node[f] ?? Buffer.alloc(0);
-      let headerDone = false;
-      for (const leader of request.leaders) {
-        const store = this.#stores.get(leader.id);
-        if (!store) continue;
-        for (const node of store.nodes()) {
-          const start = node.offsets[f] ?? 0;
-          const end = node.offsets[f + 1] ?? 0;
-          if (start === end) continue;
-          if (!headerDone) {
-            await header(h);
-            headerDone = true;
-          }
-          if (pos + end - start > chunkBytes) await flush();
-          // Offsets again: a batch may have re-written the node during the flush above.
-          const s = node.offsets[f] ?? 0;
-          const e = node.offsets[f + 1] ?? 0;
-          if (e - s > chunkBytes) {
-            await ship(ownCopy(node.bytes.subarray(s, e)));
-          } else {
-            node.bytes.copy(chunk, pos, s, e);
-            pos += e - s;
-          }
-        }
-      }
-    }
-    await flush();
-    // The last member is written even when empty: a body always ends in a valid gzip member.
-    await close(member);
-    return { generation: request.generation, parts, identityBytes, gzipBytes };
+  /** Builds a body from a whole request. */
+  async assemble(request: AssembleRequest<N>): Promise<AssembledBody> {
+    const build = this.begin(request);
+    request.leaders.forEach((l, i) => void build.addNodes(i, l.nodes).catch(() => undefined));
+    return build.finish();
   }
 }

@@ -1,32 +1,44 @@
 /**
- * Entry of the body worker thread: holds every node's text and assembles the /metrics body, so the
- * main thread's event loop never spends the assembly's time (about 1–2 s of copying and gzip at
- * 50,000 nodes; see BENCHMARKS.md). Messages: see builder.ts.
+ * Entry of the body worker thread: renders the node states the main thread posts at build time and assembles the
+ * /metrics body, so the main thread's event loop never spends the rendering's time (about 0.6 s at 50,000 nodes;
+ * see BENCHMARKS.md). It keeps nothing between builds. Messages: see builder-protocol.ts.
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { BodyAssembler, type AssemblerOptions } from './assemble.js';
-import { transferList, type ToWorker } from './builder-protocol.js';
+import { NODE_RENDERING } from '../collectors/index.js';
+import type { NodeState } from '../collectors/state.js';
+import { BodyAssembler, type AssemblerOptions, type Build } from './assemble.js';
+import { transferList, type FromWorker, type ToWorker } from './builder-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('body-worker.js runs only as a worker thread');
 
-const assembler = new BodyAssembler(workerData as AssemblerOptions);
+const assembler = new BodyAssembler<NodeState>(workerData as AssemblerOptions, NODE_RENDERING, false);
+const builds = new Map<number, Build<NodeState>>();
+const post = (m: FromWorker, transfer?: ArrayBuffer[]): void => port.postMessage(m, transfer);
 
 port.on('message', (m: ToWorker) => {
   switch (m.t) {
-    case 'apply':
-      assembler.apply(m.leader, m.batch);
-      return;
-    case 'drop':
-      assembler.drop(m.leader);
-      return;
     case 'build':
-      assembler.assemble(m.request).then(
-        (body) => port.postMessage({ t: 'built', id: m.id, body }, transferList(body)),
-        (err: unknown) =>
-          port.postMessage({ t: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) }),
+      builds.set(m.id, assembler.begin(m.head));
+      return;
+    case 'nodes': {
+      const took = (): void => post({ t: 'took', id: m.id });
+      // The states are plain clones of the main thread's NodeState objects.
+      builds
+        .get(m.id)
+        ?.addNodes(m.leader, m.states as readonly NodeState[])
+        .then(took, took);
+      return;
+    }
+    case 'end': {
+      const build = builds.get(m.id);
+      builds.delete(m.id);
+      build?.finish().then(
+        (body) => post({ t: 'built', id: m.id, body }, transferList(body)),
+        (err: unknown) => post({ t: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) }),
       );
       return;
+    }
   }
 });

@@ -9,11 +9,11 @@
  *     that scrape gets the last body, the next one the new body;
  *   - and in any case no later than `maxBodyAgeMs` (MAX_BODY_AGE_MS) after the previous build started, scrapes or
  *     not: the data of a body a scrape gets is at most that old, plus one build's duration.
- * A body builder (builder.ts) holds every node's text: in a worker thread above WORKER_MIN_NODES nodes (the event
- * loop only moves references), inline (yielding between chunks) below it and in tests. Snapshots hand their node
- * texts over as batches; the gzip is computed once per generation on zlib's thread pool. Scrapes always get the
- * last complete body; only a scrape that finds no body at all waits, for the first build. Concurrent requests for
- * a build share it.
+ * A body builder (builder.ts) renders the node states as they were when the build started: in a worker thread from
+ * WORKER_MIN_NODES nodes (the event loop only posts the states), inline (yielding every few ms) below it and in
+ * tests. Nothing per node is kept between builds; the gzip is computed on zlib's thread pool. Scrapes always get
+ * the last complete body; only a scrape that finds no body at all waits, for the first build. Concurrent requests
+ * for a build share it.
  */
 
 import { gzipSync, constants as zlibConstants } from 'node:zlib';
@@ -27,7 +27,14 @@ import {
 } from './assemble.js';
 import { createInlineBuilder, createWorkerBuilder, type BodyBuilder, type WorkerBuilderHooks } from './builder.js';
 import { ScrapeTracker } from './scrapes.js';
-import { GROUP_FAMILIES, LEADER_FAMILIES, MANAGEMENT_FAMILIES, NODE_FAMILIES } from '../collectors/index.js';
+import {
+  GROUP_FAMILIES,
+  LEADER_FAMILIES,
+  MANAGEMENT_FAMILIES,
+  NODE_FAMILIES,
+  NODE_RENDERING,
+} from '../collectors/index.js';
+import type { NodeState } from '../collectors/state.js';
 import { familyHeader, familyHelp, type FamilyDef, type RefreshIntervals } from '../format/family.js';
 import type { Format } from '../format/format.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
@@ -36,16 +43,7 @@ import type { ScopeSnapshot } from '../store/scope.js';
 /** What the body reads from one leader's snapshot store. */
 export type SnapshotSource = Pick<
   LeaderSnapshot,
-  | 'id'
-  | 'labels'
-  | 'size'
-  | 'generation'
-  | 'takeNodeBatch'
-  | 'pendingNodeBytes'
-  | 'requeueNodes'
-  | 'groupTexts'
-  | 'leaderTexts'
-  | 'subscribe'
+  'id' | 'labels' | 'targetPairs' | 'size' | 'generation' | 'nodes' | 'groupTexts' | 'leaderTexts' | 'subscribe'
 >;
 
 /** The management plane's texts (cribl_workspace_info, cribl_management_up), when workspaces are discovered. */
@@ -137,7 +135,7 @@ export interface BodyCacheOptions {
   maxBodyAgeMs?: number;
   /** gzip level; 1 is several times faster than 6 and the body compresses well anyway. @default 1 */
   gzipLevel?: number;
-  /** Bytes assembled between two yields. @default 1 MiB */
+  /** Size of a piece (one gzip member) of a family's text. @default 256 KiB */
   chunkBytes?: number;
   /** Largest body whose identity bytes are kept besides the gzip. @default 32 MiB */
   identityCacheMaxBytes?: number;
@@ -149,13 +147,11 @@ export interface BodyCacheOptions {
   /** Nodes (all leaders) from which `auto` assembles in the worker. @default WORKER_MIN_NODES */
   workerMinNodes?: number;
   /** Makes the worker builder (tests inject one they can stop). @default createWorkerBuilder */
-  createWorkerBuilder?: (options: AssemblerOptions, hooks: WorkerBuilderHooks) => BodyBuilder;
-  /** Called when the worker holding the node texts stopped; every node's text is sent again. */
+  createWorkerBuilder?: (options: AssemblerOptions, hooks: WorkerBuilderHooks) => BodyBuilder<NodeState>;
+  /** Called when the body worker stopped; the build in flight fails, the next one starts a new worker. */
   onBuilderLost?: (err: Error) => void;
-  /** Node text waiting in a snapshot beyond which it is sent to the builder at once. @default 1 MiB */
-  batchBytes?: number;
   onBuild?: (stats: BuildStats) => void;
-  /** `auto` moved the node texts to another builder (`nodes`: the fleet size that made it switch). */
+  /** `auto` switched builders (`nodes`: the fleet size that made it switch). */
   onBuilderSwitch?: (to: 'inline' | 'worker', nodes: number) => void;
   onError?: (err: unknown) => void;
 }
@@ -240,14 +236,13 @@ type Options = BodyCacheOptions & {
   minRebuildIntervalMs: number;
   maxBuildShare: number;
   maxBodyAgeMs: number;
-  batchBytes: number;
   workerMinNodes: number;
 };
 
 class Cache implements BodyCache {
   readonly #o: Options;
   readonly #assembler: AssemblerOptions;
-  #builder: BodyBuilder;
+  #builder: BodyBuilder<NodeState>;
   /** Whether #builder is a worker builder. */
   #onWorker: boolean;
   #lostInARow = 0;
@@ -278,7 +273,6 @@ class Cache implements BodyCache {
       minRebuildIntervalMs: 1000,
       maxBuildShare: 0.1,
       maxBodyAgeMs: MAX_BODY_AGE_MS,
-      batchBytes: 1 << 20,
       workerMinNodes: WORKER_MIN_NODES,
       ...options,
     };
@@ -306,19 +300,18 @@ class Cache implements BodyCache {
     this.#assembler = {
       headers,
       gzipLevel,
-      chunkBytes: options.chunkBytes ?? 1 << 20,
+      chunkBytes: options.chunkBytes ?? 256 << 10,
       identityCacheMaxBytes: options.identityCacheMaxBytes ?? 32 << 20,
     };
     this.#onWorker = options.builder === 'worker';
-    this.#builder = this.#onWorker ? this.#workerBuilder() : createInlineBuilder(this.#assembler);
+    this.#builder = this.#onWorker ? this.#workerBuilder() : createInlineBuilder(this.#assembler, NODE_RENDERING);
     this.#snapshots = options.snapshots;
-    for (const s of this.#snapshots) s.requeueNodes();
-    this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed(s)));
+    this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed()));
     this.#unsubscribeManagement = options.management?.subscribe(() => this.#changed());
   }
 
-  #workerBuilder(): BodyBuilder {
-    return (this.#o.createWorkerBuilder ?? createWorkerBuilder)(this.#assembler, {
+  #workerBuilder(): BodyBuilder<NodeState> {
+    return (this.#o.createWorkerBuilder ?? createWorkerBuilder<NodeState>)(this.#assembler, {
       onLost: (err) => {
         this.#o.onBuilderLost?.(err);
         // A worker that keeps dying before it delivers a body (it cannot start, or runs out of heap at
@@ -331,15 +324,13 @@ class Cache implements BodyCache {
             ),
           );
           const dead = this.#builder;
-          this.#builder = createInlineBuilder(this.#assembler);
+          this.#builder = createInlineBuilder(this.#assembler, NODE_RENDERING);
           this.#onWorker = false;
           this.#workerGivenUp = true;
           dead.close().catch(() => undefined);
         } else {
-          this.#o.onError?.(new Error(`the body worker stopped (${err.message}); sending every node's text again`));
+          this.#o.onError?.(new Error(`the body worker stopped (${err.message}); the next build starts a new one`));
         }
-        // A sliced re-send would be kinder to the loop; this happens only if the worker dies.
-        for (const s of this.#snapshots) s.requeueNodes();
         this.#changed();
       },
     });
@@ -348,12 +339,8 @@ class Cache implements BodyCache {
   setSnapshots(snapshots: readonly SnapshotSource[]): void {
     checkDistinctLabels(snapshots);
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
-    const kept = new Set(snapshots);
-    for (const s of this.#snapshots) if (!kept.has(s)) this.#builder.drop(s.id);
-    const before = new Set(this.#snapshots);
-    for (const s of snapshots) if (!before.has(s)) s.requeueNodes();
     this.#snapshots = [...snapshots];
-    this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed(s)));
+    this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed()));
     this.#changed();
   }
 
@@ -377,7 +364,7 @@ class Cache implements BodyCache {
 
   rebuild(): Promise<SnapshotBody> {
     if (this.#building) {
-      // The build in flight took its node texts when it started: changes since then need another one.
+      // The build in flight took its node states when it started: changes since then need another one.
       if (!this.#dirty) return this.#building;
       this.#next ??= this.#building
         .catch(() => undefined)
@@ -408,21 +395,10 @@ class Cache implements BodyCache {
     this.#builder.close().catch((err: unknown) => this.#o.onError?.(err));
   }
 
-  #changed(source?: SnapshotSource): void {
+  #changed(): void {
     this.#changes++;
     this.#dirty = true;
-    // Node texts travel to the builder in batches of about batchBytes, not all at build time; a fleet that grows
-    // past workerMinNodes moves to the worker before its texts pile up in the inline builder (start-up at 50,000).
-    if (source && source.pendingNodeBytes >= this.#o.batchBytes) {
-      if (!this.#building) this.#chooseBuilder(this.#snapshots);
-      this.#send(source);
-    }
     if (!this.#plan) this.#replan();
-  }
-
-  #send(source: SnapshotSource): void {
-    const batch = source.takeNodeBatch();
-    if (batch) this.#builder.apply(source.id, batch);
   }
 
   /**
@@ -480,7 +456,7 @@ class Cache implements BodyCache {
     plan?.cancel.abort();
   }
 
-  /** `auto`: moves the node texts to the worker when the fleet reaches workerMinNodes, back below 80 % of it. */
+  /** `auto`: builds in the worker when the fleet reaches workerMinNodes, inline again below 80 % of it. */
   #chooseBuilder(snapshots: readonly SnapshotSource[]): void {
     if (this.#o.builder !== 'auto' || this.#workerGivenUp) return;
     let nodes = 0;
@@ -490,10 +466,8 @@ class Cache implements BodyCache {
     if (worker === this.#onWorker) return;
     const old = this.#builder;
     this.#onWorker = worker;
-    this.#builder = worker ? this.#workerBuilder() : createInlineBuilder(this.#assembler);
+    this.#builder = worker ? this.#workerBuilder() : createInlineBuilder(this.#assembler, NODE_RENDERING);
     old.close().catch((err: unknown) => this.#o.onError?.(err));
-    // The new builder holds nothing yet: every node's text goes to it, in this build's batches.
-    for (const s of snapshots) s.requeueNodes();
     this.#o.onBuilderSwitch?.(worker ? 'worker' : 'inline', nodes);
   }
 
@@ -506,12 +480,18 @@ class Cache implements BodyCache {
     this.#dirty = false;
     try {
       this.#chooseBuilder(snapshots);
-      for (const s of snapshots) this.#send(s);
       const management = this.#o.management?.texts();
+      // The states as of now (a write replaces a node's object, never changes it): the body is one moment's data.
       const built = await this.#builder.build({
         generation,
         ...(management ? { management } : {}),
-        leaders: snapshots.map((s) => ({ id: s.id, leaderTexts: s.leaderTexts(), groupTexts: s.groupTexts() })),
+        leaders: snapshots.map((s) => ({
+          id: s.id,
+          targetPairs: s.targetPairs,
+          leaderTexts: s.leaderTexts(),
+          groupTexts: s.groupTexts(),
+          nodes: [...s.nodes()],
+        })),
       });
       const body = snapshotBody(built, this.#slots);
       this.#body = body;

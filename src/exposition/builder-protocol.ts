@@ -1,16 +1,21 @@
 /** Messages between the body cache (main thread) and the body worker. */
 
-import { isSlot, type AssembleRequest, type AssembledBody } from './assemble.js';
-import type { NodeBatch } from '../store/node-batch.js';
+import { isSlot, type AssembleHead, type AssembledBody } from './assemble.js';
 
-/** Main → worker. */
+/**
+ * Main → worker. A build is `build`, then its node states in `nodes` chunks (in body order), then `end`; the
+ * worker answers each chunk with `took` once rendered (the main thread keeps only a few chunks ahead).
+ */
 export type ToWorker =
-  | { t: 'apply'; leader: number; batch: NodeBatch }
-  | { t: 'drop'; leader: number }
-  | { t: 'build'; id: number; request: AssembleRequest };
+  | { t: 'build'; id: number; head: AssembleHead }
+  | { t: 'nodes'; id: number; leader: number; states: readonly unknown[] }
+  | { t: 'end'; id: number };
 
 /** Worker → main. */
-export type FromWorker = { t: 'built'; id: number; body: AssembledBody } | { t: 'failed'; id: number; message: string };
+export type FromWorker =
+  | { t: 'took'; id: number }
+  | { t: 'built'; id: number; body: AssembledBody }
+  | { t: 'failed'; id: number; message: string };
 
 /** The distinct ArrayBuffers behind `body`'s buffers, to move them without a copy. */
 export function transferList(body: AssembledBody): ArrayBuffer[] {
@@ -20,9 +25,4 @@ export function transferList(body: AssembledBody): ArrayBuffer[] {
     for (const b of [...(p.identity ?? []), ...p.gzip]) set.add(b.buffer as ArrayBuffer);
   }
   return [...set];
-}
-
-/** The ArrayBuffers of a node batch (each owned by the batch alone). */
-export function batchTransferList(batch: NodeBatch): ArrayBuffer[] {
-  return [batch.deleted.buffer as ArrayBuffer, batch.offsets.buffer as ArrayBuffer, batch.bytes.buffer as ArrayBuffer];
 }

@@ -1,34 +1,31 @@
 /**
  * The snapshot store of one leader, and the only owner of its node, group and leader state. Discovery and
- * polling write; every write renders that piece to text at once with the renderers it was given
- * (kube-state-metrics style). A node's text goes as UTF-8 bytes into the batch the body builder takes next (the
- * text is not kept here: the builder holds it, in a worker thread). Every node write bumps the generation (polls
- * and listings always bring a new timestamp); group and leader texts are compared, so they bump it only when they
- * changed.
+ * polling write. Group and leader writes are rendered to text at once with the renderers the store was given
+ * (kube-state-metrics style) and compared, so they bump the generation only when the text changed. Nodes are kept
+ * as state only: the body renders them when it is built (src/exposition/assemble.ts), at most once per scrape
+ * interval rather than on every poll. Every node write bumps the generation (polls and listings always bring a new
+ * timestamp). Node states are never changed in place: a write replaces the object, so a build can hold the states
+ * of its start while polling goes on.
  *
- * Nodes are rendered with facts of their group (its deployed config version): the store keeps which nodes belong
- * to which group, and a group change that matters to its nodes (a deploy) re-renders exactly that group's nodes.
+ * A node's state carries facts of its group (its deployed config version): the store keeps which nodes belong to
+ * which group, and a group change that matters to its nodes (a deploy) re-writes exactly that group's nodes.
  */
 
 import { groupKey, type GroupState, type LeaderState, type NodeState } from '../collectors/state.js';
 import { labelPairs } from '../format/escape.js';
 import { timeSlicer } from '../util/yield.js';
-import { NodeBatchWriter, type NodeBatch } from './node-batch.js';
 
-/** How the store turns state into text: one string per family of the scope, in body order. */
+/** How the store turns group and leader state into text (one string per family, in body order) and keeps nodes. */
 export interface SnapshotRenderers {
-  node(state: NodeState, targetPairs: string): readonly string[];
   groups(groups: readonly GroupState[], targetPairs: string): readonly string[];
   leader(leader: LeaderState | undefined, targetPairs: string): readonly string[];
-  /** Number of per-node families (the length of every `node` result). */
-  readonly nodeFamilies: number;
   /** The node's state as kept: the written state with the facts the store derives (group facts, restarts). */
   nodeWithFacts(prev: NodeState | undefined, next: NodeState, group: GroupState | undefined): NodeState;
   /** Whether a change of a group leaves its nodes' texts as they are. */
   sameNodeGroupFacts(a: GroupState | undefined, b: GroupState | undefined): boolean;
 }
 
-/** Longest stretch of re-rendering a group's nodes between two yields to the event loop. */
+/** Longest stretch of re-writing a group's nodes between two yields to the event loop. */
 const RERENDER_SLICE_MS = 4;
 
 /** Options of createLeaderSnapshot. */
@@ -48,15 +45,17 @@ export interface LeaderSnapshot {
   readonly generation: number;
   /** Number of nodes held. */
   readonly size: number;
+  /** The target labels rendered (`workspace="a"`), or empty: the opening of every series of this leader. */
+  readonly targetPairs: string;
   setNode(key: string, state: NodeState): void;
   deleteNode(key: string): void;
   getNode(key: string): NodeState | undefined;
   nodeKeys(): IterableIterator<string>;
-  /** Every node's state (the status page reads them; never write through them). */
+  /** Every node's state, in first-write order (the body's order; never write through them). */
   nodes(): IterableIterator<NodeState>;
   /**
    * Replaces the groups (discovery). Their texts change at once; the nodes of groups whose change matters to them
-   * (a deploy) are re-rendered before the promise resolves, yielding to the event loop in between. A group's
+   * (a deploy) are re-written before the promise resolves, yielding to the event loop in between. A group's
    * `packs` are carried over from its previous state when `groups` brings none (another job reads them).
    */
   setGroups(groups: readonly GroupState[]): Promise<void>;
@@ -70,12 +69,6 @@ export interface LeaderSnapshot {
   setLeader(state: Partial<LeaderState>): void;
   /** The leader's state as held (undefined before anything was written). */
   leader(): LeaderState | undefined;
-  /** Node texts written since the last call (undefined when none); the caller owns the batch. */
-  takeNodeBatch(): NodeBatch | undefined;
-  /** Bytes of node text waiting for the next `takeNodeBatch`. */
-  readonly pendingNodeBytes: number;
-  /** Drops the waiting batch and queues every node's text again (for a builder that has none of them). */
-  requeueNodes(): void;
   /** Group family texts, in body order. */
   groupTexts(): readonly string[];
   /** Leader family texts, in body order. */
@@ -95,7 +88,7 @@ function sameTexts(a: readonly string[], b: readonly string[]): boolean {
 class Snapshot implements LeaderSnapshot {
   readonly id = nextId++;
   readonly labels: Readonly<Record<string, string>>;
-  readonly #targetPairs: string;
+  readonly targetPairs: string;
   readonly #render: SnapshotRenderers;
   #generation = 0;
   readonly #nodes = new Map<string, NodeState>();
@@ -107,15 +100,13 @@ class Snapshot implements LeaderSnapshot {
   #groupTexts: readonly string[];
   #leaderTexts: readonly string[];
   readonly #listeners = new Set<() => void>();
-  #batch: NodeBatchWriter;
 
   constructor(labels: Readonly<Record<string, string>>, render: SnapshotRenderers) {
     this.labels = Object.freeze({ ...labels });
-    this.#targetPairs = labelPairs(this.labels);
+    this.targetPairs = labelPairs(this.labels);
     this.#render = render;
-    this.#batch = new NodeBatchWriter(render.nodeFamilies);
-    this.#groupTexts = render.groups([], this.#targetPairs);
-    this.#leaderTexts = render.leader(undefined, this.#targetPairs);
+    this.#groupTexts = render.groups([], this.targetPairs);
+    this.#leaderTexts = render.leader(undefined, this.targetPairs);
   }
 
   get generation(): number {
@@ -130,7 +121,6 @@ class Snapshot implements LeaderSnapshot {
     const prev = this.#nodes.get(key);
     const group = groupKey(state.product, state.group);
     const full = this.#render.nodeWithFacts(prev, state, this.#groups.get(group));
-    this.#batch.put(key, this.#render.node(full, this.#targetPairs));
     this.#nodes.set(key, full);
     const before = prev && groupKey(prev.product, prev.group);
     if (before !== group) {
@@ -150,21 +140,7 @@ class Snapshot implements LeaderSnapshot {
     const members = this.#members.get(group);
     members?.delete(key);
     if (members?.size === 0) this.#members.delete(group);
-    this.#batch.delete(key);
     this.#changed();
-  }
-
-  get pendingNodeBytes(): number {
-    return this.#batch.byteLength;
-  }
-
-  takeNodeBatch(): NodeBatch | undefined {
-    return this.#batch.take();
-  }
-
-  requeueNodes(): void {
-    this.#batch = new NodeBatchWriter(this.#render.nodeFamilies);
-    for (const [key, state] of this.#nodes) this.#batch.put(key, this.#render.node(state, this.#targetPairs));
   }
 
   getNode(key: string): NodeState | undefined {
@@ -189,7 +165,7 @@ class Snapshot implements LeaderSnapshot {
     const changed = [...new Set([...before.keys(), ...after.keys()])].filter(
       (k) => !this.#render.sameNodeGroupFacts(before.get(k), after.get(k)),
     );
-    // A deploy re-renders that group's nodes (50,000 at once would block every scrape for a while: sliced).
+    // A deploy re-writes that group's nodes (their deployed config version; 50,000 at once would block: sliced).
     const slice = timeSlicer(RERENDER_SLICE_MS);
     for (const group of changed) {
       for (const key of [...(this.#members.get(group) ?? [])]) {
@@ -219,7 +195,7 @@ class Snapshot implements LeaderSnapshot {
 
   setLeader(state: Partial<LeaderState>): void {
     this.#leader = { ...this.#leader, ...state };
-    const texts = this.#render.leader(this.#leader, this.#targetPairs);
+    const texts = this.#render.leader(this.#leader, this.targetPairs);
     if (sameTexts(texts, this.#leaderTexts)) return;
     this.#leaderTexts = texts;
     this.#changed();
@@ -234,7 +210,7 @@ class Snapshot implements LeaderSnapshot {
   }
 
   #renderGroups(): void {
-    const texts = this.#render.groups([...this.#groups.values()], this.#targetPairs);
+    const texts = this.#render.groups([...this.#groups.values()], this.targetPairs);
     if (sameTexts(texts, this.#groupTexts)) return;
     this.#groupTexts = texts;
     this.#changed();

@@ -237,8 +237,8 @@ function createHandles(registry: Registry) {
     bodyWorkerRestarts: new Counter({
       name: 'cribl_exporter_body_worker_restarts_total',
       help:
-        'Times the worker thread that assembles the /metrics body stopped and was started again (every node text is ' +
-        'then sent again).',
+        'Times the worker thread that assembles the /metrics body stopped (the build in flight failed; the next ' +
+        'build starts a new worker).',
       registers,
     }),
   };

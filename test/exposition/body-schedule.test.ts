@@ -2,7 +2,7 @@
 // never while clean. Builds take no fake time here (the clock moves only in advance()), so a build planned for a
 // predicted scrape starts exactly LEAD_MARGIN_MS (250 ms) before it.
 
-import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
+import { NODE_RENDERING, SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { describe, expect, it } from 'vitest';
 import { createBodyCache, MAX_BODY_AGE_MS, type BodyCacheOptions } from '../../src/exposition/body.js';
 import { createInlineBuilder } from '../../src/exposition/builder.js';
@@ -171,10 +171,10 @@ describe('the body builder chosen by the fleet size (auto)', () => {
       clock,
       builder: 'auto',
       workerMinNodes: 10,
-      // A "worker" that assembles inline: what matters is which builder holds the texts.
+      // A "worker" that assembles inline: what matters is which builder is asked.
       createWorkerBuilder: (o) => {
         made.worker++;
-        const b = createInlineBuilder(o);
+        const b = createInlineBuilder(o, NODE_RENDERING);
         return { ...b, close: () => (made.closed++, b.close()) };
       },
       onBuilderSwitch: (to, nodes) => switches.push(`${to}@${nodes}`),
@@ -202,27 +202,6 @@ describe('the body builder chosen by the fleet size (auto)', () => {
     expect(switches).toEqual(['worker@10', 'inline@7', 'worker@12']);
     cache.close();
   });
-
-  it('switches as the fleet grows, before a build, when the texts go to the builder in batches', async () => {
-    const clock = new FakeClock(0);
-    const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    const switches: string[] = [];
-    const cache = createBodyCache({
-      snapshots: [snapshot],
-      intervals,
-      clock,
-      builder: 'auto',
-      workerMinNodes: 10,
-      batchBytes: 1,
-      createWorkerBuilder: (o) => createInlineBuilder(o),
-      onBuilderSwitch: (to, nodes) => switches.push(`${to}@${nodes}`),
-    });
-    for (let i = 0; i < 10; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
-    expect(switches).toEqual(['worker@10']);
-    const body = Buffer.concat((await cache.rebuild()).identity ?? []).toString('utf8');
-    expect(body.match(/^cribl_node_info\{/gm)).toHaveLength(10);
-    cache.close();
-  });
 });
 
 describe('the age bound against the build-share floor', () => {
@@ -237,7 +216,7 @@ describe('the age bound against the build-share floor', () => {
       clock,
       builder: 'worker',
       createWorkerBuilder: (o) => {
-        const b = createInlineBuilder(o);
+        const b = createInlineBuilder(o, NODE_RENDERING);
         return {
           ...b,
           build: async (r) => {

@@ -1,31 +1,44 @@
-import { NodeBatchWriter } from '../../src/store/node-batch.js';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isSlot, type AssembledBody, type SharedPart } from '../../src/exposition/assemble.js';
-import { createInlineBuilder, createWorkerBuilder, type BodyBuilder } from '../../src/exposition/builder.js';
+import { NODE_FAMILIES, NODE_RENDERING } from '../../src/collectors/index.js';
+import type { NodeState } from '../../src/collectors/state.js';
+import {
+  isSlot,
+  type AssembleRequest,
+  type AssembledBody,
+  type NodeRendering,
+  type SharedPart,
+} from '../../src/exposition/assemble.js';
+import {
+  createInlineBuilder,
+  createWorkerBuilder,
+  NODES_PER_MESSAGE,
+  type BodyBuilder,
+} from '../../src/exposition/builder.js';
+import { node } from './fixtures.js';
 
-/** Families per node in these tests (the batch format does not depend on the real ones). */
+/** A made-up node: 19 families, samples in families 0 and 2 only. */
+interface Fake {
+  id: string;
+  v: number;
+}
 const FAMILIES = 19;
-
+const fake: NodeRendering<Fake> = {
+  base: (s, targetPairs) => `{${targetPairs ? `${targetPairs},` : ''}node_id="${s.id}"`,
+  families: Array.from({ length: FAMILIES }, (_, f) => ({
+    sample: (s: Fake, base: string) => (f === 0 || f === 2 ? `n${f}${base}} ${s.v}\n` : ''),
+  })),
+};
 const headers = {
   leader: ['# HELP l L.\n# TYPE l gauge\n'],
   group: ['# HELP g G.\n# TYPE g gauge\n'],
   node: Array.from({ length: FAMILIES }, (_, f) => `# HELP n${f} N${f}.\n# TYPE n${f} gauge\n`),
 };
 
-/** A batch of `count` nodes, each with a sample in families 0 and 2. */
-function batch(prefix: string, count: number, value = 1) {
-  const w = new NodeBatchWriter(FAMILIES);
-  for (let i = 0; i < count; i++) {
-    const texts = new Array<string>(FAMILIES).fill('');
-    texts[0] = `n0{node_id="${prefix}${i}"} ${value}\n`;
-    texts[2] = `n2{node_id="${prefix}${i}"} ${value}\n`;
-    w.put(`${prefix}${i}`, texts);
-  }
-  return w.take()!;
-}
+const fakes = (prefix: string, count: number, v = 1): Fake[] =>
+  Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, v }));
 
-/** The shared parts of a body without header slots (these headers are all shared). */
+/** The shared parts of a body, joined (the body must have no header slots). */
 function shared(body: AssembledBody): SharedPart {
   expect(body.parts.some(isSlot)).toBe(false);
   const parts = body.parts as SharedPart[];
@@ -33,125 +46,177 @@ function shared(body: AssembledBody): SharedPart {
   return { identity, gzip: parts.flatMap((p) => p.gzip) };
 }
 
-function identity(body: AssembledBody): string {
-  const { identity: id, gzip } = shared(body);
-  const text = gunzipSync(Buffer.concat(gzip)).toString('utf8');
-  if (id) expect(Buffer.concat(id).toString('utf8')).toBe(text);
-  return text;
+/** The body's text, from its gzip; equal to its identity bytes when those are kept. */
+function text(body: AssembledBody): string {
+  const { identity, gzip } = shared(body);
+  const unzipped = gunzipSync(Buffer.concat(gzip)).toString('utf8');
+  if (identity) expect(Buffer.concat(identity).toString('utf8')).toBe(unzipped);
+  return unzipped;
 }
 
-const open: BodyBuilder[] = [];
+/** Every buffer of the body owns its ArrayBuffer (movable between threads, no hidden tail kept). */
+function expectOwnBuffers(body: AssembledBody): void {
+  for (const p of body.parts) {
+    if (isSlot(p)) continue;
+    for (const b of [...(p.identity ?? []), ...p.gzip]) {
+      expect(Buffer.isBuffer(b)).toBe(true);
+      expect(b.byteOffset).toBe(0);
+      expect(b.buffer.byteLength).toBe(b.length);
+    }
+  }
+}
+
+const open: BodyBuilder<unknown>[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((b) => b.close()));
 });
 
-describe.each([
-  ['inline', () => createInlineBuilder({ headers, chunkBytes: 256 })],
-  ['worker', () => createWorkerBuilder({ headers, chunkBytes: 256 }, { onLost: () => undefined })],
-])('%s builder', (_name, make) => {
-  it('assembles family by family across leaders, in leader order', async () => {
-    const b = make();
-    open.push(b);
-    b.apply(2, batch('b', 2));
-    b.apply(1, batch('a', 30));
+describe('inline builder', () => {
+  it('renders at build time, family by family across leaders in leader order, headers only where samples', async () => {
+    const b = createInlineBuilder({ headers, chunkBytes: 256 }, fake);
     const body = await b.build({
       generation: 7,
       leaders: [
-        { id: 1, leaderTexts: ['l{x="1"} 1\n'], groupTexts: [''] },
-        { id: 2, leaderTexts: ['l{x="2"} 0\n'], groupTexts: ['g 3\n'] },
+        { id: 1, targetPairs: 'workspace="a"', leaderTexts: ['l{x="1"} 1\n'], groupTexts: [''], nodes: fakes('a', 30) },
+        { id: 2, targetPairs: '', leaderTexts: ['l{x="2"} 0\n'], groupTexts: ['g 3\n'], nodes: fakes('b', 2) },
       ],
     });
     expect(body.generation).toBe(7);
-    const text = identity(body);
+    const t = text(body);
     expect(
-      text.startsWith(
+      t.startsWith(
         '# HELP l L.\n# TYPE l gauge\nl{x="1"} 1\nl{x="2"} 0\n# HELP g G.\n# TYPE g gauge\ng 3\n# HELP n0 N0.\n',
       ),
     ).toBe(true);
-    const n0 = text.split('\n').filter((l) => l.startsWith('n0{'));
-    expect(n0).toEqual([
-      ...Array.from({ length: 30 }, (_, i) => `n0{node_id="a${i}"} 1`),
+    expect(t.split('\n').filter((l) => l.startsWith('n0{'))).toEqual([
+      ...Array.from({ length: 30 }, (_, i) => `n0{workspace="a",node_id="a${i}"} 1`),
       'n0{node_id="b0"} 1',
       'n0{node_id="b1"} 1',
     ]);
-    expect(text).toContain('# TYPE n2 gauge\nn2{node_id="a0"} 1\n');
-    expect(text).not.toContain('n1');
-    expect(body.identityBytes).toBe(Buffer.byteLength(text));
+    // n2's block follows n0's whole block (the families are contiguous although nodes render one by one).
+    expect(t.indexOf('# HELP n2')).toBeGreaterThan(t.lastIndexOf('n0{'));
+    expect(t).toContain('# TYPE n2 gauge\nn2{workspace="a",node_id="a0"} 1\n');
+    expect(t).not.toContain('n1');
+    expect(body.identityBytes).toBe(Buffer.byteLength(t));
+    expectOwnBuffers(body);
   });
 
-  it('drops a leader, and later batches replace earlier texts', async () => {
-    const b = make();
-    open.push(b);
-    b.apply(1, batch('a', 3));
-    b.apply(2, batch('b', 3));
-    b.apply(1, batch('a', 1, 5));
-    b.drop(2);
-    const text = identity(
-      await b.build({
-        generation: 1,
-        leaders: [
-          { id: 1, leaderTexts: [''], groupTexts: [''] },
-          { id: 2, leaderTexts: [''], groupTexts: [''] },
-        ],
-      }),
-    );
-    expect(text).toContain('n0{node_id="a0"} 5\n');
-    expect(text).toContain('n0{node_id="a2"} 1\n');
-    expect(text).not.toContain('node_id="b');
-  });
-});
-
-describe('worker builder', () => {
-  it('moves the body out of the worker without a copy (each buffer is a plain Buffer on this side)', async () => {
-    const b = createWorkerBuilder({ headers, identityCacheMaxBytes: 10 }, { onLost: () => undefined });
-    open.push(b);
-    b.apply(1, batch('a', 100));
-    const body = await b.build({ generation: 1, leaders: [{ id: 1, leaderTexts: [''], groupTexts: [''] }] });
-    const { identity: id, gzip } = shared(body);
-    expect(id).toBeUndefined(); // over identityCacheMaxBytes: gzip only
-    for (const g of gzip) expect(Buffer.isBuffer(g)).toBe(true);
-    expect(gunzipSync(Buffer.concat(gzip)).toString('utf8')).toContain('n2{node_id="a99"} 1\n');
+  it('cuts a family into many gzip members that unzip as one stream', async () => {
+    const b = createInlineBuilder({ headers, chunkBytes: 64 }, fake);
+    const body = await b.build({
+      generation: 1,
+      leaders: [{ id: 1, targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 200, 3) }],
+    });
+    expect(shared(body).gzip.length).toBeGreaterThan(50);
+    const t = text(body);
+    expect(t.match(/^n0\{/gm)).toHaveLength(200);
+    expect(t.match(/^n2\{/gm)).toHaveLength(200);
+    expect(body.gzipBytes).toBe(shared(body).gzip.reduce((n, g) => n + g.length, 0));
   });
 
-  it('reports a lost worker once, fails the builds in flight, and starts a new one on the next call', async () => {
-    const lost: string[] = [];
-    const b = createWorkerBuilder({ headers }, { onLost: (e) => lost.push(e.message) });
-    open.push(b);
-    b.apply(1, batch('a', 5));
-    const leaders = [{ id: 1, leaderTexts: [''], groupTexts: [''] }];
-    await b.build({ generation: 1, leaders });
-    const first = b.worker();
-    const inFlight = b.build({ generation: 2, leaders });
-    await first!.terminate();
-    await expect(inFlight).rejects.toThrow('exited');
-    expect(lost).toHaveLength(1);
-    // The new worker has no texts until the caller sends them again.
-    expect(identity(await b.build({ generation: 3, leaders }))).not.toContain('node_id');
-    expect(b.worker()).not.toBe(first);
-    b.apply(1, batch('a', 1));
-    expect(identity(await b.build({ generation: 4, leaders }))).toContain('n0{node_id="a0"} 1\n');
+  it('keeps no identity bytes above identityCacheMaxBytes, gzip only', async () => {
+    const b = createInlineBuilder({ headers, chunkBytes: 256, identityCacheMaxBytes: 1000 }, fake);
+    const body = await b.build({
+      generation: 1,
+      leaders: [{ id: 1, targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 100) }],
+    });
+    expect(shared(body).identity).toBeUndefined();
+    expect(text(body)).toContain('n2{node_id="a99"} 1\n');
+    expect(body.identityBytes).toBe(Buffer.byteLength(text(body)));
   });
 
-  it('a format-specific header ends the gzip member and leaves a slot; the parts come back as Buffers', async () => {
+  it('a format-specific header ends the gzip member and leaves a slot', async () => {
     const slotted = { ...headers, node: headers.node.map((h, f) => (f === 2 ? { slot: 0 } : h)) };
-    const b = createWorkerBuilder({ headers: slotted }, { onLost: () => undefined });
-    open.push(b);
-    b.apply(1, batch('a', 3));
-    const body = await b.build({ generation: 1, leaders: [{ id: 1, leaderTexts: [''], groupTexts: [''] }] });
+    const b = createInlineBuilder({ headers: slotted }, fake);
+    const body = await b.build({
+      generation: 1,
+      leaders: [{ id: 1, targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 3) }],
+    });
     expect(body.parts.map((p) => (isSlot(p) ? `slot ${p.slot}` : 'shared'))).toEqual(['shared', 'slot 0', 'shared']);
     const [before, , after] = body.parts as [SharedPart, unknown, SharedPart];
-    for (const g of [...before.gzip, ...after.gzip]) expect(Buffer.isBuffer(g)).toBe(true);
-    // Each shared part is a whole gzip member: n0's family before the slot, n2's samples (no header) after it.
     expect(gunzipSync(Buffer.concat(before.gzip)).toString('utf8')).toMatch(/^# HELP n0 N0\.\n.*a2"\} 1\n$/s);
     expect(gunzipSync(Buffer.concat(after.gzip)).toString('utf8')).toBe(
       'n2{node_id="a0"} 1\nn2{node_id="a1"} 1\nn2{node_id="a2"} 1\n',
     );
-    expect(Buffer.concat(after.identity ?? []).toString('utf8')).toContain('n2{node_id="a1"} 1\n');
+  });
+
+  it('an empty body is still one valid gzip member', async () => {
+    const body = await createInlineBuilder({ headers }, fake).build({ generation: 1, leaders: [] });
+    expect(text(body)).toBe('');
+    expect(shared(body).gzip).toHaveLength(1);
+  });
+
+  it('refuses a rendering whose family count differs from the headers', async () => {
+    const b = createInlineBuilder({ headers: { ...headers, node: headers.node.slice(1) } }, fake);
+    await expect(b.build({ generation: 1, leaders: [] })).rejects.toThrow('19 node families but 18 node headers');
+  });
+});
+
+/** The real node families' headers (all shared: no slot in these tests). */
+const realHeaders = {
+  leader: [],
+  group: [],
+  node: NODE_FAMILIES.map((f) => `# HELP ${f.name} x\n# TYPE ${f.name} gauge\n`),
+};
+
+/** A request of real node states over two leaders, more nodes than one message to the worker holds. */
+function realRequest(): AssembleRequest<NodeState> {
+  const many = Array.from({ length: NODES_PER_MESSAGE * 2 + 7 }, (_, i) =>
+    node(`w${i}`, { health: { up: i % 3 !== 0, status: 'healthy', lastSuccessMs: 1717200000000 + i } }),
+  );
+  return {
+    generation: 3,
+    leaders: [
+      { id: 1, targetPairs: 'workspace="a"', leaderTexts: [], groupTexts: [], nodes: many },
+      { id: 2, targetPairs: 'workspace="b"', leaderTexts: [], groupTexts: [], nodes: many.slice(0, 5) },
+    ],
+  };
+}
+
+describe('worker builder', () => {
+  it('renders the same bytes as the inline builder, from states sent in messages', async () => {
+    const request = realRequest();
+    const inline = text(await createInlineBuilder({ headers: realHeaders }, NODE_RENDERING).build(request));
+    const w = createWorkerBuilder<NodeState>({ headers: realHeaders }, { onLost: () => undefined });
+    open.push(w);
+    const body = await w.build(request);
+    expectOwnBuffers(body);
+    expect(text(body)).toBe(inline);
+    expect(inline).toContain('cribl_node_health_up{workspace="a",product="stream",group="default",node_id="w2006"} 1');
+    expect(inline).toContain('cribl_node_health_up{workspace="b",product="stream",group="default",node_id="w4"} 1');
+  });
+
+  it('keeps no identity above identityCacheMaxBytes; the gzip comes back as plain Buffers', async () => {
+    const w = createWorkerBuilder<NodeState>(
+      { headers: realHeaders, identityCacheMaxBytes: 10 },
+      { onLost: () => undefined },
+    );
+    open.push(w);
+    const body = await w.build(realRequest());
+    expect(shared(body).identity).toBeUndefined();
+    expectOwnBuffers(body);
+    expect(text(body)).toContain('node_id="w2006"');
+  });
+
+  it('reports a lost worker once, fails the build in flight, and starts a new one on the next build', async () => {
+    const lost: string[] = [];
+    const w = createWorkerBuilder<NodeState>({ headers: realHeaders }, { onLost: (e) => lost.push(e.message) });
+    open.push(w);
+    const request = realRequest();
+    await w.build(request);
+    const first = w.worker();
+    const inFlight = w.build(request);
+    await first!.terminate();
+    await expect(inFlight).rejects.toThrow('exited');
+    expect(lost).toHaveLength(1);
+    // Nothing is kept in a worker: the new one builds the whole body from the states it is sent.
+    expect(text(await w.build(request))).toContain('node_id="w2006"');
+    expect(w.worker()).not.toBe(first);
   });
 
   it('refuses builds after close', async () => {
-    const b = createWorkerBuilder({ headers }, { onLost: () => undefined });
-    await b.close();
-    await expect(b.build({ generation: 1, leaders: [] })).rejects.toThrow('closed');
+    const w = createWorkerBuilder<NodeState>({ headers: realHeaders }, { onLost: () => undefined });
+    await w.close();
+    await expect(w.build({ generation: 1, leaders: [] })).rejects.toThrow('closed');
   });
 });

@@ -1,14 +1,18 @@
-import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
-import type { GroupState } from '../../src/collectors/state.js';
+import { renderNode, SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
+import type { GroupState, NodeState } from '../../src/collectors/state.js';
 import { describe, expect, it } from 'vitest';
-import { NodeTextStore } from '../../src/exposition/node-texts.js';
 import { createLeaderSnapshot, type LeaderSnapshot } from '../../src/store/snapshot.js';
 import { node, worker } from '../exposition/fixtures.js';
 
-function drain(s: LeaderSnapshot, store: NodeTextStore): string[] {
-  const batch = s.takeNodeBatch();
-  if (batch) store.apply(batch);
-  return batch?.keys ?? [];
+/** The nodes written since the last call (a write replaces a node's state object), in key order. */
+function written(s: LeaderSnapshot, seen: Map<string, NodeState>): string[] {
+  const out: string[] = [];
+  for (const key of s.nodeKeys()) {
+    const state = s.getNode(key);
+    if (state && seen.get(key) !== state) out.push(key);
+    if (state) seen.set(key, state);
+  }
+  return out.sort();
 }
 
 const group = (id: string, configVersion?: string, extra: Partial<GroupState> = {}): GroupState => ({
@@ -24,20 +28,23 @@ function running(id: string, groupId: string, version: string) {
   return node(id, { group: groupId, worker: w });
 }
 
-const outdated = (store: NodeTextStore, key: string): string | undefined =>
-  /cribl_node_config_outdated\{[^}]*\} (\d)/.exec(store.text(key) ?? '')?.[1];
+/** The node's cribl_node_config_outdated value as the body renders it. */
+const outdated = (s: LeaderSnapshot, key: string): string | undefined => {
+  const state = s.getNode(key);
+  return /cribl_node_config_outdated\{[^}]*\} (\d)/.exec(state ? renderNode(state, '').join('') : '')?.[1];
+};
 
 describe('nodes rendered with their group’s facts', () => {
   it('compares each node with its group’s deployed version; a deploy re-renders that group’s nodes only', async () => {
     const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    const store = new NodeTextStore();
+    const seen = new Map<string, NodeState>();
     await s.setGroups([group('east', '43c00c7'), group('west', 'aaaaaaa')]);
     s.setNode('e1', running('e1', 'east', '43c00c7'));
     s.setNode('e2', running('e2', 'east', '43c00c7'));
     s.setNode('w1', running('w1', 'west', 'bbbbbbb'));
     s.setNode('x1', running('x1', 'unlisted', 'ccccccc'));
-    drain(s, store);
-    expect([outdated(store, 'e1'), outdated(store, 'e2'), outdated(store, 'w1'), outdated(store, 'x1')]).toEqual([
+    written(s, seen);
+    expect([outdated(s, 'e1'), outdated(s, 'e2'), outdated(s, 'w1'), outdated(s, 'x1')]).toEqual([
       '0',
       '0',
       '1',
@@ -47,31 +54,31 @@ describe('nodes rendered with their group’s facts', () => {
 
     // east deploys 3789d1f; its nodes have not moved yet: east's two nodes, and only they, are written again.
     await s.setGroups([group('east', '3789d1f'), group('west', 'aaaaaaa')]);
-    expect(drain(s, store).sort()).toEqual(['e1', 'e2']);
-    expect([outdated(store, 'e1'), outdated(store, 'e2'), outdated(store, 'w1')]).toEqual(['1', '1', '1']);
+    expect(written(s, seen).sort()).toEqual(['e1', 'e2']);
+    expect([outdated(s, 'e1'), outdated(s, 'e2'), outdated(s, 'w1')]).toEqual(['1', '1', '1']);
 
     // A change that does not touch the deployed version re-renders no node.
     await s.setGroups([group('east', '3789d1f', { group: { id: 'east', configVersion: '3789d1f', workerCount: 9 } })]);
-    expect(drain(s, store)).toEqual(['w1']); // west left the listing: its nodes lose what they compared with
-    expect(outdated(store, 'w1')).toBeUndefined();
+    expect(written(s, seen)).toEqual(['w1']); // west left the listing: its nodes lose what they compared with
+    expect(outdated(s, 'w1')).toBeUndefined();
 
     s.setNode('e1', running('e1', 'east', '3789d1f'));
-    drain(s, store);
-    expect(outdated(store, 'e1')).toBe('0');
+    written(s, seen);
+    expect(outdated(s, 'e1')).toBe('0');
   });
 
   it('a node that moves to another group is compared with the new one, and follows its deploys', async () => {
     const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    const store = new NodeTextStore();
+    const seen = new Map<string, NodeState>();
     await s.setGroups([group('a', '1111111'), group('b', '2222222')]);
     s.setNode('n', running('n', 'a', '2222222'));
     s.setNode('n', running('n', 'b', '2222222'));
-    drain(s, store);
-    expect(outdated(store, 'n')).toBe('0');
+    written(s, seen);
+    expect(outdated(s, 'n')).toBe('0');
     await s.setGroups([group('a', '3333333'), group('b', '2222222')]);
-    expect(drain(s, store)).toEqual([]); // n is no longer a's
+    expect(written(s, seen)).toEqual([]); // n is no longer a's
     await s.setGroups([group('a', '3333333'), group('b', '4444444')]);
-    expect(drain(s, store)).toEqual(['n']);
+    expect(written(s, seen)).toEqual(['n']);
   });
 
   it('keeps a group’s packs through a discovery that brings none', async () => {
@@ -93,7 +100,7 @@ describe('restarts', () => {
 
   it('counts changes of the listed start time; the first sighting and other writes are none', () => {
     const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    const store = new NodeTextStore();
+    const seen = new Map<string, NodeState>();
     s.setNode('n', at('n', 1000));
     s.setNode('n', { ...s.getNode('n')!, health: { up: true, status: 'healthy', lastSuccessMs: 5 } });
     s.setNode('n', at('n', 1000));
@@ -101,9 +108,11 @@ describe('restarts', () => {
     s.setNode('n', at('n', 2000));
     s.setNode('n', at('n', 2000));
     s.setNode('n', at('n', 3000));
-    drain(s, store);
+    written(s, seen);
     expect(s.getNode('n')?.restarts).toBe(2);
-    expect(store.text('n')).toContain('cribl_node_restarts_total{product="stream",group="default",node_id="n"} 2\n');
+    expect(renderNode(s.getNode('n')!, '').join('')).toContain(
+      'cribl_node_restarts_total{product="stream",group="default",node_id="n"} 2\n',
+    );
     // A node that leaves and comes back starts over (its series vanished meanwhile).
     s.deleteNode('n');
     s.setNode('n', at('n', 4000));

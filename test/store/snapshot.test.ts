@@ -1,15 +1,7 @@
-import { NODE_FAMILIES, NODE_FAMILY_INDEX, SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
+import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { describe, expect, it } from 'vitest';
-import { NodeTextStore } from '../../src/exposition/node-texts.js';
-import { createLeaderSnapshot, type LeaderSnapshot } from '../../src/store/snapshot.js';
+import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { node, worker } from '../exposition/fixtures.js';
-
-/** Applies the snapshot's waiting batch to `store` (what the body builder does); returns the batch's keys. */
-function drain(s: LeaderSnapshot, store: NodeTextStore): string[] {
-  const batch = s.takeNodeBatch();
-  if (batch) store.apply(batch);
-  return batch?.keys ?? [];
-}
 
 describe('createLeaderSnapshot', () => {
   it('stores nodes and returns their state', () => {
@@ -21,36 +13,30 @@ describe('createLeaderSnapshot', () => {
     expect(s.size).toBe(1);
   });
 
-  it('hands over only the node that was written', () => {
+  it('keeps nodes in first-write order (the body order); a deleted node that comes back goes last', () => {
     const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    const store = new NodeTextStore();
-    s.setNode('a', node('a'));
+    for (const id of ['a', 'b', 'c']) s.setNode(id, node(id));
+    s.setNode('a', node('a', { health: { up: false, failure: 'timeout' } }));
+    expect([...s.nodes()].map((n) => n.nodeId)).toEqual(['a', 'b', 'c']);
+    s.deleteNode('b');
     s.setNode('b', node('b'));
-    expect(drain(s, store)).toEqual(['a', 'b']);
-    const a = store.text('a');
-    s.setNode('b', node('b', { health: { up: true, status: 'healthy', lastSuccessMs: 1 } }));
-    expect(s.pendingNodeBytes).toBeGreaterThan(0);
-    expect(drain(s, store)).toEqual(['b']);
-    expect(s.pendingNodeBytes).toBe(0);
-    expect(store.text('a')).toBe(a);
-    expect(store.text('b')).toContain('cribl_node_health_up{product="stream",group="default",node_id="b"} 1\n');
-    expect(s.takeNodeBatch()).toBeUndefined();
+    expect([...s.nodes()].map((n) => n.nodeId)).toEqual(['a', 'c', 'b']);
   });
 
-  it('a batch splits each node into families', () => {
+  it('a write replaces the state object: states read before (a build in progress) stay as they were', () => {
     const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    s.setNode('a', node('a', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200030123 } }));
-    const batch = s.takeNodeBatch()!;
-    expect(batch.offsets).toHaveLength(NODE_FAMILIES.length + 1);
-    const family = (f: number) =>
-      Buffer.from(batch.bytes.subarray(batch.offsets[f], batch.offsets[f + 1])).toString('utf8');
-    expect(family(NODE_FAMILY_INDEX.cribl_node_health_up!)).toBe(
-      'cribl_node_health_up{product="stream",group="default",node_id="a"} 1\n',
+    s.setNode('a', node('a', { health: { up: true, status: 'healthy', lastSuccessMs: 1 } }));
+    const held = [...s.nodes()];
+    s.setNode('a', { ...s.getNode('a')!, health: { up: false, failure: 'timeout' } });
+    expect(held[0]?.health).toEqual({ up: true, status: 'healthy', lastSuccessMs: 1 });
+    expect(s.getNode('a')?.health).toEqual({ up: false, failure: 'timeout' });
+  });
+
+  it('renders the target labels once', () => {
+    expect(createLeaderSnapshot({ labels: { workspace: 'a"b' }, render: SNAPSHOT_RENDERERS }).targetPairs).toBe(
+      'workspace="a\\"b"',
     );
-    expect(family(NODE_FAMILY_INDEX.cribl_node_health_last_success_timestamp_seconds!)).toBe(
-      'cribl_node_health_last_success_timestamp_seconds{product="stream",group="default",node_id="a"} 1717200030.123\n',
-    );
-    expect(family(NODE_FAMILY_INDEX.cribl_node_disk_free_bytes!)).toBe('');
+    expect(createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }).targetPairs).toBe('');
   });
 
   it(
@@ -71,39 +57,15 @@ describe('createLeaderSnapshot', () => {
     },
   );
 
-  it('keeps the latest state and sends its text', () => {
+  it('keeps the latest state; a deleted node is gone', () => {
     const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
     s.setNode('a', node('a'));
-    s.takeNodeBatch();
     const again = node('a');
     s.setNode('a', again);
     expect(s.getNode('a')).toBe(again);
-    expect(s.takeNodeBatch()?.keys).toEqual(['a']);
-  });
-
-  it('a deleted node vanishes from the texts', () => {
-    const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    const store = new NodeTextStore();
-    s.setNode('a', node('a'));
-    s.setNode('b', node('b'));
-    drain(s, store);
     s.deleteNode('a');
-    drain(s, store);
-    expect([...store.keys()]).toEqual(['b']);
     expect(s.getNode('a')).toBeUndefined();
-  });
-
-  it('requeueNodes sends every node again, once (for a builder that lost them)', () => {
-    const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    s.setNode('a', node('a'));
-    s.setNode('b', node('b'));
-    s.takeNodeBatch();
-    s.setNode('a', node('a', { health: { up: false, failure: 'timeout' } }));
-    s.requeueNodes();
-    const store = new NodeTextStore();
-    expect(drain(s, store)).toEqual(['a', 'b']);
-    expect(store.text('a')).toContain('reason="timeout"');
-    expect(s.takeNodeBatch()).toBeUndefined();
+    expect([...s.nodes()]).toEqual([]);
   });
 
   it('renders groups and leader state with the target labels, bumping on change only', () => {
