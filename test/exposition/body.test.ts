@@ -167,7 +167,7 @@ describe('createBodyCache', () => {
 
   it('reusing chunk buffers (no identity copy) yields the same bytes as keeping them', async () => {
     const clock = new FakeClock();
-    // A snapshot feeds one body cache (it hands its node texts over): two snapshots with the same data.
+    // Two snapshots with the same data, one per body cache.
     const [one, two] = [
       createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
       createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
@@ -185,7 +185,7 @@ describe('createBodyCache', () => {
     keeping.close();
   });
 
-  it('stays well-formed while nodes are re-rendered in place during the build', async () => {
+  it('is the states of its start, well-formed, while every node is re-written during the build', async () => {
     const { snapshots, cache } = setup({ chunkBytes: 300 });
     const s = snapshots[0]!;
     const poll = (i: number, round: number) =>
@@ -198,7 +198,7 @@ describe('createBodyCache', () => {
     for (let i = 0; i < 40; i++) s.setNode(`n${i}`, poll(i, 0));
     let building = true;
     const build = cache.rebuild().finally(() => (building = false));
-    // Keep re-rendering every node between the build's yields.
+    // Keep re-writing every node between the build's yields.
     for (let round = 1; building; round++) {
       for (let i = 0; i < 40; i++) s.setNode(`n${i}`, poll(i, round));
       await new Promise((r) => setImmediate(r));
@@ -213,6 +213,11 @@ describe('createBodyCache', () => {
       .filter((l) => l && !l.startsWith('#'))
       .map((l) => l.slice(0, l.lastIndexOf(' ')));
     expect(new Set(series).size).toBe(series.length);
+    // Round 0 (every node healthy) is what the build started with; later rounds wait for the next build.
+    expect(body.match(/^cribl_node_health_up\{.*\} 1$/gm)).toHaveLength(40);
+    expect(body).not.toContain('cribl_node_poll_failure_info{');
+    for (let i = 0; i < 40; i++) s.setNode(`n${i}`, poll(i, 1));
+    expect(text(await cache.rebuild()).match(/^cribl_node_poll_failure_info\{/gm)).toHaveLength(40);
   });
 
   it('carries a text larger than a chunk intact', async () => {
