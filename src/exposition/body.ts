@@ -204,15 +204,15 @@ const LEAD_MARGIN_MS = 250;
 const MIN_INTERVAL_SHARE = 0.8;
 
 /**
- * Default of `workerMinNodes`. With builds once per scrape interval, the worker thread (a second V8 isolate: 10.5 MB
- * of RSS empty) does not pay at small fleets: `npm run bench` with one scrape per 15 s measured inline against
- * worker 0.062 vs 0.073 cores and 156 vs 190 MB RSS at 1,000 nodes, 0.088 vs 0.107 cores and 153 vs 161 MB at
- * 2,000. At 10,000 both cost the same (0.226 vs 0.225 cores, 349 vs 346 MB) but inline builds take the event
- * loop: 315 ms and 561 ms of loop time per build in two runs (target ≤ 500), longest blocks 36 and 202 ms
- * (target ≤ 50), and scrapes during builds wait (TTFB p99 2.6× the bare server's in the second run, 1.3× with
- * the worker). Between the two: 5,000 (bench/notes-lazy.md).
+ * Default of `workerMinNodes`. Builds render every node (about 35 µs of event-loop time per node inline, gzip
+ * included, measured at 10,000 nodes) and happen about once per scrape interval. Inline, a build's loop time grows
+ * with the fleet; in the worker, the main thread only posts the states (about 4.3 µs a node) but a second V8 isolate
+ * and the states' copies cost memory. `npm run bench -- --sizes 10k` on 2026-11-24, inline against worker: RSS
+ * 203 / 248 MB steady / peak against 249 / 287 MB, 0.188 against 0.198 cores, 353 ms of loop time per quiet rebuild
+ * (longest gap 21 ms) against 88 ms. At 12,000 nodes an inline build is about 420 ms of loop time (target ≤ 500, in
+ * slices of a few ms); above it the worker keeps the loop free (486 ms at 50,000, mostly posting the states).
  */
-export const WORKER_MIN_NODES = 5_000;
+export const WORKER_MIN_NODES = 12_000;
 
 /** `auto` goes back to inline below this share of `workerMinNodes` (no switching back and forth at the edge). */
 const WORKER_HYSTERESIS = 0.8;
