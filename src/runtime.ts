@@ -17,7 +17,7 @@ import type { BudgetState } from './leader/budget.js';
 import { LeaderJob } from './polling/leader-job.js';
 import type { CycleStatus } from './polling/cycle.js';
 import { runPacks } from './polling/packs-job.js';
-import { Poller } from './polling/poller.js';
+import { POLL_QUANTUM_MS, Poller } from './polling/poller.js';
 import type { AllowedRate, LeaderRate } from './polling/rate.js';
 import { SearchProbe } from './polling/search-probe.js';
 import type { Schedule, ScheduledJob } from './polling/scheduler.js';
@@ -129,6 +129,7 @@ export class LeaderRuntime {
       budget: conn.budget,
       rate: { setting: cfg.budget.maxRps, ceiling: cfg.budget.maxRpsCeiling },
       slowPollMs: cfg.budget.headersTimeoutMs,
+      quantumMs: POLL_QUANTUM_MS,
       onNodes: (n) => this.#rate.apply(n),
     });
     this.job = new LeaderJob({

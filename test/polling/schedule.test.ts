@@ -117,6 +117,35 @@ describe('per-node schedule', () => {
     await t.stop();
   });
 
+  it('with a quantum, scheduled polls go out together on its multiples, each node once per interval', async () => {
+    const t = setup(() => ({ ms: 5 }), { maxOutstanding: 1000, quantumMs: 250 });
+    await t.start(ids(600));
+    await t.clock.advance(4 * INTERVAL);
+    const sends = new Set<number>();
+    for (const times of t.polls.values()) {
+      const steady = times.slice(1);
+      expect(steady.length).toBeGreaterThanOrEqual(3);
+      for (const at of steady) expect(at % 250).toBe(0);
+      for (let i = 1; i < steady.length; i++) expect(steady[i]! - steady[i - 1]!).toBe(INTERVAL);
+      for (const at of steady) sends.add(at);
+    }
+    // 600 nodes' slots in 30 s fall on at most 120 quanta per interval (without a quantum: about 600 wake-ups).
+    expect(sends.size).toBeLessThanOrEqual((4 * INTERVAL) / 250);
+    await t.stop();
+  });
+
+  it('with a quantum, a finished poll still starts the next waiting one at once', async () => {
+    const t = setup(() => ({ ms: 5 }), { maxOutstanding: 2, quantumMs: 250 });
+    const t0 = t.clock.now();
+    await t.start(ids(10));
+    await t.clock.advance(100);
+    // Ten first polls, two at a time, 5 ms each: done within 25 ms, not one pair per quantum.
+    const first = [...t.polls.values()].map((p) => p[0]! - t0);
+    expect(first).toHaveLength(10);
+    expect(Math.max(...first)).toBeLessThanOrEqual(25);
+    await t.stop();
+  });
+
   it('spreads the nodes’ slots over the interval (no thundering herd)', async () => {
     const t = setup(() => ({ ms: 1 }));
     await t.start(ids(600));
