@@ -1,10 +1,12 @@
 // The exporter's baseline memory, before and independent of the fleet (issue 17, branch base-mem):
 //   node bench/base-mem.mjs [--what exporter|bare] [--nodes 0|N] [--settle 20] [--runs 3] [--node-arg=...]...
-//     [--env K=V]... [--arg ...]... [--modules]
-// Starts dist/cli.js (or bare `node -e 'setInterval(()=>{},1e3)'`, the floor) with the image's node flags and
-// allocator env unless told otherwise, against an unreachable leader (--nodes 0) or the simulator (--nodes N),
-// waits --settle seconds after the ready line, reads RSS from /proc, then (SIGUSR2 to bench/lib/mem-report.mjs)
-// a full GC, memoryUsage, V8 spaces and smaps_rollup. Prints one JSON line per run and the median.
+//     [--env K=V]... [--arg ...]... [--no-image] [--dist DIR] [--modules] [--maps]
+// Starts dist/cli.js (or DIR/cli.js, or bare `node -e 'setInterval(()=>{},1e3)'`: the floor) with the image's node
+// flags and allocator env (the Dockerfile's, bench/lib/image.mjs) unless --no-image (--node-arg and --env come
+// after them, so they win), against an unreachable leader (--nodes 0) or the simulator (--nodes N), waits until
+// every node answered once, then --settle seconds; reads RSS from /proc, then (SIGUSR2 to bench/lib/mem-report.mjs)
+// a full GC, memoryUsage, V8 spaces, code statistics and smaps_rollup (--maps: the largest mappings; --modules:
+// the CommonJS files loaded). Prints one JSON line per run and the medians.
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { Children } from './lib/children.mjs';
 import { json } from './lib/http.mjs';
 import { processMemory } from './lib/machine.mjs';
+import { imageSettings } from './lib/image.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: f } = parseArgs({
@@ -28,10 +31,10 @@ const { values: f } = parseArgs({
     'no-image': { type: 'boolean', default: false },
     modules: { type: 'boolean', default: false },
     dist: { type: 'string' },
+    maps: { type: 'boolean', default: false },
   },
 });
-const IMAGE_NODE_ARGS = ['--heap-growing-percent=100', '--max-semi-space-size=8'];
-const IMAGE_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+const { env: IMAGE_ENV, nodeFlags: IMAGE_NODE_ARGS } = imageSettings(join(here, '..'));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const mb = (b) => +(b / 1048576).toFixed(1);
 const children = new Children();
@@ -102,6 +105,7 @@ async function once(i) {
     spaces: Object.fromEntries(rep.spaces.filter((s) => s.size).map((s) => [s.name.replace('_space', ''), `${mb(s.used)}/${mb(s.size)}`])),
     coveredS: +coveredS.toFixed(1),
   };
+  if (f.maps) res.maps = rep.maps.map((m) => `${m.name} size ${Math.round(m.sizeKb)} rss ${m.rss} dirty ${m.dirty}`);
   if (f.modules) res.cjs = rep.cjs.map((p) => p.replace(/.*node_modules\//, ''));
   return res;
 }
