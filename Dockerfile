@@ -58,9 +58,13 @@ EXPOSE 9864
 # Exec form: node is PID 1 and receives SIGTERM itself; the exporter shuts down on it.
 # V8's heap: by default V8 lets the old generation grow to up to 4 times what the last full GC kept (at 50,000 nodes:
 # 75 MB live in a 300–340 MB heap). --heap-growing-percent=100 grows it to twice (a V8 flag that NODE_OPTIONS does
-# not accept, hence here); --max-semi-space-size=8 halves each isolate's young generation (16 MB semi-spaces by
-# default). Measured at 50,000 nodes with the allocator settings above (bench/mem-probe.mjs, 60 s steady window):
-# heap 241–260 → 181–215 MB, steady RSS 436–612 → 445–519 MB, peak 641 → 547–566 MB; full GCs per minute 61 → 30
-# and no visible CPU cost beyond this shared machine's noise (bench/notes-mem.md). bench/run.mjs runs the exporter
-# with these flags and the ENV lines above.
-ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=100", "--max-semi-space-size=8", "/app/dist/cli.js"]
+# not accept, hence here). Measured at 50,000 nodes with the allocator settings above (bench/mem-probe.mjs, 60 s
+# steady window): heap 241–260 → 181–215 MB, steady RSS 436–612 → 445–519 MB, peak 641 → 547–566 MB; full GCs per
+# minute 61 → 30 and no visible CPU cost beyond this shared machine's noise (bench/notes-mem.md).
+# --max-semi-space-size=4 gives each isolate's young generation 4 MB semi-spaces (16 by default): at 2,000 nodes,
+# against 8, RSS after GC 118 → 103 MB and peak 129 → 116 MB (medians of 6 and 9 runs), at 10,000 peak 235 → 228 MB
+# and RSS after GC 227 → 215 MB, with the same steady CPU and CPU per request at both sizes; at 50,000 (one run)
+# steady 0.47 cores, 394–504 MB, peak 560 MB, 24 full GCs and 1,366 scavenges a minute. 2 costs 20 % more CPU per
+# request in the start-up burst at 10,000 (bench/notes-base-mem.md). bench/run.mjs runs the exporter with these
+# flags and the ENV lines above.
+ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=100", "--max-semi-space-size=4", "/app/dist/cli.js"]

@@ -5,7 +5,6 @@
  * dispatcher for its proxy and CA; MockAgent in tests ignores it too. The leader exchange caps its body itself,
  * on undici's dispatch API: src/leader/exchange.ts.)
  */
-import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { ResponseHeaders } from './retry-after.js';
 
@@ -54,11 +53,15 @@ export interface BoundedResponse {
 /** Sends the request and reads a bounded body; network errors and ResponseTooLargeError are thrown. */
 export async function boundedRequest(req: BoundedRequest): Promise<BoundedResponse> {
   const timeout = req.timeoutMs ?? 10_000;
-  const res = await request(req.url, {
+  // The dispatcher's own request() (what undici's top-level request() calls), so that undici's index is not loaded
+  // (src/http/undici.ts).
+  const url = new URL(req.url);
+  const res = await req.dispatcher.request({
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
     method: req.method,
     headers: req.headers,
     body: req.body ?? null,
-    dispatcher: req.dispatcher,
     signal: req.signal ?? null,
     headersTimeout: timeout,
     bodyTimeout: timeout,

@@ -2,9 +2,9 @@ import { CONFIG_MAX_BYTES, fileProblem, type ReadFile } from '../util/files.js';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import type { Logger } from 'pino';
-import { Agent, EnvHttpProxyAgent, Pool, ProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
 import { forLeader } from '../util/logger.js';
+import { Agent, EnvHttpProxyAgent, Pool, ProxyAgent } from './undici.js';
 import { withoutCredentials } from '../util/url.js';
 
 /** TLS and proxy settings for the connection to a leader. */
