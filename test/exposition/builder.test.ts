@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NODE_FAMILIES, NODE_RENDERING } from '../../src/collectors/index.js';
 import type { NodeState } from '../../src/collectors/state.js';
 import {
@@ -54,15 +54,22 @@ function text(body: AssembledBody): string {
   return unzipped;
 }
 
-/** Every buffer of the body owns its ArrayBuffer (movable between threads, no hidden tail kept). */
-function expectOwnBuffers(body: AssembledBody): void {
+/**
+ * Every buffer of the body has an ArrayBuffer of its own (movable between threads); gzip buffers fill theirs exactly,
+ * identity pieces up to a tail shorter than a piece.
+ */
+function expectOwnBuffers(body: AssembledBody, pieceBytes = 256 << 10): void {
+  const seen = new Set<ArrayBufferLike>();
   for (const p of body.parts) {
     if (isSlot(p)) continue;
     for (const b of [...(p.identity ?? []), ...p.gzip]) {
       expect(Buffer.isBuffer(b)).toBe(true);
       expect(b.byteOffset).toBe(0);
-      expect(b.buffer.byteLength).toBe(b.length);
+      expect(seen.has(b.buffer)).toBe(false);
+      seen.add(b.buffer);
     }
+    for (const g of p.gzip) expect(g.buffer.byteLength).toBe(g.length);
+    for (const i of p.identity ?? []) expect(i.buffer.byteLength - i.length).toBeLessThan(pieceBytes);
   }
 }
 
@@ -98,7 +105,7 @@ describe('inline builder', () => {
     expect(t).toContain('# TYPE n2 gauge\nn2{workspace="a",node_id="a0"} 1\n');
     expect(t).not.toContain('n1');
     expect(body.identityBytes).toBe(Buffer.byteLength(t));
-    expectOwnBuffers(body);
+    expectOwnBuffers(body, 256);
   });
 
   it('cuts a family into many gzip members that unzip as one stream', async () => {
@@ -113,7 +120,25 @@ describe('inline builder', () => {
     expect(body.gzipBytes).toBe(shared(body).gzip.reduce((n, g) => n + g.length, 0));
     // Each member has its own header and trailer (18 bytes): 50 and more members weigh that much at least.
     expect(body.gzipBytes).toBeGreaterThan(gzipSync(Buffer.from(t)).length + 50 * 18);
-    expectOwnBuffers(body);
+    expectOwnBuffers(body, 64);
+  });
+
+  it('with no identity bytes to keep, reuses piece buffers once gzipped, not one buffer per piece', async () => {
+    const alloc = vi.spyOn(Buffer, 'allocUnsafeSlow');
+    try {
+      const b = createInlineBuilder({ headers, chunkBytes: 64, identityCacheMaxBytes: 0 }, fake);
+      const body = await b.build({
+        generation: 1,
+        leaders: [{ id: 1, targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 2000) }],
+      });
+      const pieces = Math.floor(body.identityBytes / 64);
+      const allocated = alloc.mock.calls.filter(([size]) => size === 64).length;
+      expect(pieces).toBeGreaterThan(1000);
+      expect(allocated).toBeLessThan(pieces / 10);
+      expect(text(body).match(/^n2\{/gm)).toHaveLength(2000);
+    } finally {
+      alloc.mockRestore();
+    }
   });
 
   it('keeps no identity bytes above identityCacheMaxBytes, gzip only', async () => {
