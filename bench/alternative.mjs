@@ -351,9 +351,11 @@ function spliceIntoBenchmarks(text) {
     const i = doc.indexOf('\n## ', from + 1);
     return i < 0 ? doc.length : i + 1;
   };
+  // One blank line between the section and the next heading, whatever the section ends with.
+  const section = `${text.trimEnd()}\n\n`;
   const out =
     start >= 0
-      ? doc.slice(0, start) + text + doc.slice(next(start))
-      : doc.replace('## How each figure is measured', `${text}\n## How each figure is measured`);
+      ? doc.slice(0, start) + section + doc.slice(next(start))
+      : doc.replace('## How each figure is measured', `${section}## How each figure is measured`);
   writeFileSync(path, out);
 }
