@@ -1,3 +1,5 @@
+// Over 400 lines: one build of the body; its per-family outputs, byte pieces, gzip members in flight and identity
+// policy are one state that rendering, spilling and finishing share (the types of the protocol are most of the rest).
 /**
  * Assembles the /metrics body at build time from the leaders' node states and their small management, leader and
  * group texts, with its gzip computed on zlib's threads. Nothing per node is kept between builds: a node is rendered
