@@ -60,7 +60,6 @@ export interface NodeRendering<N> {
 
 /** One leader's part of a build, without its nodes. */
 export interface LeaderHead {
-  readonly id: number;
   /** The leader's target labels rendered (`workspace="a"`), or empty. */
   readonly targetPairs: string;
   readonly leaderTexts: readonly string[];

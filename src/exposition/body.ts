@@ -297,17 +297,22 @@ class Cache implements BodyCache {
       group: GROUP_FAMILIES.map(header),
       node: NODE_FAMILIES.map(header),
     };
+    // The assembler owns the defaults of the piece size and the identity cache.
     this.#assembler = {
       headers,
       gzipLevel,
-      chunkBytes: options.chunkBytes ?? 256 << 10,
-      identityCacheMaxBytes: options.identityCacheMaxBytes ?? 32 << 20,
+      ...(options.chunkBytes === undefined ? {} : { chunkBytes: options.chunkBytes }),
+      ...(options.identityCacheMaxBytes === undefined ? {} : { identityCacheMaxBytes: options.identityCacheMaxBytes }),
     };
     this.#onWorker = options.builder === 'worker';
-    this.#builder = this.#onWorker ? this.#workerBuilder() : createInlineBuilder(this.#assembler, NODE_RENDERING);
+    this.#builder = this.#onWorker ? this.#workerBuilder() : this.#inlineBuilder();
     this.#snapshots = options.snapshots;
     this.#unsubscribe = this.#snapshots.map((s) => s.subscribe(() => this.#changed()));
     this.#unsubscribeManagement = options.management?.subscribe(() => this.#changed());
+  }
+
+  #inlineBuilder(): BodyBuilder<NodeState> {
+    return createInlineBuilder(this.#assembler, NODE_RENDERING);
   }
 
   #workerBuilder(): BodyBuilder<NodeState> {
@@ -324,7 +329,7 @@ class Cache implements BodyCache {
             ),
           );
           const dead = this.#builder;
-          this.#builder = createInlineBuilder(this.#assembler, NODE_RENDERING);
+          this.#builder = this.#inlineBuilder();
           this.#onWorker = false;
           this.#workerGivenUp = true;
           dead.close().catch(() => undefined);
@@ -466,7 +471,7 @@ class Cache implements BodyCache {
     if (worker === this.#onWorker) return;
     const old = this.#builder;
     this.#onWorker = worker;
-    this.#builder = worker ? this.#workerBuilder() : createInlineBuilder(this.#assembler, NODE_RENDERING);
+    this.#builder = worker ? this.#workerBuilder() : this.#inlineBuilder();
     old.close().catch((err: unknown) => this.#o.onError?.(err));
     this.#o.onBuilderSwitch?.(worker ? 'worker' : 'inline', nodes);
   }
@@ -486,7 +491,6 @@ class Cache implements BodyCache {
         generation,
         ...(management ? { management } : {}),
         leaders: snapshots.map((s) => ({
-          id: s.id,
           targetPairs: s.targetPairs,
           leaderTexts: s.leaderTexts(),
           groupTexts: s.groupTexts(),

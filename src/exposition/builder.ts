@@ -147,8 +147,7 @@ export function createWorkerBuilder<N>(
         const job: Job = { resolve, reject, took: 0, wake: undefined };
         jobs.set(id, job);
         const { generation, management, leaders } = request;
-        const head = leaders.map(({ id: leaderId, targetPairs, leaderTexts, groupTexts }) => ({
-          id: leaderId,
+        const head = leaders.map(({ targetPairs, leaderTexts, groupTexts }) => ({
           targetPairs,
           leaderTexts,
           groupTexts,

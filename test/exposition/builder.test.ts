@@ -84,8 +84,8 @@ describe('inline builder', () => {
     const body = await b.build({
       generation: 7,
       leaders: [
-        { id: 1, targetPairs: 'workspace="a"', leaderTexts: ['l{x="1"} 1\n'], groupTexts: [''], nodes: fakes('a', 30) },
-        { id: 2, targetPairs: '', leaderTexts: ['l{x="2"} 0\n'], groupTexts: ['g 3\n'], nodes: fakes('b', 2) },
+        { targetPairs: 'workspace="a"', leaderTexts: ['l{x="1"} 1\n'], groupTexts: [''], nodes: fakes('a', 30) },
+        { targetPairs: '', leaderTexts: ['l{x="2"} 0\n'], groupTexts: ['g 3\n'], nodes: fakes('b', 2) },
       ],
     });
     expect(body.generation).toBe(7);
@@ -112,7 +112,7 @@ describe('inline builder', () => {
     const b = createInlineBuilder({ headers, chunkBytes: 64 }, fake);
     const body = await b.build({
       generation: 1,
-      leaders: [{ id: 1, targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 200, 3) }],
+      leaders: [{ targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 200, 3) }],
     });
     const t = text(body);
     expect(t.match(/^n0\{/gm)).toHaveLength(200);
@@ -129,7 +129,7 @@ describe('inline builder', () => {
       const b = createInlineBuilder({ headers, chunkBytes: 64, identityCacheMaxBytes: 0 }, fake);
       const body = await b.build({
         generation: 1,
-        leaders: [{ id: 1, targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 2000) }],
+        leaders: [{ targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 2000) }],
       });
       const pieces = Math.floor(body.identityBytes / 64);
       const allocated = alloc.mock.calls.filter(([size]) => size === 64).length;
@@ -145,7 +145,7 @@ describe('inline builder', () => {
     const b = createInlineBuilder({ headers, chunkBytes: 256, identityCacheMaxBytes: 1000 }, fake);
     const body = await b.build({
       generation: 1,
-      leaders: [{ id: 1, targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 100) }],
+      leaders: [{ targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 100) }],
     });
     expect(shared(body).identity).toBeUndefined();
     expect(text(body)).toContain('n2{node_id="a99"} 1\n');
@@ -157,7 +157,7 @@ describe('inline builder', () => {
     const b = createInlineBuilder({ headers: slotted }, fake);
     const body = await b.build({
       generation: 1,
-      leaders: [{ id: 1, targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 3) }],
+      leaders: [{ targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 3) }],
     });
     expect(body.parts.map((p) => (isSlot(p) ? `slot ${p.slot}` : 'shared'))).toEqual(['shared', 'slot 0', 'shared']);
     const [before, , after] = body.parts as [SharedPart, unknown, SharedPart];
@@ -194,8 +194,8 @@ function realRequest(): AssembleRequest<NodeState> {
   return {
     generation: 3,
     leaders: [
-      { id: 1, targetPairs: 'workspace="a"', leaderTexts: [], groupTexts: [], nodes: many },
-      { id: 2, targetPairs: 'workspace="b"', leaderTexts: [], groupTexts: [], nodes: many.slice(0, 5) },
+      { targetPairs: 'workspace="a"', leaderTexts: [], groupTexts: [], nodes: many },
+      { targetPairs: 'workspace="b"', leaderTexts: [], groupTexts: [], nodes: many.slice(0, 5) },
     ],
   };
 }
