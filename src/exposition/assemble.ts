@@ -66,10 +66,19 @@ export interface LeaderHead {
   readonly groupTexts: readonly string[];
 }
 
+/**
+ * Node states read in slices (an array, or the store's view: src/store/snapshot.ts), so that a build makes each
+ * node's state object only when it renders it and the objects die young.
+ */
+export interface NodeList<N> {
+  readonly length: number;
+  slice(start: number, end: number): readonly N[];
+}
+
 /** One leader's part of a build. */
 export interface LeaderPart<N> extends LeaderHead {
   /** The node states as they were when the build started, in body order. */
-  readonly nodes: readonly N[];
+  readonly nodes: NodeList<N>;
 }
 
 /** What to build: the management texts (MANAGEMENT_FAMILIES order; empty without one), leaders in body order. */
@@ -137,6 +146,9 @@ const MAX_GZIP_IN_FLIGHT = 8;
 
 /** Longest stretch of rendering between two yields to the event loop when assembling on the main thread. */
 const RENDER_SLICE_MS = 4;
+
+/** States read from a NodeList at a time: made just before they are rendered, so they die young. */
+const STATES_PER_READ = 256;
 
 /**
  * Characters of rendered text a family holds as strings before they are written into its piece's bytes. Small, so
@@ -235,7 +247,7 @@ export class Build<N> {
   }
 
   /** Renders nodes of the leader at `leader` (its index in the request), after the nodes given before. */
-  addNodes(leader: number, states: readonly N[]): Promise<void> {
+  addNodes(leader: number, states: NodeList<N>): Promise<void> {
     const run = this.#queue.then(() => this.#render(leader, states));
     // A failure is reported by finish(); later calls are not applied.
     this.#queue = run;
@@ -298,27 +310,29 @@ export class Build<N> {
     }
   }
 
-  async #render(leader: number, states: readonly N[]): Promise<void> {
+  async #render(leader: number, list: NodeList<N>): Promise<void> {
     const targetPairs = this.#head.leaders[leader]?.targetPairs;
     if (targetPairs === undefined) throw new Error(`node states for unknown leader ${leader}`);
     const { families, base } = this.#rendering;
     const outputs = this.#families;
     const slice = this.#inline ? timeSlicer(RENDER_SLICE_MS) : undefined;
-    for (const state of states) {
-      const b = base(state, targetPairs);
-      for (let f = 0; f < families.length; f++) {
-        const text = (families[f] as Pick<Family<N>, 'sample'>).sample(state, b);
-        if (!text) continue;
-        const out = outputs[f] as Output;
-        if (!out.started) {
-          out.started = true;
-          this.#header(out, this.#headers[f] ?? '');
+    for (let at = 0; at < list.length; at += STATES_PER_READ) {
+      for (const state of list.slice(at, at + STATES_PER_READ)) {
+        const b = base(state, targetPairs);
+        for (let f = 0; f < families.length; f++) {
+          const text = (families[f] as Pick<Family<N>, 'sample'>).sample(state, b);
+          if (!text) continue;
+          const out = outputs[f] as Output;
+          if (!out.started) {
+            out.started = true;
+            this.#header(out, this.#headers[f] ?? '');
+          }
+          this.#append(out, text);
         }
-        this.#append(out, text);
+        if (this.#inFlight.length > MAX_GZIP_IN_FLIGHT) await this.#inFlight.shift();
+        const pause = slice?.();
+        if (pause) await pause;
       }
-      if (this.#inFlight.length > MAX_GZIP_IN_FLIGHT) await this.#inFlight.shift();
-      const pause = slice?.();
-      if (pause) await pause;
     }
   }
 

@@ -37,13 +37,13 @@ import {
 import type { NodeState } from '../collectors/state.js';
 import { familyHeader, familyHelp, type FamilyDef, type RefreshIntervals } from '../format/family.js';
 import type { Format } from '../format/format.js';
-import type { LeaderSnapshot } from '../store/snapshot.js';
+import type { LeaderSnapshot, NodeView } from '../store/snapshot.js';
 import type { ScopeSnapshot } from '../store/scope.js';
 
 /** What the body reads from one leader's snapshot store. */
 export type SnapshotSource = Pick<
   LeaderSnapshot,
-  'id' | 'labels' | 'targetPairs' | 'size' | 'generation' | 'nodes' | 'groupTexts' | 'leaderTexts' | 'subscribe'
+  'id' | 'labels' | 'targetPairs' | 'size' | 'generation' | 'nodeView' | 'groupTexts' | 'leaderTexts' | 'subscribe'
 >;
 
 /** The management plane's texts (cribl_workspace_info, cribl_management_up), when workspaces are discovered. */
@@ -483,18 +483,20 @@ class Cache implements BodyCache {
     this.#lastStart = started;
     const generation = this.#changes;
     this.#dirty = false;
+    let views: NodeView[] = [];
     try {
       this.#chooseBuilder(snapshots);
       const management = this.#o.management?.texts();
-      // The states as of now (a write replaces a node's object, never changes it): the body is one moment's data.
+      // The states as of now (a view keeps them while polls write on): the body is one moment's data.
+      views = snapshots.map((s) => s.nodeView());
       const built = await this.#builder.build({
         generation,
         ...(management ? { management } : {}),
-        leaders: snapshots.map((s) => ({
+        leaders: snapshots.map((s, i) => ({
           targetPairs: s.targetPairs,
           leaderTexts: s.leaderTexts(),
           groupTexts: s.groupTexts(),
-          nodes: [...s.nodes()],
+          nodes: views[i] as NodeView,
         })),
       });
       const body = snapshotBody(built, this.#slots);
@@ -506,6 +508,7 @@ class Cache implements BodyCache {
       this.#dirty = true;
       throw err;
     } finally {
+      for (const v of views) v.close();
       this.#lastEnd = clock.now();
       this.#lastDuration = this.#lastEnd - started;
       if (this.#body?.generation === generation) {

@@ -25,7 +25,18 @@ export interface PollerMetrics {
 
 export interface PollerOptions {
   client: LeaderClient;
-  snapshot: Pick<LeaderSnapshot, 'getNode' | 'setNode' | 'deleteNode'>;
+  snapshot: Pick<
+    LeaderSnapshot,
+    | 'getNode'
+    | 'setNode'
+    | 'deleteNode'
+    | 'hasNode'
+    | 'nodeId'
+    | 'nodeHealth'
+    | 'setNodeHealth'
+    | 'nodeMetadata'
+    | 'setNodeMetadata'
+  >;
   clock: Clock;
   logger: Logger;
   healthIntervalMs: number;
@@ -434,51 +445,51 @@ export class Poller {
   /** The node's health poll; its result, or undefined when the node left meanwhile. */
   async #pollHealth(e: Entry, signal: AbortSignal): Promise<LeaderResult<unknown> | undefined> {
     const { snapshot, clock } = this.#o;
-    const node = snapshot.getNode(e.key);
-    if (!node) return undefined;
+    const nodeId = snapshot.nodeId(e.key);
+    if (nodeId === undefined) return undefined;
     let exchangeMs: number | undefined;
     // A retry may run until this node's next poll is due, never later (at least half an interval).
     const deadline = Math.max(e.due, clock.now() + this.#o.healthIntervalMs / 2);
     const res = await this.#o.client.request(
-      healthRequest(node.nodeId, deadline, signal, (ms) => {
+      healthRequest(nodeId, deadline, signal, (ms) => {
         exchangeMs = ms;
       }),
     );
-    const current = snapshot.getNode(e.key);
-    if (e.removed || !current || signal.aborted) return undefined; // removed meanwhile: its series are already gone
+    // Removed meanwhile: its series are already gone.
+    if (e.removed || !snapshot.hasNode(e.key) || signal.aborted) return undefined;
     e.polls++;
     const now = clock.now();
-    const health = nextHealth(current.health, res, now);
-    const before = current.health?.startTime;
+    const held = snapshot.nodeHealth(e.key);
+    const health = nextHealth(held, res, now);
+    const before = held?.startTime;
     if (before !== undefined && health.startTime !== before) e.restarted = true;
     e.answered = res.ok;
     if (res.ok) e.lastSuccessMs = now;
     if (refreshed(res)) this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > this.#slowMs());
     if (!res.ok)
       this.#o.logger.debug(
-        { node: node.nodeId, reason: res.reason, status: res.status, err: res.message },
+        { node: nodeId, reason: res.reason, status: res.status, err: res.message },
         'health poll failed',
       );
-    snapshot.setNode(e.key, { ...current, health });
+    snapshot.setNodeHealth(e.key, health);
     return res;
   }
 
   async #pollMetadata(e: Entry, signal: AbortSignal): Promise<void> {
     const { snapshot, clock } = this.#o;
-    const node = snapshot.getNode(e.key);
-    if (!node) return;
+    const nodeId = snapshot.nodeId(e.key);
+    if (nodeId === undefined) return;
     e.restarted = false;
     e.lastMetadataPollMs = clock.now();
     const deadline = clock.now() + Math.min(this.#o.metadataIntervalMs, this.#o.healthIntervalMs);
-    const res = await this.#o.client.request(metadataRequest(node.nodeId, deadline, signal));
-    const current = snapshot.getNode(e.key);
-    if (e.removed || !current || signal.aborted) return;
+    const res = await this.#o.client.request(metadataRequest(nodeId, deadline, signal));
+    if (e.removed || !snapshot.hasNode(e.key) || signal.aborted) return;
     if (!res.ok)
       this.#o.logger.debug(
-        { node: node.nodeId, reason: res.reason, status: res.status, err: res.message },
+        { node: nodeId, reason: res.reason, status: res.status, err: res.message },
         'metadata poll failed',
       );
-    snapshot.setNode(e.key, { ...current, metadata: nextMetadata(current.metadata, res, clock.now()) });
+    snapshot.setNodeMetadata(e.key, nextMetadata(snapshot.nodeMetadata(e.key), res, clock.now()));
   }
 
   #slowMs(): number {

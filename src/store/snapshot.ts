@@ -2,18 +2,22 @@
  * The snapshot store of one leader, and the only owner of its node, group and leader state. Discovery and
  * polling write. Group and leader writes are rendered to text at once with the renderers the store was given
  * (kube-state-metrics style) and compared, so they bump the generation only when the text changed. Nodes are kept
- * as state only: the body renders them when it is built (src/exposition/assemble.ts), at most once per scrape
- * interval rather than on every poll. Every node write bumps the generation (polls and listings always bring a new
- * timestamp). Node states are never changed in place: a write replaces the object, so a build can hold the states
- * of its start while polling goes on.
+ * as state only, in columns (node-table.ts): the body renders them when it is built (src/exposition/assemble.ts),
+ * at most once per scrape interval rather than on every poll. Every node write bumps the generation (polls and
+ * listings always bring a new timestamp). A build reads the states of its start through a view (`nodeView()`):
+ * while a view is open, a write or delete first saves the node's state as it was for that view, so a body is one
+ * moment's data while polling goes on.
  *
  * A node's state carries facts of its group (its deployed config version): the store keeps which nodes belong to
  * which group, and a group change that matters to its nodes (a deploy) re-writes exactly that group's nodes.
  */
 
 import { groupKey, type GroupState, type LeaderState, type NodeState } from '../collectors/state.js';
+import type { HealthFacts } from '../collectors/node-health.js';
+import type { MetadataFacts } from '../collectors/node-metadata.js';
 import { labelPairs } from '../format/escape.js';
 import { timeSlicer } from '../util/yield.js';
+import { NodeTable } from './node-table.js';
 
 /** How the store turns group and leader state into text (one string per family, in body order) and keeps nodes. */
 export interface SnapshotRenderers {
@@ -49,10 +53,26 @@ export interface LeaderSnapshot {
   readonly targetPairs: string;
   setNode(key: string, state: NodeState): void;
   deleteNode(key: string): void;
+  /** The node's state: a new object made from the columns (writing to it changes nothing held). */
   getNode(key: string): NodeState | undefined;
+  hasNode(key: string): boolean;
+  /** The node's id, what its polls are addressed with. */
+  nodeId(key: string): string | undefined;
+  /** The node's health facts (undefined before its first poll or when the node is unknown). */
+  nodeHealth(key: string): HealthFacts | undefined;
+  /** Replaces the node's health facts (a poll's outcome); nothing for an unknown node. */
+  setNodeHealth(key: string, health: HealthFacts): void;
+  nodeMetadata(key: string): MetadataFacts | undefined;
+  /** Replaces the node's metadata facts; nothing for an unknown node. */
+  setNodeMetadata(key: string, metadata: MetadataFacts): void;
   nodeKeys(): IterableIterator<string>;
-  /** Every node's state, in first-write order (the body's order; never write through them). */
+  /** Every node's state as of now, in first-write order (the body's order), each made when reached. */
   nodes(): IterableIterator<NodeState>;
+  /**
+   * The nodes as of now, in first-write order, read in slices while writes go on: the states stay those of this
+   * call until `close()` (a build's input). Close it when done: an open view makes every write save a copy.
+   */
+  nodeView(): NodeView;
   /**
    * Replaces the groups (discovery). Their texts change at once; the nodes of groups whose change matters to them
    * (a deploy) are re-written before the promise resolves, yielding to the event loop in between. A group's
@@ -77,7 +97,64 @@ export interface LeaderSnapshot {
   subscribe(listener: () => void): () => void;
 }
 
+/** A moment's nodes (LeaderSnapshot.nodeView). */
+export interface NodeView {
+  readonly length: number;
+  /** The states at positions [start, end), made now. */
+  slice(start: number, end: number): NodeState[];
+  close(): void;
+}
+
 let nextId = 1;
+
+class View implements NodeView {
+  readonly #slots: Int32Array;
+  /** Per slot: 1 while the view still reads it from the table (not yet saved, not yet deleted). */
+  readonly #live: Uint8Array;
+  readonly #saved = new Map<number, NodeState>();
+  readonly #table: NodeTable;
+  readonly #onClose: (v: View) => void;
+  #closed = false;
+
+  constructor(slots: Int32Array, capacity: number, table: NodeTable, onClose: (v: View) => void) {
+    this.#slots = slots;
+    this.#live = new Uint8Array(capacity);
+    for (const slot of slots) this.#live[slot] = 1;
+    this.#table = table;
+    this.#onClose = onClose;
+  }
+
+  get length(): number {
+    return this.#slots.length;
+  }
+
+  /** Called before the table's slot changes: keeps the state this view must see. */
+  preserve(slot: number): void {
+    if (this.#live[slot] !== 1) return;
+    this.#live[slot] = 0;
+    this.#saved.set(slot, this.#table.read(slot));
+  }
+
+  slice(start: number, end: number): NodeState[] {
+    const out: NodeState[] = [];
+    const stop = Math.min(end, this.#slots.length);
+    for (let i = Math.max(0, start); i < stop; i++) {
+      const slot = this.#slots[i] as number;
+      const saved = this.#saved.get(slot);
+      if (saved) out.push(saved);
+      // A closed view no longer follows writes: it reads what is there, or skips a slot since freed.
+      else if (this.#live[slot] === 1 || this.#closed) out.push(this.#table.read(slot));
+    }
+    return out;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#saved.clear();
+    this.#onClose(this);
+  }
+}
 
 function sameTexts(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
@@ -91,7 +168,12 @@ class Snapshot implements LeaderSnapshot {
   readonly targetPairs: string;
   readonly #render: SnapshotRenderers;
   #generation = 0;
-  readonly #nodes = new Map<string, NodeState>();
+  /** Node slots by key, in first-write order. */
+  readonly #nodes = new Map<string, number>();
+  readonly #table = new NodeTable();
+  /** Slots in use (the length of a view's live marks). */
+  #highSlot = 0;
+  readonly #views = new Set<View>();
   /** Groups by groupKey, in listing order. */
   #groups = new Map<string, GroupState>();
   /** Node keys per groupKey. */
@@ -118,10 +200,16 @@ class Snapshot implements LeaderSnapshot {
   }
 
   setNode(key: string, state: NodeState): void {
-    const prev = this.#nodes.get(key);
+    let slot = this.#nodes.get(key);
+    const prev = slot === undefined ? undefined : this.#table.read(slot);
     const group = groupKey(state.product, state.group);
     const full = this.#render.nodeWithFacts(prev, state, this.#groups.get(group));
-    this.#nodes.set(key, full);
+    if (slot === undefined) {
+      slot = this.#table.alloc();
+      this.#highSlot = Math.max(this.#highSlot, slot + 1);
+      this.#nodes.set(key, slot);
+    } else this.#preserve(slot);
+    this.#table.write(slot, full);
     const before = prev && groupKey(prev.product, prev.group);
     if (before !== group) {
       if (before !== undefined) this.#members.get(before)?.delete(key);
@@ -133,10 +221,12 @@ class Snapshot implements LeaderSnapshot {
   }
 
   deleteNode(key: string): void {
-    const prev = this.#nodes.get(key);
-    if (!prev) return;
+    const slot = this.#nodes.get(key);
+    if (slot === undefined) return;
+    this.#preserve(slot);
+    const group = groupKey(this.#table.product(slot), this.#table.group(slot));
     this.#nodes.delete(key);
-    const group = groupKey(prev.product, prev.group);
+    this.#table.free(slot);
     const members = this.#members.get(group);
     members?.delete(key);
     if (members?.size === 0) this.#members.delete(group);
@@ -144,11 +234,65 @@ class Snapshot implements LeaderSnapshot {
   }
 
   getNode(key: string): NodeState | undefined {
-    return this.#nodes.get(key);
+    const slot = this.#nodes.get(key);
+    return slot === undefined ? undefined : this.#table.read(slot);
+  }
+
+  hasNode(key: string): boolean {
+    return this.#nodes.has(key);
+  }
+
+  nodeId(key: string): string | undefined {
+    const slot = this.#nodes.get(key);
+    return slot === undefined ? undefined : this.#table.nodeId(slot);
+  }
+
+  nodeHealth(key: string): HealthFacts | undefined {
+    const slot = this.#nodes.get(key);
+    return slot === undefined ? undefined : this.#table.health(slot);
+  }
+
+  setNodeHealth(key: string, health: HealthFacts): void {
+    const slot = this.#nodes.get(key);
+    if (slot === undefined) return;
+    this.#preserve(slot);
+    this.#table.writeHealth(slot, health);
+    this.#changed();
+  }
+
+  nodeMetadata(key: string): MetadataFacts | undefined {
+    const slot = this.#nodes.get(key);
+    return slot === undefined ? undefined : this.#table.metadata(slot);
+  }
+
+  setNodeMetadata(key: string, metadata: MetadataFacts): void {
+    const slot = this.#nodes.get(key);
+    if (slot === undefined) return;
+    this.#preserve(slot);
+    this.#table.writeMetadata(slot, metadata);
+    this.#changed();
   }
 
   nodeKeys(): IterableIterator<string> {
     return this.#nodes.keys();
+  }
+
+  *nodes(): IterableIterator<NodeState> {
+    for (const slot of this.#nodes.values()) yield this.#table.read(slot);
+  }
+
+  nodeView(): NodeView {
+    const view = new View(Int32Array.from(this.#nodes.values()), this.#highSlot, this.#table, (v) =>
+      this.#views.delete(v),
+    );
+    this.#views.add(view);
+    return view;
+  }
+
+  /** Before a slot changes: every open view keeps the state it must see. */
+  #preserve(slot: number): void {
+    if (this.#views.size === 0) return;
+    for (const view of this.#views) view.preserve(slot);
   }
 
   async setGroups(groups: readonly GroupState[]): Promise<void> {
@@ -171,7 +315,7 @@ class Snapshot implements LeaderSnapshot {
       for (const key of [...(this.#members.get(group) ?? [])]) {
         const pause = slice();
         if (pause) await pause;
-        const state = this.#nodes.get(key);
+        const state = this.getNode(key);
         if (state && groupKey(state.product, state.group) === group) this.setNode(key, state);
       }
     }
@@ -203,10 +347,6 @@ class Snapshot implements LeaderSnapshot {
 
   leader(): LeaderState | undefined {
     return this.#leader;
-  }
-
-  nodes(): IterableIterator<NodeState> {
-    return this.#nodes.values();
   }
 
   #renderGroups(): void {

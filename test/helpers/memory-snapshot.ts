@@ -1,10 +1,25 @@
 import type { GroupState, LeaderState, NodeState } from '../../src/collectors/state.js';
+import type { HealthFacts } from '../../src/collectors/node-health.js';
+import type { MetadataFacts } from '../../src/collectors/node-metadata.js';
 import type { LeaderSnapshot } from '../../src/store/snapshot.js';
 
 /** A LeaderSnapshot that only remembers, for tests of the writers. */
 export class MemorySnapshot implements Pick<
   LeaderSnapshot,
-  'setNode' | 'deleteNode' | 'getNode' | 'nodeKeys' | 'setGroups' | 'setLeader' | 'leader' | 'getGroup'
+  | 'setNode'
+  | 'deleteNode'
+  | 'getNode'
+  | 'hasNode'
+  | 'nodeId'
+  | 'nodeHealth'
+  | 'setNodeHealth'
+  | 'nodeMetadata'
+  | 'setNodeMetadata'
+  | 'nodeKeys'
+  | 'setGroups'
+  | 'setLeader'
+  | 'leader'
+  | 'getGroup'
 > {
   readonly labels = {};
   readonly nodes = new Map<string, NodeState>();
@@ -20,6 +35,26 @@ export class MemorySnapshot implements Pick<
   }
   getNode(key: string): NodeState | undefined {
     return this.nodes.get(key);
+  }
+  hasNode(key: string): boolean {
+    return this.nodes.has(key);
+  }
+  nodeId(key: string): string | undefined {
+    return this.nodes.get(key)?.nodeId;
+  }
+  nodeHealth(key: string): HealthFacts | undefined {
+    return this.nodes.get(key)?.health;
+  }
+  setNodeHealth(key: string, health: HealthFacts): void {
+    const n = this.nodes.get(key);
+    if (n) this.setNode(key, { ...n, health });
+  }
+  nodeMetadata(key: string): MetadataFacts | undefined {
+    return this.nodes.get(key)?.metadata;
+  }
+  setNodeMetadata(key: string, metadata: MetadataFacts): void {
+    const n = this.nodes.get(key);
+    if (n) this.setNode(key, { ...n, metadata });
   }
   nodeKeys(): IterableIterator<string> {
     return this.nodes.keys();

@@ -1,18 +1,25 @@
 import { renderNode, SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
-import type { GroupState, NodeState } from '../../src/collectors/state.js';
+import type { GroupState } from '../../src/collectors/state.js';
 import { describe, expect, it } from 'vitest';
 import { createLeaderSnapshot, type LeaderSnapshot } from '../../src/store/snapshot.js';
 import { node, worker } from '../exposition/fixtures.js';
 
-/** The nodes written since the last call (a write replaces a node's state object), in key order. */
-function written(s: LeaderSnapshot, seen: Map<string, NodeState>): string[] {
-  const out: string[] = [];
-  for (const key of s.nodeKeys()) {
-    const state = s.getNode(key);
-    if (state && seen.get(key) !== state) out.push(key);
-    if (state) seen.set(key, state);
-  }
-  return out.sort();
+/** A store that records the ids of the nodes written (each write goes through nodeWithFacts). */
+function recording(): { s: LeaderSnapshot; seen: string[] } {
+  const seen: string[] = [];
+  const render = {
+    ...SNAPSHOT_RENDERERS,
+    nodeWithFacts: (...args: Parameters<typeof SNAPSHOT_RENDERERS.nodeWithFacts>) => {
+      seen.push(args[1].nodeId);
+      return SNAPSHOT_RENDERERS.nodeWithFacts(...args);
+    },
+  };
+  return { s: createLeaderSnapshot({ render }), seen };
+}
+
+/** The nodes written since the last call, in key order. */
+function written(_s: LeaderSnapshot, seen: string[]): string[] {
+  return [...new Set(seen.splice(0))].sort();
 }
 
 const group = (id: string, configVersion?: string, extra: Partial<GroupState> = {}): GroupState => ({
@@ -36,8 +43,7 @@ const outdated = (s: LeaderSnapshot, key: string): string | undefined => {
 
 describe('nodes rendered with their group’s facts', () => {
   it('compares each node with its group’s deployed version; a deploy re-renders that group’s nodes only', async () => {
-    const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    const seen = new Map<string, NodeState>();
+    const { s, seen } = recording();
     await s.setGroups([group('east', '43c00c7'), group('west', 'aaaaaaa')]);
     s.setNode('e1', running('e1', 'east', '43c00c7'));
     s.setNode('e2', running('e2', 'east', '43c00c7'));
@@ -68,8 +74,7 @@ describe('nodes rendered with their group’s facts', () => {
   });
 
   it('a node that moves to another group is compared with the new one, and follows its deploys', async () => {
-    const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    const seen = new Map<string, NodeState>();
+    const { s, seen } = recording();
     await s.setGroups([group('a', '1111111'), group('b', '2222222')]);
     s.setNode('n', running('n', 'a', '2222222'));
     s.setNode('n', running('n', 'b', '2222222'));
@@ -99,8 +104,7 @@ describe('restarts', () => {
   };
 
   it('counts changes of the listed start time; the first sighting and other writes are none', () => {
-    const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    const seen = new Map<string, NodeState>();
+    const { s, seen } = recording();
     s.setNode('n', at('n', 1000));
     s.setNode('n', { ...s.getNode('n')!, health: { up: true, status: 'healthy', lastSuccessMs: 5 } });
     s.setNode('n', at('n', 1000));

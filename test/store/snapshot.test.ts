@@ -1,14 +1,20 @@
 import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { describe, expect, it } from 'vitest';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
+import { compactWorker } from '../../src/collectors/listing.js';
+import type { NodeState } from '../../src/collectors/state.js';
 import { node, worker } from '../exposition/fixtures.js';
+
+/** A state as the store keeps it: the listing entry's exported fields only (the decoder drops the rest). */
+const kept = (n: NodeState): NodeState => ({ ...n, worker: compactWorker(n.worker) });
 
 describe('createLeaderSnapshot', () => {
   it('stores nodes and returns their state', () => {
     const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
     const n = node('w1');
     s.setNode('stream/w1', n);
-    expect(s.getNode('stream/w1')).toBe(n);
+    expect(s.getNode('stream/w1')).toEqual(kept(n));
+    expect(s.getNode('stream/w1')).not.toBe(s.getNode('stream/w1')); // made from the columns on each read
     expect([...s.nodeKeys()]).toEqual(['stream/w1']);
     expect(s.size).toBe(1);
   });
@@ -62,7 +68,7 @@ describe('createLeaderSnapshot', () => {
     s.setNode('a', node('a'));
     const again = node('a');
     s.setNode('a', again);
-    expect(s.getNode('a')).toBe(again);
+    expect(s.getNode('a')).toEqual(kept(again));
     s.deleteNode('a');
     expect(s.getNode('a')).toBeUndefined();
     expect([...s.nodes()]).toEqual([]);
@@ -89,5 +95,49 @@ describe('createLeaderSnapshot', () => {
     off();
     s.deleteNode('a');
     expect(calls).toBe(1);
+  });
+
+  it('a view keeps the states of its start through writes, deletes and slot reuse until closed', () => {
+    const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
+    const healthy = { up: true, status: 'healthy' as const, lastSuccessMs: 1 };
+    for (const id of ['a', 'b', 'c']) s.setNode(id, node(id, { health: healthy }));
+    const view = s.nodeView();
+    const later = s.nodeView();
+    s.setNodeHealth('a', { up: false, failure: 'timeout', lastSuccessMs: 1 });
+    s.deleteNode('b');
+    s.setNode('d', node('d')); // takes b's slot
+    s.setNode('c', node('c', { worker: worker('c', { workerProcesses: 9 }) }));
+    later.close();
+    const seen = view.slice(0, 10);
+    expect(seen.map((n) => n.nodeId)).toEqual(['a', 'b', 'c']);
+    expect(seen.map((n) => n.health)).toEqual([healthy, healthy, healthy]);
+    expect(seen[2]?.worker.workerProcesses).toBe(4);
+    expect(view.length).toBe(3);
+    view.close();
+    // Now: a's new health, b gone, d last.
+    expect([...s.nodes()].map((n) => [n.nodeId, n.health?.up])).toEqual([
+      ['a', false],
+      ['c', undefined],
+      ['d', undefined],
+    ]);
+    expect(s.nodeView().slice(1, 2).map((n) => n.nodeId)).toEqual(['c']);
+  });
+
+  it('reads and writes health and metadata by key; an unknown key is left alone', () => {
+    const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
+    s.setNode('k', node('w9'));
+    expect(s.nodeId('k')).toBe('w9');
+    expect(s.hasNode('k')).toBe(true);
+    expect(s.nodeHealth('k')).toBeUndefined();
+    s.setNodeHealth('k', { up: true, status: 'standby', lastSuccessMs: 5, startTime: 4 });
+    expect(s.nodeHealth('k')).toEqual({ up: true, status: 'standby', lastSuccessMs: 5, startTime: 4 });
+    const item = { timestamp: 3, kube: { namespace: 'ns', pod: { name: 'p' } } };
+    s.setNodeMetadata('k', { item, lastSuccessMs: 3 });
+    expect(s.nodeMetadata('k')).toEqual({ item, lastSuccessMs: 3 });
+    s.setNodeHealth('nope', { up: false });
+    s.setNodeMetadata('nope', {});
+    expect(s.hasNode('nope')).toBe(false);
+    expect(s.nodeId('nope')).toBeUndefined();
+    expect(s.size).toBe(1);
   });
 });
