@@ -120,7 +120,12 @@ describe('createLeaderSnapshot', () => {
       ['c', undefined],
       ['d', undefined],
     ]);
-    expect(s.nodeView().slice(1, 2).map((n) => n.nodeId)).toEqual(['c']);
+    expect(
+      s
+        .nodeView()
+        .slice(1, 2)
+        .map((n) => n.nodeId),
+    ).toEqual(['c']);
   });
 
   it('reads and writes health and metadata by key; an unknown key is left alone', () => {
