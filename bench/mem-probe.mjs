@@ -73,7 +73,13 @@ let counting = true;
 exp.proc.stdout.on('data', (chunk) => {
   if (!counting) return;
   for (const line of String(chunk).split('\n')) {
-    if (!/^\[\d+:0x/.test(line)) continue;
+    const isolate = /^\[\d+:(0x[0-9a-f]+)\]/.exec(line)?.[1];
+    if (!isolate) continue;
+    // Per isolate (the main thread's and the body worker's): scavenges counted by isolate address.
+    const by = (gcs.byIsolate ??= {});
+    const mine = (by[isolate] ??= { markCompact: 0, scavenge: 0 });
+    if (/Mark-Compact|Mark-sweep/i.test(line)) mine.markCompact++;
+    else if (/Scavenge/.test(line)) mine.scavenge++;
     if (/Mark-Compact|Mark-sweep/i.test(line)) {
       gcs.markCompact++;
       if (gcs.markCompact <= 8) (gcs.samples ??= []).push(line.replace(/^\[[^\]]*\]\s*/, ''));
