@@ -78,7 +78,8 @@ exp.proc.stdout.on('data', (chunk) => {
     // Per isolate (the main thread's and the body worker's): scavenges counted by isolate address.
     const by = (gcs.byIsolate ??= {});
     const mine = (by[isolate] ??= { markCompact: 0, scavenge: 0 });
-    if (/Mark-Compact|Mark-sweep/i.test(line)) mine.markCompact++;
+    if (/Mark-Compact|Mark-sweep/i.test(line) && mine.markCompact++ < 4)
+      (mine.samples ??= []).push(line.replace(/^\[[^\]]*\]\s*/, ''));
     else if (/Scavenge/.test(line)) mine.scavenge++;
     if (/Mark-Compact|Mark-sweep/i.test(line)) {
       gcs.markCompact++;

@@ -73,6 +73,11 @@ export interface LeaderHead {
 export interface NodeList<N> {
   readonly length: number;
   slice(start: number, end: number): readonly N[];
+  /**
+   * The same states in a form cheaper to post to the body worker than the objects (the store's columns), with the
+   * buffers that can move; the worker reads them back with the `unpack` it was built with. Optional.
+   */
+  pack?(start: number, end: number): { data: unknown; transfer: ArrayBuffer[] };
 }
 
 /** One leader's part of a build. */

@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { NODE_RENDERING } from '../collectors/index.js';
 import type { NodeState } from '../collectors/state.js';
+import { unpackNodes, type PackedNodes } from '../store/node-table.js';
 import { BodyAssembler, type AssemblerOptions, type Build } from './assemble.js';
 import { transferList, type FromWorker, type ToWorker } from './builder-protocol.js';
 
@@ -28,6 +29,15 @@ port.on('message', (m: ToWorker) => {
       builds
         .get(m.id)
         ?.addNodes(m.leader, m.states as readonly NodeState[])
+        .then(took, took);
+      return;
+    }
+    case 'packed': {
+      const took = (): void => post({ t: 'took', id: m.id });
+      // The store's columns (LeaderSnapshot.nodeView().pack): each state is made when it is rendered.
+      builds
+        .get(m.id)
+        ?.addNodes(m.leader, unpackNodes(m.packed as PackedNodes))
         .then(took, took);
       return;
     }

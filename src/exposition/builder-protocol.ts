@@ -9,6 +9,8 @@ import { isSlot, type AssembleHead, type AssembledBody } from './assemble.js';
 export type ToWorker =
   | { t: 'build'; id: number; head: AssembleHead }
   | { t: 'nodes'; id: number; leader: number; states: readonly unknown[] }
+  /** The same as `nodes`, packed by the NodeList's `pack` (the store's columns). */
+  | { t: 'packed'; id: number; leader: number; packed: unknown }
   | { t: 'end'; id: number };
 
 /** Worker → main. */

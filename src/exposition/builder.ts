@@ -117,8 +117,8 @@ export function createWorkerBuilder<N>(
     worker = w;
     return w;
   };
-  const post = (m: ToWorker): void => {
-    if (!closed) ensure().postMessage(m);
+  const post = (m: ToWorker, transfer?: ArrayBuffer[]): void => {
+    if (!closed) ensure().postMessage(m, transfer);
   };
 
   /** Sends the node states of build `id` in messages, a few ahead of the worker, then its end. */
@@ -130,7 +130,9 @@ export function createWorkerBuilder<N>(
           await new Promise<void>((resolve) => (job.wake = resolve));
         }
         if (!jobs.has(id)) return;
-        post({ t: 'nodes', id, leader, states: nodes.slice(at, at + NODES_PER_MESSAGE) });
+        const packed = nodes.pack?.(at, at + NODES_PER_MESSAGE);
+        if (packed) post({ t: 'packed', id, leader, packed: packed.data }, packed.transfer);
+        else post({ t: 'nodes', id, leader, states: nodes.slice(at, at + NODES_PER_MESSAGE) });
         sent++;
         await yieldToLoop();
       }

@@ -91,12 +91,161 @@ function put<O extends object, K extends keyof O>(o: O, key: K, v: O[K] | undefi
   if (v !== undefined) o[key] = v;
 }
 
+/** Columns of node states: a slot's numbers at [slot × NUMBERS, …), strings at [slot × STRINGS, …), flags at slot. */
+export interface NodeColumns {
+  numbers: Float64Array;
+  strings: (string | undefined)[];
+  flags: Uint16Array;
+}
+
+/** Some nodes' columns, copied out of a table (what the body worker is sent: typed arrays move without a copy). */
+export interface PackedNodes extends NodeColumns {
+  readonly length: number;
+}
+
+const str = (c: NodeColumns, slot: number, column: number): string | undefined => c.strings[slot * STRINGS + column];
+const numAt = (c: NodeColumns, slot: number, column: number): number | undefined =>
+  opt(c.numbers[slot * NUMBERS + column] as number);
+const has = (c: NodeColumns, slot: number, bit: number): boolean => ((c.flags[slot] as number) & bit) !== 0;
+
+/** A whole state: new objects, the caller's to keep. */
+function readState(c: NodeColumns, slot: number): NodeState {
+  const s: NodeState = {
+    product: str(c, slot, PRODUCT) as Product,
+    group: str(c, slot, GROUP) ?? '',
+    nodeId: str(c, slot, NODE_ID) ?? '',
+    worker: readWorker(c, slot),
+  };
+  put(s, 'health', readHealth(c, slot));
+  put(s, 'metadata', readMetadata(c, slot));
+  put(s, 'deployedConfigVersion', str(c, slot, DEPLOYED));
+  put(s, 'restarts', numAt(c, slot, RESTARTS));
+  return s;
+}
+
+function readWorker(c: NodeColumns, slot: number): ListedWorker {
+  const configVersion = str(c, slot, CONFIG_VERSION);
+  const cribl = {
+    distMode: str(c, slot, DIST_MODE),
+    startTime: numAt(c, slot, START_TIME),
+    config: configVersion === undefined ? {} : { version: configVersion },
+  } as ListedWorker['info']['cribl'];
+  put(cribl, 'version', str(c, slot, VERSION));
+  const info = {
+    hostname: str(c, slot, HOSTNAME),
+    cpus: numAt(c, slot, CPUS),
+    totalmem: numAt(c, slot, TOTALMEM),
+    architecture: str(c, slot, ARCH),
+    platform: str(c, slot, PLATFORM),
+    cribl,
+  } as ListedWorker['info'];
+  put(info, 'freeDiskSpace', numAt(c, slot, FREE_DISK));
+  put(info, 'totalDiskSpace', numAt(c, slot, TOTAL_DISK));
+  const w = {
+    id: str(c, slot, W_ID),
+    group: str(c, slot, W_GROUP),
+    firstMsgTime: numAt(c, slot, FIRST_MSG),
+    lastMsgTime: numAt(c, slot, LAST_MSG),
+    workerProcesses: numAt(c, slot, PROCESSES),
+    info,
+  } as ListedWorker;
+  put(w, 'status', str(c, slot, STATUS));
+  if (has(c, slot, DISCONNECTED_SET)) w.disconnected = has(c, slot, DISCONNECTED);
+  if (has(c, slot, DEPLOYABLE_SET)) w.deployable = has(c, slot, DEPLOYABLE);
+  if (has(c, slot, HAS_UPGRADE)) {
+    w.nodeUpgradeStatus = {
+      state: numAt(c, slot, UPGRADE_STATE),
+      timestamp: numAt(c, slot, UPGRADE_TS),
+    } as NonNullable<ListedWorker['nodeUpgradeStatus']>;
+  }
+  return w;
+}
+
+function readHealth(c: NodeColumns, slot: number): HealthFacts | undefined {
+  if (!has(c, slot, HAS_HEALTH)) return undefined;
+  const h: HealthFacts = { up: has(c, slot, HEALTH_UP) };
+  put(h, 'status', str(c, slot, H_STATUS) as HealthStatus | undefined);
+  put(h, 'lastSuccessMs', numAt(c, slot, H_LAST_SUCCESS));
+  put(h, 'failure', str(c, slot, H_FAILURE) as FailureReason | undefined);
+  put(h, 'startTime', numAt(c, slot, H_START_TIME));
+  return h;
+}
+
+function readMetadata(c: NodeColumns, slot: number): MetadataFacts | undefined {
+  if (!has(c, slot, HAS_METADATA)) return undefined;
+  const m: MetadataFacts = {};
+  if (has(c, slot, HAS_ITEM)) m.item = readItem(c, slot);
+  put(m, 'lastSuccessMs', numAt(c, slot, M_LAST_SUCCESS));
+  put(m, 'failure', str(c, slot, M_FAILURE) as FailureReason | undefined);
+  return m;
+}
+
+function readItem(c: NodeColumns, slot: number): NodeMetadata {
+  const item = { timestamp: numAt(c, slot, M_TIMESTAMP) } as NodeMetadata;
+  if (has(c, slot, HAS_M_CRIBL)) {
+    const cribl: NonNullable<NodeMetadata['cribl']> = {};
+    put(cribl, 'mode', str(c, slot, M_MODE));
+    put(cribl, 'version', str(c, slot, M_VERSION));
+    put(cribl, 'config_version', str(c, slot, M_CONFIG_VERSION));
+    put(cribl, 'group', str(c, slot, M_GROUP));
+    item.cribl = cribl;
+  }
+  if (has(c, slot, HAS_OS)) {
+    const os: NonNullable<NodeMetadata['os']> = {};
+    put(os, 'os_name', str(c, slot, OS_NAME));
+    put(os, 'os_version', str(c, slot, OS_VERSION));
+    item.os = os;
+  }
+  if (has(c, slot, HAS_KUBE)) {
+    const kube: NonNullable<NodeMetadata['kube']> = {};
+    put(kube, 'namespace', str(c, slot, KUBE_NAMESPACE));
+    const pod = str(c, slot, KUBE_POD);
+    if (has(c, slot, POD_OBJECT)) kube.pod = pod === undefined ? {} : { name: pod };
+    else put(kube, 'pod', pod);
+    item.kube = kube;
+  }
+  return item;
+}
+
+function emptyColumns(capacity: number): NodeColumns {
+  return {
+    numbers: new Float64Array(capacity * NUMBERS).fill(NaN),
+    strings: new Array<string | undefined>(capacity * STRINGS).fill(undefined),
+    flags: new Uint16Array(capacity),
+  };
+}
+
+/** Copies slot `from` of `src` to slot `to` of `dst`. */
+function copySlot(src: NodeColumns, from: number, dst: NodeColumns, to: number): void {
+  dst.numbers.set(src.numbers.subarray(from * NUMBERS, (from + 1) * NUMBERS), to * NUMBERS);
+  for (let i = 0; i < STRINGS; i++) dst.strings[to * STRINGS + i] = src.strings[from * STRINGS + i];
+  dst.flags[to] = src.flags[from] as number;
+}
+
+/** The states of packed nodes, read in slices as a build renders them (in the body worker). */
+export function unpackNodes(p: PackedNodes): {
+  readonly length: number;
+  slice(start: number, end: number): NodeState[];
+} {
+  return {
+    length: p.length,
+    slice(start, end) {
+      const out: NodeState[] = [];
+      for (let i = Math.max(0, start); i < Math.min(end, p.length); i++) out.push(readState(p, i));
+      return out;
+    },
+  };
+}
+
+/** The buffers of a pack that can move to another thread without a copy. */
+export function packTransferList(p: PackedNodes): ArrayBuffer[] {
+  return [p.numbers.buffer as ArrayBuffer, p.flags.buffer as ArrayBuffer];
+}
+
 /** A table of node states by slot. Slots are reused after `free`. */
 export class NodeTable {
   #capacity = 0;
-  #numbers = new Float64Array(0);
-  #strings: (string | undefined)[] = [];
-  #flags = new Uint16Array(0);
+  #c: NodeColumns = emptyColumns(0);
   readonly #free: number[] = [];
   #next = 0;
   /** Fleet-wide values (group, version, platform, OS, …): one instance each. */
@@ -111,70 +260,80 @@ export class NodeTable {
 
   /** Gives the slot back; its strings are dropped at once (they would otherwise stay reachable). */
   free(slot: number): void {
-    this.#strings.fill(undefined, slot * STRINGS, (slot + 1) * STRINGS);
-    this.#numbers.fill(NaN, slot * NUMBERS, (slot + 1) * NUMBERS);
-    this.#flags[slot] = 0;
+    this.#c.strings.fill(undefined, slot * STRINGS, (slot + 1) * STRINGS);
+    this.#c.numbers.fill(NaN, slot * NUMBERS, (slot + 1) * NUMBERS);
+    this.#c.flags[slot] = 0;
     this.#free.push(slot);
   }
 
   #grow(capacity: number): void {
-    const numbers = new Float64Array(capacity * NUMBERS).fill(NaN);
-    numbers.set(this.#numbers);
-    this.#numbers = numbers;
-    const flags = new Uint16Array(capacity);
-    flags.set(this.#flags);
-    this.#flags = flags;
-    const strings = new Array<string | undefined>(capacity * STRINGS).fill(undefined);
-    for (let i = 0; i < this.#strings.length; i++) strings[i] = this.#strings[i];
-    this.#strings = strings;
+    const c = emptyColumns(capacity);
+    c.numbers.set(this.#c.numbers);
+    c.flags.set(this.#c.flags);
+    const old = this.#c.strings;
+    for (let i = 0; i < old.length; i++) c.strings[i] = old[i];
+    this.#c = c;
     this.#capacity = capacity;
   }
 
-  #str(slot: number, column: number): string | undefined {
-    return this.#strings[slot * STRINGS + column];
+  /**
+   * The given states, packed: `slots` read from the table, except where `saved` holds a state for a slot (a view's
+   * copy of a state since overwritten), which is packed instead.
+   */
+  pack(slots: ArrayLike<number>, saved?: ReadonlyMap<number, NodeState>): PackedNodes {
+    const n = slots.length;
+    const out = emptyColumns(n);
+    const scratch = saved?.size ? new NodeTable() : undefined;
+    for (let i = 0; i < n; i++) {
+      const slot = slots[i] as number;
+      const state = saved?.get(slot);
+      if (state && scratch) {
+        const s = scratch.alloc();
+        scratch.write(s, state);
+        copySlot(scratch.#c, s, out, i);
+        scratch.free(s);
+      } else copySlot(this.#c, slot, out, i);
+    }
+    return { ...out, length: n };
   }
 
   #setStr(slot: number, column: number, v: string | undefined, shared: boolean): void {
-    this.#strings[slot * STRINGS + column] = shared ? this.#shared.intern(v) : v;
-  }
-
-  #num(slot: number, column: number): number | undefined {
-    return opt(this.#numbers[slot * NUMBERS + column] as number);
+    this.#c.strings[slot * STRINGS + column] = shared ? this.#shared.intern(v) : v;
   }
 
   #setNum(slot: number, column: number, v: number | undefined): void {
-    this.#numbers[slot * NUMBERS + column] = num(v);
+    this.#c.numbers[slot * NUMBERS + column] = num(v);
   }
 
   #setFlags(slot: number, mask: number, bits: number): void {
-    this.#flags[slot] = ((this.#flags[slot] as number) & ~mask) | bits;
-  }
-
-  #has(slot: number, bit: number): boolean {
-    return ((this.#flags[slot] as number) & bit) !== 0;
+    this.#c.flags[slot] = ((this.#c.flags[slot] as number) & ~mask) | bits;
   }
 
   /** The node's id (what its polls are addressed with). */
   nodeId(slot: number): string {
-    return this.#str(slot, NODE_ID) ?? '';
+    return str(this.#c, slot, NODE_ID) ?? '';
   }
 
   /** The node's product and group (its group membership). */
   product(slot: number): Product {
-    return this.#str(slot, PRODUCT) as Product;
+    return str(this.#c, slot, PRODUCT) as Product;
   }
 
   group(slot: number): string {
-    return this.#str(slot, GROUP) ?? '';
+    return str(this.#c, slot, GROUP) ?? '';
   }
 
-  /** The listing's start time of the node's process. */
-  startTime(slot: number): number | undefined {
-    return this.#num(slot, START_TIME);
+  /** Reads a whole state: new objects, the caller's to keep. */
+  read(slot: number): NodeState {
+    return readState(this.#c, slot);
   }
 
-  restarts(slot: number): number | undefined {
-    return this.#num(slot, RESTARTS);
+  health(slot: number): HealthFacts | undefined {
+    return readHealth(this.#c, slot);
+  }
+
+  metadata(slot: number): MetadataFacts | undefined {
+    return readMetadata(this.#c, slot);
   }
 
   /** Writes a whole state. */
@@ -187,21 +346,6 @@ export class NodeTable {
     this.writeWorker(slot, s.worker);
     this.writeHealth(slot, s.health);
     this.writeMetadata(slot, s.metadata);
-  }
-
-  /** Reads a whole state: new objects, the caller's to keep. */
-  read(slot: number): NodeState {
-    const s: NodeState = {
-      product: this.product(slot),
-      group: this.group(slot),
-      nodeId: this.nodeId(slot),
-      worker: this.#readWorker(slot),
-    };
-    put(s, 'health', this.health(slot));
-    put(s, 'metadata', this.metadata(slot));
-    put(s, 'deployedConfigVersion', this.#str(slot, DEPLOYED));
-    put(s, 'restarts', this.#num(slot, RESTARTS));
-    return s;
   }
 
   writeWorker(slot: number, w: ListedWorker): void {
@@ -234,60 +378,12 @@ export class NodeTable {
     this.#setStr(slot, CONFIG_VERSION, cribl.config.version, true);
   }
 
-  #readWorker(slot: number): ListedWorker {
-    const configVersion = this.#str(slot, CONFIG_VERSION);
-    const cribl = {
-      distMode: this.#str(slot, DIST_MODE),
-      startTime: this.#num(slot, START_TIME),
-      config: configVersion === undefined ? {} : { version: configVersion },
-    } as ListedWorker['info']['cribl'];
-    put(cribl, 'version', this.#str(slot, VERSION));
-    const info = {
-      hostname: this.#str(slot, HOSTNAME),
-      cpus: this.#num(slot, CPUS),
-      totalmem: this.#num(slot, TOTALMEM),
-      architecture: this.#str(slot, ARCH),
-      platform: this.#str(slot, PLATFORM),
-      cribl,
-    } as ListedWorker['info'];
-    put(info, 'freeDiskSpace', this.#num(slot, FREE_DISK));
-    put(info, 'totalDiskSpace', this.#num(slot, TOTAL_DISK));
-    const w = {
-      id: this.#str(slot, W_ID),
-      group: this.#str(slot, W_GROUP),
-      firstMsgTime: this.#num(slot, FIRST_MSG),
-      lastMsgTime: this.#num(slot, LAST_MSG),
-      workerProcesses: this.#num(slot, PROCESSES),
-      info,
-    } as ListedWorker;
-    put(w, 'status', this.#str(slot, STATUS));
-    if (this.#has(slot, DISCONNECTED_SET)) w.disconnected = this.#has(slot, DISCONNECTED);
-    if (this.#has(slot, DEPLOYABLE_SET)) w.deployable = this.#has(slot, DEPLOYABLE);
-    if (this.#has(slot, HAS_UPGRADE)) {
-      w.nodeUpgradeStatus = {
-        state: this.#num(slot, UPGRADE_STATE),
-        timestamp: this.#num(slot, UPGRADE_TS),
-      } as NonNullable<ListedWorker['nodeUpgradeStatus']>;
-    }
-    return w;
-  }
-
   writeHealth(slot: number, h: HealthFacts | undefined): void {
     this.#setFlags(slot, HAS_HEALTH | HEALTH_UP, h ? HAS_HEALTH | (h.up ? HEALTH_UP : 0) : 0);
     this.#setStr(slot, H_STATUS, h?.status, true);
     this.#setStr(slot, H_FAILURE, h?.failure, true);
     this.#setNum(slot, H_LAST_SUCCESS, h?.lastSuccessMs);
     this.#setNum(slot, H_START_TIME, h?.startTime);
-  }
-
-  health(slot: number): HealthFacts | undefined {
-    if (!this.#has(slot, HAS_HEALTH)) return undefined;
-    const h: HealthFacts = { up: this.#has(slot, HEALTH_UP) };
-    put(h, 'status', this.#str(slot, H_STATUS) as HealthStatus | undefined);
-    put(h, 'lastSuccessMs', this.#num(slot, H_LAST_SUCCESS));
-    put(h, 'failure', this.#str(slot, H_FAILURE) as FailureReason | undefined);
-    put(h, 'startTime', this.#num(slot, H_START_TIME));
-    return h;
   }
 
   writeMetadata(slot: number, m: MetadataFacts | undefined): void {
@@ -313,41 +409,5 @@ export class NodeTable {
     this.#setStr(slot, OS_VERSION, os?.os_version, true);
     this.#setStr(slot, KUBE_NAMESPACE, kube?.namespace, true);
     this.#setStr(slot, KUBE_POD, typeof pod === 'string' ? pod : pod?.name, false);
-  }
-
-  metadata(slot: number): MetadataFacts | undefined {
-    if (!this.#has(slot, HAS_METADATA)) return undefined;
-    const m: MetadataFacts = {};
-    if (this.#has(slot, HAS_ITEM)) m.item = this.#readItem(slot);
-    put(m, 'lastSuccessMs', this.#num(slot, M_LAST_SUCCESS));
-    put(m, 'failure', this.#str(slot, M_FAILURE) as FailureReason | undefined);
-    return m;
-  }
-
-  #readItem(slot: number): NodeMetadata {
-    const item = { timestamp: this.#num(slot, M_TIMESTAMP) } as NodeMetadata;
-    if (this.#has(slot, HAS_M_CRIBL)) {
-      const cribl: NonNullable<NodeMetadata['cribl']> = {};
-      put(cribl, 'mode', this.#str(slot, M_MODE));
-      put(cribl, 'version', this.#str(slot, M_VERSION));
-      put(cribl, 'config_version', this.#str(slot, M_CONFIG_VERSION));
-      put(cribl, 'group', this.#str(slot, M_GROUP));
-      item.cribl = cribl;
-    }
-    if (this.#has(slot, HAS_OS)) {
-      const os: NonNullable<NodeMetadata['os']> = {};
-      put(os, 'os_name', this.#str(slot, OS_NAME));
-      put(os, 'os_version', this.#str(slot, OS_VERSION));
-      item.os = os;
-    }
-    if (this.#has(slot, HAS_KUBE)) {
-      const kube: NonNullable<NodeMetadata['kube']> = {};
-      put(kube, 'namespace', this.#str(slot, KUBE_NAMESPACE));
-      const pod = this.#str(slot, KUBE_POD);
-      if (this.#has(slot, POD_OBJECT)) kube.pod = pod === undefined ? {} : { name: pod };
-      else put(kube, 'pod', pod);
-      item.kube = kube;
-    }
-    return item;
   }
 }

@@ -17,7 +17,7 @@ import type { HealthFacts } from '../collectors/node-health.js';
 import type { MetadataFacts } from '../collectors/node-metadata.js';
 import { labelPairs } from '../format/escape.js';
 import { timeSlicer } from '../util/yield.js';
-import { NodeTable } from './node-table.js';
+import { NodeTable, packTransferList, type PackedNodes } from './node-table.js';
 
 /** How the store turns group and leader state into text (one string per family, in body order) and keeps nodes. */
 export interface SnapshotRenderers {
@@ -102,6 +102,8 @@ export interface NodeView {
   readonly length: number;
   /** The states at positions [start, end), made now. */
   slice(start: number, end: number): NodeState[];
+  /** The same states as columns (for another thread: `unpackNodes` reads them there). */
+  pack(start: number, end: number): { data: PackedNodes; transfer: ArrayBuffer[] };
   close(): void;
 }
 
@@ -146,6 +148,17 @@ class View implements NodeView {
       else if (this.#live[slot] === 1 || this.#closed) out.push(this.#table.read(slot));
     }
     return out;
+  }
+
+  pack(start: number, end: number): { data: PackedNodes; transfer: ArrayBuffer[] } {
+    const slots: number[] = [];
+    const stop = Math.min(end, this.#slots.length);
+    for (let i = Math.max(0, start); i < stop; i++) {
+      const slot = this.#slots[i] as number;
+      if (this.#saved.has(slot) || this.#live[slot] === 1 || this.#closed) slots.push(slot);
+    }
+    const data = this.#table.pack(slots, this.#saved);
+    return { data, transfer: packTransferList(data) };
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { describe, expect, it } from 'vitest';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
+import { unpackNodes } from '../../src/store/node-table.js';
 import { compactWorker } from '../../src/collectors/listing.js';
 import type { NodeState } from '../../src/collectors/state.js';
 import { node, worker } from '../exposition/fixtures.js';
@@ -113,6 +114,11 @@ describe('createLeaderSnapshot', () => {
     expect(seen.map((n) => n.health)).toEqual([healthy, healthy, healthy]);
     expect(seen[2]?.worker.workerProcesses).toBe(4);
     expect(view.length).toBe(3);
+    // Packed for the body worker (columns), the same states: saved ones included.
+    const packed = view.pack(0, 10);
+    expect(packed.transfer.length).toBe(2);
+    expect(unpackNodes(packed.data).slice(0, 10)).toEqual(seen);
+    expect(unpackNodes(view.pack(1, 2).data).slice(0, 5)).toEqual([seen[1]]);
     view.close();
     // Now: a's new health, b gone, d last.
     expect([...s.nodes()].map((n) => [n.nodeId, n.health?.up])).toEqual([
