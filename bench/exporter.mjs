@@ -132,6 +132,28 @@ const handlers = {
     const file = snapshot ? v8.writeHeapSnapshot(snapshot) : undefined;
     return { mem, spaces, rollup, file, peakRss: vmHwmBytes() };
   },
+  /**
+   * Where the main thread allocates: V8's sampling heap profiler for `seconds`, counting objects already collected
+   * too (scavenged garbage is what costs GC time), written to `file` as a .heapprofile (bench/mem-probe.mjs
+   * --alloc-profile).
+   */
+  async allocProfile({ seconds, file }) {
+    const { Session } = await import('node:inspector');
+    const session = new Session();
+    session.connect();
+    const post = (method, params) =>
+      new Promise((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))));
+    await post('HeapProfiler.startSampling', {
+      samplingInterval: 16384,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const { profile } = await post('HeapProfiler.stopSampling');
+    session.disconnect();
+    writeFileSync(file, JSON.stringify(profile));
+    return { file };
+  },
   /** Body builds recorded since the last call. */
   builds() {
     return builds.splice(0);
