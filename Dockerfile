@@ -64,7 +64,10 @@ EXPOSE 9864
 # --max-semi-space-size=4 gives each isolate's young generation 4 MB semi-spaces (16 by default): at 2,000 nodes,
 # against 8, RSS after GC 118 → 103 MB and peak 129 → 116 MB (medians of 6 and 9 runs), at 10,000 peak 235 → 228 MB
 # and RSS after GC 227 → 215 MB, with the same steady CPU and CPU per request at both sizes; at 50,000 (one run)
-# steady 0.47 cores, 394–504 MB, peak 560 MB, 24 full GCs and 1,366 scavenges a minute. 2 costs 20 % more CPU per
-# request in the start-up burst at 10,000 (bench/notes-base-mem.md). bench/run.mjs runs the exporter with these
-# flags and the ENV lines above.
-ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=100", "--max-semi-space-size=4", "/app/dist/cli.js"]
+# steady 0.47 cores, 394–504 MB, peak 560 MB, 24 full GCs and 1,366 scavenges a minute (bench/notes-base-mem.md).
+# --max-semi-space-size=2 since node states are kept in columns (less survives a scavenge): against 4, at 2,000
+# nodes steady RSS 100–102 → 90–91 MB and peak 114 → 108–110 MB; at 10,000 the same RSS (134–148 against
+# 139–163 MB), steady CPU and CPU per request in the start-up burst within the noise (0.309–0.363 against
+# 0.294–0.361 ms); at 50,000 peak 275–278 → 266–272 MB, 0.324–0.339 against 0.355–0.369 cores (two runs each,
+# bench/notes-columns.md). bench/run.mjs runs the exporter with these flags and the ENV lines above.
+ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=100", "--max-semi-space-size=2", "/app/dist/cli.js"]
