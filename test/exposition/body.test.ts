@@ -334,6 +334,14 @@ describe('createBodyCache with the worker builder', () => {
           node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 + i } }),
         );
     }
+    // The worker is sent the store's columns (NodeView.pack), not cloned state objects.
+    let packs = 0;
+    const nodeView = viaWorker.nodeView.bind(viaWorker);
+    viaWorker.nodeView = () => {
+      const v = nodeView();
+      const pack = v.pack.bind(v);
+      return Object.assign(v, { pack: (a: number, b: number) => (packs++, pack(a, b)) });
+    };
     let builder: ReturnType<typeof createWorkerBuilder> | undefined;
     const lost: string[] = [];
     const worker = createBodyCache({
@@ -348,6 +356,7 @@ describe('createBodyCache with the worker builder', () => {
     try {
       const expected = text(await inline.rebuild());
       expect(text(await worker.rebuild())).toBe(expected);
+      expect(packs).toBe(1); // 200 nodes: one message
 
       await builder!.worker()!.terminate();
       expect(lost).toHaveLength(1);
