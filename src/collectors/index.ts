@@ -8,7 +8,6 @@
  * 1,000; BENCHMARKS.md, "prom-client"). The exporter's own metrics do use prom-client (src/telemetry/).
  */
 import { openLabels, type Family } from '../format/family.js';
-import { compactMetadata } from './compact.js';
 import { GIT_FAMILIES } from './git-settings.js';
 import { VERSION_FAMILIES } from './group-version.js';
 import { LISTED_GROUP_FAMILIES } from './groups.js';
@@ -127,18 +126,12 @@ export function nodeWithFacts(prev: NodeState | undefined, next: NodeState, grou
   const restarted = before !== undefined && now !== undefined && before !== now;
   const restarts = (prev?.restarts ?? 0) + (restarted ? 1 : 0);
   const deployed = group?.group.configVersion;
-  // A new metadata answer (every metadata interval) is kept compact; a failed poll keeps the held item as it is.
-  const item = next.metadata?.item;
-  const metadata =
-    item && next.metadata && item !== prev?.metadata?.item
-      ? { ...next.metadata, item: compactMetadata(item) }
-      : undefined;
-  // The written object is kept as it is whenever it already says the same (the usual case: no copy).
-  if ((next.restarts ?? 0) === restarts && next.deployedConfigVersion === deployed && !metadata) return next;
+  // The written object is kept as it is whenever it already says the same (the usual case: no copy). Fleet-wide
+  // strings are shared by the store's columns (src/store/node-table.ts), not here.
+  if ((next.restarts ?? 0) === restarts && next.deployedConfigVersion === deployed) return next;
   const { deployedConfigVersion: _d, restarts: _r, ...rest } = next;
   return {
     ...rest,
-    ...(metadata ? { metadata } : {}),
     ...(restarts > 0 ? { restarts } : {}),
     ...(deployed === undefined ? {} : { deployedConfigVersion: deployed }),
   };
