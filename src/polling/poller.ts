@@ -23,20 +23,23 @@ export interface PollerMetrics {
   slowNodes?(count: number): void;
 }
 
+/** What the poller reads and writes of a leader's snapshot store. */
+export type PolledSnapshot = Pick<
+  LeaderSnapshot,
+  | 'getNode'
+  | 'setNode'
+  | 'deleteNode'
+  | 'hasNode'
+  | 'nodeId'
+  | 'nodeHealth'
+  | 'setNodeHealth'
+  | 'nodeMetadata'
+  | 'setNodeMetadata'
+>;
+
 export interface PollerOptions {
   client: LeaderClient;
-  snapshot: Pick<
-    LeaderSnapshot,
-    | 'getNode'
-    | 'setNode'
-    | 'deleteNode'
-    | 'hasNode'
-    | 'nodeId'
-    | 'nodeHealth'
-    | 'setNodeHealth'
-    | 'nodeMetadata'
-    | 'setNodeMetadata'
-  >;
+  snapshot: PolledSnapshot;
   clock: Clock;
   logger: Logger;
   healthIntervalMs: number;

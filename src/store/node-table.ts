@@ -110,8 +110,8 @@ const numAt = (c: NodeColumns, slot: number, column: number): number | undefined
   opt(c.numbers[slot * NUMBERS + column] as number);
 const has = (c: NodeColumns, slot: number, bit: number): boolean => ((c.flags[slot] as number) & bit) !== 0;
 
-/** A whole state: new objects, the caller's to keep. */
-function readState(c: NodeColumns, slot: number): NodeState {
+/** The state at `slot` of some columns (a table's, a pack's, a saved row's): new objects, the caller's to keep. */
+export function readRow(c: NodeColumns, slot: number): NodeState {
   const s: NodeState = {
     product: str(c, slot, PRODUCT) as Product,
     group: str(c, slot, GROUP) ?? '',
@@ -238,7 +238,7 @@ export function unpackNodes(p: PackedNodes): {
     length: p.length,
     slice(start, end) {
       const out: NodeState[] = [];
-      for (let i = Math.max(0, start); i < Math.min(end, p.length); i++) out.push(readState(p, i));
+      for (let i = Math.max(0, start); i < Math.min(end, p.length); i++) out.push(readRow(p, i));
       return out;
     },
   };
@@ -283,23 +283,22 @@ export class NodeTable {
     this.#capacity = capacity;
   }
 
-  /**
-   * The given states, packed: `slots` read from the table, except where `saved` holds a state for a slot (a view's
-   * copy of a state since overwritten), which is packed instead.
-   */
-  pack(slots: ArrayLike<number>, saved?: ReadonlyMap<number, NodeState>): PackedNodes {
+  /** A copy of one slot's columns, as a one-row NodeColumns (a view's copy of a state about to be overwritten). */
+  copyRow(slot: number): NodeColumns {
+    const row = emptyColumns(1);
+    copySlot(this.#c, slot, row, 0);
+    return row;
+  }
+
+  /** The given slots' columns, packed in order; a slot found in `saved` is taken from that row instead. */
+  pack(slots: ArrayLike<number>, saved?: ReadonlyMap<number, NodeColumns>): PackedNodes {
     const n = slots.length;
     const out = emptyColumns(n);
-    const scratch = saved?.size ? new NodeTable() : undefined;
     for (let i = 0; i < n; i++) {
       const slot = slots[i] as number;
-      const state = saved?.get(slot);
-      if (state && scratch) {
-        const s = scratch.alloc();
-        scratch.write(s, state);
-        copySlot(scratch.#c, s, out, i);
-        scratch.free(s);
-      } else copySlot(this.#c, slot, out, i);
+      const row = saved?.get(slot);
+      if (row) copySlot(row, 0, out, i);
+      else copySlot(this.#c, slot, out, i);
     }
     return { ...out, length: n };
   }
@@ -332,7 +331,7 @@ export class NodeTable {
 
   /** Reads a whole state: new objects, the caller's to keep. */
   read(slot: number): NodeState {
-    return readState(this.#c, slot);
+    return readRow(this.#c, slot);
   }
 
   health(slot: number): HealthFacts | undefined {

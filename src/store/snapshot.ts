@@ -17,7 +17,7 @@ import type { HealthFacts } from '../collectors/node-health.js';
 import type { MetadataFacts } from '../collectors/node-metadata.js';
 import { labelPairs } from '../format/escape.js';
 import { timeSlicer } from '../util/yield.js';
-import { NodeTable, packTransferList, type PackedNodes } from './node-table.js';
+import { NodeTable, packTransferList, readRow, type NodeColumns, type PackedNodes } from './node-table.js';
 
 /** How the store turns group and leader state into text (one string per family, in body order) and keeps nodes. */
 export interface SnapshotRenderers {
@@ -100,9 +100,9 @@ export interface LeaderSnapshot {
 /** A moment's nodes (LeaderSnapshot.nodeView). */
 export interface NodeView {
   readonly length: number;
-  /** The states at positions [start, end), made now. */
+  /** The states at positions [start, end), made now; none once the view is closed. */
   slice(start: number, end: number): NodeState[];
-  /** The same states as columns (for another thread: `unpackNodes` reads them there). */
+  /** The same states as columns (for another thread: `unpackNodes` reads them there). None once closed. */
   pack(start: number, end: number): { data: PackedNodes; transfer: ArrayBuffer[] };
   close(): void;
 }
@@ -113,7 +113,8 @@ class View implements NodeView {
   readonly #slots: Int32Array;
   /** Per slot: 1 while the view still reads it from the table (not yet saved, not yet deleted). */
   readonly #live: Uint8Array;
-  readonly #saved = new Map<number, NodeState>();
+  /** The columns of slots changed since the view was made, as they were then. */
+  readonly #saved = new Map<number, NodeColumns>();
   readonly #table: NodeTable;
   readonly #onClose: (v: View) => void;
   #closed = false;
@@ -130,34 +131,31 @@ class View implements NodeView {
     return this.#slots.length;
   }
 
-  /** Called before the table's slot changes: keeps the state this view must see. */
+  /** Called before the table's slot changes: keeps the columns this view must see. */
   preserve(slot: number): void {
     if (this.#live[slot] !== 1) return;
     this.#live[slot] = 0;
-    this.#saved.set(slot, this.#table.read(slot));
+    this.#saved.set(slot, this.#table.copyRow(slot));
+  }
+
+  /** The view's slots at positions [start, end); none once closed (it no longer knows what it held). */
+  #range(start: number, end: number): number[] {
+    const slots: number[] = [];
+    if (this.#closed) return slots;
+    const stop = Math.min(end, this.#slots.length);
+    for (let i = Math.max(0, start); i < stop; i++) slots.push(this.#slots[i] as number);
+    return slots;
   }
 
   slice(start: number, end: number): NodeState[] {
-    const out: NodeState[] = [];
-    const stop = Math.min(end, this.#slots.length);
-    for (let i = Math.max(0, start); i < stop; i++) {
-      const slot = this.#slots[i] as number;
-      const saved = this.#saved.get(slot);
-      if (saved) out.push(saved);
-      // A closed view no longer follows writes: it reads what is there, or skips a slot since freed.
-      else if (this.#live[slot] === 1 || this.#closed) out.push(this.#table.read(slot));
-    }
-    return out;
+    return this.#range(start, end).map((slot) => {
+      const row = this.#saved.get(slot);
+      return row ? readRow(row, 0) : this.#table.read(slot);
+    });
   }
 
   pack(start: number, end: number): { data: PackedNodes; transfer: ArrayBuffer[] } {
-    const slots: number[] = [];
-    const stop = Math.min(end, this.#slots.length);
-    for (let i = Math.max(0, start); i < stop; i++) {
-      const slot = this.#slots[i] as number;
-      if (this.#saved.has(slot) || this.#live[slot] === 1 || this.#closed) slots.push(slot);
-    }
-    const data = this.#table.pack(slots, this.#saved);
+    const data = this.#table.pack(this.#range(start, end), this.#saved);
     return { data, transfer: packTransferList(data) };
   }
 

@@ -1,26 +1,13 @@
 import type { GroupState, LeaderState, NodeState } from '../../src/collectors/state.js';
 import type { HealthFacts } from '../../src/collectors/node-health.js';
 import type { MetadataFacts } from '../../src/collectors/node-metadata.js';
+import type { PolledSnapshot } from '../../src/polling/poller.js';
 import type { LeaderSnapshot } from '../../src/store/snapshot.js';
 
 /** A LeaderSnapshot that only remembers, for tests of the writers. */
-export class MemorySnapshot implements Pick<
-  LeaderSnapshot,
-  | 'setNode'
-  | 'deleteNode'
-  | 'getNode'
-  | 'hasNode'
-  | 'nodeId'
-  | 'nodeHealth'
-  | 'setNodeHealth'
-  | 'nodeMetadata'
-  | 'setNodeMetadata'
-  | 'nodeKeys'
-  | 'setGroups'
-  | 'setLeader'
-  | 'leader'
-  | 'getGroup'
-> {
+export class MemorySnapshot
+  implements PolledSnapshot, Pick<LeaderSnapshot, 'nodeKeys' | 'setGroups' | 'setLeader' | 'leader' | 'getGroup'>
+{
   readonly labels = {};
   readonly nodes = new Map<string, NodeState>();
   groups: readonly GroupState[] = [];

@@ -120,6 +120,8 @@ describe('createLeaderSnapshot', () => {
     expect(unpackNodes(packed.data).slice(0, 10)).toEqual(seen);
     expect(unpackNodes(view.pack(1, 2).data).slice(0, 5)).toEqual([seen[1]]);
     view.close();
+    expect(view.slice(0, 10)).toEqual([]); // a closed view no longer knows what it held
+    expect(view.pack(0, 10).data.length).toBe(0);
     // Now: a's new health, b gone, d last.
     expect([...s.nodes()].map((n) => [n.nodeId, n.health?.up])).toEqual([
       ['a', false],
