@@ -258,6 +258,11 @@ export class NodeTable {
   /** Fleet-wide values (group, version, platform, OS, …): one instance each. */
   readonly #shared = new StringInterner();
 
+  /** Slots ever handed out (every slot in use is below this). */
+  get slotCount(): number {
+    return this.#next;
+  }
+
   /** A new empty slot. */
   alloc(): number {
     const slot = this.#free.pop() ?? this.#next++;

@@ -182,8 +182,6 @@ class Snapshot implements LeaderSnapshot {
   /** Node slots by key, in first-write order. */
   readonly #nodes = new Map<string, number>();
   readonly #table = new NodeTable();
-  /** Slots in use (the length of a view's live marks). */
-  #highSlot = 0;
   readonly #views = new Set<View>();
   /** Groups by groupKey, in listing order. */
   #groups = new Map<string, GroupState>();
@@ -217,7 +215,6 @@ class Snapshot implements LeaderSnapshot {
     const full = this.#render.nodeWithFacts(prev, state, this.#groups.get(group));
     if (slot === undefined) {
       slot = this.#table.alloc();
-      this.#highSlot = Math.max(this.#highSlot, slot + 1);
       this.#nodes.set(key, slot);
     } else this.#preserve(slot);
     this.#table.write(slot, full);
@@ -297,7 +294,7 @@ class Snapshot implements LeaderSnapshot {
     const slots = new Int32Array(this.#nodes.size);
     let i = 0;
     for (const slot of this.#nodes.values()) slots[i++] = slot;
-    const view = new View(slots, this.#highSlot, this.#table, (v) => this.#views.delete(v));
+    const view = new View(slots, this.#table.slotCount, this.#table, (v) => this.#views.delete(v));
     this.#views.add(view);
     return view;
   }
