@@ -1,15 +1,16 @@
 // Memory of the exporter at one fleet size, for issue 17's memory work (not part of `npm run bench`):
 //   node bench/mem-probe.mjs --nodes 10000 [--settle 40] [--snapshot FILE] [--alloc-profile FILE]
-//     [--node-arg=--max-semi-space-size=8]...
+//     [--scrape 15] [--node-arg=--max-semi-space-size=8]...
 // Starts the simulator and the exporter as the benchmark does (same flags, bench/exporter.mjs), samples the
 // exporter's RSS every 500 ms from its start (peak = the highest sample and VmHWM), waits for every node's first
 // health answer, settles, and prints memoryUsage, V8's heap spaces and smaps_rollup after a full GC (and
 // before: RSS as it runs); with --snapshot, a heap snapshot of the main thread after that GC.
+import { createServer } from 'node:net';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Children } from './lib/children.mjs';
-import { json } from './lib/http.mjs';
+import { fetchMetricsText, json } from './lib/http.mjs';
 import { processCpuMs, processMemory } from './lib/machine.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -17,6 +18,8 @@ const { values: f } = parseArgs({
   options: {
     nodes: { type: 'string', default: '10000' },
     settle: { type: 'string', default: '40' },
+    // Seconds between gzip scrapes of /metrics from the start (as Prometheus would); 0: no scrapes.
+    scrape: { type: 'string', default: '0' },
     snapshot: { type: 'string' },
     'alloc-profile': { type: 'string' },
     'node-arg': { type: 'string', multiple: true },
@@ -31,10 +34,17 @@ const children = new Children();
 process.on('exit', () => children.killAll());
 
 const { sim, baseUrl, token, adminUrl } = await children.simulator('simulator', n);
+// A free port, so that --scrape knows where /metrics is (the listening line is not logged at --log.level warn).
+const port = await new Promise((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => {
+    const { port: p } = s.address();
+    s.close(() => resolve(p));
+  });
+});
 const env = { CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token };
 for (const kv of f.env ?? []) env[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
 const args = [
-  '--web.listen-address', '127.0.0.1:0', '--leader.max-rps', '1000000', '--leader.max-concurrency', '16',
+  '--web.listen-address', `127.0.0.1:${port}`, '--leader.max-rps', '1000000', '--leader.max-concurrency', '16',
   '--health.interval', '30s', '--discovery.interval', '60s', '--metadata.interval', '600s', '--log.level', 'warn',
   ...(f.arg ?? []),
 ];
@@ -44,6 +54,14 @@ const exp = children.fork('exporter', join(here, 'exporter.mjs'), args, {
   env,
 });
 let peak = 0;
+const scrapeS = Number(f.scrape);
+let scraper;
+if (scrapeS > 0) {
+  scraper = setInterval(
+    () => fetchMetricsText(`http://127.0.0.1:${port}/metrics`).catch(() => undefined),
+    scrapeS * 1000,
+  );
+}
 const sampler = setInterval(() => {
   const m = processMemory(exp.proc.pid);
   if (m.rss > peak) peak = m.rss;
@@ -105,6 +123,7 @@ if (f['alloc-profile']) await exp.call('allocProfile', { seconds: 20, file: f['a
 const before = await exp.call('stats');
 const h = await exp.call('heap', f.snapshot ? { snapshot: f.snapshot } : {}, 600_000);
 clearInterval(sampler);
+if (scraper) clearInterval(scraper);
 const after = processMemory(exp.proc.pid);
 const out = {
   nodes: n,

@@ -31,7 +31,7 @@ import autocannon from 'autocannon';
 import { Agent } from 'undici';
 import { runFair } from './fair.mjs';
 import { imageSettings } from './lib/image.mjs';
-import { Children } from './lib/children.mjs';
+import { Children, jsonLine } from './lib/children.mjs';
 import { closeHttp, fetchMetricsText, json, scrapeRounds, timedGet } from './lib/http.mjs';
 import { machineBusyMs, machineInfo, processCpuMs } from './lib/machine.mjs';
 import { countHealthUp, countSeries, sampleValue } from './lib/metrics-text.mjs';
@@ -191,17 +191,6 @@ async function runAutocannon({ origin, token, ids, connections, durationS }) {
   };
 }
 
-function jsonLine(msg) {
-  return (line) => {
-    if (!line.startsWith('{')) return undefined;
-    try {
-      const j = JSON.parse(line);
-      return j.msg === msg ? j : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-}
 
 async function runSize(n) {
   const label = sizeLabel(n);

@@ -8,7 +8,7 @@ import type { ManagementState } from './collectors/state.js';
 import { leaderConfigForWorkspace } from './config/leaders.js';
 import type { Config, LeaderConfig } from './config/types.js';
 import { createWorkspaceWatcher, type WorkspaceWatcher } from './discovery/workspaces.js';
-import { createBodyCache, type BodyCache } from './exposition/body.js';
+import { createBodyCache, IDENTITY_KEEP_MS, type BodyCache } from './exposition/body.js';
 import { startServer, type RunningServer } from './exposition/server.js';
 import { createStatusPage } from './exposition/status/page.js';
 import { createDispatcher } from './http/transport.js';
@@ -93,6 +93,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
     },
     clock: full.clock,
     builder: deps.bodyBuilder ?? 'auto',
+    keepIdentityMs: IDENTITY_KEEP_MS,
     onBuild: (s) => self.bodyBuilt(s),
     onBuilderLost: () => self.bodyWorkerLost(),
     onBuilderSwitch: (to, nodes) =>

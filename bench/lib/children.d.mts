@@ -22,3 +22,6 @@ export class Children {
   killAll(): void;
   stopAll(): Promise<void>;
 }
+
+/** A waitForLine test matching the JSON log line whose `msg` is `msg`. */
+export function jsonLine(msg: string): (line: string) => Record<string, unknown> | undefined;

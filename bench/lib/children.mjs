@@ -183,3 +183,16 @@ export class Children {
     await Promise.all([...this.#all].map((c) => c.stop()));
   }
 }
+
+/** A waitForLine test matching the JSON log line whose `msg` is `msg` (resolves to the parsed line). */
+export function jsonLine(msg) {
+  return (line) => {
+    if (!line.startsWith('{')) return undefined;
+    try {
+      const j = JSON.parse(line);
+      return j.msg === msg ? j : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}

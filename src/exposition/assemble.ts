@@ -47,9 +47,15 @@ export interface AssemblerOptions {
   gzipLevel?: number;
   /** Size of a piece (one gzip member) of a family's text. @default 256 KiB */
   chunkBytes?: number;
-  /** Largest body whose identity bytes are kept besides the gzip. @default 32 MiB */
+  /** Largest body whose identity bytes are kept besides the gzip. @default IDENTITY_CACHE_MAX_BYTES */
   identityCacheMaxBytes?: number;
 }
+
+/**
+ * Default of `identityCacheMaxBytes`: 32 MiB, about 11,000 nodes. Above it identity is served by gunzipping the gzip
+ * (Prometheus always asks for gzip, so a large fleet keeps one copy of the body, not two).
+ */
+export const IDENTITY_CACHE_MAX_BYTES = 32 << 20;
 
 /** How a node state is rendered: its families (NODE_FAMILIES order) and the opening of its label set. */
 export interface NodeRendering<N> {
@@ -91,6 +97,8 @@ export interface AssembleRequest<N> {
   readonly generation: number;
   readonly management?: readonly string[];
   readonly leaders: readonly LeaderPart<N>[];
+  /** As AssembleHead's. @default true */
+  readonly keepIdentity?: boolean;
 }
 
 /** A build request without the node states, which follow separately (the worker gets them in chunks). */
@@ -98,6 +106,11 @@ export interface AssembleHead {
   readonly generation: number;
   readonly management?: readonly string[];
   readonly leaders: readonly LeaderHead[];
+  /**
+   * Whether the body keeps its identity bytes beside the gzip (up to `identityCacheMaxBytes`); without them a piece's
+   * buffer is reused once gzipped, and identity is served by gunzipping. @default true
+   */
+  readonly keepIdentity?: boolean;
 }
 
 /** Bytes both formats share: a run of identity chunks and the same bytes as gzip members. */
@@ -229,7 +242,7 @@ export class Build<N> {
   /** Pieces whose gzip is in flight, oldest first. */
   readonly #inFlight: Promise<Buffer>[] = [];
   #identityBytes = 0;
-  #keepIdentity = true;
+  #keepIdentity: boolean;
   #queue: Promise<void> = Promise.resolve();
   readonly #spillChars: number;
   /** Piece buffers whose bytes are gzipped and not kept, for the next pieces. */
@@ -242,6 +255,7 @@ export class Build<N> {
     this.#head = head;
     this.#inline = inline;
     this.#gzipLevel = options.gzipLevel;
+    this.#keepIdentity = head.keepIdentity !== false;
     // A piece takes several spills (a spill larger than a piece is a piece of its own).
     this.#spillChars = Math.min(SPILL_CHARS, Math.max(1, options.chunkBytes >> 2));
     if (rendering.families.length !== this.#headers.length) {
@@ -426,7 +440,7 @@ export class BodyAssembler<N> {
     this.#o = {
       gzipLevel: zlibConstants.Z_BEST_SPEED,
       chunkBytes: 256 << 10,
-      identityCacheMaxBytes: 32 << 20,
+      identityCacheMaxBytes: IDENTITY_CACHE_MAX_BYTES,
       ...options,
     };
     this.#rendering = rendering;

@@ -11,14 +11,16 @@
  *     not: the data of a body a scrape gets is at most that old, plus one build's duration.
  * A body builder (builder.ts) renders the node states as they were when the build started: in a worker thread from
  * WORKER_MIN_NODES nodes (the event loop only posts the states), inline (yielding every few ms) below it and in
- * tests. Nothing per node is kept between builds; the gzip is computed on zlib's thread pool. Scrapes always get
+ * tests. Nothing per node is kept between builds; the gzip is computed on zlib's thread pool, and the identity bytes
+ * are kept beside it only while someone scrapes uncompressed (IDENTITY_KEEP_MS). Scrapes always get
  * the last complete body; only a scrape that finds no body at all waits, for the first build. Concurrent requests
  * for a build share it.
  */
 
-import { gzipSync, constants as zlibConstants } from 'node:zlib';
+import { gunzip, gzipSync, constants as zlibConstants } from 'node:zlib';
 import type { Clock } from '../util/clock.js';
 import {
+  IDENTITY_CACHE_MAX_BYTES,
   isSlot,
   type AssembledBody,
   type AssemblerOptions,
@@ -52,9 +54,9 @@ export type ManagementSource = Pick<ScopeSnapshot<unknown>, 'texts' | 'subscribe
 /** A body in one format. */
 export interface FormatBody {
   /**
-   * The body as UTF-8 chunks, in order. Undefined when larger than `identityCacheMaxBytes`: identity is then
-   * served by gunzipping `gzip` (Prometheus always asks for gzip, so large fleets keep one copy of the body, not
-   * two).
+   * The body as UTF-8 chunks, in order. Undefined when larger than `identityCacheMaxBytes`, or built while no
+   * scrape asked for identity (`keepIdentityMs`): identity is then served by gunzipping `gzip` (Prometheus always
+   * asks for gzip, so a fleet scraped only by Prometheus keeps one copy of the body, not two).
    */
   readonly identity: readonly Buffer[] | undefined;
   readonly identityBytes: number;
@@ -137,8 +139,15 @@ export interface BodyCacheOptions {
   gzipLevel?: number;
   /** Size of a piece (one gzip member) of a family's text. @default 256 KiB */
   chunkBytes?: number;
-  /** Largest body whose identity bytes are kept besides the gzip. @default 32 MiB */
+  /** Largest body whose identity bytes are kept besides the gzip. @default IDENTITY_CACHE_MAX_BYTES */
   identityCacheMaxBytes?: number;
+  /**
+   * Builds keep the identity bytes beside the gzip (up to `identityCacheMaxBytes`) only while a scrape asked for
+   * identity within this long; otherwise a body is gzip only, and the first identity scrape of a body is served by
+   * gunzipping while the body's identity bytes are inflated for the next ones. @default Infinity (always kept; the
+   * exporter uses IDENTITY_KEEP_MS)
+   */
+  keepIdentityMs?: number;
   /**
    * Where bodies are assembled: `auto` picks the worker at WORKER_MIN_NODES nodes or more (decided at each build,
    * with hysteresis), inline below. @default 'inline' (the exporter uses 'auto')
@@ -163,13 +172,15 @@ export interface BodyCache {
   /**
    * A scrape by `client` (remote address and User-Agent): records it for the prediction of the next scrapes and
    * answers as current(). A scrape nobody predicted that finds the body dirty starts a build for the next one.
+   * `identity`: the scrape wants the body uncompressed (builds keep identity bytes for a while; a body without them
+   * gets them inflated for the next identity scrapes).
    */
-  scrape(client: string): Promise<SnapshotBody>;
+  scrape(client: string, identity?: boolean): Promise<SnapshotBody>;
   /**
    * A body with every change made before the call: builds now, joins the build in flight, or follows it with another.
    */
   rebuild(): Promise<SnapshotBody>;
-  /** Resolves once no build is in flight (for shutdown and tests). */
+  /** Resolves once no build (nor an inflation of identity bytes) is in flight (for shutdown and tests). */
   whenIdle(): Promise<void>;
   /**
    * Replaces the set of leaders (workspace discovery adds and removes leaders at run time); the next body
@@ -179,6 +190,14 @@ export interface BodyCache {
   /** Stops scheduling builds and unsubscribes from the snapshots. */
   close(): void;
 }
+
+/**
+ * How long after an identity scrape builds keep the identity bytes beside the gzip (the exporter's `keepIdentityMs`).
+ * Prometheus always asks for gzip: a fleet scraped only by Prometheus keeps one copy of the body (at 10,000 nodes
+ * the identity bytes are 29 MiB, twice that while a build replaces a body). A client that scrapes uncompressed at
+ * any usual interval finds them built; a one-off `curl` costs one gunzip and a few bodies with identity.
+ */
+export const IDENTITY_KEEP_MS = 10 * 60_000;
 
 /** Worker losses in a row (without a body in between) after which the main thread assembles instead. */
 const MAX_WORKER_LOSSES = 3;
@@ -237,6 +256,8 @@ type Options = BodyCacheOptions & {
   maxBuildShare: number;
   maxBodyAgeMs: number;
   workerMinNodes: number;
+  keepIdentityMs: number;
+  identityCacheMaxBytes: number;
 };
 
 class Cache implements BodyCache {
@@ -255,6 +276,12 @@ class Cache implements BodyCache {
   readonly #abort = new AbortController();
   readonly #scrapes = new ScrapeTracker();
   #body: SnapshotBody | undefined;
+  /** What #body was made from (its identity bytes are inflated into a copy of it). */
+  #built: AssembledBody | undefined;
+  /** The body whose identity bytes are being inflated, and the inflation. */
+  #inflating: { body: SnapshotBody; done: Promise<void> } | undefined;
+  /** When an identity scrape was last seen. */
+  #identityAt = -Infinity;
   /** When the build of #body started (its data is as of then). */
   #bodyStarted = -Infinity;
   #building: Promise<SnapshotBody> | undefined;
@@ -275,6 +302,8 @@ class Cache implements BodyCache {
       maxBodyAgeMs: MAX_BODY_AGE_MS,
       workerMinNodes: WORKER_MIN_NODES,
       ...options,
+      keepIdentityMs: options.keepIdentityMs ?? Infinity,
+      identityCacheMaxBytes: options.identityCacheMaxBytes ?? IDENTITY_CACHE_MAX_BYTES,
     };
     const gzipLevel = options.gzipLevel ?? zlibConstants.Z_BEST_SPEED;
     // A header both formats write alike is part of the shared bytes; one that differs (a counter's) gets a slot,
@@ -353,8 +382,13 @@ class Cache implements BodyCache {
     return this.#body ? Promise.resolve(this.#body) : this.rebuild();
   }
 
-  scrape(client: string): Promise<SnapshotBody> {
+  scrape(client: string, identity = false): Promise<SnapshotBody> {
     const now = this.#o.clock.now();
+    if (identity) {
+      this.#identityAt = now;
+      const b = this.#body;
+      if (b && !b.identity && b.identityBytes <= this.#o.identityCacheMaxBytes) this.#inflate();
+    }
     const predicted = this.#scrapes.predicted(client, now);
     this.#scrapes.seen(client, now);
     const body = this.current();
@@ -389,7 +423,10 @@ class Cache implements BodyCache {
   }
 
   async whenIdle(): Promise<void> {
-    while (this.#building) await this.#building.catch(() => undefined);
+    while (this.#building || this.#inflating) {
+      await this.#building?.catch(() => undefined);
+      await this.#inflating?.done;
+    }
   }
 
   close(): void {
@@ -476,6 +513,32 @@ class Cache implements BodyCache {
     this.#o.onBuilderSwitch?.(worker ? 'worker' : 'inline', nodes);
   }
 
+  /**
+   * Gives the current body its identity bytes, gunzipped on zlib's threads, for the identity scrapes after the one
+   * that asked (which is served by gunzipping). Once per body; dropped when a new body came meanwhile.
+   */
+  #inflate(): void {
+    const body = this.#body;
+    const built = this.#built;
+    if (!body || !built || this.#inflating?.body === body) return;
+    const inflating = {
+      body,
+      done: inflateParts(built).then(
+        (inflated) => {
+          if (this.#inflating === inflating) this.#inflating = undefined;
+          if (this.#body !== body) return;
+          this.#built = inflated;
+          this.#body = snapshotBody(inflated, this.#slots);
+        },
+        (err: unknown) => {
+          if (this.#inflating === inflating) this.#inflating = undefined;
+          this.#o.onError?.(err);
+        },
+      ),
+    };
+    this.#inflating = inflating;
+  }
+
   async #build(): Promise<SnapshotBody> {
     const { clock } = this.#o;
     const snapshots = this.#snapshots;
@@ -498,9 +561,11 @@ class Cache implements BodyCache {
           groupTexts: s.groupTexts(),
           nodes: views[i] as NodeView,
         })),
+        keepIdentity: started - this.#identityAt <= this.#o.keepIdentityMs,
       });
       const body = snapshotBody(built, this.#slots);
       this.#body = body;
+      this.#built = built;
       this.#bodyStarted = started;
       this.#lostInARow = 0;
       return body;
@@ -521,6 +586,23 @@ class Cache implements BodyCache {
       }
     }
   }
+}
+
+/** The body's parts with the identity bytes of each shared part, gunzipped from its gzip on zlib's threads. */
+async function inflateParts(body: AssembledBody): Promise<AssembledBody> {
+  const parts = await Promise.all(
+    body.parts.map(async (part) => {
+      if (isSlot(part) || part.identity) return part;
+      // A gzip buffer is one or more whole members; gunzip reads them all.
+      const identity = await Promise.all(
+        part.gzip.map(
+          (g) => new Promise<Buffer>((resolve, reject) => gunzip(g, (err, out) => (err ? reject(err) : resolve(out)))),
+        ),
+      );
+      return { identity, gzip: part.gzip };
+    }),
+  );
+  return { ...body, parts };
 }
 
 /** Creates the body cache over the given leaders' snapshots; throws when two leaders share target labels. */

@@ -148,13 +148,22 @@ export function createWorkerBuilder<N>(
         const id = nextId++;
         const job: Job = { resolve, reject, took: 0, wake: undefined };
         jobs.set(id, job);
-        const { generation, management, leaders } = request;
+        const { generation, management, leaders, keepIdentity } = request;
         const head = leaders.map(({ targetPairs, leaderTexts, groupTexts }) => ({
           targetPairs,
           leaderTexts,
           groupTexts,
         }));
-        post({ t: 'build', id, head: { generation, ...(management ? { management } : {}), leaders: head } });
+        post({
+          t: 'build',
+          id,
+          head: {
+            generation,
+            ...(management ? { management } : {}),
+            leaders: head,
+            ...(keepIdentity === undefined ? {} : { keepIdentity }),
+          },
+        });
         send(id, job, request).catch((err: unknown) => {
           jobs.delete(id);
           reject(err instanceof Error ? err : new Error(String(err)));

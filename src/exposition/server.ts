@@ -213,7 +213,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // A GET is a scrape the body cache learns the scrape interval from (a HEAD reads no data).
     const latest = head
       ? options.body.current()
-      : options.body.scrape(`${req.socket.remoteAddress ?? ''} ${req.headers['user-agent'] ?? ''}`);
+      : options.body.scrape(`${req.socket.remoteAddress ?? ''} ${req.headers['user-agent'] ?? ''}`, !useGzip);
     const body = (await latest).forFormat(format);
     res.writeHead(200, {
       'Content-Type': CONTENT_TYPES[format],

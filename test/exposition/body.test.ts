@@ -185,6 +185,86 @@ describe('createBodyCache', () => {
     keeping.close();
   });
 
+  describe('identity bytes only while someone scrapes uncompressed (keepIdentityMs)', () => {
+    function pair(keepIdentityMs: number) {
+      const clock = new FakeClock();
+      const [one, two] = [
+        createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
+        createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
+      ];
+      for (const snapshot of [one, two]) {
+        for (let i = 0; i < 300; i++)
+          snapshot.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: i } }));
+      }
+      const opts = { intervals, clock, chunkBytes: 512, minRebuildIntervalMs: 0, maxBuildShare: 1 };
+      const lazy = createBodyCache({ snapshots: [one], ...opts, keepIdentityMs });
+      const always = createBodyCache({ snapshots: [two], ...opts });
+      return { clock, lazy, always, one };
+    }
+
+    it('builds gzip only until an identity scrape, then inflates the same bytes for the next ones', async () => {
+      const { lazy, always } = pair(60_000);
+      try {
+        const expected = await always.rebuild();
+        const first = await lazy.rebuild();
+        expect(first.identity).toBeUndefined();
+        expect(first.forFormat('openmetrics').identity).toBeUndefined();
+        expect(gunzipSync(Buffer.concat(first.gzip)).equals(Buffer.concat(expected.identity ?? []))).toBe(true);
+        // A gzip scrape changes nothing.
+        expect((await lazy.scrape('prometheus')).identity).toBeUndefined();
+        await lazy.whenIdle();
+        expect((await lazy.current()).identity).toBeUndefined();
+        // The identity scrape gets the body it found (served by gunzipping); the same body gains its identity bytes.
+        expect((await lazy.scrape('curl', true)).identity).toBeUndefined();
+        await lazy.whenIdle();
+        const inflated = await lazy.current();
+        expect(inflated.generation).toBe(first.generation);
+        for (const format of ['text', 'openmetrics'] as const) {
+          const got = inflated.forFormat(format);
+          const want = expected.forFormat(format);
+          expect(got.identityBytes).toBe(want.identityBytes);
+          expect(Buffer.concat(got.identity ?? []).equals(Buffer.concat(want.identity ?? []))).toBe(true);
+          expect(got.gzip).toEqual(first.forFormat(format).gzip);
+        }
+      } finally {
+        lazy.close();
+        always.close();
+      }
+    });
+
+    it('keeps identity in the builds within keepIdentityMs of an identity scrape, not after', async () => {
+      const { clock, lazy, always, one } = pair(60_000);
+      try {
+        await lazy.rebuild();
+        await lazy.scrape('curl', true);
+        await lazy.whenIdle();
+        await clock.advance(59_000);
+        one.setNode('n0', node('n0', { health: { up: false, status: 'unhealthy', lastSuccessMs: 1 } }));
+        const within = await lazy.rebuild();
+        expect(within.identity).toBeDefined();
+        expect(text(within)).toContain('node_id="n0"');
+        await clock.advance(2_000);
+        one.setNode('n1', node('n1', { health: { up: false, status: 'unhealthy', lastSuccessMs: 1 } }));
+        const after = await lazy.rebuild();
+        expect(after.identity).toBeUndefined();
+        expect(after.generation).toBeGreaterThan(within.generation);
+      } finally {
+        lazy.close();
+        always.close();
+      }
+    });
+
+    it('inflates nothing for a body larger than identityCacheMaxBytes', async () => {
+      const { snapshots, cache } = setup({ chunkBytes: 300, identityCacheMaxBytes: 1000 });
+      for (let i = 0; i < 20; i++) snapshots[0]!.setNode(`n${i}`, node(`n${i}`));
+      await cache.rebuild();
+      await cache.scrape('curl', true);
+      await cache.whenIdle();
+      expect((await cache.current()).identity).toBeUndefined();
+      cache.close();
+    });
+  });
+
   it('is the states of its start, well-formed, while every node is re-written during the build', async () => {
     const { snapshots, cache } = setup({ chunkBytes: 300 });
     const s = snapshots[0]!;
@@ -362,6 +442,40 @@ describe('createBodyCache with the worker builder', () => {
       expect(lost).toHaveLength(1);
       // The new worker got every node's text again: the next body is complete.
       expect(text(await worker.rebuild())).toBe(expected);
+    } finally {
+      worker.close();
+      inline.close();
+    }
+  });
+});
+
+describe('createBodyCache with the worker builder, gzip only', () => {
+  it('tells the worker not to keep identity bytes, and inflates them after an identity scrape', async () => {
+    const clock = new FakeClock();
+    const [viaWorker, viaInline] = [
+      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
+      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
+    ];
+    for (const s of [viaWorker, viaInline]) {
+      for (let i = 0; i < 200; i++) s.setNode(`n${i}`, node(`n${i}`));
+    }
+    const worker = createBodyCache({
+      snapshots: [viaWorker],
+      intervals,
+      clock,
+      builder: 'worker',
+      keepIdentityMs: 60_000,
+      chunkBytes: 1024,
+    });
+    const inline = createBodyCache({ snapshots: [viaInline], intervals, clock });
+    try {
+      const expected = text(await inline.rebuild());
+      const body = await worker.rebuild();
+      expect(body.identity).toBeUndefined();
+      expect(gunzipSync(Buffer.concat(body.gzip)).toString('utf8')).toBe(expected);
+      await worker.scrape('curl', true);
+      await worker.whenIdle();
+      expect(text(await worker.current())).toBe(expected);
     } finally {
       worker.close();
       inline.close();

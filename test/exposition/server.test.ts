@@ -20,7 +20,7 @@ afterAll(async () => {
   await agent.close();
 });
 
-async function start(overrides: Partial<ServerOptions> = {}, identityCacheMaxBytes?: number) {
+async function start(overrides: Partial<ServerOptions> = {}, identityCacheMaxBytes?: number, keepIdentityMs?: number) {
   const clock = new FakeClock();
   const snapshot = createLeaderSnapshot({ labels: { workspace: 'main' }, render: SNAPSHOT_RENDERERS });
   snapshot.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
@@ -30,6 +30,7 @@ async function start(overrides: Partial<ServerOptions> = {}, identityCacheMaxByt
     intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 },
     clock,
     ...(identityCacheMaxBytes !== undefined ? { identityCacheMaxBytes } : {}),
+    ...(keepIdentityMs !== undefined ? { keepIdentityMs } : {}),
   });
   const selfMetrics = createSelfMetrics({ version: '9.9.9', nodejsVersion: 'v22.0.0', defaultMetrics: false });
   let ready = false;
@@ -74,12 +75,16 @@ describe('startServer', () => {
     expect(res.text).not.toContain('# EOF');
   });
 
-  it('tells the body cache of each GET scrape and its client (address and User-Agent), not of a HEAD', async () => {
+  it('tells the body cache of each GET scrape, its client (address, User-Agent) and encoding, not a HEAD', async () => {
     const { server, body } = await start();
     const scrape = vi.spyOn(body, 'scrape');
-    await get(`${server.url}/metrics`, { 'user-agent': 'Prometheus/3.1.0' });
+    await get(`${server.url}/metrics`, { 'user-agent': 'Prometheus/3.1.0', 'accept-encoding': 'gzip' });
+    await get(`${server.url}/metrics`, { 'user-agent': 'curl/8.5.0' });
     await get(`${server.url}/metrics`, {}, 'HEAD');
-    expect(scrape.mock.calls).toEqual([['127.0.0.1 Prometheus/3.1.0']]);
+    expect(scrape.mock.calls).toEqual([
+      ['127.0.0.1 Prometheus/3.1.0', false],
+      ['127.0.0.1 curl/8.5.0', true],
+    ]);
   });
 
   it('serves OpenMetrics 1.0.0 to Prometheus 3, ending with # EOF', async () => {
@@ -116,6 +121,27 @@ describe('startServer', () => {
     expect(plainRes.headers['content-encoding']).toBeUndefined();
     expect(plainRes.text).toBe(gunzipSync(gz.bytes).toString('utf8'));
     expect(plainRes.text).toContain('node_id="n199"');
+  });
+
+  it('an uncompressed scrape tells the body cache: a gzip-only body gains identity bytes for the next', async () => {
+    const { server, snapshot, body } = await start({}, undefined, 60_000);
+    for (let i = 0; i < 200; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
+    expect((await body.rebuild()).identity).toBeUndefined();
+    await get(`${server.url}/metrics`, { 'accept-encoding': 'gzip' });
+    await body.whenIdle();
+    expect((await body.current()).identity).toBeUndefined();
+    const first = await get(`${server.url}/metrics`);
+    await body.whenIdle();
+    expect((await body.current()).identity).toBeDefined();
+    const second = await get(`${server.url}/metrics`);
+    expect(first.text).toContain('node_id="n199"');
+    // Both end with the self-metrics, rendered per scrape: the snapshot part is the same bytes.
+    const cut = (t: string): string => {
+      const at = t.indexOf('# HELP cribl_exporter_');
+      expect(at).toBeGreaterThan(0);
+      return t.slice(0, at);
+    };
+    expect(cut(second.text)).toBe(cut(first.text));
   });
 
   it(
