@@ -12,11 +12,12 @@
  * fleets and tests run it on the main thread (no flag chooses: the body cache does), yielding every few ms.
  *
  * Nodes are rendered one by one, every family of a node at once (so each node's state is read once), into one
- * output per family: the text format wants each family's series contiguous. A family's text is cut into pieces of
- * about `chunkBytes`; each piece is one gzip member, compressed on zlib's threads while the next nodes render
- * (concatenated gzip members are one valid gzip stream). Both formats share the body's bytes except the HELP/TYPE
- * lines of the families whose header differs between them (a counter: OpenMetrics names it without `_total`): such
- * a header is a slot between parts, which the body cache fills per format with pre-built bytes.
+ * output per family: the text format wants each family's series contiguous. A family's text is cut into pieces
+ * (`chunkBytes`, or 128–256 KiB by the previous body's size); each piece is one gzip member, compressed on zlib's
+ * threads while the next nodes render (concatenated gzip members are one valid gzip stream). Both formats share the
+ * body's bytes except the HELP/TYPE lines of the families whose header differs between them (a counter: OpenMetrics
+ * names it without `_total`): such a header is a slot between parts, which the body cache fills per format with
+ * pre-built bytes.
  */
 
 import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
@@ -45,7 +46,7 @@ export interface AssemblerOptions {
   headers: FamilyHeaders;
   /** gzip level; 1 is several times faster than 6 and the body compresses well anyway. @default 1 */
   gzipLevel?: number;
-  /** Size of a piece (one gzip member) of a family's text. @default 256 KiB */
+  /** Size of a piece (one gzip member) of a family's text. @default 128–256 KiB, by the previous body's size */
   chunkBytes?: number;
   /** Largest body whose identity bytes are kept besides the gzip. @default IDENTITY_CACHE_MAX_BYTES */
   identityCacheMaxBytes?: number;
@@ -179,8 +180,61 @@ const SPILL_CHARS = 16 * 1024;
 /** Largest buffer of a built body: consecutive gzip members are joined up to this size. */
 const JOIN_BYTES = 1 << 20;
 
-/** Piece buffers kept for reuse within a build: the pieces being filled (one per family) and those in flight. */
+/**
+ * Piece buffers kept for reuse, within a build and from one build to the next: the pieces being filled (one per
+ * family) and those in flight. Allocated per build, a gzip-only build's pieces were ArrayBuffers awaiting a full GC
+ * (12.9 MB of ArrayBuffers in mem-probe at 2,000 nodes).
+ */
 const MAX_SPARE_PIECES = 48;
+
+/**
+ * Bounds of the piece size when `chunkBytes` is not given: about a 128th of the previous body, a power of two. Each
+ * family fills a piece at a time and pieces are reused once gzipped, so the buffers a build holds are about
+ * (families + gzips in flight) × the piece size whatever the fleet. Measured with mem-probe at 2,000 nodes (5.9 MiB
+ * body, three runs each, RSS after a full GC): 256 KiB pieces 96–102 MB, 128 KiB 92–97 MB, 64 KiB 89–114 MB (below
+ * glibc's mmap threshold of the image, 128 KiB, pieces come from malloc's arenas, which fragment). At 50,000 nodes
+ * 64 KiB pieces cost 30 % more CPU per build than 256 KiB (482 → 614 ms inline: four times the gzip calls) and 5 %
+ * more gzip bytes, so large bodies keep 256 KiB pieces.
+ */
+const MIN_PIECE_BYTES = 128 << 10;
+const MAX_PIECE_BYTES = 256 << 10;
+
+/** The piece size after a body of `bodyBytes`: about a 128th of it, a power of two within the bounds above. */
+export function pieceBytesFor(bodyBytes: number): number {
+  let size = MIN_PIECE_BYTES;
+  while (size < MAX_PIECE_BYTES && size * 128 < bodyBytes) size *= 2;
+  return size;
+}
+
+/** The piece buffers of an assembler's builds: their size and the free ones, shared by its builds. */
+class Pieces {
+  size: number;
+  readonly #fixed: boolean;
+  #spare: Buffer[] = [];
+
+  constructor(chunkBytes: number | undefined) {
+    this.#fixed = chunkBytes !== undefined;
+    this.size = chunkBytes ?? MIN_PIECE_BYTES;
+  }
+
+  take(): Buffer {
+    return this.#spare.pop() ?? Buffer.allocUnsafeSlow(this.size);
+  }
+
+  /** A piece whose bytes are gzipped and kept nowhere. */
+  give(piece: Buffer): void {
+    if (piece.length === this.size && this.#spare.length < MAX_SPARE_PIECES) this.#spare.push(piece);
+  }
+
+  /** Sizes the next builds' pieces after a body of `bodyBytes` (unless the size is fixed). */
+  fit(bodyBytes: number): void {
+    if (this.#fixed) return;
+    const size = pieceBytesFor(bodyBytes);
+    if (size === this.size) return;
+    this.size = size;
+    this.#spare = [];
+  }
+}
 
 /** One piece of a family's text: its identity bytes (until the body is too large to keep them) and its gzip. */
 interface Piece {
@@ -245,10 +299,17 @@ export class Build<N> {
   #keepIdentity: boolean;
   #queue: Promise<void> = Promise.resolve();
   readonly #spillChars: number;
-  /** Piece buffers whose bytes are gzipped and not kept, for the next pieces. */
-  readonly #spare: Buffer[] = [];
+  /** Piece buffers whose bytes are gzipped and not kept, for the next pieces (the assembler's, shared by builds). */
+  readonly #pieces: Pieces;
 
-  constructor(options: Required<AssemblerOptions>, rendering: NodeRendering<N>, head: AssembleHead, inline: boolean) {
+  constructor(
+    options: Required<AssemblerOptions>,
+    rendering: NodeRendering<N>,
+    head: AssembleHead,
+    inline: boolean,
+    pieces: Pieces,
+  ) {
+    this.#pieces = pieces;
     this.#o = options;
     this.#headers = options.headers.node;
     this.#rendering = rendering;
@@ -257,7 +318,7 @@ export class Build<N> {
     this.#gzipLevel = options.gzipLevel;
     this.#keepIdentity = head.keepIdentity !== false;
     // A piece takes several spills (a spill larger than a piece is a piece of its own).
-    this.#spillChars = Math.min(SPILL_CHARS, Math.max(1, options.chunkBytes >> 2));
+    this.#spillChars = Math.min(SPILL_CHARS, Math.max(1, pieces.size >> 2));
     if (rendering.families.length !== this.#headers.length) {
       throw new Error(`${rendering.families.length} node families but ${this.#headers.length} node headers`);
     }
@@ -307,6 +368,7 @@ export class Build<N> {
       run = { identity: [], gzip: [await gzip(Buffer.alloc(0), this.#gzipLevel)] };
     }
     endRun();
+    this.#pieces.fit(this.#identityBytes);
     return { generation: this.#head.generation, parts, identityBytes: this.#identityBytes, gzipBytes };
   }
 
@@ -375,14 +437,14 @@ export class Build<N> {
     out.pending = [];
     out.pendingChars = 0;
     const size = Buffer.byteLength(text, 'utf8');
-    const piece = this.#o.chunkBytes;
+    const piece = this.#pieces.size;
     if (out.bytes && out.filled + size > out.bytes.length) this.#endPiece(out);
     if (size > piece) {
       // A text larger than a piece (a hostile label value) is a piece of its own.
       this.#ship(out, encode(text));
       return;
     }
-    out.bytes ??= this.#spare.pop() ?? Buffer.allocUnsafeSlow(piece);
+    out.bytes ??= this.#pieces.take();
     out.filled += out.bytes.write(text, out.filled, 'utf8');
   }
 
@@ -408,7 +470,7 @@ export class Build<N> {
     // Awaited in order by finish(); a failure is reported there, not as an unhandled rejection.
     compressed.then(
       () => {
-        if (piece && !item.identity && this.#spare.length < MAX_SPARE_PIECES) this.#spare.push(piece);
+        if (piece && !item.identity) this.#pieces.give(piece);
       },
       () => undefined,
     );
@@ -435,21 +497,23 @@ export class BodyAssembler<N> {
   readonly #o: Required<AssemblerOptions>;
   readonly #rendering: NodeRendering<N>;
   readonly #inline: boolean;
+  readonly #pieces: Pieces;
 
   constructor(options: AssemblerOptions, rendering: NodeRendering<N>, inline = true) {
     this.#o = {
       gzipLevel: zlibConstants.Z_BEST_SPEED,
-      chunkBytes: 256 << 10,
+      chunkBytes: MAX_PIECE_BYTES,
       identityCacheMaxBytes: IDENTITY_CACHE_MAX_BYTES,
       ...options,
     };
+    this.#pieces = new Pieces(options.chunkBytes);
     this.#rendering = rendering;
     this.#inline = inline;
   }
 
   /** Starts a build whose node states follow (`Build.addNodes`). */
   begin(head: AssembleHead): Build<N> {
-    return new Build(this.#o, this.#rendering, head, this.#inline);
+    return new Build(this.#o, this.#rendering, head, this.#inline, this.#pieces);
   }
 
   /** Builds a body from a whole request. */

@@ -239,12 +239,12 @@ describe('createBodyCache', () => {
         await lazy.scrape('curl', true);
         await lazy.whenIdle();
         await clock.advance(59_000);
-        one.setNode('n0', node('n0', { health: { up: false, status: 'unhealthy', lastSuccessMs: 1 } }));
+        one.setNode('n0', node('n0', { health: { up: false, status: 'standby', lastSuccessMs: 1 } }));
         const within = await lazy.rebuild();
         expect(within.identity).toBeDefined();
         expect(text(within)).toContain('node_id="n0"');
         await clock.advance(2_000);
-        one.setNode('n1', node('n1', { health: { up: false, status: 'unhealthy', lastSuccessMs: 1 } }));
+        one.setNode('n1', node('n1', { health: { up: false, status: 'standby', lastSuccessMs: 1 } }));
         const after = await lazy.rebuild();
         expect(after.identity).toBeUndefined();
         expect(after.generation).toBeGreaterThan(within.generation);

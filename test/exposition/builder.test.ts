@@ -4,6 +4,7 @@ import { NODE_FAMILIES, NODE_RENDERING } from '../../src/collectors/index.js';
 import type { NodeState } from '../../src/collectors/state.js';
 import {
   isSlot,
+  pieceBytesFor,
   type AssembleRequest,
   type AssembledBody,
   type NodeRendering,
@@ -139,6 +140,38 @@ describe('inline builder', () => {
     } finally {
       alloc.mockRestore();
     }
+  });
+
+  it('reuses piece buffers from one gzip-only build to the next (keepIdentity: false)', async () => {
+    const b = createInlineBuilder({ headers, chunkBytes: 4096 }, fake);
+    const request = {
+      generation: 1,
+      keepIdentity: false,
+      leaders: [{ targetPairs: '', leaderTexts: [''], groupTexts: [''], nodes: fakes('a', 500) }],
+    };
+    const first = await b.build(request);
+    expect(shared(first).identity).toBeUndefined();
+    const alloc = vi.spyOn(Buffer, 'allocUnsafeSlow');
+    try {
+      const second = await b.build({ ...request, generation: 2 });
+      expect(alloc.mock.calls.filter(([size]) => size === 4096)).toHaveLength(0);
+      expect(text(second)).toBe(text(first));
+    } finally {
+      alloc.mockRestore();
+    }
+    // The same builder keeps identity bytes again when asked to.
+    expect(shared(await b.build({ ...request, keepIdentity: true })).identity).toBeDefined();
+  });
+
+  it.each([
+    [0, 128],
+    [5.9 * 2 ** 20, 128],
+    [16 * 2 ** 20, 128],
+    [16 * 2 ** 20 + 1, 256],
+    [29 * 2 ** 20, 256],
+    [119 * 2 ** 20, 256],
+  ])('a body of %d bytes gets pieces of %d KiB next (pieceBytesFor)', (bodyBytes, kib) => {
+    expect(pieceBytesFor(bodyBytes)).toBe(kib << 10);
   });
 
   it('keeps no identity bytes above identityCacheMaxBytes, gzip only', async () => {
