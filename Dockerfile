@@ -69,5 +69,12 @@ EXPOSE 9864
 # nodes steady RSS 100–102 → 90–91 MB and peak 114 → 108–110 MB; at 10,000 the same RSS (134–148 against
 # 139–163 MB), steady CPU and CPU per request in the start-up burst within the noise (0.309–0.363 against
 # 0.294–0.361 ms); at 50,000 peak 275–278 → 266–272 MB, 0.324–0.339 against 0.355–0.369 cores (two runs each,
-# bench/notes-columns.md). bench/run.mjs runs the exporter with these flags and the ENV lines above.
-ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=100", "--max-semi-space-size=2", "/app/dist/cli.js"]
+# bench/notes-columns.md).
+# --liftoff-only: undici parses HTTP/1.1 with llhttp compiled to WebAssembly, and V8 recompiles its hot functions
+# with its optimizing compiler on a background thread: about 24 MB of compiler memory (one glibc arena seen in
+# /proc/PID/smaps) for a few hundred ms, just as the first listing arrives, which made the start-up peak. With the
+# baseline compiler only, at 2,000 nodes the peak (VmHWM) went from 110–111 to 98–100 MB (bench/mem-probe.mjs, two and
+# three runs); CPU per leader request in the 50,000-node burst 0.195 / 0.131 against 0.193 / 0.127 ms (two
+# back-to-back pairs, the machine's noise is larger than the difference), steady CPU at 50,000 0.505 against 0.503
+# cores. bench/run.mjs runs the exporter with these flags and the ENV lines above.
+ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=100", "--max-semi-space-size=2", "--liftoff-only", "/app/dist/cli.js"]
