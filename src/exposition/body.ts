@@ -561,7 +561,10 @@ class Cache implements BodyCache {
           groupTexts: s.groupTexts(),
           nodes: views[i] as NodeView,
         })),
-        keepIdentity: started - this.#identityAt <= this.#o.keepIdentityMs,
+        // Not when the last body was over the cap: its pieces would be kept until the cap, then dropped.
+        keepIdentity:
+          started - this.#identityAt <= this.#o.keepIdentityMs &&
+          (this.#body?.identityBytes ?? 0) <= this.#o.identityCacheMaxBytes,
       });
       const body = snapshotBody(built, this.#slots);
       this.#body = body;
