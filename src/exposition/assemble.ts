@@ -206,6 +206,9 @@ export function pieceBytesFor(bodyBytes: number): number {
   return size;
 }
 
+/** An assembler's options with their defaults; the piece size is the `Pieces`' (fixed by `chunkBytes`, or fitted). */
+type BuildOptions = Required<Omit<AssemblerOptions, 'chunkBytes'>>;
+
 /** The piece buffers of an assembler's builds: their size and the free ones, shared by its builds. */
 class Pieces {
   size: number;
@@ -285,7 +288,7 @@ function join(buffers: readonly Buffer[], max: number): Buffer[] {
  * states may arrive in several calls (the worker gets them in chunks); calls are applied in order.
  */
 export class Build<N> {
-  readonly #o: Required<AssemblerOptions>;
+  readonly #o: BuildOptions;
   readonly #headers: readonly FamilyHeader[];
   readonly #rendering: NodeRendering<N>;
   readonly #head: AssembleHead;
@@ -302,13 +305,7 @@ export class Build<N> {
   /** Piece buffers whose bytes are gzipped and not kept, for the next pieces (the assembler's, shared by builds). */
   readonly #pieces: Pieces;
 
-  constructor(
-    options: Required<AssemblerOptions>,
-    rendering: NodeRendering<N>,
-    head: AssembleHead,
-    inline: boolean,
-    pieces: Pieces,
-  ) {
+  constructor(options: BuildOptions, rendering: NodeRendering<N>, head: AssembleHead, inline: boolean, pieces: Pieces) {
     this.#pieces = pieces;
     this.#o = options;
     this.#headers = options.headers.node;
@@ -494,17 +491,16 @@ function gzip(bytes: Buffer, level: number): Promise<Buffer> {
 
 /** Assembles bodies: on the main thread (`inline`, yielding every few ms) or in the body worker. */
 export class BodyAssembler<N> {
-  readonly #o: Required<AssemblerOptions>;
+  readonly #o: BuildOptions;
   readonly #rendering: NodeRendering<N>;
   readonly #inline: boolean;
   readonly #pieces: Pieces;
 
   constructor(options: AssemblerOptions, rendering: NodeRendering<N>, inline = true) {
     this.#o = {
-      gzipLevel: zlibConstants.Z_BEST_SPEED,
-      chunkBytes: MAX_PIECE_BYTES,
-      identityCacheMaxBytes: IDENTITY_CACHE_MAX_BYTES,
-      ...options,
+      headers: options.headers,
+      gzipLevel: options.gzipLevel ?? zlibConstants.Z_BEST_SPEED,
+      identityCacheMaxBytes: options.identityCacheMaxBytes ?? IDENTITY_CACHE_MAX_BYTES,
     };
     this.#pieces = new Pieces(options.chunkBytes);
     this.#rendering = rendering;

@@ -1,8 +1,8 @@
-import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
+import { NODE_RENDERING, SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createBodyCache, type BuildStats, type SnapshotBody } from '../../src/exposition/body.js';
-import { createWorkerBuilder } from '../../src/exposition/builder.js';
+import { createInlineBuilder, createWorkerBuilder } from '../../src/exposition/builder.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 import { node, worker } from './fixtures.js';
@@ -54,6 +54,22 @@ function setup(
   });
   return { clock, snapshots, cache, builds };
 }
+
+/** Two snapshots with the same data (one per body cache), written by `fill`. */
+function twins(fill: (s: ReturnType<typeof createLeaderSnapshot>) => void) {
+  const pair = [
+    createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
+    createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
+  ];
+  pair.forEach(fill);
+  return pair as [(typeof pair)[0], (typeof pair)[0]];
+}
+
+/** 300 healthy nodes, each with its own last success time. */
+const healthyNodes = (s: ReturnType<typeof createLeaderSnapshot>): void => {
+  for (let i = 0; i < 300; i++)
+    s.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: i } }));
+};
 
 describe('createBodyCache', () => {
   it('builds every family once with all leaders’ series, contiguous, headers before samples', async () => {
@@ -167,15 +183,7 @@ describe('createBodyCache', () => {
 
   it('reusing chunk buffers (no identity copy) yields the same bytes as keeping them', async () => {
     const clock = new FakeClock();
-    // Two snapshots with the same data, one per body cache.
-    const [one, two] = [
-      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
-      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
-    ];
-    for (const snapshot of [one, two]) {
-      for (let i = 0; i < 300; i++)
-        snapshot.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: i } }));
-    }
+    const [one, two] = twins(healthyNodes);
     const reusing = createBodyCache({ snapshots: [one], intervals, clock, chunkBytes: 512, identityCacheMaxBytes: 0 });
     const keeping = createBodyCache({ snapshots: [two], intervals, clock, chunkBytes: 512 });
     const [a, b] = [await reusing.rebuild(), await keeping.rebuild()];
@@ -188,14 +196,7 @@ describe('createBodyCache', () => {
   describe('identity bytes only while someone scrapes uncompressed (keepIdentityMs)', () => {
     function pair(keepIdentityMs: number) {
       const clock = new FakeClock();
-      const [one, two] = [
-        createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
-        createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
-      ];
-      for (const snapshot of [one, two]) {
-        for (let i = 0; i < 300; i++)
-          snapshot.setNode(`n${i}`, node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: i } }));
-      }
+      const [one, two] = twins(healthyNodes);
       const opts = { intervals, clock, chunkBytes: 512, minRebuildIntervalMs: 0, maxBuildShare: 1 };
       const lazy = createBodyCache({ snapshots: [one], ...opts, keepIdentityMs });
       const always = createBodyCache({ snapshots: [two], ...opts });
@@ -251,6 +252,38 @@ describe('createBodyCache', () => {
       } finally {
         lazy.close();
         always.close();
+      }
+    });
+
+    it('asks no identity bytes of a build after a body larger than identityCacheMaxBytes', async () => {
+      const asked: (boolean | undefined)[] = [];
+      const [big, small] = twins(() => undefined);
+      for (let i = 0; i < 100; i++) big.setNode(`n${i}`, node(`n${i}`));
+      small.setNode('n0', node('n0'));
+      const caches = [big, small].map((s) =>
+        createBodyCache({
+          snapshots: [s],
+          intervals,
+          clock: new FakeClock(),
+          chunkBytes: 300,
+          identityCacheMaxBytes: 20_000,
+          builder: 'worker',
+          // The inline builder, recording what each build is asked to keep.
+          createWorkerBuilder: (o) => {
+            const inline = createInlineBuilder(o, NODE_RENDERING);
+            return { build: (r) => (asked.push(r.keepIdentity), inline.build(r)), close: () => inline.close() };
+          },
+        }),
+      );
+      try {
+        for (const cache of caches) {
+          await cache.rebuild();
+          await cache.rebuild();
+        }
+        // The large body: the first build did not know its size yet, the second does. The small one keeps them.
+        expect(asked).toEqual([true, false, true, true]);
+      } finally {
+        for (const cache of caches) cache.close();
       }
     });
 
@@ -402,18 +435,14 @@ describe('createBodyCache', () => {
 describe('createBodyCache with the worker builder', () => {
   it('builds the same body as inline, and recovers every node when the worker dies', async () => {
     const clock = new FakeClock();
-    const [viaWorker, viaInline] = [
-      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
-      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
-    ];
-    for (const s of [viaWorker, viaInline]) {
+    const [viaWorker, viaInline] = twins((s) => {
       s.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
       for (let i = 0; i < 200; i++)
         s.setNode(
           `n${i}`,
           node(`n${i}`, { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 + i } }),
         );
-    }
+    });
     // The worker is sent the store's columns (NodeView.pack), not cloned state objects.
     let packs = 0;
     const nodeView = viaWorker.nodeView.bind(viaWorker);
@@ -452,13 +481,9 @@ describe('createBodyCache with the worker builder', () => {
 describe('createBodyCache with the worker builder, gzip only', () => {
   it('tells the worker not to keep identity bytes, and inflates them after an identity scrape', async () => {
     const clock = new FakeClock();
-    const [viaWorker, viaInline] = [
-      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
-      createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }),
-    ];
-    for (const s of [viaWorker, viaInline]) {
+    const [viaWorker, viaInline] = twins((s) => {
       for (let i = 0; i < 200; i++) s.setNode(`n${i}`, node(`n${i}`));
-    }
+    });
     const worker = createBodyCache({
       snapshots: [viaWorker],
       intervals,
