@@ -1,4 +1,4 @@
-// Over 400 lines: one build of the body; its per-family outputs, byte pieces, gzip members in flight and identity
+// Over 400 lines: one build of the body; its per-family outputs, byte pieces, pieces being compressed and identity
 // policy are one state that rendering, spilling and finishing share (the types of the protocol are most of the rest).
 /**
  * Assembles the /metrics body at build time from the leaders' node states and their small management, leader and
@@ -13,15 +13,17 @@
  *
  * Nodes are rendered one by one, every family of a node at once (so each node's state is read once), into one
  * output per family: the text format wants each family's series contiguous. A family's text is cut into pieces
- * (`chunkBytes`, or 128–256 KiB by the previous body's size); each piece is one gzip member, compressed on zlib's
- * threads while the next nodes render (concatenated gzip members are one valid gzip stream). Both formats share the
+ * (`chunkBytes`, or 128–256 KiB by the previous body's size); each piece is raw deflate ending in a sync flush,
+ * compressed on zlib's threads while the next nodes render, with its CRC-32: the body cache joins the pieces into one
+ * gzip member (util/gzip-stream.ts). Both formats share the
  * body's bytes except the HELP/TYPE lines of the families whose header differs between them (a counter: OpenMetrics
  * names it without `_total`): such a header is a slot between parts, which the body cache fills per format with
  * pre-built bytes.
  */
 
-import { gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
+import { constants as zlibConstants } from 'node:zlib';
 import type { Family } from '../format/family.js';
+import { crc32Combine, deflatePiece, type DeflatedPiece } from '../util/gzip-stream.js';
 import { timeSlicer } from '../util/yield.js';
 
 /** A header that differs between the formats: the body cache fills slot `slot` per format. */
@@ -46,7 +48,7 @@ export interface AssemblerOptions {
   headers: FamilyHeaders;
   /** gzip level; 1 is several times faster than 6 and the body compresses well anyway. @default 1 */
   gzipLevel?: number;
-  /** Size of a piece (one gzip member) of a family's text. @default 128–256 KiB, by the previous body's size */
+  /** Size of a piece (compressed apart) of a family's text. @default 128–256 KiB, by the previous body's size */
   chunkBytes?: number;
   /** Largest body whose identity bytes are kept besides the gzip. @default IDENTITY_CACHE_MAX_BYTES */
   identityCacheMaxBytes?: number;
@@ -109,16 +111,23 @@ export interface AssembleHead {
   readonly leaders: readonly LeaderHead[];
   /**
    * Whether the body keeps its identity bytes beside the gzip (up to `identityCacheMaxBytes`); without them a piece's
-   * buffer is reused once gzipped, and identity is served by gunzipping. @default true
+   * buffer is reused once compressed, and identity is served by gunzipping. @default true
    */
   readonly keepIdentity?: boolean;
 }
 
-/** Bytes both formats share: a run of identity chunks and the same bytes as gzip members. */
+/** Bytes both formats share: a run of identity chunks and the same bytes compressed. */
 export interface SharedPart {
   /** Undefined when the body is larger than `identityCacheMaxBytes`. */
   readonly identity: Buffer[] | undefined;
-  readonly gzip: Buffer[];
+  /**
+   * Raw deflate ending in sync flushes (no final block): each buffer starts at a piece's start, so it inflates on
+   * its own (inflateRaw with Z_SYNC_FLUSH); the body cache puts them into one gzip member.
+   */
+  readonly deflate: Buffer[];
+  /** CRC-32 and length of the identity bytes. */
+  readonly crc: number;
+  readonly bytes: number;
 }
 
 /** A part of a built body: shared bytes, or the slot of a format-specific family header. */
@@ -126,7 +135,7 @@ export type AssembledPart = SharedPart | HeaderSlot;
 
 /**
  * A built body. Every buffer's ArrayBuffer belongs to it alone (so that it can move between threads without a copy);
- * gzip buffers fill theirs exactly, an identity piece may leave a short unused tail.
+ * deflate buffers fill theirs exactly, an identity piece may leave a short unused tail.
  */
 export interface AssembledBody {
   readonly generation: number;
@@ -134,7 +143,8 @@ export interface AssembledBody {
   readonly parts: AssembledPart[];
   /** Bytes of the shared parts (the header slots come on top, per format). */
   readonly identityBytes: number;
-  readonly gzipBytes: number;
+  /** Their deflate bytes (without the gzip member's header and end). */
+  readonly deflateBytes: number;
 }
 
 /** True for a header slot. */
@@ -160,7 +170,7 @@ function encode(text: string): Buffer {
   return out;
 }
 
-/** gzip pieces in flight on zlib's threads before rendering waits for the oldest (bounds the bytes waiting). */
+/** Pieces being compressed on zlib's threads before rendering waits for the oldest (bounds the bytes waiting). */
 const MAX_GZIP_IN_FLIGHT = 8;
 
 /** Longest stretch of rendering between two yields to the event loop when assembling on the main thread. */
@@ -177,7 +187,7 @@ const STATES_PER_READ = 256;
  */
 const SPILL_CHARS = 16 * 1024;
 
-/** Largest buffer of a built body: consecutive gzip members are joined up to this size. */
+/** Largest buffer of a built body: consecutive deflated pieces are joined up to this size. */
 const JOIN_BYTES = 1 << 20;
 
 /**
@@ -189,12 +199,12 @@ const MAX_SPARE_PIECES = 48;
 
 /**
  * Bounds of the piece size when `chunkBytes` is not given: about a 128th of the previous body, a power of two. Each
- * family fills a piece at a time and pieces are reused once gzipped, so the buffers a build holds are about
- * (families + gzips in flight) × the piece size whatever the fleet. Measured with mem-probe at 2,000 nodes (5.9 MiB
- * body, three runs each, RSS after a full GC): 256 KiB pieces 96–102 MB, 128 KiB 92–97 MB, 64 KiB 89–114 MB (below
- * glibc's mmap threshold of the image, 128 KiB, pieces come from malloc's arenas, which fragment). At 50,000 nodes
- * 64 KiB pieces cost 30 % more CPU per build than 256 KiB (482 → 614 ms inline: four times the gzip calls) and 5 %
- * more gzip bytes, so large bodies keep 256 KiB pieces.
+ * family fills a piece at a time and pieces are reused once compressed, so the buffers a build holds are about
+ * (families + pieces being compressed) × the piece size whatever the fleet. Measured with mem-probe at 2,000 nodes
+ * (5.9 MiB body, three runs each, RSS after a full GC): 256 KiB pieces 96–102 MB, 128 KiB 92–97 MB, 64 KiB 89–114 MB
+ * (below glibc's mmap threshold of the image, 128 KiB, pieces come from malloc's arenas, which fragment). At 50,000
+ * nodes 64 KiB pieces cost 30 % more CPU per build than 256 KiB (482 → 614 ms inline: four times the gzip calls)
+ * and 5 % more gzip bytes, so large bodies keep 256 KiB pieces.
  */
 const MIN_PIECE_BYTES = 128 << 10;
 const MAX_PIECE_BYTES = 256 << 10;
@@ -224,7 +234,7 @@ class Pieces {
     return this.#spare.pop() ?? Buffer.allocUnsafeSlow(this.size);
   }
 
-  /** A piece whose bytes are gzipped and kept nowhere. */
+  /** A piece whose bytes are compressed and kept nowhere. */
   give(piece: Buffer): void {
     if (piece.length === this.size && this.#spare.length < MAX_SPARE_PIECES) this.#spare.push(piece);
   }
@@ -239,10 +249,10 @@ class Pieces {
   }
 }
 
-/** One piece of a family's text: its identity bytes (until the body is too large to keep them) and its gzip. */
+/** One piece of a family's text: its identity bytes (until the body is too large to keep them), compressed. */
 interface Piece {
   identity: Buffer | undefined;
-  readonly gzip: Promise<Buffer>;
+  readonly deflated: Promise<DeflatedPiece>;
 }
 
 /** The output of one family (or of the small families together): pieces and header slots, in order. */
@@ -296,13 +306,13 @@ export class Build<N> {
   readonly #small = new Output();
   readonly #families: Output[];
   readonly #gzipLevel: number;
-  /** Pieces whose gzip is in flight, oldest first. */
-  readonly #inFlight: Promise<Buffer>[] = [];
+  /** Pieces being compressed, oldest first. */
+  readonly #inFlight: Promise<unknown>[] = [];
   #identityBytes = 0;
   #keepIdentity: boolean;
   #queue: Promise<void> = Promise.resolve();
   readonly #spillChars: number;
-  /** Piece buffers whose bytes are gzipped and not kept, for the next pieces (the assembler's, shared by builds). */
+  /** Piece buffers whose bytes are compressed and not kept, for the next pieces (the assembler's, shared by builds). */
   readonly #pieces: Pieces;
 
   constructor(options: BuildOptions, rendering: NodeRendering<N>, head: AssembleHead, inline: boolean, pieces: Pieces) {
@@ -331,21 +341,21 @@ export class Build<N> {
     return run;
   }
 
-  /** The built body, once every node given has been rendered and every gzip member is done. */
+  /** The built body, once every node given has been rendered and every piece is compressed. */
   async finish(): Promise<AssembledBody> {
     await this.#queue;
     const outputs = [this.#small, ...this.#families];
     for (const out of outputs) this.#endPiece(out);
     const parts: AssembledPart[] = [];
-    let gzipBytes = 0;
-    let run: { identity: Buffer[]; gzip: Buffer[] } | undefined;
+    let deflateBytes = 0;
+    let run: { identity: Buffer[]; deflate: Buffer[]; crc: number; bytes: number } | undefined;
     const endRun = (): void => {
       if (!run) return;
-      const gzip = join(run.gzip, JOIN_BYTES);
-      for (const g of gzip) gzipBytes += g.length;
+      const deflate = join(run.deflate, JOIN_BYTES);
+      for (const d of deflate) deflateBytes += d.length;
       // Identity pieces are kept as they are (a piece's unused tail is under SPILL_CHARS × 3 bytes): copying them
       // into joined buffers left the pieces as garbage, about 100 MB of ArrayBuffers awaiting a full GC at 10k.
-      parts.push({ identity: this.#keepIdentity ? run.identity : undefined, gzip });
+      parts.push({ identity: this.#keepIdentity ? run.identity : undefined, deflate, crc: run.crc, bytes: run.bytes });
       run = undefined;
     };
     for (const out of outputs) {
@@ -355,18 +365,17 @@ export class Build<N> {
           parts.push(item);
           continue;
         }
-        run ??= { identity: [], gzip: [] };
+        run ??= { identity: [], deflate: [], crc: 0, bytes: 0 };
         if (item.identity) run.identity.push(item.identity);
-        run.gzip.push(await item.gzip);
+        const piece = await item.deflated;
+        run.deflate.push(piece.deflated);
+        run.crc = crc32Combine(run.crc, piece.crc, piece.length);
+        run.bytes += piece.length;
       }
-    }
-    // A body always ends in a valid gzip member, even when empty.
-    if (!run && (parts.length === 0 || isSlot(parts[parts.length - 1]))) {
-      run = { identity: [], gzip: [await gzip(Buffer.alloc(0), this.#gzipLevel)] };
     }
     endRun();
     this.#pieces.fit(this.#identityBytes);
-    return { generation: this.#head.generation, parts, identityBytes: this.#identityBytes, gzipBytes };
+    return { generation: this.#head.generation, parts, identityBytes: this.#identityBytes, deflateBytes };
   }
 
   /** Management, leader and group families: the texts came rendered with the request. */
@@ -445,7 +454,7 @@ export class Build<N> {
     out.filled += out.bytes.write(text, out.filled, 'utf8');
   }
 
-  /** Ends the output's current piece (its pending text included) and starts its gzip on zlib's threads. */
+  /** Ends the output's current piece (its pending text included) and starts compressing it on zlib's threads. */
   #endPiece(out: Output): void {
     if (out.pendingChars > 0) this.#spill(out);
     const bytes = out.bytes;
@@ -457,13 +466,13 @@ export class Build<N> {
   }
 
   /**
-   * Adds a piece of bytes to the output and gzips it. `piece`: the buffer behind `bytes`, reused for a later piece
-   * once gzipped when the body keeps no identity bytes (a 50,000-node build fills about 600 pieces).
+   * Adds a piece of bytes to the output and compresses it. `piece`: the buffer behind `bytes`, reused for a later
+   * piece once compressed when the body keeps no identity bytes (a 50,000-node build fills about 600 pieces).
    */
   #ship(out: Output, bytes: Buffer, piece?: Buffer): void {
     this.#identityBytes += bytes.length;
-    const compressed = gzip(bytes, this.#gzipLevel);
-    const item: Piece = { identity: this.#keepIdentity ? bytes : undefined, gzip: compressed };
+    const compressed = deflatePiece(bytes, this.#gzipLevel);
+    const item: Piece = { identity: this.#keepIdentity ? bytes : undefined, deflated: compressed };
     // Awaited in order by finish(); a failure is reported there, not as an unhandled rejection.
     compressed.then(
       () => {
@@ -481,12 +490,6 @@ export class Build<N> {
       }
     }
   }
-}
-
-function gzip(bytes: Buffer, level: number): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    gzipCallback(bytes, { level }, (err, out) => (err ? reject(err) : resolve(out))),
-  );
 }
 
 /** Assembles bodies: on the main thread (`inline`, yielding every few ms) or in the body worker. */

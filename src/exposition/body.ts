@@ -17,8 +17,9 @@
  * for a build share it.
  */
 
-import { gunzip, gzipSync, constants as zlibConstants } from 'node:zlib';
+import { inflateRaw, constants as zlibConstants } from 'node:zlib';
 import type { Clock } from '../util/clock.js';
+import { crc32Combine, deflatePieceSync, GZIP_HEADER, gzipEnd, type DeflatedPiece } from '../util/gzip-stream.js';
 import {
   IDENTITY_CACHE_MAX_BYTES,
   isSlot,
@@ -60,9 +61,15 @@ export interface FormatBody {
    */
   readonly identity: readonly Buffer[] | undefined;
   readonly identityBytes: number;
-  /** The same bytes as gzip members (concatenated members are one gzip stream). */
+  /**
+   * The same bytes as one gzip member: the header, the deflate buffers and last the member's 10-byte end (final
+   * block and trailer), which a scrape replaces to append the self-metrics (util/gzip-stream.ts). One member, not
+   * one per piece: curl's `--compressed` reads only the first.
+   */
   readonly gzip: readonly Buffer[];
   readonly gzipBytes: number;
+  /** CRC-32 of the identity bytes (the one in the gzip trailer). */
+  readonly crc: number;
 }
 
 /**
@@ -77,29 +84,34 @@ export interface SnapshotBody extends FormatBody {
 }
 
 /** A format-specific family header, ready to send in either format and encoding. */
-type SlotBytes = Readonly<Record<Format, { identity: Buffer; gzip: Buffer }>>;
+type SlotBytes = Readonly<Record<Format, { identity: Buffer; deflated: DeflatedPiece }>>;
 
 /** The per-format views of an assembled body: lists of references to the shared buffers and the slots' bytes. */
 function formatBody(body: AssembledBody, slots: readonly SlotBytes[], format: Format): FormatBody {
   let identity: Buffer[] | undefined = [];
-  const gzip: Buffer[] = [];
+  const gzip: Buffer[] = [GZIP_HEADER];
   let identityBytes = body.identityBytes;
-  let gzipBytes = body.gzipBytes;
+  let deflateBytes = body.deflateBytes;
+  let crc = 0;
   for (const part of body.parts) {
     if (isSlot(part)) {
       const bytes = slots[part.slot]?.[format];
       if (!bytes) throw new Error(`body has an unknown header slot ${part.slot}`);
       identity?.push(bytes.identity);
-      gzip.push(bytes.gzip);
+      gzip.push(bytes.deflated.deflated);
       identityBytes += bytes.identity.length;
-      gzipBytes += bytes.gzip.length;
+      deflateBytes += bytes.deflated.deflated.length;
+      crc = crc32Combine(crc, bytes.deflated.crc, bytes.deflated.length);
       continue;
     }
     if (part.identity && identity) identity.push(...part.identity);
     else identity = undefined;
-    gzip.push(...part.gzip);
+    gzip.push(...part.deflate);
+    crc = crc32Combine(crc, part.crc, part.bytes);
   }
-  return { identity, identityBytes, gzip, gzipBytes };
+  const end = gzipEnd(crc, identityBytes);
+  gzip.push(end);
+  return { identity, identityBytes, gzip, gzipBytes: GZIP_HEADER.length + deflateBytes + end.length, crc };
 }
 
 function snapshotBody(body: AssembledBody, slots: readonly SlotBytes[]): SnapshotBody {
@@ -137,7 +149,7 @@ export interface BodyCacheOptions {
   maxBodyAgeMs?: number;
   /** gzip level; 1 is several times faster than 6 and the body compresses well anyway. @default 1 */
   gzipLevel?: number;
-  /** Size of a piece (one gzip member) of a family's text. @default 256 KiB */
+  /** Size of a piece (compressed apart) of a family's text. @default 128–256 KiB, by the previous body's size */
   chunkBytes?: number;
   /** Largest body whose identity bytes are kept besides the gzip. @default IDENTITY_CACHE_MAX_BYTES */
   identityCacheMaxBytes?: number;
@@ -307,15 +319,15 @@ class Cache implements BodyCache {
     };
     const gzipLevel = options.gzipLevel ?? zlibConstants.Z_BEST_SPEED;
     // A header both formats write alike is part of the shared bytes; one that differs (a counter's) gets a slot,
-    // gzipped here once, that each body fills per format.
+    // compressed here once, that each body fills per format.
     const header = (f: FamilyDef): FamilyHeader => {
       const help = familyHelp(f, options.intervals);
       const text = familyHeader(f.name, f.type ?? 'gauge', help, 'text');
       const openmetrics = familyHeader(f.name, f.type ?? 'gauge', help, 'openmetrics');
       if (text === openmetrics) return text;
-      const bytes = (t: string): { identity: Buffer; gzip: Buffer } => {
+      const bytes = (t: string): SlotBytes[Format] => {
         const identity = Buffer.from(t, 'utf8');
-        return { identity, gzip: gzipSync(identity, { level: gzipLevel }) };
+        return { identity, deflated: deflatePieceSync(identity, gzipLevel) };
       };
       this.#slots.push({ text: bytes(text), openmetrics: bytes(openmetrics) });
       return { slot: this.#slots.length - 1 };
@@ -514,7 +526,7 @@ class Cache implements BodyCache {
   }
 
   /**
-   * Gives the current body its identity bytes, gunzipped on zlib's threads, for the identity scrapes after the one
+   * Gives the current body its identity bytes, inflated on zlib's threads, for the identity scrapes after the one
    * that asked (which is served by gunzipping). Once per body; dropped when a new body came meanwhile.
    */
   #inflate(): void {
@@ -591,18 +603,23 @@ class Cache implements BodyCache {
   }
 }
 
-/** The body's parts with the identity bytes of each shared part, gunzipped from its gzip on zlib's threads. */
+/** The body's parts with the identity bytes of each shared part, inflated from its deflate on zlib's threads. */
 async function inflateParts(body: AssembledBody): Promise<AssembledBody> {
   const parts = await Promise.all(
     body.parts.map(async (part) => {
       if (isSlot(part) || part.identity) return part;
-      // A gzip buffer is one or more whole members; gunzip reads them all.
+      // A deflate buffer is whole pieces, each ending in a sync flush: a stream of its own without a final block.
       const identity = await Promise.all(
-        part.gzip.map(
-          (g) => new Promise<Buffer>((resolve, reject) => gunzip(g, (err, out) => (err ? reject(err) : resolve(out)))),
+        part.deflate.map(
+          (d) =>
+            new Promise<Buffer>((resolve, reject) =>
+              inflateRaw(d, { finishFlush: zlibConstants.Z_SYNC_FLUSH }, (err, out) =>
+                err ? reject(err) : resolve(out),
+              ),
+            ),
         ),
       );
-      return { identity, gzip: part.gzip };
+      return { ...part, identity };
     }),
   );
   return { ...body, parts };

@@ -24,7 +24,7 @@ export function transferList(body: AssembledBody): ArrayBuffer[] {
   const set = new Set<ArrayBuffer>();
   for (const p of body.parts) {
     if (isSlot(p)) continue;
-    for (const b of [...(p.identity ?? []), ...p.gzip]) set.add(b.buffer as ArrayBuffer);
+    for (const b of [...(p.identity ?? []), ...p.deflate]) set.add(b.buffer as ArrayBuffer);
   }
   return [...set];
 }

@@ -108,7 +108,7 @@ export function createWorkerBuilder<N>(
       if (m.t === 'failed') return job.reject(new Error(m.message));
       const b = m.body;
       const parts = b.parts.map((part) =>
-        isSlot(part) ? part : { identity: part.identity?.map(asBuffer), gzip: part.gzip.map(asBuffer) },
+        isSlot(part) ? part : { ...part, identity: part.identity?.map(asBuffer), deflate: part.deflate.map(asBuffer) },
       );
       job.resolve({ ...b, parts });
     });

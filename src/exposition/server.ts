@@ -26,17 +26,15 @@ import {
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { promisify } from 'node:util';
-import { createGunzip, gzip as gzipCallback, constants as zlibConstants } from 'node:zlib';
+import { createGunzip, constants as zlibConstants } from 'node:zlib';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../util/clock.js';
+import { crc32Combine, deflatePiece, gzipEnd } from '../util/gzip-stream.js';
 import { parseListenAddress, urlHost, type ListenAddress } from '../util/listen-address.js';
 import type { BodyCache } from './body.js';
 import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from '../format/format.js';
 import { landingPage } from './landing.js';
 import { acceptsGzip, negotiateFormat } from './negotiate.js';
-
-const gzip = promisify(gzipCallback);
 
 /** Options of startServer. */
 export interface ServerOptions {
@@ -227,14 +225,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // The cached part goes out first; the self-metrics part (prom-client reads /proc and the heap
     // statistics synchronously: a few ms) is rendered and gzipped after it is on its way, so the first byte
     // waits for nothing but the cached body. Hence no Content-Length (chunked encoding).
-    const cached = useGzip ? body.gzip : body.identity;
+    // gzip: the cached member without its end (the last buffer); the self-metrics continue the same member.
+    const cached = useGzip ? body.gzip.slice(0, -1) : body.identity;
     res.flushHeaders();
     if (cached) for (const chunk of cached) if (chunk.length > 0) res.write(chunk);
     const tail = (async (): Promise<Buffer> => {
       const self = (await options.selfMetrics?.render(format)) ?? '';
       const text = Buffer.from(format === 'openmetrics' ? self + OPENMETRICS_EOF : self, 'utf8');
-      // A fresh gzip member after the cached one: concatenated members are one valid gzip stream.
-      return useGzip ? gzip(text, { level: gzipLevel }) : text;
+      if (!useGzip) return text;
+      const more = await deflatePiece(text, gzipLevel);
+      const end = gzipEnd(crc32Combine(body.crc, more.crc, more.length), body.identityBytes + more.length);
+      return Buffer.concat([more.deflated, end]);
     })();
     tail.catch(() => undefined);
     // A large body's identity bytes follow as zlib's threads inflate the cached gzip.

@@ -1,10 +1,11 @@
 import { NODE_RENDERING, SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
-import { gunzipSync } from 'node:zlib';
+import { crc32, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createBodyCache, type BuildStats, type SnapshotBody } from '../../src/exposition/body.js';
 import { createInlineBuilder, createWorkerBuilder } from '../../src/exposition/builder.js';
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
+import { firstGzipMember } from '../helpers/gzip.js';
 import { node, worker } from './fixtures.js';
 
 const intervals = { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 };
@@ -122,7 +123,7 @@ describe('createBodyCache', () => {
     expect(sampleNames(lines.join('\n')).filter((n) => n === 'cribl_node_info')).toHaveLength(50);
   });
 
-  it('gzip holds exactly the identity bytes', async () => {
+  it('gzip holds exactly the identity bytes, as one gzip member whose trailer has their CRC', async () => {
     const { snapshots, cache } = setup({ chunkBytes: 200 });
     for (let i = 0; i < 20; i++) snapshots[0]!.setNode(`n${i}`, node(`n${i}`));
     const body = await cache.rebuild();
@@ -131,6 +132,10 @@ describe('createBodyCache', () => {
     expect(identity.length).toBe(body.identityBytes);
     expect(Buffer.concat(body.gzip).length).toBe(body.gzipBytes);
     expect(gunzipSync(Buffer.concat(body.gzip)).equals(identity)).toBe(true);
+    expect(firstGzipMember(Buffer.concat(body.gzip))).toEqual({ text: identity.toString('utf8'), bytesAfter: 0 });
+    expect(body.crc).toBe(crc32(identity));
+    // The member's 10-byte end comes last, alone: a scrape replaces it to append the self-metrics.
+    expect(body.gzip.at(-1)?.length).toBe(10);
   });
 
   it.each([
@@ -153,6 +158,7 @@ describe('createBodyCache', () => {
     const [text, om] = (['text', 'openmetrics'] as const).map((f) => {
       const b = body.forFormat(f);
       const unzipped = gunzipSync(Buffer.concat(b.gzip));
+      expect(firstGzipMember(Buffer.concat(b.gzip)).bytesAfter).toBe(0);
       expect(unzipped.length).toBe(b.identityBytes);
       expect(Buffer.concat(b.gzip).length).toBe(b.gzipBytes);
       if (max === undefined) expect(Buffer.concat(b.identity ?? []).equals(unzipped)).toBe(true);

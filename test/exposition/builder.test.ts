@@ -1,4 +1,4 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { crc32, deflateRawSync, gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NODE_FAMILIES, NODE_RENDERING } from '../../src/collectors/index.js';
 import type { NodeState } from '../../src/collectors/state.js';
@@ -16,6 +16,7 @@ import {
   NODES_PER_MESSAGE,
   type BodyBuilder,
 } from '../../src/exposition/builder.js';
+import { crc32Combine, GZIP_HEADER, gzipEnd } from '../../src/util/gzip-stream.js';
 import { node } from './fixtures.js';
 
 /** A made-up node: 19 families, samples in families 0 and 2 only. */
@@ -44,32 +45,40 @@ function shared(body: AssembledBody): SharedPart {
   expect(body.parts.some(isSlot)).toBe(false);
   const parts = body.parts as SharedPart[];
   const identity = parts.every((p) => p.identity) ? parts.flatMap((p) => p.identity ?? []) : undefined;
-  return { identity, gzip: parts.flatMap((p) => p.gzip) };
+  let crc = 0;
+  for (const p of parts) crc = crc32Combine(crc, p.crc, p.bytes);
+  return { identity, deflate: parts.flatMap((p) => p.deflate), crc, bytes: body.identityBytes };
 }
 
-/** The body's text, from its gzip; equal to its identity bytes when those are kept. */
+/** Shared bytes as the body cache sends them: one gzip member (whose CRC and length gunzip checks). */
+function member(part: SharedPart): Buffer {
+  return Buffer.concat([GZIP_HEADER, ...part.deflate, gzipEnd(part.crc, part.bytes)]);
+}
+
+/** The body's text, from its deflate pieces in one gzip member; equal to its identity bytes when those are kept. */
 function text(body: AssembledBody): string {
-  const { identity, gzip } = shared(body);
-  const unzipped = gunzipSync(Buffer.concat(gzip)).toString('utf8');
+  const part = shared(body);
+  const { identity } = part;
+  const unzipped = gunzipSync(member(part)).toString('utf8');
   if (identity) expect(Buffer.concat(identity).toString('utf8')).toBe(unzipped);
   return unzipped;
 }
 
 /**
- * Every buffer of the body has an ArrayBuffer of its own (movable between threads); gzip buffers fill theirs exactly,
- * identity pieces up to a tail shorter than a piece.
+ * Every buffer of the body has an ArrayBuffer of its own (movable between threads); deflate buffers fill theirs
+ * exactly, identity pieces up to a tail shorter than a piece.
  */
 function expectOwnBuffers(body: AssembledBody, pieceBytes = 256 << 10): void {
   const seen = new Set<ArrayBufferLike>();
   for (const p of body.parts) {
     if (isSlot(p)) continue;
-    for (const b of [...(p.identity ?? []), ...p.gzip]) {
+    for (const b of [...(p.identity ?? []), ...p.deflate]) {
       expect(Buffer.isBuffer(b)).toBe(true);
       expect(b.byteOffset).toBe(0);
       expect(seen.has(b.buffer)).toBe(false);
       seen.add(b.buffer);
     }
-    for (const g of p.gzip) expect(g.buffer.byteLength).toBe(g.length);
+    for (const d of p.deflate) expect(d.buffer.byteLength).toBe(d.length);
     for (const i of p.identity ?? []) expect(i.buffer.byteLength - i.length).toBeLessThan(pieceBytes);
   }
 }
@@ -109,7 +118,7 @@ describe('inline builder', () => {
     expectOwnBuffers(body, 256);
   });
 
-  it('cuts a family into many gzip members that unzip as one stream', async () => {
+  it('cuts a family into many pieces compressed apart that inflate as one stream, each part with its CRC', async () => {
     const b = createInlineBuilder({ headers, chunkBytes: 64 }, fake);
     const body = await b.build({
       generation: 1,
@@ -118,9 +127,13 @@ describe('inline builder', () => {
     const t = text(body);
     expect(t.match(/^n0\{/gm)).toHaveLength(200);
     expect(t.match(/^n2\{/gm)).toHaveLength(200);
-    expect(body.gzipBytes).toBe(shared(body).gzip.reduce((n, g) => n + g.length, 0));
-    // Each member has its own header and trailer (18 bytes): 50 and more members weigh that much at least.
-    expect(body.gzipBytes).toBeGreaterThan(gzipSync(Buffer.from(t)).length + 50 * 18);
+    expect(body.deflateBytes).toBe(shared(body).deflate.reduce((n, d) => n + d.length, 0));
+    // Each piece ends in a sync flush (an empty stored block, 4 bytes or more): 50 and more pieces weigh that much.
+    expect(body.deflateBytes).toBeGreaterThan(deflateRawSync(Buffer.from(t), { level: 1 }).length + 50 * 4);
+    for (const p of body.parts as SharedPart[]) {
+      expect(p.crc).toBe(crc32(Buffer.concat(p.identity ?? [])));
+      expect(p.bytes).toBe(Buffer.concat(p.identity ?? []).length);
+    }
     expectOwnBuffers(body, 64);
   });
 
@@ -185,7 +198,7 @@ describe('inline builder', () => {
     expect(body.identityBytes).toBe(Buffer.byteLength(text(body)));
   });
 
-  it('a format-specific header ends the gzip member and leaves a slot', async () => {
+  it('a format-specific header ends the shared part and leaves a slot', async () => {
     const slotted = { ...headers, node: headers.node.map((h, f) => (f === 2 ? { slot: 0 } : h)) };
     const b = createInlineBuilder({ headers: slotted }, fake);
     const body = await b.build({
@@ -194,16 +207,17 @@ describe('inline builder', () => {
     });
     expect(body.parts.map((p) => (isSlot(p) ? `slot ${p.slot}` : 'shared'))).toEqual(['shared', 'slot 0', 'shared']);
     const [before, , after] = body.parts as [SharedPart, unknown, SharedPart];
-    expect(gunzipSync(Buffer.concat(before.gzip)).toString('utf8')).toMatch(/^# HELP n0 N0\.\n.*a2"\} 1\n$/s);
-    expect(gunzipSync(Buffer.concat(after.gzip)).toString('utf8')).toBe(
+    expect(gunzipSync(member(before)).toString('utf8')).toMatch(/^# HELP n0 N0\.\n.*a2"\} 1\n$/s);
+    expect(gunzipSync(member(after)).toString('utf8')).toBe(
       'n2{node_id="a0"} 1\nn2{node_id="a1"} 1\nn2{node_id="a2"} 1\n',
     );
   });
 
-  it('an empty body is still one valid gzip member', async () => {
+  it('an empty body has no parts, and makes a valid empty gzip member', async () => {
     const body = await createInlineBuilder({ headers }, fake).build({ generation: 1, leaders: [] });
+    expect(body.parts).toEqual([]);
+    expect(body.deflateBytes).toBe(0);
     expect(text(body)).toBe('');
-    expect(shared(body).gzip).toHaveLength(1);
   });
 
   it('refuses a rendering whose family count differs from the headers', async () => {
@@ -246,7 +260,7 @@ describe('worker builder', () => {
     expect(inline).toContain('cribl_node_health_up{workspace="b",product="stream",group="default",node_id="w4"} 1');
   });
 
-  it('keeps no identity above identityCacheMaxBytes; the gzip comes back as plain Buffers', async () => {
+  it('keeps no identity above identityCacheMaxBytes; the deflate comes back as plain Buffers', async () => {
     const w = createWorkerBuilder<NodeState>(
       { headers: realHeaders, identityCacheMaxBytes: 10 },
       { onLost: () => undefined },

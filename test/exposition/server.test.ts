@@ -1,4 +1,6 @@
 import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -8,6 +10,7 @@ import { startServer, type RunningServer, type ServerOptions } from '../../src/e
 import { createLeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { PROMETHEUS_3 } from '../helpers/accept.js';
+import { firstGzipMember } from '../helpers/gzip.js';
 import { node } from './fixtures.js';
 
 const agent = new Agent({ keepAliveTimeout: 10_000 });
@@ -20,7 +23,12 @@ afterAll(async () => {
   await agent.close();
 });
 
-async function start(overrides: Partial<ServerOptions> = {}, identityCacheMaxBytes?: number, keepIdentityMs?: number) {
+async function start(
+  overrides: Partial<ServerOptions> = {},
+  identityCacheMaxBytes?: number,
+  keepIdentityMs?: number,
+  chunkBytes?: number,
+) {
   const clock = new FakeClock();
   const snapshot = createLeaderSnapshot({ labels: { workspace: 'main' }, render: SNAPSHOT_RENDERERS });
   snapshot.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
@@ -31,6 +39,7 @@ async function start(overrides: Partial<ServerOptions> = {}, identityCacheMaxByt
     clock,
     ...(identityCacheMaxBytes !== undefined ? { identityCacheMaxBytes } : {}),
     ...(keepIdentityMs !== undefined ? { keepIdentityMs } : {}),
+    ...(chunkBytes !== undefined ? { chunkBytes } : {}),
   });
   const selfMetrics = createSelfMetrics({ version: '9.9.9', nodejsVersion: 'v22.0.0', defaultMetrics: false });
   let ready = false;
@@ -102,14 +111,34 @@ describe('startServer', () => {
   it.each([
     ['text', undefined],
     ['openmetrics', PROMETHEUS_3],
-  ])('gzip (%s) is the identity body as concatenated gzip members', async (_format, accept) => {
-    const { server } = await start();
+  ])('gzip (%s) is the identity body as one gzip member, self-metrics included', async (_format, accept) => {
+    const { server, snapshot, body } = await start({}, undefined, undefined, 512);
+    for (let i = 0; i < 200; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
+    await body.rebuild();
     const headers: Record<string, string> = accept ? { accept } : {};
     const plainRes = await get(`${server.url}/metrics`, headers);
     const gz = await get(`${server.url}/metrics`, { ...headers, 'accept-encoding': 'gzip' });
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gz.headers['transfer-encoding']).toBe('chunked');
+    // gunzip checks the trailer's CRC and length (combined from the pieces' and the self-metrics').
     expect(gunzipSync(gz.bytes).toString('utf8')).toBe(plainRes.text);
+    // Compressed in 512-byte pieces and a self-metrics piece per scrape, yet one member: a reader that stops
+    // after the first gets it all.
+    expect(firstGzipMember(gz.bytes)).toEqual({ text: plainRes.text, bytesAfter: 0 });
+    expect(plainRes.text).toContain('node_id="n199"');
+    expect(plainRes.text).toContain('cribl_exporter_build_info');
+  });
+
+  it('curl --compressed shows the whole body (it reads only the first gzip member)', async () => {
+    const { server, snapshot, body } = await start({}, 0, undefined, 512);
+    for (let i = 0; i < 200; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
+    await body.rebuild();
+    const plainRes = await get(`${server.url}/metrics`);
+    const curl = await promisify(execFile)('curl', ['-sS', '--compressed', `${server.url}/metrics`], {
+      maxBuffer: 1 << 24,
+    });
+    expect(curl.stdout).toBe(plainRes.text);
+    expect(curl.stdout).toContain('node_id="n199"');
   });
 
   it('serves identity by gunzipping when the body keeps no identity copy', async () => {
