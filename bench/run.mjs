@@ -226,6 +226,22 @@ async function runSize(n) {
   ]);
   r.undiciFloor = (await uf.waitForMessage((m) => m?.ready, 60_000, 'result')).result;
   await uf.done;
+  // --- the same, warm and paced at the exporter's nominal steady rate (health and metadata of every node per
+  // interval): what undici alone costs per request at that rate, for the steady window's CPU per request. At a
+  // low rate a request costs a client more (the leader idles between requests and is woken by each; timers).
+  const steadyRps = n / INTERVALS.healthS + n / INTERVALS.metadataS;
+  log(`${label}: undici request() alone paced at ${Math.round(steadyRps)} req/s, 3 s warm-up, 10 s`);
+  const pf = children.fork(`undici paced ${label}`, join(here, 'undici-floor.mjs'), [
+    origin,
+    token,
+    idsFile,
+    String(concurrency),
+    '10',
+    String(steadyRps),
+    '3',
+  ]);
+  r.undiciPaced = (await pf.waitForMessage((m) => m?.ready, 60_000, 'result')).result;
+  await pf.done;
   await json('POST', `${adminUrl}/stats/reset`);
 
   // --- exporter

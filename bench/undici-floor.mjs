@@ -2,7 +2,11 @@
 // design card prescribes), C requests in flight on a Pool of C connections, each body parsed as JSON,
 // nothing else (no budget, no auth, no rendering). Shows how much of autocannon's rate any undici-based
 // exporter can reach on this machine, and how much of that floor our pipeline keeps.
-//   node bench/undici-floor.mjs <origin> <token> <ids-file> <connections> <seconds>
+// With [rps], the requests are paced at that rate (as the exporter's own rate: the kernel's loopback path costs the
+// sender more per request when the receiver idles between requests and must be woken).
+// With [warm-up seconds], the first seconds are run but not counted (JIT compilation and the pool's connections
+// are then paid for; at a low rate they were most of a 5 s run's CPU).
+//   node bench/undici-floor.mjs <origin> <token> <ids-file> <connections> <seconds> [rps] [warm-up seconds]
 // Sends { rps, cpuMsPerRequest, ... } over IPC (or prints it as JSON without a channel).
 
 import { readFileSync } from 'node:fs';
@@ -10,7 +14,9 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 
 process.once('disconnect', () => process.exit(0));
-const [origin, token, idsFile, connectionsText, secondsText] = process.argv.slice(2);
+const [origin, token, idsFile, connectionsText, secondsText, rpsText, warmupText] = process.argv.slice(2);
+const pace = rpsText && rpsText !== 'max' ? 1000 / Number(rpsText) : 0;
+const warmupMs = Number(warmupText ?? 0) * 1000;
 const ids = JSON.parse(readFileSync(idsFile, 'utf8'));
 const connections = Number(connectionsText);
 const durationMs = Number(secondsText) * 1000;
@@ -20,11 +26,30 @@ const headers = { authorization: `Bearer ${token}` };
 let ok = 0;
 let failed = 0;
 let next = 0;
-const cpu0 = process.cpuUsage();
 const t0 = performance.now();
-const end = t0 + durationMs;
+const end = t0 + warmupMs + durationMs;
+/** Where counting starts: at once, or at the end of the warm-up. */
+let base = { cpu: process.cpuUsage(), at: t0, done: 0 };
+if (warmupMs > 0) setTimeout(() => (base = { cpu: process.cpuUsage(), at: performance.now(), done: ok + failed }), warmupMs);
+let sent = 0;
+let ticking;
+/** Resolves at the next 10 ms tick, one timer for every loop waiting. */
+function tick() {
+  ticking ??= new Promise((r) =>
+    setTimeout(() => {
+      ticking = undefined;
+      r();
+    }, 10),
+  );
+  return ticking;
+}
 async function loop() {
   while (performance.now() < end) {
+    if (pace) {
+      // Released on 10 ms ticks (a timer per request would cost more than the request).
+      const at = t0 + sent++ * pace;
+      while (at - performance.now() > 0) await tick();
+    }
     const id = ids[next++ % ids.length];
     try {
       const res = await pool.request({ method: 'GET', path: `/api/v1/w/${encodeURIComponent(id)}/health`, headers });
@@ -37,15 +62,17 @@ async function loop() {
   }
 }
 await Promise.all(Array.from({ length: connections }, loop));
-const wallMs = performance.now() - t0;
-const cpu = process.cpuUsage(cpu0);
+const wallMs = performance.now() - base.at;
+const cpu = process.cpuUsage(base.cpu);
+const done = ok + failed - base.done;
 await pool.close();
 const result = {
-  rps: ok / (wallMs / 1000),
+  rps: done / (wallMs / 1000),
   ok,
   failed,
   durationS: wallMs / 1000,
-  cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, ok + failed),
+  cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, done),
+  systemMsPerRequest: cpu.system / 1000 / Math.max(1, done),
 };
 if (process.send) process.send({ ready: true, result }, () => process.exit(0));
 else console.log(JSON.stringify(result));

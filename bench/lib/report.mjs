@@ -87,6 +87,12 @@ export function derive(r) {
     undiciFloorRps: r.undiciFloor?.rps,
     undiciFloorShare: r.undiciFloor && r.autocannon ? r.undiciFloor.rps / r.autocannon.rps : undefined,
     undiciFloorCpuMs: r.undiciFloor?.cpuMsPerRequest,
+    // Steady window: the exporter's CPU (all its work: polls, discovery, builds, scrapes) per leader request, and
+    // undici alone paced at the exporter's nominal rate, warm.
+    steadyCpuMsPerRequest:
+      r.steady?.counts?.answered > 0 ? (r.steady.exporterCpuCores * r.steady.wallMs) / r.steady.counts.answered : undefined,
+    undiciPacedCpuMs: r.undiciPaced?.cpuMsPerRequest,
+    undiciPacedRps: r.undiciPaced?.rps,
     floorKept: cov.rate !== undefined && r.undiciFloor ? cov.rate / r.undiciFloor.rps : undefined,
     // From the first node poll to coverage (runs before 2026-11-24: the whole burst from the process start).
     cpuMsPerRequest:
@@ -548,6 +554,14 @@ function ratios(results) {
       ),
     ],
     [
+      'steady window: exporter CPU per leader request (all its work) vs undici alone paced at that rate, warm',
+      ...col((r, d) =>
+        d.steadyCpuMsPerRequest !== undefined && d.undiciPacedCpuMs !== undefined
+          ? `${d.steadyCpuMsPerRequest.toFixed(3)} vs ${d.undiciPacedCpuMs.toFixed(3)} ms (${fmtInt(d.undiciPacedRps)} req/s) = ${fmtRatio(d.steadyCpuMsPerRequest / d.undiciPacedCpuMs)}`
+          : 'n/a',
+      ),
+    ],
+    [
       'prom-client registry.metrics(), same series: wall per call (blocking)',
       ...col((r, d) =>
         d.promClientWallMs !== undefined
@@ -616,6 +630,7 @@ const METHOD = `- **Processes.** The simulator (\`node dist/cli.js simulate --no
 - **CPU per leader request.** The exporter's CPU (all threads, \`process.cpuUsage()\`) from the first node poll to every node's first health answer, divided by the leader requests answered in between (the simulator's counters): the start-up burst without the process start and the first listing.
 - **autocannon.** Before the exporter starts: 5 s of \`GET /api/v1/w/{id}/health\` (ids rotating) at C connections against the same simulator process.
 - **undici floor.** Right after autocannon: 5 s of the same route with undici's \`Pool.request()\` (C connections, C requests in flight, each answer parsed with \`body.json()\`, nothing else) in a child process (\`bench/undici-floor.mjs\`): what any exporter built on the prescribed HTTP client can reach on this machine.
+- **undici paced.** Then 3 s of warm-up and 10 s of the same, paced on 10 ms ticks at the exporter's nominal steady rate (every node's health per health interval plus its metadata per metadata interval): what undici alone costs per request at that rate, warm. The steady window's row divides the exporter's CPU in the window (all its work: polls, discovery, builds, scrapes) by the leader requests answered in it.
 - **prom-client.** The snapshot families of the exporter's identity body (everything but its self-metrics) parsed into prom-client Gauges with the same names, HELP, labels and values in a fresh Registry; \`await registry.metrics()\` is timed three times (median shown).
 - **Memory.** RSS from \`process.memoryUsage()\`; peak is VmHWM from /proc, reset at the start of the steady window (the lifetime peak, including the start-up burst, is used when larger).
 - **Fair polling.** Once per run (\`bench/fair.mjs\`), the exporter with its default budget flags (\`--leader.max-rps auto\`, \`--leader.max-concurrency 8\`, health every 30 s; only \`--web.listen-address\` and \`--log.level\` given) against a fresh simulator. Coverage: 20,000 nodes; from forking the exporter to the simulator having answered every node's \`/w/{id}/health\` with 200 (polled every 250 ms), with the rate auto chose (\`cribl_exporter_leader_rate_limit_requests_per_second\`). Leader-imposed limit: 3,000 nodes (they need about 100 requests/s) against a simulator with \`faults.rateLimit {rate: 40, burst: 40, retryAfter: seconds}\`; after 10 s the simulator's statistics are reset and read 60 s later: \`acceptedPerSecond\` over the limit, and \`share429\`.`;
