@@ -2,7 +2,7 @@
 // design card prescribes), C requests in flight on a Pool of C connections, each body parsed as JSON,
 // nothing else (no budget, no auth, no rendering). Shows how much of autocannon's rate any undici-based
 // exporter can reach on this machine, and how much of that floor our pipeline keeps.
-// With [rps], the requests are paced at that rate (as the exporter's own rate: the kernel's loopback path costs the
+// With [rps], the requests are paced at that rate (released on timers of 10 ms or more) (as the exporter's own rate: the kernel's loopback path costs the
 // sender more per request when the receiver idles between requests and must be woken).
 // With [warm-up seconds], the first seconds are run but not counted (JIT compilation and the pool's connections
 // are then paid for; at a low rate they were most of a 5 s run's CPU).
@@ -33,22 +33,27 @@ let base = { cpu: process.cpuUsage(), at: t0, done: 0 };
 if (warmupMs > 0) setTimeout(() => (base = { cpu: process.cpuUsage(), at: performance.now(), done: ok + failed }), warmupMs);
 let sent = 0;
 let ticking;
-/** Resolves at the next 10 ms tick, one timer for every loop waiting. */
-function tick() {
+/**
+ * Resolves in `ms` (at least 10 ms), or with the timer already set by another loop: one timer for all the loops
+ * waiting, none while requests are due (a timer per request would cost more than the request).
+ */
+function tick(ms) {
   ticking ??= new Promise((r) =>
-    setTimeout(() => {
-      ticking = undefined;
-      r();
-    }, 10),
+    setTimeout(
+      () => {
+        ticking = undefined;
+        r();
+      },
+      Math.max(10, ms),
+    ),
   );
   return ticking;
 }
 async function loop() {
   while (performance.now() < end) {
     if (pace) {
-      // Released on 10 ms ticks (a timer per request would cost more than the request).
       const at = t0 + sent++ * pace;
-      while (at - performance.now() > 0) await tick();
+      for (let wait = at - performance.now(); wait > 0; wait = at - performance.now()) await tick(wait);
     }
     const id = ids[next++ % ids.length];
     try {
