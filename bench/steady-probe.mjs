@@ -1,0 +1,95 @@
+// The exporter's steady state at one fleet size, for issue 17's CPU work (not part of `npm run bench`):
+//   node bench/steady-probe.mjs [--nodes 50000] [--window 60] [--profile DIR] [--node-arg=FLAG]...
+// Starts the simulator and the exporter as the benchmark does (bench/exporter.mjs, the image's flags and allocator
+// settings; --node-arg adds or replaces a flag), waits for coverage and 45 s more, then measures a window with a
+// gzip scrape every 15 s: the exporter's cores, CPU per leader request answered (all its work: polls, discovery,
+// builds, scrapes), RSS, and the body builds in the window. With --profile, V8 CPU profiles of every thread land in
+// DIR (bench/profile-summary.mjs reads them; the profiler itself costs about a fifth more CPU).
+
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Children, jsonLine } from './lib/children.mjs';
+import { json } from './lib/http.mjs';
+import { imageSettings } from './lib/image.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { values: o } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '50000' },
+    window: { type: 'string', default: '60' },
+    profile: { type: 'string' },
+    'node-arg': { type: 'string', multiple: true, default: [] },
+  },
+});
+const n = Number(o.nodes);
+const windowS = Number(o.window);
+const children = new Children();
+process.on('exit', () => children.killAll());
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const { env, nodeFlags: imageFlags } = imageSettings(join(here, '..'));
+const extra = o['node-arg'];
+const flagName = (f) => f.split('=')[0];
+const nodeFlags = [...imageFlags.filter((f) => !extra.some((e) => flagName(e) === flagName(f))), ...extra];
+const { baseUrl, token, adminUrl } = await children.simulator('simulator', n);
+const exp = children.fork(
+  'exporter',
+  join(here, 'exporter.mjs'),
+  [
+    ...['--web.listen-address', '127.0.0.1:0', '--leader.max-rps', '1000000', '--leader.max-concurrency', '16'],
+    ...['--health.interval', '30s', '--discovery.interval', '60s', '--metadata.interval', '600s', '--log.level', 'info'],
+  ],
+  {
+    execArgv: [...nodeFlags, ...(o.profile ? ['--cpu-prof', '--cpu-prof-dir', o.profile] : [])],
+    env: { ...env, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
+  },
+);
+const listening = await exp.waitForLine(jsonLine('cribl-exporter listening'), 60_000, 'listening line');
+const metricsUrl = listening.match.url;
+const answered = async () => {
+  const stats = await json('GET', `${adminUrl}/stats`);
+  let total = 0;
+  for (const by of Object.values(stats.requests ?? {})) for (const c of Object.values(by)) total += c;
+  return total;
+};
+const scrape = () => fetch(metricsUrl, { headers: { 'accept-encoding': 'gzip' } }).then((r) => r.arrayBuffer());
+
+// Coverage takes about n / 5,000 s unthrottled; then a health interval and a half to settle.
+await sleep(Math.max(30_000, n * 0.5) + 45_000);
+await exp.call('builds');
+const c0 = await answered();
+const s0 = await exp.call('stats');
+const w0 = performance.now();
+for (let i = 0; i < windowS / 15; i++) {
+  await scrape();
+  await sleep(15_000);
+}
+const c1 = await answered();
+const s1 = await exp.call('stats');
+const wallMs = performance.now() - w0;
+const cpuMs = s1.cpuUserMs + s1.cpuSystemMs - s0.cpuUserMs - s0.cpuSystemMs;
+const builds = await exp.call('builds');
+const MB = 1e6;
+console.log(
+  JSON.stringify({
+    nodes: n,
+    flags: nodeFlags.join(' '),
+    windowS: +(wallMs / 1000).toFixed(1),
+    requests: c1 - c0,
+    cores: +(cpuMs / wallMs).toFixed(3),
+    cpuMsPerRequest: +(cpuMs / (c1 - c0)).toFixed(3),
+    systemShare: +((s1.cpuSystemMs - s0.cpuSystemMs) / cpuMs).toFixed(2),
+    rssMB: Math.round(s1.rss / MB),
+    peakRssMB: Math.round(s1.peakRss / MB),
+    builds: builds.map((b) => ({
+      wallMs: Math.round(b.wallMs),
+      loopMs: Math.round(b.activeMs),
+      cpuMs: Math.round(b.cpuMs),
+      maxGapMs: Math.round(b.maxGapMs),
+    })),
+  }),
+);
+await exp.stop();
+process.exit(0);
