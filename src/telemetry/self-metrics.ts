@@ -296,11 +296,21 @@ export function renderJsonFamily(metric: JsonMetric, format: Format): string {
   return out;
 }
 
+/**
+ * Sampling interval of the event-loop delay behind prom-client's `nodejs_eventloop_lag_*` (its default is 10 ms).
+ * Each sample is a timer that wakes the process: at 10 ms the exporter used 0.009–0.011 cores with one node and
+ * 0.004–0.005 with 100 ms (30 s of /proc per run on the 2-core bench VM, where a wake-up from idle costs about
+ * 0.1 ms; bench/notes-rate.md), a tenth of its whole CPU at 1,000–2,000 nodes. At 50 ms a block of 50 ms or more
+ * (the longest any of its work is meant to take) is always seen; a shorter one with a chance of its length / 50 ms.
+ */
+export const EVENT_LOOP_MONITORING_MS = 50;
+
 /** Creates the self-metrics registry with every metric of docs/ARCHITECTURE.md. */
 export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
   const registry = new Registry();
   const h = createHandles(registry);
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics ?? true)
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_MS });
   h.buildInfo.set(
     { version: options.version, revision: options.revision ?? 'unknown', nodejs_version: options.nodejsVersion },
     1,

@@ -1,6 +1,10 @@
 import { Counter, Histogram, register as globalRegistry, Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
-import { createSelfMetrics, renderJsonFamily } from '../../src/telemetry/self-metrics.js';
+import { createRequire } from 'node:module';
+import { describe, expect, it, vi } from 'vitest';
+import { createSelfMetrics, EVENT_LOOP_MONITORING_MS, renderJsonFamily } from '../../src/telemetry/self-metrics.js';
+
+/** The perf_hooks module object prom-client requires (its monitorEventLoopDelay can be spied on). */
+const perfHooks = createRequire(import.meta.url)('node:perf_hooks') as typeof import('node:perf_hooks');
 
 function create(defaultMetrics = false) {
   return createSelfMetrics({ version: '1.2.3', nodejsVersion: 'v22.17.1', defaultMetrics });
@@ -247,5 +251,19 @@ describe('createSelfMetrics', () => {
     const text = await m.render('text');
     expect(text).toContain('cribl_exporter_body_build_duration_seconds 0.25\n');
     expect(text).toContain('cribl_exporter_body_bytes{encoding="gzip"} 100\n');
+  });
+});
+
+describe('default metrics', () => {
+  it('samples the event-loop delay every EVENT_LOOP_MONITORING_MS (50 ms), not every 10 ms', async () => {
+    const monitor = vi.spyOn(perfHooks, 'monitorEventLoopDelay');
+    try {
+      const m = create(true);
+      expect(EVENT_LOOP_MONITORING_MS).toBe(50);
+      expect(monitor).toHaveBeenCalledWith(expect.objectContaining({ resolution: 50 }));
+      expect(await m.render('text')).toContain('nodejs_eventloop_lag_p99_seconds');
+    } finally {
+      monitor.mockRestore();
+    }
   });
 });
