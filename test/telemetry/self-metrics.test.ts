@@ -1,10 +1,11 @@
 import { Counter, Histogram, register as globalRegistry, Registry } from 'prom-client';
 import { createRequire } from 'node:module';
+import type * as PerfHooks from 'node:perf_hooks';
 import { describe, expect, it, vi } from 'vitest';
 import { createSelfMetrics, EVENT_LOOP_MONITORING_MS, renderJsonFamily } from '../../src/telemetry/self-metrics.js';
 
 /** The perf_hooks module object prom-client requires (its monitorEventLoopDelay can be spied on). */
-const perfHooks = createRequire(import.meta.url)('node:perf_hooks') as typeof import('node:perf_hooks');
+const perfHooks = createRequire(import.meta.url)('node:perf_hooks') as typeof PerfHooks;
 
 function create(defaultMetrics = false) {
   return createSelfMetrics({ version: '1.2.3', nodejsVersion: 'v22.17.1', defaultMetrics });
