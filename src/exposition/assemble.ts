@@ -15,10 +15,9 @@
  * output per family: the text format wants each family's series contiguous. A family's text is cut into pieces
  * (`chunkBytes`, or 128–256 KiB by the previous body's size); each piece is raw deflate ending in a sync flush,
  * compressed on zlib's threads while the next nodes render, with its CRC-32: the body cache joins the pieces into one
- * gzip member (util/gzip-stream.ts). Both formats share the
- * body's bytes except the HELP/TYPE lines of the families whose header differs between them (a counter: OpenMetrics
- * names it without `_total`): such a header is a slot between parts, which the body cache fills per format with
- * pre-built bytes.
+ * gzip member (util/gzip-stream.ts). Both formats share the body's bytes except the HELP/TYPE lines of the families
+ * whose header differs between them (a counter: OpenMetrics names it without `_total`): such a header is a slot
+ * between parts, which the body cache fills per format with pre-built bytes.
  */
 
 import { constants as zlibConstants } from 'node:zlib';
