@@ -2,8 +2,9 @@
 // design card prescribes), C requests in flight on a Pool of C connections, each body parsed as JSON,
 // nothing else (no budget, no auth, no rendering). Shows how much of autocannon's rate any undici-based
 // exporter can reach on this machine, and how much of that floor our pipeline keeps.
-// With [rps], the requests are paced at that rate (released on timers of 10 ms or more) (as the exporter's own rate: the kernel's loopback path costs the
-// sender more per request when the receiver idles between requests and must be woken).
+// With [rps], the requests are paced at that rate (released by timers of 10 ms or more), as the exporter's own
+// rate: below saturation a request costs a client more, since the process idles between requests and each wake-up
+// costs CPU (about 0.12 ms on the bench VM; bench/notes-rate.md).
 // With [warm-up seconds], the first seconds are run but not counted (JIT compilation and the pool's connections
 // are then paid for; at a low rate they were most of a 5 s run's CPU).
 //   node bench/undici-floor.mjs <origin> <token> <ids-file> <connections> <seconds> [rps] [warm-up seconds]
@@ -73,6 +74,7 @@ const done = ok + failed - base.done;
 await pool.close();
 const result = {
   rps: done / (wallMs / 1000),
+  // Every request, the warm-up's included (the rates and costs count only those after it).
   ok,
   failed,
   durationS: wallMs / 1000,
