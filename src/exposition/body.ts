@@ -8,7 +8,9 @@
  *   - at once when a scrape nobody predicted (a new client, a human's curl, a late Prometheus) finds it dirty:
  *     that scrape gets the last body, the next one the new body;
  *   - and in any case no later than `maxBodyAgeMs` (MAX_BODY_AGE_MS) after the previous build started, scrapes or
- *     not: the data of a body a scrape gets is at most that old, plus one build's duration.
+ *     not: the data of a body a scrape gets is at most that old, plus one build's duration;
+ *   - at start-up (within `maxBodyAgeMs` of the first build), also at gaps doubling from `minRebuildIntervalMs`: the
+ *     first body was built before any node answered, and a first scrape must not get it.
  * A body builder (builder.ts) renders the node states as they were when the build started: in a worker thread from
  * WORKER_MIN_NODES nodes (the event loop only posts the states), inline (yielding every few ms) below it and in
  * tests. Nothing per node is kept between builds; the gzip is computed on zlib's thread pool, and the identity bytes
@@ -303,6 +305,8 @@ class Cache implements BodyCache {
   /** The planned build: its start time and the means to cancel its timer. */
   #plan: { at: number; cancel: AbortController } | undefined;
   #lastStart = -Infinity;
+  /** When the first build started (the start-up ramp counts from it). */
+  #firstStart = -Infinity;
   #lastEnd = -Infinity;
   #lastDuration = 0;
 
@@ -467,7 +471,12 @@ class Cache implements BodyCache {
     // otherwise push the next one beyond it.
     const bound = this.#lastStart + this.#o.maxBodyAgeMs;
     const floor = Math.max(minFloor, Math.min(bound, this.#lastEnd + this.#lastDuration * (1 / share - 1)));
-    let start = bound;
+    // Start-up: the first body holds hardly a node, and a first scrape (nobody predicts it) would get it for up
+    // to the age bound. Until the bound has passed since the first build, a dirty body is rebuilt at gaps that
+    // double from minRebuildIntervalMs (1, 2, 4, 8, 16 s after the first build): a scrape then finds data at most
+    // about half its time since the start old, for five builds more than the bound alone.
+    const ramp = this.#lastStart + Math.max(this.#o.minRebuildIntervalMs, this.#lastStart - this.#firstStart);
+    let start = ramp < this.#firstStart + this.#o.maxBodyAgeMs ? Math.min(bound, ramp) : bound;
     const interval = asap ? undefined : this.#scrapes.shortestInterval(now);
     if (asap) start = now;
     else if (interval !== undefined) {
@@ -556,6 +565,7 @@ class Cache implements BodyCache {
     const snapshots = this.#snapshots;
     const started = clock.now();
     this.#lastStart = started;
+    if (this.#firstStart === -Infinity) this.#firstStart = started;
     const generation = this.#changes;
     this.#dirty = false;
     let views: NodeView[] = [];

@@ -69,18 +69,43 @@ const every = (first: number, interval: number, end: number): number[] =>
 const between = (builds: number[], from: number, to: number): number[] => builds.filter((t) => t >= from && t < to);
 
 describe('body builds driven by scrapes', () => {
-  it('without scrapes builds a dirty body once per maxBodyAgeMs, a clean one never', async () => {
+  it('without scrapes: the start-up ramp, then a dirty body once per maxBodyAgeMs, a clean one never', async () => {
     const { builds, run, cache } = setup();
     await cache.current(); // the first body, at 0
     await run(10 * MAX_BODY_AGE_MS, { dirty: true });
-    // One per bound, not one per second as on every change.
-    expect(builds.length).toBeGreaterThanOrEqual(10);
-    expect(builds.length).toBeLessThanOrEqual(11);
-    for (let i = 1; i < builds.length; i++) expect(builds[i]! - builds[i - 1]!).toBeGreaterThanOrEqual(MAX_BODY_AGE_MS);
+    // The start-up ramp (gaps doubling from 1 s within the first bound), then one per bound, not one per second
+    // as on every change.
+    expect(between(builds, 0, MAX_BODY_AGE_MS)).toEqual([0, 1000, 2000, 4000, 8000, 16_000]);
+    const after = builds.filter((t) => t >= 16_000);
+    expect(after.length).toBeGreaterThanOrEqual(9);
+    expect(after.length).toBeLessThanOrEqual(10);
+    for (let i = 1; i < after.length; i++) expect(after[i]! - after[i - 1]!).toBeGreaterThanOrEqual(MAX_BODY_AGE_MS);
     const before = builds.length;
     await run(20 * MAX_BODY_AGE_MS, { dirty: false });
     // One last build takes the final change in; then nothing.
     expect(builds.length - before).toBeLessThanOrEqual(1);
+  });
+
+  it('start-up: a first scrape gets data at most half its time since the first build old, not the first', async () => {
+    // A restarted exporter: its first body (built at the first change) holds hardly a node. Without the ramp, a
+    // scrape within the first 30 s got that body; Prometheus then marked every node series stale for a scrape.
+    for (const first of [1500, 3000, 5000, 12_000, 20_000, 29_000]) {
+      const { served, run, cache } = setup();
+      await cache.current();
+      await run(first + 1, { scrapes: [['prom', [first]]] });
+      const s = served[0]!;
+      expect(s.age, `a first scrape at ${first} ms`).toBeLessThanOrEqual(Math.max(1000, first / 2));
+      cache.close();
+    }
+  });
+
+  it('the start-up ramp ends with the first bound: no more builds than without it after 30 s', async () => {
+    const { builds, run, cache } = setup();
+    await cache.current();
+    await run(2 * MAX_BODY_AGE_MS, { dirty: true });
+    // 0, 1, 2, 4, 8, 16 s, then the bound after the last of them.
+    expect(builds).toEqual([0, 1000, 2000, 4000, 8000, 16_000, 46_000]);
+    cache.close();
   });
 
   it('one Prometheus at 15 s: one build per interval while dirty, landing before the predicted scrape', async () => {
@@ -146,7 +171,8 @@ describe('body builds driven by scrapes', () => {
     await run(times.at(-1)! + 1, { scrapes: [['irregular', times]] });
     for (const s of served) expect(s.age).toBeLessThanOrEqual(MAX_BODY_AGE_MS);
     const span = times.at(-1)!;
-    expect(builds.length).toBeLessThanOrEqual(times.length + Math.ceil(span / MAX_BODY_AGE_MS) + 1);
+    // One per scrape, one per bound, and the start-up ramp's five (1, 2, 4, 8 and 16 s after the first build).
+    expect(builds.length).toBeLessThanOrEqual(times.length + Math.ceil(span / MAX_BODY_AGE_MS) + 1 + 5);
   });
 
   it('a scraper that stops: back to one build per bound', async () => {
