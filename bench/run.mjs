@@ -33,7 +33,7 @@ import { runFair } from './fair.mjs';
 import { imageSettings } from './lib/image.mjs';
 import { Children, jsonLine } from './lib/children.mjs';
 import { closeHttp, fetchMetricsText, json, scrapeRounds, timedGet } from './lib/http.mjs';
-import { machineBusyMs, machineInfo, processCpuMs } from './lib/machine.mjs';
+import { machineBusyMs, machineInfo, processCpuMs, processMemory } from './lib/machine.mjs';
 import { countHealthUp, countSeries, sampleValue } from './lib/metrics-text.mjs';
 import { renderReport } from './lib/report.mjs';
 import { parseSizes, sizeLabel, summarize } from './lib/stats.mjs';
@@ -377,9 +377,13 @@ async function runSize(n) {
   const benchCpuS0 = process.cpuUsage();
   const w0 = performance.now();
   const healthSeries = [];
+  // RSS every 5 s through the window: the steady figure is their mean (one sample at the end moved by ±6 MB at 2k
+  // from run to run, with the moment of the last build and GC).
+  const rssSamples = [processMemory(exp.proc.pid).rss];
   let nextScrape = w0 + 15_000;
   while (performance.now() - w0 < windowMs) {
     await sleep(Math.min(5000, windowMs - (performance.now() - w0)));
+    rssSamples.push(processMemory(exp.proc.pid).rss);
     healthSeries.push([
       Math.round(performance.now() - w0),
       routeCounts(await json('GET', `${adminUrl}/stats`)).health - c0.health,
@@ -411,7 +415,12 @@ async function runSize(n) {
     benchCpuCores: (benchCpu.user + benchCpu.system) / 1000 / wallMs,
     machineBusyCores: (machineBusyMs() - busyS0) / wallMs,
     loopMaxGapMs: s1.loop.maxGapMs,
-    rss: s1.rss,
+    // Mean of the window's samples; the last of them and their range beside it.
+    rss: rssSamples.reduce((a, b) => a + b, 0) / rssSamples.length,
+    rssEnd: s1.rss,
+    rssMin: Math.min(...rssSamples),
+    rssMax: Math.max(...rssSamples),
+    rssSampleCount: rssSamples.length,
     peakRss: s1.peakRss,
     heapUsed: s1.heapUsed,
     heapTotal: s1.heapTotal,

@@ -76,7 +76,9 @@ export function derive(r) {
     bareTtfb: (enc) => scrape(enc)?.bare?.ttfb,
     ratioP50: (enc) => ratio(enc, 'p50'),
     ratioP99: (enc) => ratio(enc, 'p99'),
+    // The mean of the steady window's samples (runs before 2026-11-27: one sample at its end).
     rss: r.steady?.rss,
+    rssRange: r.steady?.rssMin !== undefined ? [r.steady.rssMin, r.steady.rssMax] : undefined,
     peakRss: Math.max(r.steady?.peakRss ?? 0, r.lifetimePeakRss ?? 0) || undefined,
     heapUsed: r.steady?.heapUsed,
     heapTotal: r.steady?.heapTotal,
@@ -298,10 +300,11 @@ export function judgeIssue17(results) {
     const peak = Math.max(d.rss, d.peakRss) / MB;
     const mb = (x) => x.toFixed(0);
     const part = (label, v) => (v <= limit ? `${mb(v)} MB ${label}` : `${mb(v)} MB ${label} (${fmtRatio(v / limit)} the target)`);
+    const range = d.rssRange ? ` (mean of the window; ${mb(d.rssRange[0] / MB)}–${mb(d.rssRange[1] / MB)} MB)` : '';
     verdict(
       target,
       steady <= limit && peak <= limit,
-      `${part('steady', steady)}, ${part('peak', peak)} against ≤ ${limit} MB`,
+      `${part('steady', steady)}${range}, ${part('peak', peak)} against ≤ ${limit} MB`,
     );
   }
   for (const r of [...results].sort((a, b) => a.nodes - b.nodes)) {
@@ -490,9 +493,15 @@ function figures(results) {
       ...col((r) => `${fmtMs(r.scrape?.identity?.loopMaxGapMs)} / ${fmtMs(r.scrape?.gzip?.loopMaxGapMs)}`),
     ],
     [
-      'RSS steady / peak',
+      'RSS steady (mean of the window) / peak',
       ...col((r, d) =>
         d.rss !== undefined ? `${(d.rss / MB).toFixed(0)} MB / ${(d.peakRss / MB).toFixed(0)} MB` : 'n/a',
+      ),
+    ],
+    [
+      'RSS in the steady window, min–max of 5 s samples',
+      ...col((r, d) =>
+        d.rssRange ? `${(d.rssRange[0] / MB).toFixed(0)}–${(d.rssRange[1] / MB).toFixed(0)} MB` : 'n/a',
       ),
     ],
     [

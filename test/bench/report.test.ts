@@ -169,6 +169,14 @@ describe('judgeIssue17', () => {
     expect(v.status).toBe('NOT met');
     expect(v.detail).toContain('360 MB peak (3.60× the target)');
   });
+
+  it('judges the steady RSS by the mean of the window and shows its range', () => {
+    const r = { ...result(), nodes: 2000, lifetimePeakRss: 99e6 };
+    r.steady = { ...r.steady, rss: 96e6, rssMin: 78e6, rssMax: 99e6, peakRss: 99e6 };
+    const v = judgeIssue17([r]).find((x) => /^2,000 nodes: RSS/.test(x.target))!;
+    expect(v.status).toBe('met');
+    expect(v.detail).toContain('96 MB steady (mean of the window; 78–99 MB)');
+  });
 });
 
 describe('renderReport', () => {
@@ -208,7 +216,8 @@ describe('renderReport', () => {
     delete partial.steady;
     delete partial.scrape;
     const md = renderReport({ ...run, results: [partial] });
-    expect(md).toContain('| RSS steady / peak | n/a |');
+    expect(md).toContain('| RSS steady (mean of the window) / peak | n/a |');
+    expect(md).toContain('| RSS in the steady window, min–max of 5 s samples | n/a |');
     expect(md).toContain('not measured');
     expect(md).toContain('met: 25.0 s');
   });
