@@ -61,6 +61,11 @@ EXPOSE 9864
 # not accept, hence here). Measured at 50,000 nodes with the allocator settings above (bench/mem-probe.mjs, 60 s
 # steady window): heap 241–260 → 181–215 MB, steady RSS 436–612 → 445–519 MB, peak 641 → 547–566 MB; full GCs per
 # minute 61 → 30 and no visible CPU cost beyond this shared machine's noise (bench/notes-mem.md).
+# --heap-growing-percent=50 since 2026-11-27: 1.5 times. Old space grows between full GCs by what polls and builds
+# promote (at 2,000 nodes about 0.3 MB/s, and a few MB per build), so RSS saw-tooths from the last full GC up to the
+# limit. Against 100 (bench/notes-heap.md, alternated runs): at 2,000 nodes mean RSS 89–91 against 96–99 MB and peak
+# 95–103 against 101–113 MB; at 10,000 129–135 against 151–154 MB, peak 140–142 against 155–157 MB, for 0.147 against
+# 0.136–0.139 cores; at 50,000 mean 231 against 257–260 MB, peak 278 against 314–317 MB.
 # --max-semi-space-size=4 gives each isolate's young generation 4 MB semi-spaces (16 by default): at 2,000 nodes,
 # against 8, RSS after GC 118 → 103 MB and peak 129 → 116 MB (medians of 6 and 9 runs), at 10,000 peak 235 → 228 MB
 # and RSS after GC 227 → 215 MB, with the same steady CPU and CPU per request at both sizes; at 50,000 (one run)
@@ -77,4 +82,4 @@ EXPOSE 9864
 # three runs); CPU per leader request in the 50,000-node burst 0.195 / 0.131 against 0.193 / 0.127 ms (two
 # back-to-back pairs, the machine's noise is larger than the difference), steady CPU at 50,000 0.505 against 0.503
 # cores. bench/run.mjs runs the exporter with these flags and the ENV lines above.
-ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=100", "--max-semi-space-size=2", "--liftoff-only", "/app/dist/cli.js"]
+ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=50", "--max-semi-space-size=2", "--liftoff-only", "/app/dist/cli.js"]
