@@ -109,6 +109,8 @@ export async function startApp(deps: AppDeps): Promise<App> {
     const rt = await LeaderRuntime.create(cfg, full, self);
     runtimes.set(cfg.name, rt);
     setSnapshots();
+    // Every node polled once: /metrics is built now, not at its next planned build (a first scrape finds the fleet).
+    void rt.firstRound.then(() => body.refresh());
     return rt;
   };
   const removeLeader = async (name: string): Promise<void> => {

@@ -50,6 +50,8 @@ export class LeaderRuntime {
   readonly budget: RequestBudget;
   /** What the status page at / shows of this leader. */
   readonly page: LeaderStatusSource;
+  /** Resolves when the first health round ends (every node of the first discovery polled once); never on close. */
+  readonly firstRound: Promise<void>;
   readonly #client: LeaderClient;
   readonly #auth: AuthProvider;
   readonly #rate: LeaderRate;
@@ -99,6 +101,8 @@ export class LeaderRuntime {
     this.budget = conn.budget;
     this.#rate = conn.rate;
     this.snapshot = createLeaderSnapshot({ labels: cfg.labels, render: SNAPSHOT_RENDERERS });
+    let firstRound: () => void = () => undefined;
+    this.firstRound = new Promise((resolve) => (firstRound = resolve));
     this.page = {
       name: cfg.name,
       url: cfg.url,
@@ -131,6 +135,7 @@ export class LeaderRuntime {
       slowPollMs: cfg.budget.headersTimeoutMs,
       quantumMs: POLL_QUANTUM_MS,
       onNodes: (n) => this.#rate.apply(n),
+      onFirstRound: () => firstRound(),
     });
     this.job = new LeaderJob({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),

@@ -10,7 +10,9 @@
  *   - and in any case no later than `maxBodyAgeMs` (MAX_BODY_AGE_MS) after the previous build started, scrapes or
  *     not: the data of a body a scrape gets is at most that old, plus one build's duration;
  *   - at start-up (within `maxBodyAgeMs` of the first build), also at gaps doubling from `minRebuildIntervalMs`: the
- *     first body was built before any node answered, and a first scrape must not get it.
+ *     first body was built before any node answered, and a first scrape must not get it;
+ *   - at once on refresh() (the app calls it when a leader's first health round ends, however long it took): a
+ *     partial build of a large fleet at start-up would otherwise hold the full one back by the share floor.
  * A body builder (builder.ts) renders the node states as they were when the build started: in a worker thread from
  * WORKER_MIN_NODES nodes (the event loop only posts the states), inline (yielding every few ms) below it and in
  * tests. Nothing per node is kept between builds; the gzip is computed on zlib's thread pool, and the identity bytes
@@ -194,6 +196,12 @@ export interface BodyCache {
    * A body with every change made before the call: builds now, joins the build in flight, or follows it with another.
    */
   rebuild(): Promise<SnapshotBody>;
+  /**
+   * What a scrape waits for has just happened (a leader's first health round ended): a dirty body is rebuilt now,
+   * or right after the build in flight, whatever the floors and the predictions; nothing after close(). Failures
+   * go to onError.
+   */
+  refresh(): void;
   /** Resolves once no build (nor an inflation of identity bytes) is in flight (for shutdown and tests). */
   whenIdle(): Promise<void>;
   /**
@@ -436,6 +444,13 @@ class Cache implements BodyCache {
     });
     this.#building = building;
     return building;
+  }
+
+  refresh(): void {
+    if (this.#abort.signal.aborted || !this.#dirty) return;
+    this.rebuild().catch((err: unknown) => {
+      if (!this.#abort.signal.aborted) this.#o.onError?.(err);
+    });
   }
 
   async whenIdle(): Promise<void> {

@@ -58,6 +58,11 @@ export interface PollerOptions {
   slowPollMs?: number;
   /** Called after each discovery is applied, with the number of nodes polled (the automatic rate follows it). */
   onNodes?: (count: number) => void;
+  /**
+   * Called once, when the first health poll of every node known has ended (answered or failed) and its outcome is in
+   * the snapshot: the app builds /metrics then, so that a first scrape finds the fleet.
+   */
+  onFirstRound?: () => void;
   /** Longest stretch of applying a listing between two yields to the event loop. @default 4 ms */
   sliceMs?: number;
   /**
@@ -154,9 +159,14 @@ export class Poller {
   #armed: { at: number; ac: AbortController } | undefined;
   #lastHousekeeping = -Infinity;
   #running = false;
+  /** Called once no node is left without a first health poll, then dropped. */
+  #onFirstRound: (() => void) | undefined;
+  /** Nodes whose first health poll has not ended yet. */
+  #unpolled = 0;
 
   constructor(opts: PollerOptions) {
     this.#o = opts;
+    this.#onFirstRound = opts.onFirstRound;
     this.#spread = Math.max(
       1,
       Math.min(FIRST_METADATA_SPREAD, Math.round(opts.metadataIntervalMs / opts.healthIntervalMs)),
@@ -326,6 +336,7 @@ export class Poller {
       round: 0,
     };
     this.#nodes.set(key, e);
+    this.#unpolled++;
     this.#heap.push(e);
     this.#cycle.join(e);
   }
@@ -340,6 +351,13 @@ export class Poller {
       this.#slow--;
       this.#reportSlow();
     }
+    if (e.polls === 0 && --this.#unpolled === 0 && this.#nodes.size > 0) this.#firstRoundEnded();
+  }
+
+  #firstRoundEnded(): void {
+    const first = this.#onFirstRound;
+    this.#onFirstRound = undefined;
+    first?.();
   }
 
   /**
@@ -460,7 +478,7 @@ export class Poller {
     );
     // Removed meanwhile: its series are already gone.
     if (e.removed || !snapshot.hasNode(e.key) || signal.aborted) return undefined;
-    e.polls++;
+    if (e.polls++ === 0) this.#unpolled--;
     const now = clock.now();
     const held = snapshot.nodeHealth(e.key);
     const health = nextHealth(held, res, now);
@@ -475,6 +493,7 @@ export class Poller {
         'health poll failed',
       );
     snapshot.setNodeHealth(e.key, health);
+    if (this.#unpolled === 0) this.#firstRoundEnded();
     return res;
   }
 

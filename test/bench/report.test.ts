@@ -171,8 +171,13 @@ describe('judgeIssue17', () => {
   });
 
   it('judges the steady RSS by the mean of the window and shows its range', () => {
-    const r = { ...result(), nodes: 2000, lifetimePeakRss: 99e6 };
-    r.steady = { ...r.steady, rss: 96e6, rssMin: 78e6, rssMax: 99e6, peakRss: 99e6 };
+    const base = result();
+    const r: SizeResult = {
+      ...base,
+      nodes: 2000,
+      lifetimePeakRss: 99e6,
+      steady: { ...(base.steady as object), rss: 96e6, rssMin: 78e6, rssMax: 99e6, peakRss: 99e6 },
+    };
     const v = judgeIssue17([r]).find((x) => /^2,000 nodes: RSS/.test(x.target))!;
     expect(v.status).toBe('met');
     expect(v.detail).toContain('96 MB steady (mean of the window; 78–99 MB)');

@@ -108,6 +108,26 @@ describe('body builds driven by scrapes', () => {
     cache.close();
   });
 
+  it('refresh() builds a dirty body at once, whatever the plan; nothing when clean or closed', async () => {
+    const { builds, run, cache, change, clock } = setup();
+    await cache.current();
+    await run(2 * MAX_BODY_AGE_MS, { dirty: true }); // past the ramp: builds only at the bound
+    const before = builds.length;
+    change();
+    const at = clock.now();
+    cache.refresh();
+    await cache.whenIdle();
+    expect(builds.slice(before)).toEqual([at]);
+    cache.refresh(); // clean now
+    await cache.whenIdle();
+    expect(builds).toHaveLength(before + 1);
+    change();
+    cache.close();
+    cache.refresh();
+    await cache.whenIdle();
+    expect(builds).toHaveLength(before + 1);
+  });
+
   it('one Prometheus at 15 s: one build per interval while dirty, landing before the predicted scrape', async () => {
     const { builds, served, run } = setup();
     const scrapes = every(1000, 15_000, 300_000);

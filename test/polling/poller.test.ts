@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { DiscoveredNode } from '../../src/discovery/discovery.js';
-import type { LeaderRequest } from '../../src/leader/types.js';
+import type { LeaderClient, LeaderRequest } from '../../src/leader/types.js';
 import { Poller } from '../../src/polling/poller.js';
 import { dueTracker, serialRunner } from '../../src/polling/scheduler.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
@@ -25,15 +25,17 @@ const healthy = { status: 200, json: { status: 'healthy', startTime: 1, role: 'p
 
 function setup(
   answer: (req: LeaderRequest<unknown>) => FakeAnswer,
-  opts: { maxOutstanding?: number; interval?: number; sliceMs?: number } = {},
+  opts: { maxOutstanding?: number; interval?: number; sliceMs?: number; onFirstRound?: () => void } = {},
+  wrap: (client: ReturnType<typeof fakeLeaderClient>) => LeaderClient = (c) => c,
 ) {
   const clock = new FakeClock();
   const snapshot = new MemorySnapshot();
   const times: { path: string; at: number }[] = [];
-  const client = fakeLeaderClient((req) => {
+  const fake = fakeLeaderClient((req) => {
     times.push({ path: req.path, at: clock.now() });
     return answer(req);
   });
+  const client = Object.assign(wrap(fake), { calls: fake.calls });
   const cycles: [number, number][] = [];
   const overruns: boolean[] = [];
   const poller = new Poller({
@@ -45,12 +47,51 @@ function setup(
     metadataIntervalMs: 600_000,
     maxOutstanding: opts.maxOutstanding ?? 16,
     ...(opts.sliceMs === undefined ? {} : { sliceMs: opts.sliceMs }),
+    ...(opts.onFirstRound ? { onFirstRound: opts.onFirstRound } : {}),
     metrics: { healthCycle: (t, d) => cycles.push([t, d]), overrun: (a) => overruns.push(a) },
   });
   return { clock, snapshot, client, poller, times, cycles, overruns };
 }
 
 describe('Poller health', () => {
+  it('calls onFirstRound once, when every node’s first health poll ended and is in the snapshot', async () => {
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    /** Nodes with a health state in the snapshot at each call. */
+    const calls: number[] = [];
+    const { poller, snapshot } = setup(
+      (req) => (req.path === '/w/c/health' ? { fail: { ok: false, reason: 'timeout', message: 't' } } : healthy),
+      { maxOutstanding: 2, onFirstRound: () => calls.push(ids.filter((k) => snapshot.nodes.get(k)?.health).length) },
+    );
+    await poller.setNodes(fleet(ids));
+    await poller.runHealthCycle(new AbortController().signal);
+    // A failed poll counts: the node's state (down, timeout) is known.
+    expect(calls).toEqual([5]);
+    await poller.setNodes(fleet([...ids, 'f']));
+    await poller.runHealthCycle(new AbortController().signal);
+    expect(calls).toEqual([5]);
+  });
+
+  it('a node that left before its first poll ended does not hold the first round back', async () => {
+    let calls = 0;
+    const { poller } = setup(
+      () => healthy,
+      { onFirstRound: () => calls++ },
+      (c) => ({
+        ...c,
+        // b's first poll never ends.
+        request: (req) => (req.path === '/w/b/health' ? new Promise(() => undefined) : c.request(req)),
+      }),
+    );
+    await poller.setNodes(fleet(['a', 'b']));
+    const ac = new AbortController();
+    void poller.runHealthCycle(ac.signal);
+    await flushMicrotasks(10);
+    expect(calls).toBe(0);
+    await poller.setNodes(fleet(['a']));
+    expect(calls).toBe(1);
+    ac.abort();
+  });
+
   it('maps 200 healthy, 420 shutting down / standby and failures to node state', async () => {
     const { poller, snapshot, clock } = setup((req) => {
       if (req.path === '/w/a/health') return healthy;
