@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Children, jsonLine } from './lib/children.mjs';
-import { imageSettings } from './lib/image.mjs';
+import { imageSettings, withFlags } from './lib/image.mjs';
 import { processMemory } from './lib/machine.mjs';
 const n = Number(process.argv[2] ?? 2000);
 const secs = Number(process.argv[3] ?? 70);
@@ -16,8 +16,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const children = new Children();
 process.on('exit', () => children.killAll());
 const { env, nodeFlags: img } = imageSettings(join(here, '..'));
-const extra = (process.env.EXTRA_FLAGS ?? '').split(' ').filter(Boolean);
-const nodeFlags = [...img.filter((f) => !extra.some((e) => e.split('=')[0] === f.split('=')[0])), ...extra];
+const nodeFlags = withFlags(img, (process.env.EXTRA_FLAGS ?? '').split(' ').filter(Boolean));
 console.log(nodeFlags.join(' '));
 const { baseUrl, token } = await children.simulator('simulator', n);
 const exp = children.fork('exporter', join(here, 'exporter.mjs'), [
@@ -37,12 +36,13 @@ while (performance.now() - t0 < secs * 1000) {
   await new Promise((r) => setTimeout(r, 100));
 }
 const builds = await exp.call('builds');
-const cpu = (await exp.call('stats'));
+const stats = await exp.call('stats');
 const peak = samples.reduce((a, b) => (b[1] > a[1] ? b : a));
 const mb = (x) => (x / 1048576).toFixed(1);
 const after = samples.filter(([t]) => t > 20000).map(([, r]) => r);
-console.log('mean>20s', mb(after.reduce((a, b) => a + b, 0) / after.length), 'cpu s', ((cpu.cpuUserMs + cpu.cpuSystemMs) / 1000).toFixed(2));
-console.log('peak', mb(peak[1]), 'at', peak[0], 'ms; stats peak', mb((await exp.call('stats')).peakRss));
+const mean = after.length ? mb(after.reduce((a, b) => a + b, 0) / after.length) : 'n/a (a run of 20 s or less)';
+console.log('mean>20s', mean, 'cpu s', ((stats.cpuUserMs + stats.cpuSystemMs) / 1000).toFixed(2));
+console.log('peak', mb(peak[1]), 'at', peak[0], 'ms; stats peak', mb(stats.peakRss));
 // per second max
 const per = new Map();
 for (const [t, r] of samples) { const s = Math.floor(t / 1000); per.set(s, Math.max(per.get(s) ?? 0, r)); }

@@ -377,7 +377,7 @@ async function runSize(n) {
   const benchCpuS0 = process.cpuUsage();
   const w0 = performance.now();
   const healthSeries = [];
-  // RSS every 5 s through the window: the steady figure is their mean (one sample at the end moved by ±6 MB at 2k
+  // RSS every 5 s through the window: the steady figure is their mean (one sample at the end moved by up to 16 MB at 2k
   // from run to run, with the moment of the last build and GC).
   const rssSamples = [processMemory(exp.proc.pid).rss];
   let nextScrape = w0 + 15_000;

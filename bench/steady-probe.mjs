@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Children, jsonLine } from './lib/children.mjs';
 import { json } from './lib/http.mjs';
-import { imageSettings } from './lib/image.mjs';
+import { imageSettings, withFlags } from './lib/image.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: o } = parseArgs({
@@ -30,9 +30,7 @@ process.on('exit', () => children.killAll());
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const { env, nodeFlags: imageFlags } = imageSettings(join(here, '..'));
-const extra = o['node-arg'];
-const flagName = (f) => f.split('=')[0];
-const nodeFlags = [...imageFlags.filter((f) => !extra.some((e) => flagName(e) === flagName(f))), ...extra];
+const nodeFlags = withFlags(imageFlags, o['node-arg']);
 const { baseUrl, token, adminUrl } = await children.simulator('simulator', n);
 const exp = children.fork(
   'exporter',

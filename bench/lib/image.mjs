@@ -15,3 +15,9 @@ export function imageSettings(repo) {
   );
   return { env, nodeFlags };
 }
+
+/** The image's node flags with `extra` added, each replacing an image flag of the same name (`--name=value`). */
+export function withFlags(imageFlags, extra) {
+  const name = (f) => f.split('=')[0];
+  return [...imageFlags.filter((f) => !extra.some((e) => name(e) === name(f))), ...extra];
+}
