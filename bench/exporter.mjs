@@ -135,9 +135,10 @@ const handlers = {
   /**
    * Where the main thread allocates: V8's sampling heap profiler for `seconds`, counting objects already collected
    * too (scavenged garbage is what costs GC time), written to `file` as a .heapprofile (bench/mem-probe.mjs
-   * --alloc-profile).
+   * --alloc-profile). With `minor: false`, only what survived the young generation (promoted to old space: what
+   * makes mark-compacts; bench/mem-probe.mjs --alloc-survivors).
    */
-  async allocProfile({ seconds, file }) {
+  async allocProfile({ seconds, file, minor = true }) {
     const { Session } = await import('node:inspector');
     const session = new Session();
     session.connect();
@@ -146,7 +147,7 @@ const handlers = {
     await post('HeapProfiler.startSampling', {
       samplingInterval: 16384,
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMinorGC: minor,
     });
     await new Promise((r) => setTimeout(r, seconds * 1000));
     const { profile } = await post('HeapProfiler.stopSampling');

@@ -1,11 +1,12 @@
 // The exporter's steady state at one fleet size, for issue 17's CPU work (not part of `npm run bench`):
-//   node bench/steady-probe.mjs [--nodes 50000] [--window 60] [--profile DIR] [--node-arg=FLAG]...
+//   node bench/steady-probe.mjs [--nodes 50000] [--window 60] [--profile DIR] [--node-arg=FLAG]... [--env K=V]... [--stdout FILE]
 // Starts the simulator and the exporter as the benchmark does (bench/exporter.mjs, the image's flags and allocator
 // settings; --node-arg adds or replaces a flag), waits for coverage and 45 s more, then measures a window with a
-// gzip scrape every 15 s: the exporter's cores, CPU per leader request answered (all its work: polls, discovery,
-// builds, scrapes), RSS, and the body builds in the window. With --profile, V8 CPU profiles of every thread land in
+// gzip scrape every 15 s: the exporter's cores (and by thread), CPU per leader request answered (all its work: polls,
+// discovery, builds, scrapes), RSS, and the body builds in the window. With --profile, V8 CPU profiles of every thread land in
 // DIR (bench/profile-summary.mjs reads them; the profiler itself costs about a fifth more CPU).
 
+import { createWriteStream } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Children, jsonLine } from './lib/children.mjs';
 import { json } from './lib/http.mjs';
 import { imageSettings, withFlags } from './lib/image.mjs';
+import { threadCpuMs } from './lib/machine.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: o } = parseArgs({
@@ -21,6 +23,8 @@ const { values: o } = parseArgs({
     window: { type: 'string', default: '60' },
     profile: { type: 'string' },
     'node-arg': { type: 'string', multiple: true, default: [] },
+    stdout: { type: 'string' },
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
 const n = Number(o.nodes);
@@ -41,9 +45,16 @@ const exp = children.fork(
   ],
   {
     execArgv: [...nodeFlags, ...(o.profile ? ['--cpu-prof', '--cpu-prof-dir', o.profile] : [])],
-    env: { ...env, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
+    env: {
+      ...env,
+      ...Object.fromEntries(o.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+      CRIBL_LEADER_URL: baseUrl,
+      CRIBL_TOKEN: token,
+    },
   },
 );
+// --stdout FILE: the exporter's stdout (its log, and e.g. --node-arg=--trace-gc's lines) copied to FILE.
+if (o.stdout) exp.proc.stdout.pipe(createWriteStream(o.stdout));
 const listening = await exp.waitForLine(jsonLine('cribl-exporter listening'), 60_000, 'listening line');
 const metricsUrl = listening.match.url;
 const answered = async () => {
@@ -52,20 +63,34 @@ const answered = async () => {
   for (const by of Object.values(stats.requests ?? {})) for (const c of Object.values(by)) total += c;
   return total;
 };
+/** Health requests' latency as the exporter measured it so far (its request-duration histogram): sum (s), count. */
+const healthLatency = async () => {
+  const text = await (await fetch(metricsUrl)).text();
+  const pick = (suffix) =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith(`cribl_exporter_leader_request_duration_seconds_${suffix}{`) && l.includes('health'))
+      .reduce((a, l) => a + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  return { sum: pick('sum'), count: pick('count') };
+};
 const scrape = () => fetch(metricsUrl, { headers: { 'accept-encoding': 'gzip' } }).then((r) => r.arrayBuffer());
 
 // Coverage takes about n / 5,000 s unthrottled; then a health interval and a half to settle.
 await sleep(Math.max(30_000, n * 0.5) + 45_000);
 await exp.call('builds');
+const l0 = await healthLatency();
 const c0 = await answered();
 const s0 = await exp.call('stats');
+const t0 = threadCpuMs(exp.proc.pid);
 const w0 = performance.now();
 for (let i = 0; i < windowS / 15; i++) {
   await scrape();
   await sleep(15_000);
 }
 const c1 = await answered();
+const l1 = await healthLatency();
 const s1 = await exp.call('stats');
+const t1 = threadCpuMs(exp.proc.pid);
 const wallMs = performance.now() - w0;
 const cpuMs = s1.cpuUserMs + s1.cpuSystemMs - s0.cpuUserMs - s0.cpuSystemMs;
 const builds = await exp.call('builds');
@@ -78,7 +103,16 @@ console.log(
     requests: c1 - c0,
     cores: +(cpuMs / wallMs).toFixed(3),
     cpuMsPerRequest: +(cpuMs / (c1 - c0)).toFixed(3),
+    // Mean time from sending a health request to its decoded answer, as the exporter measured it.
+    healthLatencyMs: +(((l1.sum - l0.sum) / Math.max(1, l1.count - l0.count)) * 1000).toFixed(2),
     systemShare: +((s1.cpuSystemMs - s0.cpuSystemMs) / cpuMs).toFixed(2),
+    // The main thread, and the others busiest first (10 ms ticks; a thread that ended in the window is missing).
+    mainCores: +(((t1[exp.proc.pid] ?? 0) - (t0[exp.proc.pid] ?? 0)) / wallMs).toFixed(3),
+    otherThreadCores: Object.entries(t1)
+      .filter(([tid]) => Number(tid) !== exp.proc.pid)
+      .map(([tid, v]) => +((v - (t0[tid] ?? 0)) / wallMs).toFixed(3))
+      .filter((v) => v > 0)
+      .sort((a, b) => b - a),
     rssMB: Math.round(s1.rss / MB),
     peakRssMB: Math.round(s1.peakRss / MB),
     builds: builds.map((b) => ({

@@ -1,6 +1,6 @@
 // What machine the benchmark ran on, and CPU time of other processes (from /proc, Linux only).
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 
 function read(path) {
@@ -35,6 +35,28 @@ export function processCpuMs(pid) {
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   return ((utime + stime) * 1000) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU time (user + system, ms) of each thread of a process so far, by thread id (/proc/<pid>/task; the main thread's
+ * id is the pid). Node 20 names every thread `node`, so threads are told apart by id only. Empty when /proc is
+ * unreadable.
+ */
+export function threadCpuMs(pid) {
+  const out = {};
+  let tids = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    const stat = read(`/proc/${pid}/task/${tid}/stat`);
+    if (!stat) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    out[tid] = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  }
+  return out;
 }
 
 /** Current and peak resident memory of a process (bytes), from /proc/<pid>/status. */
