@@ -136,9 +136,10 @@ const handlers = {
    * Where the main thread allocates: V8's sampling heap profiler for `seconds`, counting objects already collected
    * too (scavenged garbage is what costs GC time), written to `file` as a .heapprofile (bench/mem-probe.mjs
    * --alloc-profile). With `minor: false`, only what survived the young generation (promoted to old space: what
-   * makes mark-compacts; bench/mem-probe.mjs --alloc-survivors).
+   * makes mark-compacts; bench/mem-probe.mjs --alloc-survivors). With `live: true`, only what was not collected at
+   * all by the end (after a full GC when `gc` is also set and --expose-gc is on: what is still referenced).
    */
-  async allocProfile({ seconds, file, minor = true }) {
+  async allocProfile({ seconds, file, minor = true, live = false, gc = false }) {
     const { Session } = await import('node:inspector');
     const session = new Session();
     session.connect();
@@ -146,10 +147,11 @@ const handlers = {
       new Promise((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))));
     await post('HeapProfiler.startSampling', {
       samplingInterval: 16384,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: minor,
+      includeObjectsCollectedByMajorGC: !live,
+      includeObjectsCollectedByMinorGC: minor && !live,
     });
     await new Promise((r) => setTimeout(r, seconds * 1000));
+    if (gc) globalThis.gc?.();
     const { profile } = await post('HeapProfiler.stopSampling');
     session.disconnect();
     writeFileSync(file, JSON.stringify(profile));

@@ -1,5 +1,6 @@
 // Memory of the exporter at one fleet size, for issue 17's memory work (not part of `npm run bench`):
-//   node bench/mem-probe.mjs --nodes 10000 [--settle 40] [--snapshot FILE] [--alloc-profile FILE [--alloc-survivors]]
+//   node bench/mem-probe.mjs --nodes 10000 [--settle 40] [--snapshot FILE] [--alloc-profile FILE [--alloc-seconds 20]
+//     [--alloc-survivors | --alloc-live | --alloc-live-gc]]
 //     [--scrape 15] [--node-arg=--max-semi-space-size=8]...
 // Starts the simulator and the exporter as the benchmark does (same flags, bench/exporter.mjs), samples the
 // exporter's RSS every 500 ms from its start (peak = the highest sample and VmHWM), waits for every node's first
@@ -24,6 +25,11 @@ const { values: f } = parseArgs({
     'alloc-profile': { type: 'string' },
     // With --alloc-profile: only objects that survived scavenges (promoted to old space).
     'alloc-survivors': { type: 'boolean', default: false },
+    // With --alloc-profile: only objects not collected by the end (--alloc-live), after a full GC (--alloc-live-gc).
+    'alloc-live': { type: 'boolean', default: false },
+    'alloc-live-gc': { type: 'boolean', default: false },
+    // Seconds of --alloc-profile.
+    'alloc-seconds': { type: 'string', default: '20' },
     'node-arg': { type: 'string', multiple: true },
     env: { type: 'string', multiple: true },
     arg: { type: 'string', multiple: true },
@@ -121,7 +127,17 @@ while (performance.now() - w0 < Number(f.settle) * 1000) {
 const cpuCores = (processCpuMs(exp.proc.pid) - cpu0) / (performance.now() - w0);
 counting = false;
 // With --alloc-profile FILE: 20 s of the main thread's allocations after the steady window (bench/exporter.mjs).
-if (f['alloc-profile']) await exp.call('allocProfile', { seconds: 20, file: f['alloc-profile'], minor: !f['alloc-survivors'] }, 120_000);
+if (f['alloc-profile'])   await exp.call(
+    'allocProfile',
+    {
+      seconds: Number(f['alloc-seconds']),
+      file: f['alloc-profile'],
+      minor: !f['alloc-survivors'],
+      live: f['alloc-live'] || f['alloc-live-gc'],
+      gc: f['alloc-live-gc'],
+    },
+    120_000,
+  );
 const before = await exp.call('stats');
 const h = await exp.call('heap', f.snapshot ? { snapshot: f.snapshot } : {}, 600_000);
 clearInterval(sampler);

@@ -1,5 +1,5 @@
 // The exporter's steady state at one fleet size, for issue 17's CPU work (not part of `npm run bench`):
-//   node bench/steady-probe.mjs [--nodes 50000] [--window 60] [--profile DIR] [--node-arg=FLAG]... [--env K=V]... [--stdout FILE]
+//   node bench/steady-probe.mjs [--nodes 50000] [--window 60] [--profile DIR] [--node-arg=FLAG]... [--env K=V]... [--stdout FILE] [--wait S]
 // Starts the simulator and the exporter as the benchmark does (bench/exporter.mjs, the image's flags and allocator
 // settings; --node-arg adds or replaces a flag), waits for coverage and 45 s more, then measures a window with a
 // gzip scrape every 15 s: the exporter's cores (and by thread), CPU per leader request answered (all its work: polls,
@@ -24,6 +24,8 @@ const { values: o } = parseArgs({
     profile: { type: 'string' },
     'node-arg': { type: 'string', multiple: true, default: [] },
     stdout: { type: 'string' },
+    // Seconds from the start to the window (default: coverage, about n / 5,000 s, and 45 s more).
+    wait: { type: 'string' },
     env: { type: 'string', multiple: true, default: [] },
   },
 });
@@ -76,7 +78,7 @@ const healthLatency = async () => {
 const scrape = () => fetch(metricsUrl, { headers: { 'accept-encoding': 'gzip' } }).then((r) => r.arrayBuffer());
 
 // Coverage takes about n / 5,000 s unthrottled; then a health interval and a half to settle.
-await sleep(Math.max(30_000, n * 0.5) + 45_000);
+await sleep(o.wait ? Number(o.wait) * 1000 : Math.max(30_000, n * 0.5) + 45_000);
 await exp.call('builds');
 const l0 = await healthLatency();
 const c0 = await answered();
