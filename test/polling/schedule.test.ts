@@ -8,7 +8,7 @@ import type { DiscoveredNode } from '../../src/discovery/discovery.js';
 import type { BudgetState } from '../../src/leader/budget.js';
 import type { LeaderRequest, LeaderResult } from '../../src/leader/types.js';
 import type { BudgetView } from '../../src/polling/cycle.js';
-import { Poller, type PollerOptions } from '../../src/polling/poller.js';
+import { Poller, QUANTUM_MAX_POLLS, quantumFor, type PollerOptions } from '../../src/polling/poller.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { fakeLeaderClient } from '../helpers/fake-leader-client.js';
 import { MemorySnapshot } from '../helpers/memory-snapshot.js';
@@ -131,6 +131,25 @@ describe('per-node schedule', () => {
     }
     // 600 nodes' slots in 30 s fall on at most 120 quanta per interval (without a quantum: about 600 wake-ups).
     expect(sends.size).toBeLessThanOrEqual((4 * INTERVAL) / 250);
+    await t.stop();
+  });
+
+  it('with a quantum, a large fleet wakes on a shorter one: at most QUANTUM_MAX_POLLS due per quantum', async () => {
+    // 6,000 nodes every 30 s: 200 polls a second, so 100 ms (20 polls) instead of 250 ms (50 polls).
+    const t = setup(() => ({ ms: 1 }), { maxOutstanding: 1000, quantumMs: 250 });
+    await t.start(ids(6000));
+    await t.clock.advance(3 * INTERVAL);
+    const perSend = new Map<number, number>();
+    for (const times of t.polls.values()) {
+      for (const at of times.slice(1)) {
+        expect(at % 100).toBe(0);
+        perSend.set(at, (perSend.get(at) ?? 0) + 1);
+      }
+    }
+    // Some sends fall between multiples of 250 ms (with the full quantum every one would be on them)...
+    expect([...perSend.keys()].some((at) => at % 250 !== 0)).toBe(true);
+    // ...and no quantum brings a pile: about 20 polls each (hash phases are not perfectly even).
+    expect(Math.max(...perSend.values())).toBeLessThanOrEqual(3 * QUANTUM_MAX_POLLS);
     await t.stop();
   });
 
@@ -317,5 +336,22 @@ describe('overrun: only the budget, and the log names the real cause', () => {
     expect(warn?.msg).not.toContain('--leader.max-rps');
     expect(t.overruns).toEqual([false]);
     await t.stop();
+  });
+});
+
+describe('quantumFor', () => {
+  it.each([
+    // [max quantum, nodes, interval, quantum in force]
+    [250, 0, 30_000, 250],
+    [250, 1_000, 30_000, 250],
+    [250, 2_400, 30_000, 250],
+    [250, 2_401, 30_000, 249],
+    [250, 10_000, 30_000, 60],
+    [250, 50_000, 30_000, 12],
+    [250, 50_000, 60_000, 24],
+    [250, 10_000_000, 30_000, 1],
+    [0, 50_000, 30_000, 0],
+  ])('quantumFor(%i, %i nodes, %i ms) = %i', (max, nodes, interval, want) => {
+    expect(quantumFor(max, nodes, interval)).toBe(want);
   });
 });
