@@ -94,11 +94,15 @@ export const QUANTUM_MAX_POLLS = 20;
 
 /**
  * The quantum in force: `maxMs` (the poller's `quantumMs`), or shorter so that `nodes` polled once per `intervalMs`
- * bring at most QUANTUM_MAX_POLLS polls per quantum; never under 1 ms. 0 (no quantum) stays 0.
+ * bring at most QUANTUM_MAX_POLLS polls per quantum; never under 1 ms. A shortened quantum divides the interval, so
+ * that a node's polls stay exactly one interval apart. 0 (no quantum) stays 0.
  */
 export function quantumFor(maxMs: number, nodes: number, intervalMs: number): number {
   if (maxMs <= 0 || nodes <= 0) return maxMs;
-  return Math.max(1, Math.min(maxMs, Math.floor((intervalMs * QUANTUM_MAX_POLLS) / nodes)));
+  let q = Math.max(1, Math.floor((intervalMs * QUANTUM_MAX_POLLS) / nodes));
+  if (q >= maxMs) return maxMs;
+  while (q > 1 && intervalMs % q !== 0) q--;
+  return q;
 }
 
 /** A node's polling schedule (its facts live in the snapshot, their only owner). */

@@ -135,20 +135,23 @@ describe('per-node schedule', () => {
   });
 
   it('with a quantum, a large fleet wakes on a shorter one: at most QUANTUM_MAX_POLLS due per quantum', async () => {
-    // 6,000 nodes every 30 s: 200 polls a second, so 100 ms (20 polls) instead of 250 ms (50 polls).
+    // 7,000 nodes every 30 s: 20 polls are 85.7 ms, and 80 ms is the longest quantum under it that divides 30 s.
     const t = setup(() => ({ ms: 1 }), { maxOutstanding: 1000, quantumMs: 250 });
-    await t.start(ids(6000));
+    await t.start(ids(7000));
     await t.clock.advance(3 * INTERVAL);
     const perSend = new Map<number, number>();
     for (const times of t.polls.values()) {
-      for (const at of times.slice(1)) {
-        expect(at % 100).toBe(0);
+      const steady = times.slice(1);
+      for (const at of steady) {
+        expect(at % 80).toBe(0);
         perSend.set(at, (perSend.get(at) ?? 0) + 1);
       }
+      // Each node's polls stay exactly one interval apart.
+      for (let i = 1; i < steady.length; i++) expect(steady[i]! - steady[i - 1]!).toBe(INTERVAL);
     }
     // Some sends fall between multiples of 250 ms (with the full quantum every one would be on them)...
     expect([...perSend.keys()].some((at) => at % 250 !== 0)).toBe(true);
-    // ...and no quantum brings a pile: about 20 polls each (hash phases are not perfectly even).
+    // ...and no quantum brings a pile: about 19 polls each (hash phases are not perfectly even).
     expect(Math.max(...perSend.values())).toBeLessThanOrEqual(3 * QUANTUM_MAX_POLLS);
     await t.stop();
   });
@@ -345,7 +348,9 @@ describe('quantumFor', () => {
     [250, 0, 30_000, 250],
     [250, 1_000, 30_000, 250],
     [250, 2_400, 30_000, 250],
-    [250, 2_401, 30_000, 249],
+    [250, 2_401, 30_000, 240],
+    [250, 7_000, 30_000, 80],
+    [250, 10_000, 45_000, 90],
     [250, 10_000, 30_000, 60],
     [250, 50_000, 30_000, 12],
     [250, 50_000, 60_000, 24],
