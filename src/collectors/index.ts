@@ -116,16 +116,24 @@ export function sameNodeGroupFacts(a: GroupState | undefined, b: GroupState | un
 }
 
 /**
- * A node's state as the store keeps it: the writer's state, with its group's deployed config version (what
- * cribl_node_config_outdated compares with) and its restarts counted from the previous state (a change of the
- * listing's start time; the first sighting is not a restart).
+ * The facts the store derives for a node from its listing: its restarts, counted from its previous start time (a
+ * change of the listing's start time; the first sighting is not a restart), and its group's deployed config
+ * version (what cribl_node_config_outdated compares with).
  */
+export function listingFacts(
+  prevStartTime: number | undefined,
+  prevRestarts: number | undefined,
+  startTime: number | undefined,
+  group: GroupState | undefined,
+): { restarts: number; deployedConfigVersion: string | undefined } {
+  const restarted = prevStartTime !== undefined && startTime !== undefined && prevStartTime !== startTime;
+  return { restarts: (prevRestarts ?? 0) + (restarted ? 1 : 0), deployedConfigVersion: group?.group.configVersion };
+}
+
+/** A node's state as the store keeps it: the writer's state with the facts of listingFacts. */
 export function nodeWithFacts(prev: NodeState | undefined, next: NodeState, group: GroupState | undefined): NodeState {
-  const before = prev?.worker.info.cribl.startTime;
-  const now = next.worker.info.cribl.startTime;
-  const restarted = before !== undefined && now !== undefined && before !== now;
-  const restarts = (prev?.restarts ?? 0) + (restarted ? 1 : 0);
-  const deployed = group?.group.configVersion;
+  const facts = listingFacts(prev?.worker.info.cribl.startTime, prev?.restarts, next.worker.info.cribl.startTime, group);
+  const { restarts, deployedConfigVersion: deployed } = facts;
   // The written object is kept as it is whenever it already says the same (the usual case: no copy). Fleet-wide
   // strings are shared by the store's columns (src/store/node-table.ts), not here.
   if ((next.restarts ?? 0) === restarts && next.deployedConfigVersion === deployed) return next;
@@ -142,5 +150,6 @@ export const SNAPSHOT_RENDERERS = {
   groups: renderGroups,
   leader: renderLeader,
   nodeWithFacts,
+  listingFacts,
   sameNodeGroupFacts,
 } as const;

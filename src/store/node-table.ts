@@ -347,14 +347,35 @@ export class NodeTable {
     return readMetadata(this.#c, slot);
   }
 
-  /** Writes a whole state. */
-  write(slot: number, s: NodeState): void {
+  /** The listing's start time of the node (what a restart is told from). */
+  startTime(slot: number): number | undefined {
+    return numAt(this.#c, slot, START_TIME);
+  }
+
+  /** The restarts counted so far. */
+  restarts(slot: number): number | undefined {
+    return numAt(this.#c, slot, RESTARTS);
+  }
+
+  /**
+   * Writes what a listing says of a node (and the facts derived from it), leaving its id, health and metadata as
+   * they are: a discovery's apply without reading and re-writing each whole state.
+   */
+  writeListing(
+    slot: number,
+    s: Pick<NodeState, 'product' | 'group' | 'worker' | 'deployedConfigVersion' | 'restarts'>,
+  ): void {
     this.#setStr(slot, PRODUCT, s.product, true);
     this.#setStr(slot, GROUP, s.group, true);
-    this.#setStr(slot, NODE_ID, s.nodeId, false);
     this.#setStr(slot, DEPLOYED, s.deployedConfigVersion, true);
     this.#setNum(slot, RESTARTS, s.restarts);
     this.writeWorker(slot, s.worker);
+  }
+
+  /** Writes a whole state. */
+  write(slot: number, s: NodeState): void {
+    this.#setStr(slot, NODE_ID, s.nodeId, false);
+    this.writeListing(slot, s);
     this.writeHealth(slot, s.health);
     this.writeMetadata(slot, s.metadata);
   }

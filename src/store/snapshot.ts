@@ -25,6 +25,13 @@ export interface SnapshotRenderers {
   leader(leader: LeaderState | undefined, targetPairs: string): readonly string[];
   /** The node's state as kept: the written state with the facts the store derives (group facts, restarts). */
   nodeWithFacts(prev: NodeState | undefined, next: NodeState, group: GroupState | undefined): NodeState;
+  /** The same facts from the previous start time and restarts alone (a listing's apply: `setListing`). */
+  listingFacts(
+    prevStartTime: number | undefined,
+    prevRestarts: number | undefined,
+    startTime: number | undefined,
+    group: GroupState | undefined,
+  ): { restarts: number; deployedConfigVersion: string | undefined };
   /** Whether a change of a group leaves its nodes' texts as they are. */
   sameNodeGroupFacts(a: GroupState | undefined, b: GroupState | undefined): boolean;
 }
@@ -52,6 +59,11 @@ export interface LeaderSnapshot {
   /** The target labels rendered (`workspace="a"`), or empty: the opening of every series of this leader. */
   readonly targetPairs: string;
   setNode(key: string, state: NodeState): void;
+  /**
+   * What a listing says of a node: as `setNode({ ...getNode(key), product, group, worker })` (a new node gets
+   * `worker.id` as its id), without reading the whole state: health and metadata stay as they are.
+   */
+  setListing(key: string, product: NodeState['product'], group: string, worker: NodeState['worker']): void;
   deleteNode(key: string): void;
   /** The node's state: a new object made from the columns (writing to it changes nothing held). */
   getNode(key: string): NodeState | undefined;
@@ -224,6 +236,40 @@ class Snapshot implements LeaderSnapshot {
       let members = this.#members.get(group);
       if (!members) this.#members.set(group, (members = new Set()));
       members.add(key);
+    }
+    this.#changed();
+  }
+
+  setListing(key: string, product: NodeState['product'], group: string, worker: NodeState['worker']): void {
+    const slot = this.#nodes.get(key);
+    if (slot === undefined) {
+      this.setNode(key, { product, group, nodeId: worker.id, worker });
+      return;
+    }
+    const t = this.#table;
+    const before = groupKey(t.product(slot), t.group(slot));
+    const after = groupKey(product, group);
+    const facts = this.#render.listingFacts(
+      t.startTime(slot),
+      t.restarts(slot),
+      worker.info.cribl.startTime,
+      this.#groups.get(after),
+    );
+    this.#preserve(slot);
+    t.writeListing(slot, {
+      product,
+      group,
+      worker,
+      ...(facts.restarts > 0 ? { restarts: facts.restarts } : {}),
+      ...(facts.deployedConfigVersion === undefined ? {} : { deployedConfigVersion: facts.deployedConfigVersion }),
+    });
+    if (before !== after) {
+      const members = this.#members.get(before);
+      members?.delete(key);
+      if (members?.size === 0) this.#members.delete(before);
+      let next = this.#members.get(after);
+      if (!next) this.#members.set(after, (next = new Set()));
+      next.add(key);
     }
     this.#changed();
   }

@@ -17,6 +17,10 @@ export class MemorySnapshot
     this.writes++;
     this.nodes.set(key, state);
   }
+  setListing(key: string, product: NodeState['product'], group: string, worker: NodeState['worker']): void {
+    const n = this.nodes.get(key);
+    this.setNode(key, n ? { ...n, product, group, worker } : { product, group, nodeId: worker.id, worker });
+  }
   deleteNode(key: string): void {
     this.nodes.delete(key);
   }

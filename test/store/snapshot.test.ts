@@ -154,3 +154,68 @@ describe('createLeaderSnapshot', () => {
     expect(s.size).toBe(1);
   });
 });
+
+describe('setListing: a listing written without reading the whole state', () => {
+  const g = (id: string, configVersion?: string) => ({
+    product: 'stream' as const,
+    group: { id, ...(configVersion ? { configVersion } : {}) },
+  });
+  const healthy = { up: true, status: 'healthy' as const, lastSuccessMs: 5, startTime: 7 };
+  const metadata = { lastSuccessMs: 9 };
+  const restarted = worker('w1', { info: { ...worker('w1').info, cribl: { ...worker('w1').info.cribl, startTime: 2 } } });
+  const cases: { name: string; earlier?: NodeState; before?: NodeState; group: string; w: NodeState['worker'] }[] = [
+    { name: 'a new node', group: 'default', w: worker('w1') },
+    { name: 'the same listing', before: node('w1', { health: healthy, metadata }), group: 'default', w: worker('w1') },
+    {
+      name: 'a restart (another start time) counts one more',
+      earlier: node('w1', { worker: restarted }),
+      before: node('w1', { health: healthy }),
+      group: 'default',
+      w: restarted,
+    },
+    {
+      name: 'a move to another group takes that group’s deployed version',
+      before: node('w1', { metadata }),
+      group: 'blue',
+      w: worker('w1', { group: 'blue', lastMsgTime: 1 }),
+    },
+    {
+      name: 'fields the listing no longer has are dropped',
+      before: node('w1', { worker: worker('w1', { disconnected: true, deployable: false }) }),
+      group: 'default',
+      w: worker('w1'),
+    },
+  ];
+  it.each(cases)('$name: the same state as setNode({ ...getNode(key), listing })', async (c) => {
+    const { before, group, w } = c;
+    const [a, b] = [0, 1].map(() => createLeaderSnapshot({ render: SNAPSHOT_RENDERERS }));
+    for (const s of [a!, b!]) {
+      await s.setGroups([g('default', 'v1'), g('blue', 'v2')]);
+      if (c.earlier) s.setNode('k', c.earlier);
+      if (before) s.setNode('k', before);
+    }
+    const was = a!.getNode('k');
+    const view = a!.nodeView();
+    a!.setListing('k', 'stream', group, w);
+    const prev = b!.getNode('k');
+    b!.setNode('k', prev ? { ...prev, group, worker: w } : { product: 'stream', group, nodeId: w.id, worker: w });
+    expect(a!.getNode('k')).toEqual(b!.getNode('k'));
+    // A build's view still sees the state of its start.
+    if (was) expect(view.slice(0, 1)).toStrictEqual([was]);
+    if (c.earlier) expect(a!.getNode('k')?.restarts).toBe(2);
+    // The node belongs to its new group: a deploy there re-writes it, and only there.
+    for (const s of [a!, b!]) await s.setGroups([g('default', 'v3'), g('blue', 'v4')]);
+    expect(a!.getNode('k')?.deployedConfigVersion).toBe(group === 'blue' ? 'v4' : 'v3');
+    expect(a!.getNode('k')).toEqual(b!.getNode('k'));
+    view.close();
+  });
+
+  it('keeps health and metadata, and bumps the generation', () => {
+    const s = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
+    s.setNode('k', node('w1', { health: healthy, metadata }));
+    const gen = s.generation;
+    s.setListing('k', 'stream', 'default', worker('w1', { lastMsgTime: 42 }));
+    expect(s.getNode('k')).toMatchObject({ health: healthy, metadata, worker: { lastMsgTime: 42 } });
+    expect(s.generation).toBeGreaterThan(gen);
+  });
+});
