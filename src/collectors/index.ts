@@ -132,8 +132,13 @@ export function listingFacts(
 
 /** A node's state as the store keeps it: the writer's state with the facts of listingFacts. */
 export function nodeWithFacts(prev: NodeState | undefined, next: NodeState, group: GroupState | undefined): NodeState {
-  const facts = listingFacts(prev?.worker.info.cribl.startTime, prev?.restarts, next.worker.info.cribl.startTime, group);
-  const { restarts, deployedConfigVersion: deployed } = facts;
+  const before = prev?.worker.info.cribl.startTime;
+  const { restarts, deployedConfigVersion: deployed } = listingFacts(
+    before,
+    prev?.restarts,
+    next.worker.info.cribl.startTime,
+    group,
+  );
   // The written object is kept as it is whenever it already says the same (the usual case: no copy). Fleet-wide
   // strings are shared by the store's columns (src/store/node-table.ts), not here.
   if ((next.restarts ?? 0) === restarts && next.deployedConfigVersion === deployed) return next;

@@ -162,7 +162,8 @@ describe('setListing: a listing written without reading the whole state', () => 
   });
   const healthy = { up: true, status: 'healthy' as const, lastSuccessMs: 5, startTime: 7 };
   const metadata = { lastSuccessMs: 9 };
-  const restarted = worker('w1', { info: { ...worker('w1').info, cribl: { ...worker('w1').info.cribl, startTime: 2 } } });
+  const w1 = worker('w1');
+  const restarted = worker('w1', { info: { ...w1.info, cribl: { ...w1.info.cribl, startTime: 2 } } });
   const cases: { name: string; earlier?: NodeState; before?: NodeState; group: string; w: NodeState['worker'] }[] = [
     { name: 'a new node', group: 'default', w: worker('w1') },
     { name: 'the same listing', before: node('w1', { health: healthy, metadata }), group: 'default', w: worker('w1') },
