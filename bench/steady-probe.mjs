@@ -1,10 +1,13 @@
 // The exporter's steady state at one fleet size, for issue 17's CPU work (not part of `npm run bench`):
 //   node bench/steady-probe.mjs [--nodes 50000] [--window 60] [--profile DIR] [--node-arg=FLAG]... [--env K=V]... [--stdout FILE] [--wait S]
+//     [--ttfb]
 // Starts the simulator and the exporter as the benchmark does (bench/exporter.mjs, the image's flags and allocator
 // settings; --node-arg adds or replaces a flag), waits for coverage and 45 s more, then measures a window with a
 // gzip scrape every 15 s: the exporter's cores (and by thread), CPU per leader request answered (all its work: polls,
 // discovery, builds, scrapes), RSS, and the body builds in the window. With --profile, V8 CPU profiles of every thread land in
-// DIR (bench/profile-summary.mjs reads them; the profiler itself costs about a fifth more CPU).
+// DIR (bench/profile-summary.mjs reads them; the profiler itself costs about a fifth more CPU). With --ttfb, after the
+// window: rounds of 2 concurrent gzip scrapes as `npm run bench` makes them (12 s, 25 s from 20,000 nodes, at most 25 rounds), their time to
+// first byte and the longest event-loop gap meanwhile (the scrapes start builds of their own: not in the window).
 
 import { createWriteStream } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -12,7 +15,8 @@ import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Children, jsonLine } from './lib/children.mjs';
-import { json } from './lib/http.mjs';
+import { json, scrapeRounds } from './lib/http.mjs';
+import { summarize } from './lib/stats.mjs';
 import { imageSettings, withFlags } from './lib/image.mjs';
 import { threadCpuMs } from './lib/machine.mjs';
 
@@ -27,6 +31,7 @@ const { values: o } = parseArgs({
     // Seconds from the start to the window (default: coverage, about n / 5,000 s, and 45 s more).
     wait: { type: 'string' },
     env: { type: 'string', multiple: true, default: [] },
+    ttfb: { type: 'boolean', default: false },
   },
 });
 const n = Number(o.nodes);
@@ -96,6 +101,14 @@ const t1 = threadCpuMs(exp.proc.pid);
 const wallMs = performance.now() - w0;
 const cpuMs = s1.cpuUserMs + s1.cpuSystemMs - s0.cpuUserMs - s0.cpuSystemMs;
 const builds = await exp.call('builds');
+let ttfb;
+if (o.ttfb) {
+  await exp.call('stats', { resetLoop: true });
+  const got = await scrapeRounds([{ name: 'exporter', url: metricsUrl }], { encoding: 'gzip', budgetMs: n >= 20_000 ? 25_000 : 12_000 });
+  const t = summarize(got.get('exporter').ttfbMs);
+  const loop = (await exp.call('stats')).loop;
+  ttfb = { n: t.n, p50Ms: +t.p50.toFixed(1), p99Ms: +t.p99.toFixed(1), loopMaxGapMs: Math.round(loop.maxGapMs) };
+}
 const MB = 1e6;
 console.log(
   JSON.stringify({
@@ -123,6 +136,7 @@ console.log(
       cpuMs: Math.round(b.cpuMs),
       maxGapMs: Math.round(b.maxGapMs),
     })),
+    ...(ttfb ? { ttfb } : {}),
   }),
 );
 await exp.stop();
