@@ -105,7 +105,8 @@ describe('exporter against a simulated fleet of 300 nodes', () => {
         continue;
       }
       const state = n.health === 'healthy' ? 'healthy' : n.health === 'standby' ? 'standby' : 'shutting_down';
-      expect(value(up, n.id), n.id).toBe(1);
+      // The failure's reason in the message: a poll that fails here under load says why.
+      expect(value(up, n.id), `${n.id}: ${JSON.stringify(failure.get(n.id)?.map((f) => f.labels.reason))}`).toBe(1);
       expect(value(healthy, n.id)).toBe(state === 'healthy' ? 1 : 0);
       for (const s of ['healthy', 'shutting_down', 'standby'])
         expect(value(status, n.id, { status: s })).toBe(s === state ? 1 : 0);
