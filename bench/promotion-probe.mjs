@@ -5,7 +5,8 @@
 //   npm run build
 //   DRIVER=client node --max-semi-space-size=2 --heap-growing-percent=50 --trace-gc-nvp bench/promotion-probe.mjs > /tmp/nvp.txt
 // Environment: DRIVER (unset: the poller; `client`: 20 requests every 10 ms through the leader client, not awaited;
-// `undici`: the same loop with undici's Pool.request()), FAKE=1 (the poller with a client that answers after 3 ms
+// `undici`: the same loop with undici's Pool.request(); `new` / `legacy`: Pool.dispatch with a minimal handler on
+// undici's new / legacy handler interface), FAKE=1 (the poller with a client that answers after 3 ms
 // without any HTTP), N (nodes, 10000), HI (the poller's health interval in ms, 5000), MC (the budget's concurrency,
 // 16), Q (the poller's quantum in ms), POOL=1 (the client on an undici Pool instead of an Agent), RAW=1 (without
 // withAuth), SAMET=1 (headers and body timeouts equal). Prints the requests the simulator answered in the window on
@@ -47,6 +48,15 @@ const nodes = new Map(ids.map((id) => [`stream/${id}`, { product: 'stream', work
 const ac = new AbortController();
 const { Pool } = await import('undici');
 const pool = new Pool(new URL(baseUrl).origin, { connections: 16 });
+/** One request on pool.dispatch with a minimal handler: undici's new handler interface, or the legacy one. */
+function dispatchOne(id, kind) {
+  const opts = { origin: new URL(baseUrl).origin, method: 'GET', path: `/api/v1/w/${encodeURIComponent(id)}/health`, headers: { authorization: `Bearer ${token}` } };
+  const chunks = [];
+  const handler = kind === 'new'
+    ? { onRequestStart() {}, onResponseStart() {}, onResponseData(_c, chunk) { chunks.push(chunk); }, onResponseEnd() { JSON.parse(Buffer.concat(chunks).toString()); }, onResponseError() {} }
+    : { onConnect() {}, onHeaders() { return true; }, onData(chunk) { chunks.push(chunk); return true; }, onComplete() { JSON.parse(Buffer.concat(chunks).toString()); }, onError() {} };
+  pool.dispatch(opts, handler);
+}
 if (process.env.DRIVER) {
   const { healthRequest } = await import(join(dist, 'collectors/node-health.js'));
   let i = 0;
@@ -54,6 +64,10 @@ if (process.env.DRIVER) {
     for (let k = 0; k < 20; k++) {
       const id = ids[i++ % ids.length];
       let ms;
+      if (process.env.DRIVER === 'new' || process.env.DRIVER === 'legacy') {
+        dispatchOne(id, process.env.DRIVER);
+        continue;
+      }
       const p = process.env.DRIVER === 'undici'
         ? pool.request({ method: 'GET', path: `/api/v1/w/${encodeURIComponent(id)}/health`, headers: { authorization: `Bearer ${token}` } }).then((r) => r.body.json())
         : client.request(healthRequest(id, Date.now() + 15_000, ac.signal, (t) => { ms = t; }));
