@@ -26,7 +26,6 @@ export interface PollerMetrics {
 /** What the poller reads and writes of a leader's snapshot store. */
 export type PolledSnapshot = Pick<
   LeaderSnapshot,
-  | 'getNode'
   | 'setNode'
   | 'setListing'
   | 'deleteNode'

@@ -230,13 +230,7 @@ class Snapshot implements LeaderSnapshot {
       this.#nodes.set(key, slot);
     } else this.#preserve(slot);
     this.#table.write(slot, full);
-    const before = prev && groupKey(prev.product, prev.group);
-    if (before !== group) {
-      if (before !== undefined) this.#members.get(before)?.delete(key);
-      let members = this.#members.get(group);
-      if (!members) this.#members.set(group, (members = new Set()));
-      members.add(key);
-    }
+    this.#moveMember(key, prev && groupKey(prev.product, prev.group), group);
     this.#changed();
   }
 
@@ -263,15 +257,21 @@ class Snapshot implements LeaderSnapshot {
       ...(facts.restarts > 0 ? { restarts: facts.restarts } : {}),
       ...(facts.deployedConfigVersion === undefined ? {} : { deployedConfigVersion: facts.deployedConfigVersion }),
     });
-    if (before !== after) {
+    this.#moveMember(key, before, after);
+    this.#changed();
+  }
+
+  /** Moves a node's key from the members of group `before` (none for a new node) to those of `after`. */
+  #moveMember(key: string, before: string | undefined, after: string): void {
+    if (before === after) return;
+    if (before !== undefined) {
       const members = this.#members.get(before);
       members?.delete(key);
       if (members?.size === 0) this.#members.delete(before);
-      let next = this.#members.get(after);
-      if (!next) this.#members.set(after, (next = new Set()));
-      next.add(key);
     }
-    this.#changed();
+    let members = this.#members.get(after);
+    if (!members) this.#members.set(after, (members = new Set()));
+    members.add(key);
   }
 
   deleteNode(key: string): void {
