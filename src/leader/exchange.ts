@@ -119,7 +119,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
    * The request and the caller's resolve, dropped (with the controller, headers, watch and signal sets) once the
    * exchange ends: undici keeps a finished handler referenced for a while, and a Call still holding its request
    * graph kept about 3 KB per request alive past two scavenges (bench/promotion-probe.mjs: 6.3 -> 1.1 MB/s promoted
-   * at about 1,950 requests/s; bench/notes-gc.md).
+   * at about 1,950 requests/s; bench/notes-gc.md). test/leader/exchange-dispatch.test.ts holds it.
    */
   #req: LeaderRequest<T> | undefined;
   /** The token for the Authorization header (also redacted from every message). */
