@@ -9,6 +9,19 @@ import type { LeaderRequest } from '../../src/leader/types.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { BASE } from './helpers.js';
 
+/** A leader client on `dispatcher`, with a budget that never holds a request back. */
+function clientOn(dispatcher: Dispatcher, clock: FakeClock): ReturnType<typeof createLeaderClient> {
+  return createLeaderClient({
+    baseUrl: BASE,
+    name: 'test',
+    dispatcher,
+    budget: new RequestBudget({ maxRps: 1000, burst: 10, maxConcurrency: 2, clock }),
+    clock,
+    random: () => 0.5,
+    logger: pino({ level: 'silent' }),
+  });
+}
+
 describe('leader exchange on a dispatcher that throws', () => {
   it('fails the request as a connection failure (no hang, no reject), and close() does not wait for it', async () => {
     const clock = new FakeClock(1_700_000_000_000);
@@ -18,15 +31,7 @@ describe('leader exchange on a dispatcher that throws', () => {
       },
       close: () => Promise.resolve(),
     } as unknown as Dispatcher;
-    const client = createLeaderClient({
-      baseUrl: BASE,
-      name: 'test',
-      dispatcher,
-      budget: new RequestBudget({ maxRps: 1000, burst: 10, maxConcurrency: 2, clock }),
-      clock,
-      random: () => 0.5,
-      logger: pino({ level: 'silent' }),
-    });
+    const client = clientOn(dispatcher, clock);
     const res = await client.request({ endpoint: '/health', path: '/health', decode: (j) => j });
     expect(res).toMatchObject({ ok: false, reason: 'connect' });
     expect(res.ok ? '' : res.message).toContain('connection failed (EACCES)');
@@ -59,15 +64,7 @@ describe('a finished exchange', () => {
       },
       close: () => Promise.resolve(),
     } as unknown as Dispatcher;
-    const client = createLeaderClient({
-      baseUrl: BASE,
-      name: 'test',
-      dispatcher,
-      budget: new RequestBudget({ maxRps: 1000, burst: 10, maxConcurrency: 2, clock }),
-      clock,
-      random: () => 0.5,
-      logger: pino({ level: 'silent' }),
-    });
+    const client = clientOn(dispatcher, clock);
     // The request, its decoder and what the decoder's closure holds (as a poll's frame would be) are reachable only
     // through the exchange: made in a function whose frame is gone once it returns.
     const send = async (): Promise<{ request: WeakRef<object>; frame: WeakRef<object> }> => {
