@@ -30,6 +30,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Agent } from 'undici';
 import { runFair } from './fair.mjs';
+import { STEADY_GAP_TIMER_MS } from './lib/gaps.mjs';
 import { imageSettings } from './lib/image.mjs';
 import { Children, jsonLine } from './lib/children.mjs';
 import { closeHttp, fetchMetricsText, json, scrapeRounds, timedGet } from './lib/http.mjs';
@@ -369,6 +370,9 @@ async function runSize(n) {
     selfText = await fetchMetricsText(metricsUrl, scrapeAgent);
   }
   r.buildsBeforeSteady = await exp.call('builds');
+  // The steady window's CPU is measured with a coarse gap timer (bench/lib/gaps.mjs: at 1 ms it costs the exporter
+  // a third of its steady CPU at 2k); its gaps read up to STEADY_GAP_TIMER_MS long.
+  await exp.call('gapTimer', { intervalMs: STEADY_GAP_TIMER_MS });
   // Counters run on from the exporter's start (cumulative metadata per node), the window takes differences.
   const c0 = routeCounts(await json('GET', `${adminUrl}/stats`));
   const s0 = await exp.call('stats', { resetLoop: true, resetPeak: true });
@@ -395,6 +399,7 @@ async function runSize(n) {
   }
   const wallMs = performance.now() - w0;
   const s1 = await exp.call('stats', { resetLoop: true });
+  await exp.call('gapTimer', { intervalMs: 1 });
   const steadyBuilds = await exp.call('builds');
   const c1 = routeCounts(await json('GET', `${adminUrl}/stats`));
   const counts = Object.fromEntries(Object.entries(c1).map(([k, v]) => [k, v - (c0[k] ?? 0)]));
@@ -415,6 +420,7 @@ async function runSize(n) {
     benchCpuCores: (benchCpu.user + benchCpu.system) / 1000 / wallMs,
     machineBusyCores: (machineBusyMs() - busyS0) / wallMs,
     loopMaxGapMs: s1.loop.maxGapMs,
+    gapTimerMs: STEADY_GAP_TIMER_MS,
     // Mean of the window's samples; the last of them and their range beside it.
     rss: rssSamples.reduce((a, b) => a + b, 0) / rssSamples.length,
     rssEnd: s1.rss,

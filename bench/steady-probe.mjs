@@ -1,5 +1,5 @@
 // The exporter's steady state at one fleet size, for issue 17's CPU work (not part of `npm run bench`):
-//   node bench/steady-probe.mjs [--nodes 50000] [--window 60] [--profile DIR] [--node-arg=FLAG]... [--env K=V]... [--stdout FILE] [--wait S]
+//   node bench/steady-probe.mjs [--nodes 50000] [--window 60] [--profile DIR] [--node-arg=FLAG]... [--env K=V]... [--stdout FILE] [--wait S] [--gap-timer MS]
 //     [--ttfb]
 // Starts the simulator and the exporter as the benchmark does (bench/exporter.mjs, the image's flags and allocator
 // settings; --node-arg adds or replaces a flag), waits for coverage and 45 s more, then measures a window with a
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Children, jsonLine } from './lib/children.mjs';
+import { STEADY_GAP_TIMER_MS } from './lib/gaps.mjs';
 import { json, scrapeRounds } from './lib/http.mjs';
 import { summarize } from './lib/stats.mjs';
 import { imageSettings, withFlags } from './lib/image.mjs';
@@ -30,6 +31,8 @@ const { values: o } = parseArgs({
     stdout: { type: 'string' },
     // Seconds from the start to the window (default: coverage, about n / 5,000 s, and 45 s more).
     wait: { type: 'string' },
+    // The gap timer's interval in the window (ms), as run.mjs's steady window (lib/gaps.mjs).
+    'gap-timer': { type: 'string' },
     env: { type: 'string', multiple: true, default: [] },
     ttfb: { type: 'boolean', default: false },
   },
@@ -85,6 +88,7 @@ const scrape = () => fetch(metricsUrl, { headers: { 'accept-encoding': 'gzip' } 
 // Coverage takes about n / 5,000 s unthrottled; then a health interval and a half to settle.
 await sleep(o.wait ? Number(o.wait) * 1000 : Math.max(30_000, n * 0.5) + 45_000);
 await exp.call('builds');
+await exp.call('gapTimer', { intervalMs: Number(o['gap-timer'] ?? STEADY_GAP_TIMER_MS) });
 const l0 = await healthLatency();
 const c0 = await answered();
 const s0 = await exp.call('stats');
@@ -98,6 +102,7 @@ const c1 = await answered();
 const l1 = await healthLatency();
 const s1 = await exp.call('stats');
 const t1 = threadCpuMs(exp.proc.pid);
+await exp.call('gapTimer', { intervalMs: 1 });
 const wallMs = performance.now() - w0;
 const cpuMs = s1.cpuUserMs + s1.cpuSystemMs - s0.cpuUserMs - s0.cpuSystemMs;
 const builds = await exp.call('builds');

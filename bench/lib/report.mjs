@@ -1,6 +1,7 @@
 // BENCHMARKS.md from the raw results of bench/run.mjs: targets with a verdict each, figures per size,
 // ratios measured in the same run, sizing, and how each figure was measured. Pure: results in, text out.
 
+import { STEADY_GAP_TIMER_MS } from './gaps.mjs';
 import { fmtInt, fmtMiB, fmtMs, fmtRatio, fmtS, sizeLabel } from './stats.mjs';
 
 const MB = 1e6;
@@ -167,10 +168,10 @@ export function judgeTargets(r) {
     gap === undefined
       ? undefined
       : gap <= 50
-        ? `longest gap ${fmtMs(gap)} over ${d.rebuildRuns} quiet rebuilds (${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling, which includes other work's blocks)`
+        ? `longest gap ${fmtMs(gap)} over ${d.rebuildRuns} quiet rebuilds (${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling, which includes other work's blocks, read with a ${r.steady?.gapTimerMs ?? 1} ms timer)`
         : `longest gap ${over(gap, 50, ' ms')} over ${d.rebuildRuns} quiet rebuilds`,
     d.insituBuilds
-      ? `${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling (those include other work's blocks)`
+      ? `${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling (those include other work's blocks; ${r.steady?.gapTimerMs ?? 1} ms timer)`
       : undefined,
   );
   const rssWorst = Math.max(d.rss ?? 0, d.peakRss ?? 0) || undefined;
@@ -377,7 +378,13 @@ function cells(results, ds, f) {
   });
 }
 
+/** The gap timer's interval in the steady window (1 ms in runs before it was coarsened). */
+function steadyGapTimerMs(results) {
+  return results.find((r) => r.steady)?.steady.gapTimerMs ?? 1;
+}
+
 function figures(results) {
+  const timer = steadyGapTimerMs(results);
   const ds = results.map(derive);
   const col = (f) => cells(results, ds, f);
   const scr = (enc, who, q, what) => (r) => fmtMs(r.scrape?.[enc]?.[who]?.[what]?.[q]);
@@ -451,14 +458,17 @@ function figures(results) {
       ...col((r, d) => (r.rebuild ? `${fmtMs(r.rebuild.maxGapMs)} (${d.rebuildRuns})` : 'n/a')),
     ],
     [
-      'builds while polling (steady window): count / mean interval / longest wall / longest gap',
+      `builds while polling (steady window): count / mean interval / longest wall / longest gap (${timer} ms timer)`,
       ...col((r, d) =>
         d.insituBuilds
           ? `${d.insituBuilds} / ${fmtS(d.meanBuildIntervalMs, 1)} / ${fmtMs(d.insituBuildWallMaxMs, 0)} / ${fmtMs(d.insituBuildMaxGapMs)}`
           : 'none completed',
       ),
     ],
-    ['longest event-loop gap in the steady window (any cause)', ...col((r) => fmtMs(r.steady?.loopMaxGapMs))],
+    [
+      `longest event-loop gap in the steady window (any cause; ${timer} ms timer)`,
+      ...col((r) => fmtMs(r.steady?.loopMaxGapMs)),
+    ],
     [
       'scrape identity TTFB p50 / p99',
       ...col(
@@ -633,7 +643,7 @@ const METHOD = `- **Processes.** The simulator (\`node dist/cli.js simulate --no
 - **Exporter flags.** \`--leader.max-rps 1000000 --leader.max-concurrency C\` (an unthrottled leader), \`--health.interval 30s --discovery.interval 60s --metadata.interval 600s\`, token auth, JSON logs at info.
 - **Coverage.** From forking the exporter to the moment the simulator has answered \`/w/{id}/health\` with 200 for every node (read from \`/_sim/stats\` every 200 ms; every node starts healthy); "visible" is when a scrape of /metrics shows \`cribl_node_health_up 1\` for every node. The request rate is the simulator's answers per second from the first node poll to coverage.
 - **Leader cost.** Listing: requests of the first discovery (\`/products/{product}/workers\` pages, page size 500, plus \`/products/{product}/groups\`) per 500 nodes. Steady state: after one health interval to settle, the simulator's counters over two health intervals (60 s, so exactly one discovery falls inside), divided by nodes × 2. Metadata: every metadata request since the exporter started, per node (the poller spreads the first fetch over health cycles 2–5, then only every metadata interval or after a restart).
-- **Event loop.** Inside the exporter a 1 ms interval timer notes the time between its ticks (\`bench/lib/gaps.mjs\`); the longest gap is the longest the loop went without reaching its timers: the longest block, plus about 1 ms, or the process not being scheduled (the machine is shared). \`monitorEventLoopDelay\` is not used for windows because its \`reset()\` forgets a block already under way. Event-loop time is \`performance.eventLoopUtilization()\` active time.
+- **Event loop.** Inside the exporter a 1 ms interval timer notes the time between its ticks (\`bench/lib/gaps.mjs\`); the longest gap is the longest the loop went without reaching its timers: the longest block, plus about 1 ms, or the process not being scheduled (the machine is shared). \`monitorEventLoopDelay\` is not used for windows because its \`reset()\` forgets a block already under way. The timer is not free: at 1 ms it cost the exporter's main thread about 0.015 cores at 2,000 nodes in a probe (0.045–0.059 against 0.024–0.040 cores with a coarse timer, \`bench/steady-probe.mjs --env BENCH_GAP_INTERVAL_MS=…\`, four runs each, alternated), but a full run with a 50 ms timer in the steady window measured no lower steady CPU; the steady window's timer ticks every ${STEADY_GAP_TIMER_MS} ms (\`STEADY_GAP_TIMER_MS\` in \`bench/lib/gaps.mjs\`), the rebuild and scrape windows' every 1 ms. Event-loop time is \`performance.eventLoopUtilization()\` active time.
 - **Rebuild.** "Quiet": the simulator holds every answer for 8 s (a latency fault), so that no poll completes, and meanwhile the exporter rebuilds the whole body on request, up to three times; the median event-loop time and the longest gap are the rebuild's own. Nodes are rendered at build time (from their states as the build starts), so a rebuild is the whole work: posting the states to the body worker (from 5,000 nodes) or rendering them inline, plus gzip. "While polling": every build the body cache made by itself during the steady window; their event-loop time and gaps include the polling and discovery interleaved with them.
 - **Scrapes.** 2 concurrent scrapers (one undici Agent with 2 connections per target), Prometheus 3's Accept header (OpenMetrics), rounds of 2 parallel GETs; time to first byte is the time to the response headers. Rounds of the exporter and of the bare server alternate, so both see the same machine load. The bare server sends the exact bytes the exporter sent (captured from one identity and one gzip scrape), with Content-Length.
 - **CPU per leader request.** The exporter's CPU (all threads, \`process.cpuUsage()\`) from the first node poll to every node's first health answer, divided by the leader requests answered in between (the simulator's counters): the start-up burst without the process start and the first listing.
