@@ -7,8 +7,8 @@
 //   - a forced body rebuild on request ("rebuild"),
 //   - memory (process.memoryUsage, VmHWM from /proc/self/status, reset through /proc/self/clear_refs).
 // Nothing here changes what the exporter does; the build hook wraps app.body.rebuild, which the body
-// cache itself calls for its scheduled builds. The 1 ms timer costs the exporter's main thread about 1.5 % of a core
-// (lib/gaps.mjs, STEADY_GAP_TIMER_MS): windows that measure CPU set a coarser interval ("gapTimer").
+// cache itself calls for its scheduled builds. The 1 ms timer is not free (lib/gaps.mjs, STEADY_GAP_TIMER_MS); the
+// "gapTimer" command sets its interval for a window.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,8 +21,7 @@ const { runCommand } = await import(new URL('commands.js', dist).href);
 const { readFileSafely } = await import(new URL('util/files.js', dist).href);
 const { version } = createRequire(import.meta.url)('../package.json');
 
-// BENCH_GAP_INTERVAL_MS: the gap timer's interval (1 ms unless set; the "gapTimer" command changes it).
-const gaps = createGapMonitor(Number(process.env.BENCH_GAP_INTERVAL_MS ?? 1));
+const gaps = createGapMonitor(1);
 let loopWindow = gaps.window();
 
 let app;

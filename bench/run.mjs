@@ -370,8 +370,7 @@ async function runSize(n) {
     selfText = await fetchMetricsText(metricsUrl, scrapeAgent);
   }
   r.buildsBeforeSteady = await exp.call('builds');
-  // The steady window's CPU is measured with a coarse gap timer (bench/lib/gaps.mjs: at 1 ms it costs the exporter
-  // a third of its steady CPU at 2k); its gaps read up to STEADY_GAP_TIMER_MS long.
+  // The steady window's gap timer (bench/lib/gaps.mjs: why it is what it is); its gaps read up to that much long.
   await exp.call('gapTimer', { intervalMs: STEADY_GAP_TIMER_MS });
   // Counters run on from the exporter's start (cumulative metadata per node), the window takes differences.
   const c0 = routeCounts(await json('GET', `${adminUrl}/stats`));
