@@ -190,13 +190,9 @@ const SPILL_CHARS = 16 * 1024;
 const JOIN_BYTES = 1 << 20;
 
 /**
- * Piece buffers kept for reuse within a build: the pieces being filled (one per family) and those in flight. Allocated
- * per piece, a gzip-only build's pieces were ArrayBuffers awaiting a full GC (12.9 MB of ArrayBuffers in mem-probe at
- * 2,000 nodes). They are dropped when the build ends (`Pieces.release`): kept from one build to the next, at 2,000
- * nodes they were 30 pieces of 128 KiB (3.75 MB) held through the 15 s between builds (a heap snapshot). Dropped,
- * the peak RSS (VmHWM, `bench/rss-trace.mjs 2000 100`, five alternated pairs) was 95.6–98.5 MB, median 95.9, against
- * 96.2–100.0, median 97.5, and the mean after 20 s 89.5–93.1 (median 91.5) against 91.6–93.9 MB (92.3): a small
- * gain, since the next full GC, not the drop, frees them.
+ * Piece buffers kept for reuse, within a build and from one build to the next: the pieces being filled (one per
+ * family) and those in flight. Allocated per build, a gzip-only build's pieces were ArrayBuffers awaiting a full GC
+ * (12.9 MB of ArrayBuffers in mem-probe at 2,000 nodes).
  */
 const MAX_SPARE_PIECES = 48;
 
@@ -222,7 +218,7 @@ export function pieceBytesFor(bodyBytes: number): number {
 /** An assembler's options with their defaults; the piece size is the `Pieces`' (fixed by `chunkBytes`, or fitted). */
 type BuildOptions = Required<Omit<AssemblerOptions, 'chunkBytes'>>;
 
-/** The piece buffers of an assembler's builds: their size, and the free ones while a build runs. */
+/** The piece buffers of an assembler's builds: their size and the free ones, shared by its builds. */
 class Pieces {
   size: number;
   readonly #fixed: boolean;
@@ -240,11 +236,6 @@ class Pieces {
   /** A piece whose bytes are compressed and kept nowhere. */
   give(piece: Buffer): void {
     if (piece.length === this.size && this.#spare.length < MAX_SPARE_PIECES) this.#spare.push(piece);
-  }
-
-  /** Drops the spare pieces (a build ended: the next one may be a whole scrape interval away). */
-  release(): void {
-    this.#spare = [];
   }
 
   /** Sizes the next builds' pieces after a body of `bodyBytes` (unless the size is fixed). */
@@ -383,7 +374,6 @@ export class Build<N> {
     }
     endRun();
     this.#pieces.fit(this.#identityBytes);
-    this.#pieces.release();
     return { generation: this.#head.generation, parts, identityBytes: this.#identityBytes, deflateBytes };
   }
 
