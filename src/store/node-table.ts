@@ -100,9 +100,20 @@ export interface NodeColumns {
   flags: Uint16Array;
 }
 
-/** Some nodes' columns, copied out of a table (what the body worker is sent: typed arrays move without a copy). */
-export interface PackedNodes extends NodeColumns {
+/**
+ * Some nodes' columns, copied out of a table: what the body worker is sent. The typed arrays move without a copy;
+ * the strings go as a code per slot and column (`codes`, -1 for none) into `dict`, each distinct string once. Most
+ * of a row's strings are fleet-wide values (group, version, platform…): sent as they are, a 50,000-node build cloned
+ * 1.2 million of them. Packing and posting a 50,000-node table's 50 packs took 194–208 ms of the main thread and
+ * 352–428 ms of CPU in all (the worker's copy included); with codes, 29–40 and 34–59 ms (bench/notes-gc.md, tenth
+ * round).
+ */
+export interface PackedNodes {
   readonly length: number;
+  numbers: Float64Array;
+  flags: Uint16Array;
+  codes: Int32Array;
+  dict: string[];
 }
 
 const str = (c: NodeColumns, slot: number, column: number): string | undefined => c.strings[slot * STRINGS + column];
@@ -219,13 +230,20 @@ function emptyColumns(capacity: number): NodeColumns {
 
 /** Copies slot `from` of `src` to slot `to` of `dst`. */
 function copySlot(src: NodeColumns, from: number, dst: NodeColumns, to: number): void {
+  copyNumbers(src, from, dst, to);
+  const ss = src.strings;
+  const ds = dst.strings;
+  for (let i = 0, a = from * STRINGS, b = to * STRINGS; i < STRINGS; i++) ds[b + i] = ss[a + i];
+}
+
+type NumberColumns = Pick<NodeColumns, 'numbers' | 'flags'>;
+
+/** Copies the numbers and flags of slot `from` of `src` to slot `to` of `dst`. */
+function copyNumbers(src: NumberColumns, from: number, dst: NumberColumns, to: number): void {
   // Plain loops: a subarray per slot was an object per node and most of pack()'s time.
   const sn = src.numbers;
   const dn = dst.numbers;
   for (let i = 0, a = from * NUMBERS, b = to * NUMBERS; i < NUMBERS; i++) dn[b + i] = sn[a + i] as number;
-  const ss = src.strings;
-  const ds = dst.strings;
-  for (let i = 0, a = from * STRINGS, b = to * STRINGS; i < STRINGS; i++) ds[b + i] = ss[a + i];
   dst.flags[to] = src.flags[from] as number;
 }
 
@@ -234,11 +252,18 @@ export function unpackNodes(p: PackedNodes): {
   readonly length: number;
   slice(start: number, end: number): NodeState[];
 } {
+  const { codes, dict } = p;
+  const strings = new Array<string | undefined>(codes.length);
+  for (let i = 0; i < codes.length; i++) {
+    const code = codes[i] as number;
+    strings[i] = code < 0 ? undefined : dict[code];
+  }
+  const columns: NodeColumns = { numbers: p.numbers, strings, flags: p.flags };
   return {
     length: p.length,
     slice(start, end) {
       const out: NodeState[] = [];
-      for (let i = Math.max(0, start); i < Math.min(end, p.length); i++) out.push(readRow(p, i));
+      for (let i = Math.max(0, start); i < Math.min(end, p.length); i++) out.push(readRow(columns, i));
       return out;
     },
   };
@@ -246,7 +271,7 @@ export function unpackNodes(p: PackedNodes): {
 
 /** The buffers of a pack that can move to another thread without a copy. */
 export function packTransferList(p: PackedNodes): ArrayBuffer[] {
-  return [p.numbers.buffer as ArrayBuffer, p.flags.buffer as ArrayBuffer];
+  return [p.numbers.buffer as ArrayBuffer, p.flags.buffer as ArrayBuffer, p.codes.buffer as ArrayBuffer];
 }
 
 /** A table of node states by slot. Slots are reused after `free`. */
@@ -298,14 +323,34 @@ export class NodeTable {
   /** The given slots' columns, packed in order; a slot found in `saved` is taken from that row instead. */
   pack(slots: ArrayLike<number>, saved?: ReadonlyMap<number, NodeColumns>): PackedNodes {
     const n = slots.length;
-    const out = emptyColumns(n);
+    // Every slot's numbers and codes are written below: no fill.
+    const out = { numbers: new Float64Array(n * NUMBERS), flags: new Uint16Array(n) };
+    const codes = new Int32Array(n * STRINGS);
+    const dict: string[] = [];
+    const index = new Map<string, number>();
     for (let i = 0; i < n; i++) {
       const slot = slots[i] as number;
       const row = saved?.get(slot);
-      if (row) copySlot(row, 0, out, i);
-      else copySlot(this.#c, slot, out, i);
+      const src = row ?? this.#c;
+      const from = row ? 0 : slot;
+      copyNumbers(src, from, out, i);
+      const ss = src.strings;
+      for (let k = 0, a = from * STRINGS, b = i * STRINGS; k < STRINGS; k++) {
+        const v = ss[a + k];
+        if (v === undefined) {
+          codes[b + k] = -1;
+          continue;
+        }
+        let code = index.get(v);
+        if (code === undefined) {
+          code = dict.length;
+          dict.push(v);
+          index.set(v, code);
+        }
+        codes[b + k] = code;
+      }
     }
-    return { ...out, length: n };
+    return { ...out, codes, dict, length: n };
   }
 
   #setStr(slot: number, column: number, v: string | undefined, shared: boolean): void {

@@ -3,7 +3,7 @@ import { renderNode } from '../../src/collectors/index.js';
 import { compactWorker, type ListedWorker } from '../../src/collectors/listing.js';
 import type { NodeMetadata } from '../../src/collectors/node-metadata.js';
 import type { NodeState } from '../../src/collectors/state.js';
-import { NodeTable } from '../../src/store/node-table.js';
+import { NodeTable, packTransferList, unpackNodes } from '../../src/store/node-table.js';
 import { worker } from '../exposition/fixtures.js';
 
 /** A small seeded generator (mulberry32): the same states on every run. */
@@ -103,6 +103,33 @@ describe('NodeTable', () => {
     expect(t.read(b)).toEqual(bare);
     expect(t.health(b)).toBeUndefined();
     expect(t.metadata(b)).toBeUndefined();
+  });
+
+  it('packs slots as columns whose strings go once each, as codes; unpacked, the same states (saved rows too)', () => {
+    const r = random(23);
+    const t = new NodeTable();
+    const states = Array.from({ length: 500 }, (_, i) => randomState(r, i));
+    const slots = states.map((s) => {
+      const slot = t.alloc();
+      t.write(slot, s);
+      return slot;
+    });
+    // A saved row (a view's copy of a state since overwritten) is packed instead of the table's slot.
+    const saved = new Map([[slots[7] as number, t.copyRow(slots[7] as number)]]);
+    t.write(slots[7] as number, { ...(states[8] as NodeState), nodeId: 'overwritten' });
+    const order = [...slots].reverse();
+    const packed = t.pack(order, saved);
+    expect(packed.length).toBe(500);
+    expect(unpackNodes(packed).slice(0, 500)).toEqual([...states].reverse());
+    expect(unpackNodes(packed).slice(498, 600)).toEqual([states[1], states[0]]);
+    // Each distinct string once, whatever the number of slots and columns that hold it.
+    expect(new Set(packed.dict).size).toBe(packed.dict.length);
+    const groups = new Set(states.map((s) => s.group));
+    expect(packed.dict.filter((v) => groups.has(v)).length).toBe(groups.size);
+    expect(Math.min(...packed.codes)).toBe(-1);
+    expect(Math.max(...packed.codes)).toBe(packed.dict.length - 1);
+    // The typed arrays move to the worker; the codes are among them.
+    expect(packTransferList(packed)).toEqual([packed.numbers.buffer, packed.flags.buffer, packed.codes.buffer]);
   });
 
   it('grows past its first capacity without losing a slot', () => {

@@ -116,7 +116,7 @@ describe('createLeaderSnapshot', () => {
     expect(view.length).toBe(3);
     // Packed for the body worker (columns), the same states: saved ones included.
     const packed = view.pack(0, 10);
-    expect(packed.transfer.length).toBe(2);
+    expect(packed.transfer.length).toBe(3); // numbers, flags and string codes
     expect(unpackNodes(packed.data).slice(0, 10)).toEqual(seen);
     expect(unpackNodes(view.pack(1, 2).data).slice(0, 5)).toEqual([seen[1]]);
     view.close();
