@@ -70,16 +70,21 @@ function randomState(r: () => number, i: number): NodeState {
   return s;
 }
 
+/** Writes each state into a slot of its own; the slots, in the states' order. */
+function writeAll(t: NodeTable, states: readonly NodeState[]): number[] {
+  return states.map((s) => {
+    const slot = t.alloc();
+    t.write(slot, s);
+    return slot;
+  });
+}
+
 describe('NodeTable', () => {
   it('gives back every state it was given, and the same rendered text (2,000 seeded states)', () => {
     const r = random(17);
     const t = new NodeTable();
     const states = Array.from({ length: 2000 }, (_, i) => randomState(r, i));
-    const slots = states.map((s) => {
-      const slot = t.alloc();
-      t.write(slot, s);
-      return slot;
-    });
+    const slots = writeAll(t, states);
     states.forEach((s, i) => {
       const back = t.read(slots[i] as number);
       expect(back).toEqual(s);
@@ -109,11 +114,7 @@ describe('NodeTable', () => {
     const r = random(23);
     const t = new NodeTable();
     const states = Array.from({ length: 500 }, (_, i) => randomState(r, i));
-    const slots = states.map((s) => {
-      const slot = t.alloc();
-      t.write(slot, s);
-      return slot;
-    });
+    const slots = writeAll(t, states);
     // A saved row (a view's copy of a state since overwritten) is packed instead of the table's slot.
     const saved = new Map([[slots[7] as number, t.copyRow(slots[7] as number)]]);
     t.write(slots[7] as number, { ...(states[8] as NodeState), nodeId: 'overwritten' });
