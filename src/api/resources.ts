@@ -4,7 +4,7 @@
  * search jobs and management-plane workspace requests, as zod schemas with their types. Served by the simulator,
  * read by the collectors. Only the fields served or read are described; real leaders may send more.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const finite = z.number().finite();
 

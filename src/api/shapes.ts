@@ -5,7 +5,7 @@
  * the simulated leader (which builds its answers with these types). Only the fields we read or serve are
  * described; real leaders may send more, and zod drops what is not described.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const finite = z.number().finite();
 

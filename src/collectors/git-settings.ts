@@ -3,7 +3,7 @@
  * whether the leader's config is backed up to a remote git repository. The remote's URL is never exported (it may
  * carry credentials); only whether there is one, and a few bounded settings.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENDPOINTS } from '../api/routes.js';
 import { series, type Family } from '../format/family.js';
 import type { LeaderRequest, LeaderResult } from '../leader/types.js';

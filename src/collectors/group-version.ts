@@ -4,7 +4,7 @@
  * how a short commit hash (a group's `configVersion`, a node's config version: 7 characters) and a full one (this
  * history: 40) are compared.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENDPOINTS, segment } from '../api/routes.js';
 import type { ListedGroup } from './groups.js';
 import type { Family } from '../format/family.js';

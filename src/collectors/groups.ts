@@ -2,7 +2,7 @@
  * GET /products/{product}/groups (4.17+) and GET /master/groups?product= (earlier leaders): the worker groups and
  * Edge fleets, with the config version the leader deploys to each and its node counts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Product } from '../api/products.js';
 import { ENDPOINTS, segment } from '../api/routes.js';
 import { configGroupSchema, GROUP_TYPES, pageSchema } from '../api/shapes.js';

@@ -4,7 +4,7 @@
  * the budget. While the budget is held (the leader answered 420 elsewhere), the hold's own /health probe brings
  * the answers (src/leader/probe.ts) and the per-discovery request is not sent.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENDPOINTS } from '../api/routes.js';
 import { healthSchema, type HealthStatus } from '../api/shapes.js';
 import { series, type Family } from '../format/family.js';

@@ -3,7 +3,7 @@
  * Its decoder keeps only what the node families below export, and the leader families say whether it worked.
  * Paging and the fallback to /master/workers live in src/discovery/.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Product } from '../api/products.js';
 import { ENDPOINTS, segment } from '../api/routes.js';
 import {

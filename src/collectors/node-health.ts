@@ -2,7 +2,7 @@
  * GET /w/{nodeId}/health through the leader: whether each node answers, and in which state (200 healthy;
  * 420 shutting down or standby is an answer too). A failed poll keeps the time of the last answer and says why.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENDPOINTS, segment } from '../api/routes.js';
 import { healthSchema, type HealthStatus } from '../api/shapes.js';
 import { series, type Family } from '../format/family.js';

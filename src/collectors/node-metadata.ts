@@ -2,7 +2,7 @@
  * GET /w/{nodeId}/edge/metadata through the leader: OS, Cribl mode and Kubernetes placement of each node. The
  * decoder keeps only the exported fields (a pod's labels and annotations would otherwise be kept per node).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENDPOINTS, segment } from '../api/routes.js';
 import { series, type Family } from '../format/family.js';
 import type { FailureReason } from '../http/failure.js';

@@ -4,7 +4,7 @@
  * /m/{group}/p/{pack}/pipelines a pack's pipelines. (The spec's global `GET /pack/{id}` exists in no published
  * API; packs belong to a group: research note §16.)
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENDPOINTS, segment } from '../api/routes.js';
 import { series, type Family } from '../format/family.js';
 import type { LeaderRequest } from '../leader/types.js';

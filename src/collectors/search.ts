@@ -4,7 +4,7 @@
  * times out, and PATCH {status: "canceled"} (spec 4.15.1) stops a job that outlived the probe. The requests here;
  * the probe's run is src/polling/search-probe.ts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENDPOINTS, segment } from '../api/routes.js';
 import { SEARCH_JOB_STATUSES, type SearchJobRequest, type SearchJobStatus } from '../api/resources.js';
 import { series, type Family } from '../format/family.js';

@@ -2,7 +2,7 @@
  * Management plane (Cribl.Cloud): GET {managementUrl}/v1/organizations/{organizationId}/workspaces, the
  * organization's workspaces and their states. Turning them into leaders to monitor lives in src/discovery/.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { segment } from '../api/routes.js';
 import { workspaceSchema } from '../api/shapes.js';
 import { series, type Family } from '../format/family.js';

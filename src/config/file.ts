@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, join } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError } from './errors.js';
 import { FLAG_TABLE, type FlagSpec } from './flags.js';
 import type { Raw } from './values.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Workspace } from '../api/shapes.js';
 import { TOKEN_ACCESS } from './auth.js';
 import type { TokenAccess, TokenStore } from './auth.js';

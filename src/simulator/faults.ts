@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ROUTES } from './routes.js';
 import type { Route } from './routes.js';
 import { parseDuration } from '../util/duration.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Workspace } from '../api/shapes.js';
 import type { Env, Request } from './env.js';
 import { formatIssues } from './faults.js';

@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Workspace } from '../api/shapes.js';
 import type { GitSettings, Output } from '../api/resources.js';
 import { TOKEN_ACCESS } from './auth.js';

@@ -7,7 +7,7 @@
 import { dirname, resolve } from 'node:path';
 import type { SecureVersion } from 'node:tls';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseGoDuration } from '../../util/duration.js';
 
 /** A web configuration that cannot be used; the message is one line naming the setting. */
