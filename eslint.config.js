@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/', '.bench-tmp/', '**/*.mjs', '**/*.cjs'] },
+  { ignores: ['dist/', 'build/', 'node_modules/', 'coverage/', 'bench/', '.bench-tmp/', '**/*.mjs', '**/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

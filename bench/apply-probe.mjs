@@ -2,8 +2,8 @@
 // `old`) against setListing (`new`), five applies of a changed listing each; CPU and GC events per apply.
 //   npm run build && node --max-semi-space-size=2 bench/apply-probe.mjs [N] old|new
 
-import { createLeaderSnapshot } from '../dist/store/snapshot.js';
-import { SNAPSHOT_RENDERERS } from '../dist/collectors/index.js';
+import { createLeaderSnapshot } from '../build/store/snapshot.js';
+import { SNAPSHOT_RENDERERS } from '../build/collectors/index.js';
 import { PerformanceObserver } from 'node:perf_hooks';
 const N = +(process.argv[2] ?? 50000), mode = process.argv[3];
 const w = (i, t) => ({ id: `w${i}`, group: `g${i % 20}`, firstMsgTime: 1717200000000, lastMsgTime: 1717200060500 + t, workerProcesses: 4,

@@ -15,7 +15,8 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { createGapMonitor } from './lib/gaps.mjs';
 
-// BENCH_DIST (through --exporter-env): another build of dist/ to measure, e.g. a variant of a constant.
+// BENCH_DIST (through --exporter-env): another build of dist/ to measure, e.g. a variant of a constant
+// (`node scripts/bundle.mjs --outdir DIR`, with DIR/../package.json and node_modules reachable).
 const dist = process.env.BENCH_DIST ? new URL(`file://${process.env.BENCH_DIST}/`) : new URL('../dist/', import.meta.url);
 const { runCommand } = await import(new URL('commands.js', dist).href);
 const { readFileSafely } = await import(new URL('util/files.js', dist).href);

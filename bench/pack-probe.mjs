@@ -1,16 +1,17 @@
 // What feeding a build to the body worker costs (issue 17, tenth round; not part of `npm run bench`):
-//   npm run build && node --max-semi-space-size=2 bench/pack-probe.mjs [dist dir] [nodes=50000] [rounds=5]
-// Fills a NodeTable of a dist/ build with `nodes` states (6 groups, fleet-wide versions and platforms, a hostname and
+//   npm run build && node --max-semi-space-size=2 bench/pack-probe.mjs [build dir] [nodes=50000] [rounds=5]
+// Fills a NodeTable of a build/ (tsc's modules) with `nodes` states (6 groups, fleet-wide versions and platforms, a hostname and
 // an id of its own per node), then packs it 1,000 slots at a time and posts each pack to a worker that only answers,
 // as builder.ts does; prints per round the main thread's time in pack + postMessage and the process's CPU (all
-// threads: the worker's copy included). Pass another build's dist/ to compare.
+// threads: the worker's copy included). Pass another build/ to compare
+// (`npx tsc -p tsconfig.build.json --outDir DIR`).
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const dist = pathToFileURL(resolve(process.argv[2] ?? join(here, '..', 'dist'))).href;
+const dist = pathToFileURL(resolve(process.argv[2] ?? join(here, '..', 'build'))).href;
 const n = Number(process.argv[3] ?? 50_000);
 const rounds = Number(process.argv[4] ?? 5);
 const PER_MESSAGE = 1000;

@@ -17,7 +17,7 @@ import pino from 'pino';
 import { Agent } from 'undici';
 import { Children } from './lib/children.mjs';
 import { json } from './lib/http.mjs';
-const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'build');
 const { createRequestBudget } = await import(join(dist, 'leader/budget.js'));
 const { createLeaderClient } = await import(join(dist, 'leader/client.js'));
 const { withAuth } = await import(join(dist, 'auth/with-auth.js'));

@@ -1,7 +1,7 @@
 // The leader request path alone, in one process, against undici's request() alone on the same route, taking
 // turns (A B A B …) so that both see the same machine: the client (budget, retry loop, exchange, decoder),
 // withAuth and the self-metrics hooks, as the poller calls them for a node's health, C requests in flight; no
-// poller, no store, no body. CPU per request from process.cpuUsage. Needs `npm run build` first (dist/).
+// poller, no store, no body. CPU per request from process.cpuUsage. Needs `npm run build` first (build/: tsc, one file per module).
 //   node bench/req-path.mjs [--nodes 2000] [--concurrency 16] [--seconds 3] [--rounds 3] [--profile-only]
 
 import { loadavg } from 'node:os';
@@ -16,7 +16,7 @@ import { json } from './lib/http.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distArg = process.argv.indexOf('--dist');
-const dist = distArg > 0 ? resolve(process.argv[distArg + 1]) : join(here, '..', 'dist');
+const dist = distArg > 0 ? resolve(process.argv[distArg + 1]) : join(here, '..', 'build');
 const { createRequestBudget } = await import(join(dist, 'leader/budget.js'));
 const { createLeaderClient } = await import(join(dist, 'leader/client.js'));
 const { withAuth } = await import(join(dist, 'auth/with-auth.js'));
