@@ -2,6 +2,9 @@
 // optionally within a time range, and the longest busy stretches (no idle sample), which is where the
 // event loop was blocked, with the functions that filled them.
 //   node bench/profile-summary.mjs <file.cpuprofile> [--top 25] [--from S] [--to S] [--blocks 5]
+// dist/ is minified (scripts/bundle.mjs), so its functions show as `#y dist/chunk-….js`: for src/'s names, profile
+// tsc's one file per module instead (`npm run build` writes it to build/): `--exporter-env BENCH_DIST=$PWD/build`
+// for bench/run.mjs, `--env BENCH_DIST=$PWD/build` for steady-probe.mjs (the same code, unbundled: 4–7 MB more RSS).
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

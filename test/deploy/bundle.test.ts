@@ -24,9 +24,10 @@ beforeAll(() => {
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const files = (d: string): string[] =>
+/** The files under `root`, as paths relative to it. */
+const files = (root: string, d = root): string[] =>
   readdirSync(d, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(d, e.name)) : [relative(dist, join(d, e.name))],
+    e.isDirectory() ? files(root, join(d, e.name)) : [relative(root, join(d, e.name))],
   );
 
 describe('the bundle (scripts/bundle.mjs)', () => {
@@ -41,6 +42,16 @@ describe('the bundle (scripts/bundle.mjs)', () => {
     for (const f of js) expect(files(dist)).toContain(`${f}.map`);
     // Minified: one of src/'s long local names is gone.
     expect(js.some((f) => readFileSync(join(dist, f), 'utf8').includes('failAll'))).toBe(false);
+  });
+
+  it('has an entry beside the chunks for every worker src/ starts', () => {
+    const src = join(ROOT, 'src');
+    const started = files(src)
+      .filter((f) => f.endsWith('.ts'))
+      .flatMap((f) => [...readFileSync(join(src, f), 'utf8').matchAll(/startWorker\(import\.meta\.url, '([\w-]+)'/g)])
+      .map((m) => m[1]);
+    expect(started.sort()).toEqual(['bcrypt-worker', 'body-worker']);
+    for (const name of started) expect(files(dist)).toContain(`${name}.js`);
   });
 
   it('runs: --version reads ../package.json', () => {
