@@ -21,7 +21,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { outdir: { type: 'string', default: join(root, 'dist') } } });
 
 /** Entry points: `out` is the path under dist/ (without .js). */
-export const ENTRIES = [
+const ENTRIES = [
   { in: 'src/cli.ts', out: 'cli' },
   // bench/exporter.mjs runs the exporter as cli.js does, with its own IPC channel.
   { in: 'src/commands.ts', out: 'commands' },

@@ -40,7 +40,8 @@ describe('the bundle (scripts/bundle.mjs)', () => {
     expect(js.filter((f) => f.includes('/'))).toEqual(['util/files.js']);
     expect(readFileSync(join(dist, 'util/files.js'), 'utf8')).toMatch(/^import\{[^}]*\}from"\.\.\/chunk-\w+\.js";/m);
     for (const f of js) expect(files(dist)).toContain(`${f}.map`);
-    // Minified: one of src/'s long local names is gone.
+    // Minified: one of src/'s local names (there, in builder.ts) is gone.
+    expect(readFileSync(join(ROOT, 'src/exposition/builder.ts'), 'utf8')).toContain('const failAll = ');
     expect(js.some((f) => readFileSync(join(dist, f), 'utf8').includes('failAll'))).toBe(false);
   });
 
@@ -50,7 +51,8 @@ describe('the bundle (scripts/bundle.mjs)', () => {
       .filter((f) => f.endsWith('.ts'))
       .flatMap((f) => [...readFileSync(join(src, f), 'utf8').matchAll(/startWorker\(import\.meta\.url, '([\w-]+)'/g)])
       .map((m) => m[1]);
-    expect(started.sort()).toEqual(['bcrypt-worker', 'body-worker']);
+    // The two workers there are today are found (new ones are checked by the line after, not listed here).
+    expect(started).toEqual(expect.arrayContaining(['bcrypt-worker', 'body-worker']));
     for (const name of started) expect(files(dist)).toContain(`${name}.js`);
   });
 
