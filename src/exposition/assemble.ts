@@ -2,7 +2,8 @@
 // policy are one state that rendering, spilling and finishing share (the types of the protocol are most of the rest).
 /**
  * Assembles the /metrics body at build time from the leaders' node states and their small management, leader and
- * group texts, with its gzip computed on zlib's threads. Nothing per node is kept between builds: a node is rendered
+ * group texts, with its gzip computed on zlib's threads (only for the pieces whose text differs from the last build's:
+ * PieceMemo). Nothing per node is kept between builds: a node is rendered
  * when a body is built (once per scrape interval at most, body.ts), not when its data changes. At 50,000 nodes the
  * kept texts were 125–130 MB of the process's 583 MB, and re-rendering every node on every poll was 23 % of the main
  * thread's CPU in the start-up burst (bench/ANALYSIS.md, issue 17).
@@ -20,9 +21,10 @@
  * between parts, which the body cache fills per format with pre-built bytes.
  */
 
+import { hash } from 'node:crypto';
 import { constants as zlibConstants } from 'node:zlib';
 import type { Family } from '../format/family.js';
-import { crc32Combine, deflatePiece, type DeflatedPiece } from '../util/gzip-stream.js';
+import { crc32Combine, PieceDeflater, type DeflatedPiece } from '../util/gzip-stream.js';
 import { timeSlicer } from '../util/yield.js';
 
 /** A header that differs between the formats: the body cache fills slot `slot` per format. */
@@ -144,6 +146,8 @@ export interface AssembledBody {
   readonly identityBytes: number;
   /** Their deflate bytes (without the gzip member's header and end). */
   readonly deflateBytes: number;
+  /** Of `identityBytes`, those whose compression came from the last build (PieceMemo). */
+  readonly reusedBytes: number;
 }
 
 /** True for a header slot. */
@@ -256,6 +260,8 @@ interface Piece {
 
 /** The output of one family (or of the small families together): pieces and header slots, in order. */
 class Output {
+  /** Its place among the build's outputs (the small families 0, then each node family): a piece's memo key. */
+  readonly index: number;
   readonly items: (Piece | HeaderSlot)[] = [];
   /** Rendered text not yet written into `bytes`. */
   pending: string[] = [];
@@ -265,16 +271,36 @@ class Output {
   filled = 0;
   /** Whether the family has any text (its header is written before the first). */
   started = false;
+
+  constructor(index: number) {
+    this.index = index;
+  }
 }
 
-/** `buffers` joined into buffers of up to `max` bytes, each in memory of its own. */
+/**
+ * A piece of the last build, by its place (`output:item`): the SHA-256 of its text and its compression. A piece of
+ * the next build at the same place whose text hashes the same takes that compression instead of deflating again.
+ * Between two builds most of a fleet's series do not change (of a 2,000-node body 30 s apart in the simulator, only
+ * the health poll's timestamp family and the metadata of nodes fetched in between: 90 % of its bytes stayed as
+ * they were), and the families' pieces are cut at the same bytes as long as their text is the same. SHA-256 runs at
+ * about 1.4 GB/s here, deflate at level 1 at 200 MB/s (bench/notes-gc.md, twelfth round).
+ */
+interface Remembered {
+  readonly digest: string;
+  readonly piece: DeflatedPiece;
+}
+type PieceMemo = Map<string, Remembered>;
+
+/**
+ * `buffers` joined into buffers of up to `max` bytes, each in memory of its own, always a copy: the pieces are kept
+ * by the assembler's memo for the next build, and the body may move to another thread (which detaches what it moves).
+ */
 function join(buffers: readonly Buffer[], max: number): Buffer[] {
   const out: Buffer[] = [];
   let run: Buffer[] = [];
   let runBytes = 0;
   const end = (): void => {
-    if (run.length === 1) out.push(own(run[0] as Buffer));
-    else if (run.length > 1) {
+    if (run.length > 0) {
       const joined = Buffer.allocUnsafeSlow(runBytes);
       let at = 0;
       for (const b of run) at += b.copy(joined, at);
@@ -302,9 +328,10 @@ export class Build<N> {
   readonly #rendering: NodeRendering<N>;
   readonly #head: AssembleHead;
   readonly #inline: boolean;
-  readonly #small = new Output();
+  readonly #small = new Output(0);
   readonly #families: Output[];
-  readonly #gzipLevel: number;
+  /** The build's zlib streams (closed by finish). */
+  readonly #deflater: PieceDeflater;
   /** Pieces being compressed, oldest first. */
   readonly #inFlight: Promise<unknown>[] = [];
   #identityBytes = 0;
@@ -314,21 +341,37 @@ export class Build<N> {
   /** Piece buffers whose bytes are compressed and not kept, for the next pieces (the assembler's, shared by builds). */
   readonly #pieces: Pieces;
 
-  constructor(options: BuildOptions, rendering: NodeRendering<N>, head: AssembleHead, inline: boolean, pieces: Pieces) {
+  /** The last build's pieces, read; and this build's, handed to `#remember` once it has finished. */
+  readonly #before: PieceMemo;
+  readonly #memo: PieceMemo = new Map();
+  readonly #remember: (memo: PieceMemo) => void;
+  /** Bytes of the pieces taken from the last build without deflating. */
+  #reusedBytes = 0;
+
+  constructor(
+    options: BuildOptions,
+    rendering: NodeRendering<N>,
+    head: AssembleHead,
+    inline: boolean,
+    pieces: Pieces,
+    memo: { before: PieceMemo; remember: (memo: PieceMemo) => void },
+  ) {
+    this.#before = memo.before;
+    this.#remember = memo.remember;
     this.#pieces = pieces;
     this.#o = options;
     this.#headers = options.headers.node;
     this.#rendering = rendering;
     this.#head = head;
     this.#inline = inline;
-    this.#gzipLevel = options.gzipLevel;
+    this.#deflater = new PieceDeflater(options.gzipLevel);
     this.#keepIdentity = head.keepIdentity !== false;
     // A piece takes several spills (a spill larger than a piece is a piece of its own).
     this.#spillChars = Math.min(SPILL_CHARS, Math.max(1, pieces.size >> 2));
     if (rendering.families.length !== this.#headers.length) {
       throw new Error(`${rendering.families.length} node families but ${this.#headers.length} node headers`);
     }
-    this.#families = this.#headers.map(() => new Output());
+    this.#families = this.#headers.map((_, f) => new Output(f + 1));
     this.#writeSmall();
   }
 
@@ -342,6 +385,14 @@ export class Build<N> {
 
   /** The built body, once every node given has been rendered and every piece is compressed. */
   async finish(): Promise<AssembledBody> {
+    try {
+      return await this.#finish();
+    } finally {
+      this.#deflater.close();
+    }
+  }
+
+  async #finish(): Promise<AssembledBody> {
     await this.#queue;
     const outputs = [this.#small, ...this.#families];
     for (const out of outputs) this.#endPiece(out);
@@ -374,7 +425,14 @@ export class Build<N> {
     }
     endRun();
     this.#pieces.fit(this.#identityBytes);
-    return { generation: this.#head.generation, parts, identityBytes: this.#identityBytes, deflateBytes };
+    this.#remember(this.#memo);
+    return {
+      generation: this.#head.generation,
+      parts,
+      identityBytes: this.#identityBytes,
+      deflateBytes,
+      reusedBytes: this.#reusedBytes,
+    };
   }
 
   /** Management, leader and group families: the texts came rendered with the request. */
@@ -470,7 +528,21 @@ export class Build<N> {
    */
   #ship(out: Output, bytes: Buffer, piece?: Buffer): void {
     this.#identityBytes += bytes.length;
-    const compressed = deflatePiece(bytes, this.#gzipLevel);
+    const key = `${out.index}:${out.items.length}`;
+    const digest = hash('sha256', bytes, 'base64');
+    const before = this.#before.get(key);
+    let compressed: Promise<DeflatedPiece>;
+    if (before?.digest === digest && before.piece.length === bytes.length) {
+      this.#reusedBytes += bytes.length;
+      compressed = Promise.resolve(before.piece);
+    } else {
+      // Kept by the memo: in a buffer of its own, not a slice of zlib's larger output chunk.
+      compressed = this.#deflater.deflate(bytes).then((p) => ({ ...p, deflated: own(p.deflated) }));
+    }
+    compressed.then(
+      (piece) => this.#memo.set(key, { digest, piece }),
+      () => undefined,
+    );
     const item: Piece = { identity: this.#keepIdentity ? bytes : undefined, deflated: compressed };
     // Awaited in order by finish(); a failure is reported there, not as an unhandled rejection.
     compressed.then(
@@ -497,6 +569,8 @@ export class BodyAssembler<N> {
   readonly #rendering: NodeRendering<N>;
   readonly #inline: boolean;
   readonly #pieces: Pieces;
+  /** The pieces of the last build that finished (Remembered). */
+  #memo: PieceMemo = new Map();
 
   constructor(options: AssemblerOptions, rendering: NodeRendering<N>, inline = true) {
     this.#o = {
@@ -511,7 +585,10 @@ export class BodyAssembler<N> {
 
   /** Starts a build whose node states follow (`Build.addNodes`). */
   begin(head: AssembleHead): Build<N> {
-    return new Build(this.#o, this.#rendering, head, this.#inline, this.#pieces);
+    return new Build(this.#o, this.#rendering, head, this.#inline, this.#pieces, {
+      before: this.#memo,
+      remember: (memo) => (this.#memo = memo),
+    });
   }
 
   /** Builds a body from a whole request. */

@@ -16,7 +16,7 @@ import {
   NODES_PER_MESSAGE,
   type BodyBuilder,
 } from '../../src/exposition/builder.js';
-import { crc32Combine, GZIP_HEADER, gzipEnd } from '../../src/util/gzip-stream.js';
+import { crc32Combine, GZIP_HEADER, gzipEnd, PieceDeflater } from '../../src/util/gzip-stream.js';
 import { node } from './fixtures.js';
 
 /** A made-up node: 19 families, samples in families 0 and 2 only. */
@@ -220,6 +220,45 @@ describe('inline builder', () => {
     expect(text(body)).toBe('');
   });
 
+  it('takes the last build’s compression for a piece whose text is the same; deflates only what changed', async () => {
+    const b = createInlineBuilder({ headers, chunkBytes: 256 }, fake);
+    const request = (v: (i: number) => number): AssembleRequest<Fake> => ({
+      generation: 1,
+      leaders: [
+        {
+          targetPairs: '',
+          leaderTexts: ['l 1\n'],
+          groupTexts: [''],
+          nodes: Array.from({ length: 300 }, (_, i) => ({ id: `a${i}`, v: v(i) })),
+        },
+      ],
+    });
+    const first = await b.build(request(() => 1));
+    expect(first.reusedBytes).toBe(0);
+    const deflate = vi.spyOn(PieceDeflater.prototype, 'deflate');
+    try {
+      const same = await b.build(request(() => 1));
+      expect(deflate).not.toHaveBeenCalled();
+      expect(same.reusedBytes).toBe(same.identityBytes);
+      expect(text(same)).toBe(text(first));
+      // One node's value changes (same length): only the piece of each family that holds it is deflated again.
+      const changed = await b.build(request((i) => (i === 150 ? 2 : 1)));
+      expect(deflate).toHaveBeenCalledTimes(2);
+      expect(changed.reusedBytes).toBeGreaterThan(0);
+      expect(changed.reusedBytes).toBeLessThan(changed.identityBytes);
+      const t = text(changed);
+      expect(t).toContain('n0{node_id="a150"} 2\n');
+      expect(t).toContain('n2{node_id="a150"} 2\n');
+      expect(t).toContain('n2{node_id="a151"} 1\n');
+      // Back as it was: the pieces now differ from the last build's (value 2), so they are deflated again.
+      deflate.mockClear();
+      expect(text(await b.build(request(() => 1)))).toBe(text(first));
+      expect(deflate).toHaveBeenCalledTimes(2);
+    } finally {
+      deflate.mockRestore();
+    }
+  });
+
   it('refuses a rendering whose family count differs from the headers', async () => {
     const b = createInlineBuilder({ headers: { ...headers, node: headers.node.slice(1) } }, fake);
     await expect(b.build({ generation: 1, leaders: [] })).rejects.toThrow('19 node families but 18 node headers');
@@ -260,6 +299,24 @@ describe('worker builder', () => {
     expect(inline).toContain('cribl_node_health_up{workspace="b",product="stream",group="default",node_id="w4"} 1');
   });
 
+  it('reuses the last build’s pieces although every body it posts moves to the main thread', async () => {
+    const request = realRequest();
+    const w = createWorkerBuilder<NodeState>({ headers: realHeaders }, { onLost: () => undefined });
+    open.push(w);
+    const first = await w.build(request);
+    const again = await w.build(request);
+    // Every piece came from the worker's memo, none of whose buffers was moved away with the first body.
+    expect(again.reusedBytes).toBe(again.identityBytes);
+    expectOwnBuffers(again);
+    expect(text(again)).toBe(text(first));
+    const changed = realRequest();
+    const nodes = changed.leaders[0]!.nodes as NodeState[];
+    nodes[3] = node('w3', { health: { up: true, status: 'healthy', lastSuccessMs: 1717300000000 } });
+    const third = await w.build(changed);
+    expect(third.reusedBytes).toBeLessThan(third.identityBytes);
+    expect(text(third)).toBe(text(await createInlineBuilder({ headers: realHeaders }, NODE_RENDERING).build(changed)));
+  });
+
   it('keeps no identity above identityCacheMaxBytes; the deflate comes back as plain Buffers', async () => {
     const w = createWorkerBuilder<NodeState>(
       { headers: realHeaders, identityCacheMaxBytes: 10 },
@@ -283,7 +340,7 @@ describe('worker builder', () => {
     await first!.terminate();
     await expect(inFlight).rejects.toThrow('exited');
     expect(lost).toHaveLength(1);
-    // Nothing is kept in a worker: the new one builds the whole body from the states it is sent.
+    // The new worker has no memo of pieces: it builds the whole body from the states it is sent.
     expect(text(await w.build(request))).toContain('node_id="w2006"');
     expect(w.worker()).not.toBe(first);
   });
