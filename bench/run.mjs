@@ -14,7 +14,8 @@
 //
 // Per size: simulator (dist/cli.js simulate) → autocannon on its /w/{id}/health → exporter (bench/exporter.mjs,
 // i.e. dist/commands.js with a bench-only IPC channel) → time to full coverage and its request rate →
-// steady window of one health interval (leader cost, CPU, event loop, builds, memory) → a forced body
+// the first metadata round's window (CPU, requests) → steady window of two health intervals once every node's
+// first metadata fetch is done (leader cost, CPU, event loop, builds, memory) → a forced body
 // rebuild while the leader holds every answer (so that only the rebuild runs) → 2 concurrent scrapers
 // against the exporter and against a bare node:http server with the same bytes → prom-client's
 // registry.metrics() over the same series. Then once per run (bench/fair.mjs): 20,000 nodes with the default
@@ -358,17 +359,50 @@ async function runSize(n) {
   if (!covered || !visible)
     log(`${label}: coverage not reached in time (answered ${samples.at(-1)?.health200 ?? 0} of ${n})`);
 
-  // --- steady window: after one health interval to settle, two health intervals (one discovery
-  // interval), with Prometheus-like gzip scrapes every 15 s throughout
+  // --- the first metadata round: after one health interval to settle, two health intervals with Prometheus-like
+  // gzip scrapes every 15 s (the window that runs before 2026-11-27 evening called steady). A new fleet's first
+  // metadata fetch is spread over each node's health polls 2 to 5 (src/polling/poller.ts, FIRST_METADATA_SPREAD), so
+  // this window carries a quarter of the fleet's metadata per health interval on top of its health polls.
   const settleMs = INTERVALS.healthS * 1000;
   const windowMs = 2 * INTERVALS.healthS * 1000;
-  log(`${label}: settling (${settleMs / 1000} s), then the steady window (${windowMs / 1000} s)`);
   let selfText = '';
-  const settle0 = performance.now();
-  while (performance.now() - settle0 < settleMs) {
-    await sleep(Math.min(15_000, settleMs - (performance.now() - settle0)));
-    selfText = await fetchMetricsText(metricsUrl, scrapeAgent);
+  let nextScrapeAt = performance.now();
+  /** Sleeps until `until` (performance.now() time), scraping gzip every 15 s meanwhile. */
+  const scrapingUntil = async (until) => {
+    while (performance.now() < until) {
+      await sleep(Math.max(0, Math.min(nextScrapeAt, until) - performance.now()));
+      if (performance.now() >= nextScrapeAt) {
+        nextScrapeAt += 15_000;
+        selfText = await fetchMetricsText(metricsUrl, scrapeAgent);
+      }
+    }
+  };
+  nextScrapeAt += 15_000;
+  log(`${label}: settling (${settleMs / 1000} s), then the first metadata round's window (${windowMs / 1000} s)`);
+  await scrapingUntil(performance.now() + settleMs);
+  {
+    const c0 = routeCounts(await json('GET', `${adminUrl}/stats`));
+    const s0 = await exp.call('stats');
+    const w0 = performance.now();
+    await scrapingUntil(w0 + windowMs);
+    const wallMs = performance.now() - w0;
+    const s1 = await exp.call('stats');
+    const c1 = routeCounts(await json('GET', `${adminUrl}/stats`));
+    r.firstMetadataRound = {
+      wallMs,
+      startS: (w0 - t0) / 1000,
+      healthRequests: c1.health - c0.health,
+      metadataRequests: c1.metadata - c0.metadata,
+      answered: c1.answered - c0.answered,
+      exporterCpuCores: (s1.cpuUserMs + s1.cpuSystemMs - s0.cpuUserMs - s0.cpuSystemMs) / wallMs,
+    };
   }
+  // --- steady window: once every node's first metadata fetch is done (its fifth health poll: five intervals from
+  // the start, and 20 s for the last answers and a build), two health intervals (one discovery interval), scrapes
+  // every 15 s throughout. This is what the exporter costs from then on, until the metadata schedule (10 min).
+  const steadyFrom = t0 + (5 * INTERVALS.healthS + 20) * 1000;
+  log(`${label}: until every first metadata fetch is done (${Math.round((steadyFrom - t0) / 1000)} s from the start), then the steady window (${windowMs / 1000} s)`);
+  await scrapingUntil(steadyFrom);
   r.buildsBeforeSteady = await exp.call('builds');
   // The steady window's gap timer (bench/lib/gaps.mjs: why it is what it is); its gaps read up to that much long.
   await exp.call('gapTimer', { intervalMs: STEADY_GAP_TIMER_MS });
@@ -383,18 +417,13 @@ async function runSize(n) {
   // RSS every 5 s through the window: the steady figure is their mean (one sample at the end moved by up to 16 MB at 2k
   // from run to run, with the moment of the last build and GC).
   const rssSamples = [processMemory(exp.proc.pid).rss];
-  let nextScrape = w0 + 15_000;
   while (performance.now() - w0 < windowMs) {
-    await sleep(Math.min(5000, windowMs - (performance.now() - w0)));
+    await scrapingUntil(Math.min(performance.now() + 5000, w0 + windowMs));
     rssSamples.push(processMemory(exp.proc.pid).rss);
     healthSeries.push([
       Math.round(performance.now() - w0),
       routeCounts(await json('GET', `${adminUrl}/stats`)).health - c0.health,
     ]);
-    if (performance.now() >= nextScrape) {
-      nextScrape += 15_000;
-      selfText = await fetchMetricsText(metricsUrl, scrapeAgent);
-    }
   }
   const wallMs = performance.now() - w0;
   const s1 = await exp.call('stats', { resetLoop: true });
