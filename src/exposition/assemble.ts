@@ -341,7 +341,7 @@ export class Build<N> {
   /** Piece buffers whose bytes are compressed and not kept, for the next pieces (the assembler's, shared by builds). */
   readonly #pieces: Pieces;
 
-  /** The last build's pieces, read; and this build's, handed to `#remember` once it has finished. */
+  /** The last build's pieces (emptied as this build takes their places); this build's, given to `#remember`. */
   readonly #before: PieceMemo;
   readonly #memo: PieceMemo = new Map();
   readonly #remember: (memo: PieceMemo) => void;
@@ -531,6 +531,9 @@ export class Build<N> {
     const key = `${out.index}:${out.items.length}`;
     const digest = hash('sha256', bytes, 'base64');
     const before = this.#before.get(key);
+    // Out of the last build's memo at once: a piece not reused is garbage now, not when this build ends, so that a
+    // build holds about one memo's bytes, not two (a build that fails leaves a memo with fewer pieces, no wrong one).
+    this.#before.delete(key);
     let compressed: Promise<DeflatedPiece>;
     if (before?.digest === digest && before.piece.length === bytes.length) {
       this.#reusedBytes += bytes.length;
