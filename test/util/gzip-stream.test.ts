@@ -1,7 +1,25 @@
 import { crc32, deflateRawSync, gunzipSync, inflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { firstGzipMember } from '../helpers/gzip.js';
-import { crc32Combine, deflatePiece, GZIP_HEADER, gzipEnd, PieceDeflater } from '../../src/util/gzip-stream.js';
+import {
+  crc32Combine,
+  deflatePiece,
+  GZIP_HEADER,
+  gzipEnd,
+  PieceDeflater,
+  type DeflatedPiece,
+} from '../../src/util/gzip-stream.js';
+
+/** Pieces under one gzip header and an end whose CRC is combined from theirs, as the body cache joins them. */
+function gzipMember(pieces: readonly DeflatedPiece[]): Buffer {
+  let crc = 0;
+  let length = 0;
+  for (const p of pieces) {
+    crc = crc32Combine(crc, p.crc, p.length);
+    length += p.length;
+  }
+  return Buffer.concat([GZIP_HEADER, ...pieces.map((p) => p.deflated), gzipEnd(crc, length)]);
+}
 
 describe('crc32Combine', () => {
   it.each([
@@ -19,13 +37,7 @@ describe('one gzip member from pieces compressed apart', () => {
   it('inflates whole with one member, also for curl-like readers that stop after the first', async () => {
     const texts = ['# HELP a A.\n', 'a{x="1"} 1\n'.repeat(5000), '', 'b 2\n'.repeat(30_000)];
     const pieces = await Promise.all(texts.map((t) => deflatePiece(Buffer.from(t), 1)));
-    let crc = 0;
-    let length = 0;
-    for (const p of pieces) {
-      crc = crc32Combine(crc, p.crc, p.length);
-      length += p.length;
-    }
-    const body = Buffer.concat([GZIP_HEADER, ...pieces.map((p) => p.deflated), gzipEnd(crc, length)]);
+    const body = gzipMember(pieces);
     expect(gunzipSync(body).toString('utf8')).toBe(texts.join(''));
     // A single member: a reader that stops after the first gets everything, and no byte follows it.
     expect(firstGzipMember(body)).toEqual({ text: texts.join(''), bytesAfter: 0 });
@@ -74,13 +86,7 @@ describe('PieceDeflater', () => {
     const input = texts();
     const pieces = await Promise.all(input.map((b) => deflater.deflate(b)));
     deflater.close();
-    let crc = 0;
-    let length = 0;
-    for (const p of pieces) {
-      crc = crc32Combine(crc, p.crc, p.length);
-      length += p.length;
-    }
-    const body = Buffer.concat([GZIP_HEADER, ...pieces.map((p) => p.deflated), gzipEnd(crc, length)]);
+    const body = gzipMember(pieces);
     expect(gunzipSync(body).equals(Buffer.concat(input))).toBe(true);
   });
 });
