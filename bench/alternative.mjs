@@ -8,6 +8,8 @@
 //   npm run bench:alternative -- --sizes 2k         a subset
 //   npm run bench:alternative -- --window 120       steady window in seconds (default 120, after a warm-up)
 //   npm run bench:alternative -- --out -            print only
+//   npm run bench:alternative -- --ours-only --exporter-env BENCH_DIST=DIR   experiments: our side only, printed
+//                                                   (both windows), with the exporter's environment extended
 
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Children } from './lib/children.mjs';
+import { firstMetadataDoneS } from './lib/first-metadata.mjs';
 import { imageSettings } from './lib/image.mjs';
 import { json } from './lib/http.mjs';
 import { machineBusyMs, machineInfo, processCpuMs, processMemory } from './lib/machine.mjs';
@@ -43,13 +46,14 @@ const { values: flags } = parseArgs({
   },
 });
 if (flags.help) {
-  console.log('Usage: npm run bench:alternative -- [--sizes 2k,10k] [--window S] [--warmup S] [--out FILE|-]');
+  console.log(
+    'Usage: npm run bench:alternative -- [--sizes 2k,10k] [--window S] [--warmup S] [--out FILE|-] [--ours-only] [--exporter-env K=V]...',
+  );
   process.exit(0);
 }
 const sizes = parseSizes(flags.sizes ?? '2k,10k', '--sizes');
 const windowS = Number(flags.window ?? 120);
-/** Seconds from the exporter's start by which every node's first metadata fetch is done (its fifth health poll). */
-const FIRST_METADATA_DONE_S = 5 * INTERVAL_S + 20;
+const FIRST_METADATA_DONE_S = firstMetadataDoneS(INTERVAL_S);
 const exporterEnv = Object.fromEntries(flags['exporter-env'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const warmupS = Number(flags.warmup ?? 75);
 for (const bin of ['prometheus', 'prometheus-blackbox-exporter']) {

@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Agent } from 'undici';
 import { runFair } from './fair.mjs';
+import { firstMetadataDoneS } from './lib/first-metadata.mjs';
 import { STEADY_GAP_TIMER_MS } from './lib/gaps.mjs';
 import { imageSettings } from './lib/image.mjs';
 import { Children, jsonLine } from './lib/children.mjs';
@@ -366,7 +367,7 @@ async function runSize(n) {
   const settleMs = INTERVALS.healthS * 1000;
   const windowMs = 2 * INTERVALS.healthS * 1000;
   let selfText = '';
-  let nextScrapeAt = performance.now();
+  let nextScrapeAt = performance.now() + 15_000;
   /** Sleeps until `until` (performance.now() time), scraping gzip every 15 s meanwhile. */
   const scrapingUntil = async (until) => {
     while (performance.now() < until) {
@@ -377,7 +378,6 @@ async function runSize(n) {
       }
     }
   };
-  nextScrapeAt += 15_000;
   log(`${label}: settling (${settleMs / 1000} s), then the first metadata round's window (${windowMs / 1000} s)`);
   await scrapingUntil(performance.now() + settleMs);
   {
@@ -397,10 +397,10 @@ async function runSize(n) {
       exporterCpuCores: (s1.cpuUserMs + s1.cpuSystemMs - s0.cpuUserMs - s0.cpuSystemMs) / wallMs,
     };
   }
-  // --- steady window: once every node's first metadata fetch is done (its fifth health poll: five intervals from
-  // the start, and 20 s for the last answers and a build), two health intervals (one discovery interval), scrapes
-  // every 15 s throughout. This is what the exporter costs from then on, until the metadata schedule (10 min).
-  const steadyFrom = t0 + (5 * INTERVALS.healthS + 20) * 1000;
+  // --- steady window: once every node's first metadata fetch is done (bench/lib/first-metadata.mjs), two health
+  // intervals (one discovery interval), scrapes every 15 s throughout. This is what the exporter costs from then on,
+  // until the metadata schedule (10 min).
+  const steadyFrom = t0 + firstMetadataDoneS(INTERVALS.healthS) * 1000;
   log(`${label}: until every first metadata fetch is done (${Math.round((steadyFrom - t0) / 1000)} s from the start), then the steady window (${windowMs / 1000} s)`);
   await scrapingUntil(steadyFrom);
   r.buildsBeforeSteady = await exp.call('builds');

@@ -542,14 +542,11 @@ export class Build<N> {
       // Kept by the memo: in a buffer of its own, not a slice of zlib's larger output chunk.
       compressed = this.#deflater.deflate(bytes).then((p) => ({ ...p, deflated: own(p.deflated) }));
     }
-    compressed.then(
-      (piece) => this.#memo.set(key, { digest, piece }),
-      () => undefined,
-    );
     const item: Piece = { identity: this.#keepIdentity ? bytes : undefined, deflated: compressed };
     // Awaited in order by finish(); a failure is reported there, not as an unhandled rejection.
     compressed.then(
-      () => {
+      (deflated) => {
+        this.#memo.set(key, { digest, piece: deflated });
         if (piece && !item.identity) this.#pieces.give(piece);
       },
       () => undefined,

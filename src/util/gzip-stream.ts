@@ -58,17 +58,13 @@ const LANE_CHUNK_BYTES = 64 << 10;
 class Lane {
   readonly #stream: DeflateRaw;
   #out: Buffer[] = [];
-  #outBytes = 0;
   #tail: Promise<unknown> = Promise.resolve();
   #error: Error | undefined;
   #fail: ((err: Error) => void) | undefined;
 
   constructor(level: number) {
     this.#stream = createDeflateRaw({ level, chunkSize: LANE_CHUNK_BYTES });
-    this.#stream.on('data', (b: Buffer) => {
-      this.#out.push(b);
-      this.#outBytes += b.length;
-    });
+    this.#stream.on('data', (b: Buffer) => this.#out.push(b));
     this.#stream.on('error', (err: Error) => {
       this.#error = err;
       this.#fail?.(err);
@@ -84,14 +80,13 @@ class Lane {
           // A fresh start (deflateReset): the piece refers to no byte of the one before, so pieces stay independent.
           this.#stream.reset();
           this.#out = [];
-          this.#outBytes = 0;
           this.#stream.write(bytes);
           // The flush's write callback runs once its output is pushed ('data' above), which follows the piece's own.
           this.#stream.flush(zlibConstants.Z_SYNC_FLUSH, () => {
             this.#fail = undefined;
             if (this.#error) return reject(this.#error);
             const out = this.#out;
-            resolve(out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out, this.#outBytes));
+            resolve(out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out));
           });
         }),
     );

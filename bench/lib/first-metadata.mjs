@@ -1,0 +1,10 @@
+// When a new fleet's first metadata round is done, for the benchmarks' steady windows (bench/run.mjs,
+// bench/alternative.mjs; both build first). The poller spreads each node's first metadata fetch over its health
+// polls 2 to 1 + FIRST_METADATA_SPREAD (src/polling/poller.ts, the owner of that figure), so the round ends that
+// many health intervals after the start; 20 s more for the last answers and a build of the body with them.
+import { FIRST_METADATA_SPREAD } from '../../build/polling/poller.js';
+
+/** Seconds from the exporter's start by which every node's first metadata fetch is done. */
+export function firstMetadataDoneS(healthIntervalS) {
+  return (1 + FIRST_METADATA_SPREAD) * healthIntervalS + 20;
+}
