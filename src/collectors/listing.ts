@@ -13,7 +13,7 @@ import {
   pageSchema,
   workerEntrySchema,
 } from '../api/shapes.js';
-import { series, type Family } from '../format/family.js';
+import { series, volatile, type Family } from '../format/family.js';
 import type { LeaderRequest } from '../leader/types.js';
 import { Interner, StringInterner } from '../util/intern.js';
 import { timeSlicer } from '../util/yield.js';
@@ -240,11 +240,13 @@ export const LISTING_FAMILIES: readonly NodeFamily[] = [
     (s) => parts(s).w.firstMsgTime,
     1000,
   ),
-  listed(
-    'cribl_node_last_heartbeat_timestamp_seconds',
-    "Time of the node's latest heartbeat to the leader.",
-    (s) => parts(s).w.lastMsgTime,
-    1000,
+  volatile(
+    listed(
+      'cribl_node_last_heartbeat_timestamp_seconds',
+      "Time of the node's latest heartbeat to the leader.",
+      (s) => parts(s).w.lastMsgTime,
+      1000,
+    ),
   ),
   listed(
     'cribl_node_start_timestamp_seconds',
@@ -255,10 +257,12 @@ export const LISTING_FAMILIES: readonly NodeFamily[] = [
   listed('cribl_node_worker_processes', 'Worker processes the node runs.', (s) => parts(s).w.workerProcesses),
   listed('cribl_node_cpus', 'CPUs of the node.', (s) => parts(s).info.cpus),
   listed('cribl_node_memory_bytes', 'Total memory of the node.', (s) => parts(s).info.totalmem),
-  listed(
-    'cribl_node_disk_free_bytes',
-    'Free disk space of the node; only where the leader reports disk.',
-    (s) => parts(s).info.freeDiskSpace,
+  volatile(
+    listed(
+      'cribl_node_disk_free_bytes',
+      'Free disk space of the node; only where the leader reports disk.',
+      (s) => parts(s).info.freeDiskSpace,
+    ),
   ),
   listed(
     'cribl_node_disk_total_bytes',

@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { ENDPOINTS, segment } from '../api/routes.js';
 import { healthSchema, type HealthStatus } from '../api/shapes.js';
-import { series, type Family } from '../format/family.js';
+import { series, volatile, type Family } from '../format/family.js';
 import { FAILURE_REASONS, type FailureReason } from '../http/failure.js';
 import type { LeaderRequest, LeaderResult } from '../leader/types.js';
 import { gauge, q, gaugeFamily } from './sample.js';
@@ -154,12 +154,14 @@ export const HEALTH_FAMILIES: readonly NodeFamily[] = [
       return lines;
     },
   },
-  gaugeFamily(
-    'cribl_node_health_last_success_timestamp_seconds',
-    'health',
-    'Time of the last answered health poll.',
-    (s) => s.health?.lastSuccessMs,
-    1000,
+  volatile(
+    gaugeFamily(
+      'cribl_node_health_last_success_timestamp_seconds',
+      'health',
+      'Time of the last answered health poll.',
+      (s) => s.health?.lastSuccessMs,
+      1000,
+    ),
   ),
 ];
 

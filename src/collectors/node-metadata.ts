@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { ENDPOINTS, segment } from '../api/routes.js';
-import { series, type Family } from '../format/family.js';
+import { series, volatile, type Family } from '../format/family.js';
 import type { FailureReason } from '../http/failure.js';
 import type { LeaderRequest, LeaderResult } from '../leader/types.js';
 import { asRecord, q, gaugeFamily } from './sample.js';
@@ -101,11 +101,13 @@ export const METADATA_FAMILIES: readonly Family<NodeState>[] = [
       return `${series('cribl_node_metadata_info', base, extra)} 1\n`;
     },
   },
-  gaugeFamily(
-    'cribl_node_metadata_last_success_timestamp_seconds',
-    'metadata',
-    'Time of the last answered metadata poll.',
-    (s) => s.metadata?.lastSuccessMs,
-    1000,
+  volatile(
+    gaugeFamily(
+      'cribl_node_metadata_last_success_timestamp_seconds',
+      'metadata',
+      'Time of the last answered metadata poll.',
+      (s) => s.metadata?.lastSuccessMs,
+      1000,
+    ),
   ),
 ];

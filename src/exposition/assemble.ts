@@ -63,7 +63,7 @@ export const IDENTITY_CACHE_MAX_BYTES = 32 << 20;
 
 /** How a node state is rendered: its families (NODE_FAMILIES order) and the opening of its label set. */
 export interface NodeRendering<N> {
-  readonly families: readonly Pick<Family<N>, 'sample'>[];
+  readonly families: readonly Pick<Family<N>, 'sample' | 'volatile'>[];
   /** `{target pairs,product="…",group="…",node_id="…"` (no closing brace), as the families' `base`. */
   readonly base: (state: N, targetPairs: string) => string;
 }
@@ -88,6 +88,34 @@ export interface NodeList<N> {
    * buffers that can move; the worker reads them back with the `unpack` it was built with. Optional.
    */
   pack?(start: number, end: number): { data: unknown; transfer: ArrayBuffer[] };
+  /**
+   * A digest of the states in [start, end) but their volatile values (the store's packFingerprint), or undefined.
+   * Given, a build takes the text of every family that is not `volatile` for a run of RUN_NODES nodes from the last
+   * build when the run's digest and place are the same. Optional: without it every node is rendered.
+   */
+  fingerprint?(start: number, end: number): string | undefined;
+  /**
+   * Where the runs of about `nodes` nodes end, cut by the nodes' ids (the store's, util/content-runs.ts), so that a
+   * node added or removed changes its run only. Optional: without it, runs of `nodes` from the first.
+   */
+  runEnds?(nodes: number): readonly number[];
+}
+
+/**
+ * Nodes in a run, about: a build fingerprints a leader's nodes in runs (the body worker is sent them a run per
+ * message), takes each family's text of a run that did not change from the last build, and keeps the pieces of a
+ * family's text of a run apart from the next run's.
+ */
+export const RUN_NODES = 1000;
+
+/** The ends of a list's runs: its own, or every RUN_NODES. */
+export function runEnds(list: Pick<NodeList<unknown>, 'length' | 'runEnds'>): readonly number[] {
+  const own = list.runEnds?.(RUN_NODES);
+  if (own) return own;
+  const ends: number[] = [];
+  for (let at = RUN_NODES; at < list.length; at += RUN_NODES) ends.push(at);
+  if (list.length > 0) ends.push(list.length);
+  return ends;
 }
 
 /** One leader's part of a build. */
@@ -146,8 +174,12 @@ export interface AssembledBody {
   readonly identityBytes: number;
   /** Their deflate bytes (without the gzip member's header and end). */
   readonly deflateBytes: number;
-  /** Of `identityBytes`, those whose compression came from the last build (PieceMemo). */
+  /** Of `identityBytes`, those whose compression came from the last build (PieceMemo and RunMemo). */
   readonly reusedBytes: number;
+  /** Runs of nodes × families that are not volatile, when the node lists had fingerprints; 0 otherwise. */
+  readonly runs: number;
+  /** Of `runs`, those whose text came from the last build without rendering (RunMemo). */
+  readonly reusedRuns: number;
 }
 
 /** True for a header slot. */
@@ -256,6 +288,8 @@ class Pieces {
 interface Piece {
   identity: Buffer | undefined;
   readonly deflated: Promise<DeflatedPiece>;
+  /** SHA-256 of its text (PieceMemo). */
+  readonly digest: string;
 }
 
 /** The output of one family (or of the small families together): pieces and header slots, in order. */
@@ -290,6 +324,27 @@ interface Remembered {
   readonly piece: DeflatedPiece;
 }
 type PieceMemo = Map<string, Remembered>;
+
+/** A piece of a run as the last build made it; `identity` only when that body kept it, on the thread it lives on. */
+interface KeptPiece extends Remembered {
+  readonly identity: Buffer | undefined;
+}
+
+/**
+ * One family's text of one run of nodes in the last build, by `family:leader:fingerprint` (RunMemo): the run's
+ * fingerprint and target labels, whether the family's header came before it or in it, and its pieces and header
+ * slots. Rendering a 50,000-node body is most of a build (about 2 s of CPU in the body worker, two fifths of it
+ * garbage collection), yet between two builds most runs change only in their volatile values (the health poll's
+ * timestamp), whose families are always rendered.
+ */
+interface Run<P> {
+  readonly fingerprint: string;
+  readonly targetPairs: string;
+  readonly startedBefore: boolean;
+  readonly startedAfter: boolean;
+  readonly items: readonly (P | HeaderSlot)[];
+}
+type RunMemo = Map<string, Run<KeptPiece>>;
 
 /**
  * `buffers` joined into buffers of up to `max` bytes, each in memory of its own, always a copy: the pieces are kept
@@ -344,9 +399,16 @@ export class Build<N> {
   /** The last build's pieces (emptied as this build takes their places); this build's, given to `#remember`. */
   readonly #before: PieceMemo;
   readonly #memo: PieceMemo = new Map();
-  readonly #remember: (memo: PieceMemo) => void;
+  /** The last build's runs (emptied as this build reaches them); this build's, made kept by `#finish`. */
+  readonly #runsBefore: RunMemo;
+  readonly #runs = new Map<string, Run<Piece | KeptPiece>>();
+  readonly #remember: (memo: PieceMemo, runs: RunMemo) => void;
   /** Bytes of the pieces taken from the last build without deflating. */
   #reusedBytes = 0;
+  #runCount = 0;
+  #reusedRuns = 0;
+  /** Whether each node family is volatile (never taken from the last build). */
+  readonly #volatile: readonly boolean[];
 
   constructor(
     options: BuildOptions,
@@ -354,10 +416,12 @@ export class Build<N> {
     head: AssembleHead,
     inline: boolean,
     pieces: Pieces,
-    memo: { before: PieceMemo; remember: (memo: PieceMemo) => void },
+    memo: { before: PieceMemo; runs: RunMemo; remember: (memo: PieceMemo, runs: RunMemo) => void },
   ) {
     this.#before = memo.before;
+    this.#runsBefore = memo.runs;
     this.#remember = memo.remember;
+    this.#volatile = rendering.families.map((f) => f.volatile === true);
     this.#pieces = pieces;
     this.#o = options;
     this.#headers = options.headers.node;
@@ -425,14 +489,40 @@ export class Build<N> {
     }
     endRun();
     this.#pieces.fit(this.#identityBytes);
-    this.#remember(this.#memo);
+    this.#remember(this.#memo, await this.#keptRuns());
     return {
       generation: this.#head.generation,
       parts,
       identityBytes: this.#identityBytes,
       deflateBytes,
       reusedBytes: this.#reusedBytes,
+      runs: this.#runCount,
+      reusedRuns: this.#reusedRuns,
     };
+  }
+
+  /**
+   * This build's runs for the next build, their pieces compressed (every piece is, when this runs). Identity bytes
+   * are kept only when the body kept them and stays on this thread: a body from the worker moves its buffers away.
+   */
+  async #keptRuns(): Promise<RunMemo> {
+    const identity = this.#keepIdentity && this.#inline;
+    const kept: RunMemo = new Map();
+    for (const [key, run] of this.#runs) {
+      const items: (KeptPiece | HeaderSlot)[] = [];
+      for (const item of run.items) {
+        if (isSlot(item)) items.push(item);
+        else if ('piece' in item) items.push(identity ? item : { ...item, identity: undefined });
+        else
+          items.push({
+            digest: item.digest,
+            piece: await item.deflated,
+            identity: identity ? item.identity : undefined,
+          });
+      }
+      kept.set(key, { ...run, items });
+    }
+    return kept;
   }
 
   /** Management, leader and group families: the texts came rendered with the request. */
@@ -457,14 +547,113 @@ export class Build<N> {
   async #render(leader: number, list: NodeList<N>): Promise<void> {
     const targetPairs = this.#head.leaders[leader]?.targetPairs;
     if (targetPairs === undefined) throw new Error(`node states for unknown leader ${leader}`);
+    const slice = this.#inline ? timeSlicer(RENDER_SLICE_MS) : undefined;
+    let a = 0;
+    for (const b of runEnds(list)) {
+      await this.#renderRun(list, a, b, leader, targetPairs, slice);
+      a = b;
+    }
+  }
+
+  /**
+   * Renders the nodes [a, b) of `list`, one run of the leader at index `leader`. With the run's fingerprint, each
+   * family that is not volatile takes its text of the run from the last build when a run of that leader there had
+   * the same fingerprint (the same nodes in the same order, the same states but for volatile values) and target
+   * labels, and the family's header came at the same point; the others render it into pieces of their own,
+   * remembered for the next build.
+   */
+  async #renderRun(
+    list: NodeList<N>,
+    a: number,
+    b: number,
+    leader: number,
+    targetPairs: string,
+    slice: (() => Promise<void> | undefined) | undefined,
+  ): Promise<void> {
+    const outputs = this.#families;
+    const fingerprint = list.fingerprint?.(a, b);
+    const place = `${leader}:${fingerprint}`;
+    const render: number[] = [];
+    const started: { family: number; before: boolean; items: number }[] = [];
+    for (let f = 0; f < outputs.length; f++) {
+      const out = outputs[f] as Output;
+      if (fingerprint === undefined || this.#volatile[f] === true) {
+        render.push(f);
+        continue;
+      }
+      this.#runCount++;
+      const key = `${f}:${place}`;
+      const last = this.#runsBefore.get(key);
+      this.#runsBefore.delete(key);
+      if (
+        last !== undefined &&
+        last.fingerprint === fingerprint &&
+        last.targetPairs === targetPairs &&
+        last.startedBefore === out.started &&
+        (!this.#keepIdentity || last.items.every((i) => isSlot(i) || i.identity !== undefined))
+      ) {
+        this.#reuseRun(out, last);
+        this.#runs.set(key, last);
+        this.#reusedRuns++;
+        continue;
+      }
+      // The run's pieces start with it.
+      this.#endPiece(out);
+      started.push({ family: f, before: out.started, items: out.items.length });
+      render.push(f);
+    }
+    if (render.length > 0) await this.#renderNodes(list, a, b, render, targetPairs, slice);
+    for (const { family, before, items } of started) {
+      const out = outputs[family] as Output;
+      this.#endPiece(out);
+      this.#runs.set(`${family}:${place}`, {
+        fingerprint: fingerprint as string,
+        targetPairs,
+        startedBefore: before,
+        startedAfter: out.started,
+        items: out.items.slice(items),
+      });
+    }
+  }
+
+  /** A family's run as the last build made it: its pieces (their compression, identity when kept) and slots. */
+  #reuseRun(out: Output, run: Run<KeptPiece>): void {
+    for (const item of run.items) {
+      if (isSlot(item)) {
+        out.items.push(item);
+        continue;
+      }
+      const key = `${out.index}:${out.items.length}`;
+      this.#before.delete(key);
+      this.#memo.set(key, { digest: item.digest, piece: item.piece });
+      out.items.push({
+        identity: this.#keepIdentity ? item.identity : undefined,
+        deflated: Promise.resolve(item.piece),
+        digest: item.digest,
+      });
+      this.#identityBytes += item.piece.length;
+      this.#reusedBytes += item.piece.length;
+    }
+    if (run.startedAfter) out.started = true;
+    this.#capIdentity();
+  }
+
+  /** Renders the families `render` (indexes into the node families) of the nodes [a, b) of `list`. */
+  async #renderNodes(
+    list: NodeList<N>,
+    a: number,
+    b: number,
+    render: readonly number[],
+    targetPairs: string,
+    slice: (() => Promise<void> | undefined) | undefined,
+  ): Promise<void> {
     const { families, base } = this.#rendering;
     const outputs = this.#families;
-    const slice = this.#inline ? timeSlicer(RENDER_SLICE_MS) : undefined;
-    for (let at = 0; at < list.length; at += STATES_PER_READ) {
-      for (const state of list.slice(at, at + STATES_PER_READ)) {
-        const b = base(state, targetPairs);
-        for (let f = 0; f < families.length; f++) {
-          const text = (families[f] as Pick<Family<N>, 'sample'>).sample(state, b);
+    for (let at = a; at < b; at += STATES_PER_READ) {
+      for (const state of list.slice(at, Math.min(b, at + STATES_PER_READ))) {
+        const labels = base(state, targetPairs);
+        for (const f of render) {
+          const text = (families[f] as Pick<Family<N>, 'sample'>).sample(state, labels);
           if (!text) continue;
           const out = outputs[f] as Output;
           if (!out.started) {
@@ -542,7 +731,7 @@ export class Build<N> {
       // Kept by the memo: in a buffer of its own, not a slice of zlib's larger output chunk.
       compressed = this.#deflater.deflate(bytes).then((p) => ({ ...p, deflated: own(p.deflated) }));
     }
-    const item: Piece = { identity: this.#keepIdentity ? bytes : undefined, deflated: compressed };
+    const item: Piece = { identity: this.#keepIdentity ? bytes : undefined, deflated: compressed, digest };
     // Awaited in order by finish(); a failure is reported there, not as an unhandled rejection.
     compressed.then(
       (deflated) => {
@@ -553,6 +742,10 @@ export class Build<N> {
     );
     this.#inFlight.push(compressed);
     out.items.push(item);
+    this.#capIdentity();
+  }
+
+  #capIdentity(): void {
     if (this.#keepIdentity && this.#identityBytes > this.#o.identityCacheMaxBytes) {
       // Too large to keep twice: identity is served by gunzipping (server.ts); drop what is kept so far.
       this.#keepIdentity = false;
@@ -569,8 +762,9 @@ export class BodyAssembler<N> {
   readonly #rendering: NodeRendering<N>;
   readonly #inline: boolean;
   readonly #pieces: Pieces;
-  /** The pieces of the last build that finished (Remembered). */
+  /** The pieces and runs of the last build that finished (Remembered, Run). */
   #memo: PieceMemo = new Map();
+  #runs: RunMemo = new Map();
 
   constructor(options: AssemblerOptions, rendering: NodeRendering<N>, inline = true) {
     this.#o = {
@@ -587,7 +781,11 @@ export class BodyAssembler<N> {
   begin(head: AssembleHead): Build<N> {
     return new Build(this.#o, this.#rendering, head, this.#inline, this.#pieces, {
       before: this.#memo,
-      remember: (memo) => (this.#memo = memo),
+      runs: this.#runs,
+      remember: (memo, runs) => {
+        this.#memo = memo;
+        this.#runs = runs;
+      },
     });
   }
 

@@ -14,6 +14,8 @@ import {
   type AssembledBody,
   type AssemblerOptions,
   type NodeRendering,
+  runEnds,
+  RUN_NODES,
 } from './assemble.js';
 import type { FromWorker, ToWorker } from './builder-protocol.js';
 
@@ -39,10 +41,11 @@ export interface WorkerBuilderHooks {
 }
 
 /**
- * Node states per message to the worker. Posting clones them on the main thread (V8's serializer, about 2.4 µs a
- * node measured with 20,000 simulator nodes): 1,000 a message keeps each post near 2.5 ms of the event loop.
+ * Node states per message to the worker, about: a run of the assembler's (RUN_NODES, runEnds), which the worker
+ * fingerprints as a whole. Posting clones them on the main thread (V8's serializer, about 2.4 µs a node measured with
+ * 20,000 simulator nodes): 1,000 a message keeps each post near 2.5 ms of the event loop.
  */
-export const NODES_PER_MESSAGE = 1000;
+export const NODES_PER_MESSAGE = RUN_NODES;
 
 /** Messages of node states posted and not yet rendered by the worker (bounds the clones waiting in its queue). */
 const MAX_MESSAGES_AHEAD = 4;
@@ -125,14 +128,17 @@ export function createWorkerBuilder<N>(
   const send = async (id: number, job: Job, request: AssembleRequest<N>): Promise<void> => {
     let sent = 0;
     for (const [leader, { nodes }] of request.leaders.entries()) {
-      for (let at = 0; at < nodes.length; at += NODES_PER_MESSAGE) {
+      let at = 0;
+      // A run a message: the worker fingerprints each pack as a run.
+      for (const end of runEnds(nodes)) {
         while (jobs.has(id) && sent - job.took >= MAX_MESSAGES_AHEAD) {
           await new Promise<void>((resolve) => (job.wake = resolve));
         }
         if (!jobs.has(id)) return;
-        const packed = nodes.pack?.(at, at + NODES_PER_MESSAGE);
+        const packed = nodes.pack?.(at, end);
         if (packed) post({ t: 'packed', id, leader, packed: packed.data }, packed.transfer);
-        else post({ t: 'nodes', id, leader, states: nodes.slice(at, at + NODES_PER_MESSAGE) });
+        else post({ t: 'nodes', id, leader, states: nodes.slice(at, end) });
+        at = end;
         sent++;
         await yieldToLoop();
       }

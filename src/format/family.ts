@@ -40,6 +40,17 @@ export interface Family<S> {
    * item's label set without the closing brace (`{site="a",product="edge"`), or '' when it has no labels.
    */
   sample(state: S, base: string): string;
+  /**
+   * The family reads a value that changes with nearly every poll or listing (a node family: one of the store's
+   * VOLATILE_FIELDS, src/store/node-table.ts). A build renders such a family every time; any other node family's
+   * text of a run of nodes whose states did not change but for those values is taken from the last build.
+   */
+  readonly volatile?: true;
+}
+
+/** The same family, marked `volatile`. */
+export function volatile<S>(family: Family<S>): Family<S> {
+  return { ...family, volatile: true };
 }
 
 /** A family as a plain description, for documentation and headers. */

@@ -20,6 +20,7 @@ import type { HealthFacts } from '../collectors/node-health.js';
 import type { MetadataFacts, NodeMetadata } from '../collectors/node-metadata.js';
 import type { FailureReason } from '../http/failure.js';
 import type { HealthStatus } from '../api/shapes.js';
+import { createHash } from 'node:crypto';
 import { StringInterner } from '../util/intern.js';
 
 // Number columns.
@@ -84,6 +85,22 @@ const DEPLOYABLE_SET = 1 << 11;
 const DEPLOYABLE = 1 << 12;
 
 const INITIAL_CAPACITY = 64;
+
+/**
+ * The values that change with nearly every poll or listing of a node, left out of a pack's fingerprint
+ * (`packFingerprint`): the last heartbeat, the free disk, the times of the last answered health and metadata polls,
+ * the metadata's own timestamp. A family that reads one of them is `volatile` (format/family.ts) and rendered at every
+ * build; every other family's text of a run of nodes whose fingerprint did not change is the last build's.
+ * test/store/fingerprint.test.ts and test/collectors/volatile-families.test.ts hold both sides to this list.
+ */
+export const VOLATILE_FIELDS = [
+  'worker.lastMsgTime',
+  'worker.info.freeDiskSpace',
+  'health.lastSuccessMs',
+  'metadata.lastSuccessMs',
+  'metadata.item.timestamp',
+] as const;
+const VOLATILE_COLUMNS = [LAST_MSG, FREE_DISK, H_LAST_SUCCESS, M_LAST_SUCCESS, M_TIMESTAMP];
 
 const num = (v: number | undefined): number => (typeof v === 'number' ? v : NaN);
 const opt = (v: number): number | undefined => (Number.isNaN(v) ? undefined : v);
@@ -251,6 +268,8 @@ function copyNumbers(src: NumberColumns, from: number, dst: NumberColumns, to: n
 export function unpackNodes(p: PackedNodes): {
   readonly length: number;
   slice(start: number, end: number): NodeState[];
+  fingerprint(start: number, end: number): string | undefined;
+  runEnds(): readonly number[];
 } {
   const { codes, dict } = p;
   const strings = new Array<string | undefined>(codes.length);
@@ -266,7 +285,26 @@ export function unpackNodes(p: PackedNodes): {
       for (let i = Math.max(0, start); i < Math.min(end, p.length); i++) out.push(readRow(columns, i));
       return out;
     },
+    // The main thread sends the worker one run of nodes per pack: the pack is a run, fingerprinted as a whole.
+    fingerprint: (start, end) => (start === 0 && end >= p.length ? packFingerprint(p) : undefined),
+    runEnds: () => [p.length],
   };
+}
+
+/**
+ * A digest of everything in a pack but its VOLATILE_FIELDS: equal for two packs when every node's state but those
+ * values is the same, in the same order. A pack is canonical (its dictionary in first-use order), so the same states
+ * give the same bytes.
+ */
+export function packFingerprint(p: PackedNodes): string {
+  const numbers = p.numbers.slice();
+  for (let at = 0; at < numbers.length; at += NUMBERS) for (const c of VOLATILE_COLUMNS) numbers[at + c] = 0;
+  return createHash('sha256')
+    .update(new Uint8Array(numbers.buffer))
+    .update(new Uint8Array(p.flags.buffer, p.flags.byteOffset, p.flags.byteLength))
+    .update(new Uint8Array(p.codes.buffer, p.codes.byteOffset, p.codes.byteLength))
+    .update(JSON.stringify(p.dict))
+    .digest('base64');
 }
 
 /** The buffers of a pack that can move to another thread without a copy. */
@@ -311,6 +349,11 @@ export class NodeTable {
     for (let i = 0; i < old.length; i++) c.strings[i] = old[i];
     this.#c = c;
     this.#capacity = capacity;
+  }
+
+  /** The node id of a row saved by `copyRow`. */
+  static savedNodeId(row: NodeColumns): string {
+    return str(row, 0, NODE_ID) ?? '';
   }
 
   /** A copy of one slot's columns, as a one-row NodeColumns (a view's copy of a state about to be overwritten). */

@@ -17,7 +17,15 @@ import type { HealthFacts } from '../collectors/node-health.js';
 import type { MetadataFacts } from '../collectors/node-metadata.js';
 import { labelPairs } from '../format/escape.js';
 import { timeSlicer } from '../util/yield.js';
-import { NodeTable, packTransferList, readRow, type NodeColumns, type PackedNodes } from './node-table.js';
+import {
+  NodeTable,
+  packFingerprint,
+  packTransferList,
+  readRow,
+  type NodeColumns,
+  type PackedNodes,
+} from './node-table.js';
+import { contentRuns } from '../util/content-runs.js';
 
 /** How the store turns group and leader state into text (one string per family, in body order) and keeps nodes. */
 export interface SnapshotRenderers {
@@ -116,6 +124,10 @@ export interface NodeView {
   slice(start: number, end: number): NodeState[];
   /** The same states as columns (for another thread: `unpackNodes` reads them there). None once closed. */
   pack(start: number, end: number): { data: PackedNodes; transfer: ArrayBuffer[] };
+  /** packFingerprint of the same states (a build on this thread reuses what did not change but volatile values). */
+  fingerprint(start: number, end: number): string | undefined;
+  /** The ends of runs of about `nodes` nodes, cut by their ids (util/content-runs.ts); none once closed. */
+  runEnds(nodes: number): readonly number[];
   close(): void;
 }
 
@@ -169,6 +181,24 @@ class View implements NodeView {
   pack(start: number, end: number): { data: PackedNodes; transfer: ArrayBuffer[] } {
     const data = this.#table.pack(this.#range(start, end), this.#saved);
     return { data, transfer: packTransferList(data) };
+  }
+
+  runEnds(nodes: number): readonly number[] {
+    if (this.#closed) return [];
+    const slots = this.#slots;
+    return contentRuns(
+      slots.length,
+      (i) => {
+        const slot = slots[i] as number;
+        const row = this.#saved.get(slot);
+        return row ? NodeTable.savedNodeId(row) : this.#table.nodeId(slot);
+      },
+      nodes,
+    );
+  }
+
+  fingerprint(start: number, end: number): string | undefined {
+    return this.#closed ? undefined : packFingerprint(this.#table.pack(this.#range(start, end), this.#saved));
   }
 
   close(): void {

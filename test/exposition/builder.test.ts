@@ -5,6 +5,8 @@ import type { NodeState } from '../../src/collectors/state.js';
 import {
   isSlot,
   pieceBytesFor,
+  runEnds,
+  RUN_NODES,
   type AssembleRequest,
   type AssembledBody,
   type NodeRendering,
@@ -17,6 +19,7 @@ import {
   type BodyBuilder,
 } from '../../src/exposition/builder.js';
 import { crc32Combine, GZIP_HEADER, gzipEnd, PieceDeflater } from '../../src/util/gzip-stream.js';
+import { fullState, tableList, withValue } from '../store/states.js';
 import { node } from './fixtures.js';
 
 /** A made-up node: 19 families, samples in families 0 and 2 only. */
@@ -349,5 +352,127 @@ describe('worker builder', () => {
     const w = createWorkerBuilder<NodeState>({ headers: realHeaders }, { onLost: () => undefined });
     await w.close();
     await expect(w.build({ generation: 1, leaders: [] })).rejects.toThrow('closed');
+  });
+});
+
+describe('runs of nodes taken from the last build', () => {
+  /** Families rendered at every build, and the others (a run's text of these is taken when it did not change). */
+  const kept = NODE_FAMILIES.filter((f) => !f.volatile).length;
+  const count = RUN_NODES * 3 + 500;
+  const states = (at: number): NodeState[] =>
+    Array.from({ length: count }, (_, i) => {
+      const s = fullState(`n${i}`);
+      // Only one node reports an upgrade: those families' headers come with it.
+      if (i !== 2500) delete s.worker.nodeUpgradeStatus;
+      s.health!.lastSuccessMs = at + i;
+      s.metadata!.lastSuccessMs = at + i;
+      s.worker.lastMsgTime = at + i;
+      s.worker.info.freeDiskSpace = at;
+      return s;
+    });
+  /** The runs of `nodes` as the store cuts them, each as its node ids joined. */
+  const runsOf = (nodes: readonly NodeState[]): string[] => {
+    let a = 0;
+    return runEnds(tableList(nodes)).map((b) =>
+      nodes
+        .slice(a, (a = b))
+        .map((n) => n.nodeId)
+        .join(','),
+    );
+  };
+  const request = (nodes: readonly NodeState[], targetPairs = 'workspace="a"', keepIdentity?: boolean) => ({
+    generation: 1,
+    ...(keepIdentity === undefined ? {} : { keepIdentity }),
+    leaders: [{ targetPairs, leaderTexts: [], groupTexts: [], nodes: tableList(nodes) }],
+  });
+  const fresh = async (nodes: readonly NodeState[], targetPairs?: string): Promise<string> =>
+    text(await createInlineBuilder({ headers: realHeaders }, NODE_RENDERING).build(request(nodes, targetPairs)));
+  const first = states(1717200000000);
+  const runs = runsOf(first).length;
+
+  it('cuts a leader’s nodes into runs by node id, of about RUN_NODES each', () => {
+    expect(runs).toBeGreaterThanOrEqual(2);
+    expect(runs).toBeLessThanOrEqual(14);
+    // Without the store's cut (a plain array): every RUN_NODES.
+    expect(runEnds(first)).toEqual([1000, 2000, 3000, 3500]);
+  });
+
+  it('renders only the volatile families of runs that changed in nothing else; the body is a fresh one’s', async () => {
+    const b = createInlineBuilder({ headers: realHeaders }, NODE_RENDERING);
+    const built = await b.build(request(first));
+    expect(built).toMatchObject({ runs: runs * kept, reusedRuns: 0 });
+    // Every node polled again: new poll times, heartbeat and free disk, nothing else.
+    const polled = states(1717200030000);
+    const second = await b.build(request(polled));
+    expect(second).toMatchObject({ runs: runs * kept, reusedRuns: runs * kept });
+    const t = text(second);
+    expect(t).toBe(await fresh(polled));
+    expect(t).not.toBe(text(built));
+    expect(t).toContain(
+      'cribl_node_health_last_success_timestamp_seconds{workspace="a",product="edge",group="default",' +
+        'node_id="n2"} 1717200030.002',
+    );
+    // One node goes down: its run is rendered again, for every family.
+    const down = [...polled];
+    down[1200] = withValue(polled[1200]!, 'health.up', false);
+    const third = await b.build(request(down));
+    expect(third).toMatchObject({ runs: runs * kept, reusedRuns: (runs - 1) * kept });
+    expect(text(third)).toBe(await fresh(down));
+    expect(text(third)).toContain(
+      'cribl_node_health_up{workspace="a",product="edge",group="default",node_id="n1200"} 0',
+    );
+  });
+
+  it('renders again only the runs a node came into or left; all of them under other target labels', async () => {
+    const b = createInlineBuilder({ headers: realHeaders }, NODE_RENDERING);
+    await b.build(request(first));
+    const relabeled = await b.build(request(first, 'workspace="b"'));
+    expect(relabeled.reusedRuns).toBe(0);
+    expect(text(relabeled)).toBe(await fresh(first, 'workspace="b"'));
+    await b.build(request(first));
+    // The first node gone and one added in the middle: every other run holds the same nodes as before.
+    const churned = [...first.slice(1, 1700), fullState('new'), ...first.slice(1700)];
+    delete churned[1699]!.worker.nodeUpgradeStatus;
+    const before = new Set(runsOf(first));
+    const changed = runsOf(churned).filter((r) => !before.has(r)).length;
+    expect(changed).toBeGreaterThanOrEqual(2);
+    expect(changed).toBeLessThanOrEqual(4);
+    const built = await b.build(request(churned));
+    expect(built.reusedRuns).toBe((runsOf(churned).length - changed) * kept);
+    expect(text(built)).toBe(await fresh(churned));
+  });
+
+  it('renders a family again in the runs its header moved across', async () => {
+    const b = createInlineBuilder({ headers: realHeaders }, NODE_RENDERING);
+    await b.build(request(first));
+    // A node of the first run reports an upgrade too: the two upgrade families' headers move into that run, so
+    // their text of the runs up to the one holding n2500 (which held the headers, or came before them) is rendered
+    // again; that of the runs after is taken.
+    const earlier = [...first];
+    earlier[10] = withValue(first[10]!, 'worker.nodeUpgradeStatus', { state: 2, timestamp: 1717200000000 });
+    const ids = runsOf(first);
+    const upTo = ids.findIndex((r) => r.split(',').includes('n2500'));
+    expect(upTo).toBeGreaterThan(0);
+    const moved = await b.build(request(earlier));
+    expect(moved.reusedRuns).toBe((runs - 1) * kept - 2 * upTo);
+    const t = text(moved);
+    expect(t).toBe(await fresh(earlier));
+    expect(t.match(/# TYPE cribl_node_upgrade_status gauge/g)).toHaveLength(1);
+  });
+
+  it('takes runs from the last build in the worker too, and keeps no identity there to take', async () => {
+    const w = createWorkerBuilder<NodeState>({ headers: realHeaders }, { onLost: () => undefined });
+    open.push(w);
+    await w.build(request(first, 'workspace="a"', false));
+    const polled = states(1717200030000);
+    const again = await w.build(request(polled, 'workspace="a"', false));
+    expect(again).toMatchObject({ runs: runs * kept, reusedRuns: runs * kept });
+    expectOwnBuffers(again);
+    expect(text(again)).toBe(await fresh(polled));
+    // A body that keeps identity bytes cannot take them from the worker's last build (they moved with its body):
+    // only the runs without text are taken (the upgrade families' but one, all of the poll failures').
+    const identity = await w.build(request(polled, 'workspace="a"', true));
+    expect(identity.reusedRuns).toBe(2 * (runs - 1) + runs);
+    expect(text(identity)).toBe(await fresh(polled));
   });
 });

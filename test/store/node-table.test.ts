@@ -1,74 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { renderNode } from '../../src/collectors/index.js';
-import { compactWorker, type ListedWorker } from '../../src/collectors/listing.js';
-import type { NodeMetadata } from '../../src/collectors/node-metadata.js';
+import { compactWorker } from '../../src/collectors/listing.js';
 import type { NodeState } from '../../src/collectors/state.js';
-import { NodeTable, packTransferList, unpackNodes } from '../../src/store/node-table.js';
+import {
+  NodeTable,
+  packFingerprint,
+  packTransferList,
+  unpackNodes,
+  VOLATILE_FIELDS,
+} from '../../src/store/node-table.js';
 import { worker } from '../exposition/fixtures.js';
-
-/** A small seeded generator (mulberry32): the same states on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A state with each optional part present or absent at random (keys absent, never undefined). */
-function randomState(r: () => number, i: number): NodeState {
-  const maybe = <T>(v: T): T | undefined => (r() < 0.5 ? v : undefined);
-  const w: ListedWorker = compactWorker(worker(`n${i}`, { group: maybe('g') ?? 'default' }));
-  const opt = <O extends object, K extends keyof O>(o: O, k: K, v: O[K] | undefined): void => {
-    if (v !== undefined) o[k] = v;
-  };
-  opt(w, 'status', maybe(r() < 0.5 ? 'healthy' : 'shutting down'));
-  opt(w, 'disconnected', maybe(r() < 0.5));
-  opt(w, 'deployable', maybe(r() < 0.5));
-  opt(w, 'nodeUpgradeStatus', maybe({ state: (i % 4) as 0 | 1 | 2 | 3, timestamp: 1717200000000 + i }));
-  opt(w.info, 'freeDiskSpace', maybe(1e11 + i));
-  opt(w.info, 'totalDiskSpace', maybe(2e11));
-  if (r() < 0.3) delete w.info.cribl.version;
-  if (r() < 0.3) w.info.cribl.config = {};
-  const s: NodeState = { product: r() < 0.5 ? 'stream' : 'edge', group: w.group, nodeId: w.id, worker: w };
-  opt(
-    s,
-    'health',
-    maybe({
-      up: r() < 0.7,
-      ...(r() < 0.5 ? { status: 'healthy' as const } : {}),
-      ...(r() < 0.5 ? { lastSuccessMs: 1717200001000 + i } : {}),
-      ...(r() < 0.5 ? { failure: 'timeout' as const } : {}),
-      ...(r() < 0.5 ? { startTime: 1717100000000 } : {}),
-    }),
-  );
-  const item: NodeMetadata = { timestamp: 1717200002000 + i };
-  opt(item, 'cribl', maybe({ ...(r() < 0.5 ? { mode: 'worker' } : {}), ...(r() < 0.5 ? { group: 'g' } : {}) }));
-  opt(item, 'os', maybe({ ...(r() < 0.5 ? { os_name: 'Ubuntu' } : {}), os_version: '24.04' }));
-  const pod = r();
-  opt(
-    item,
-    'kube',
-    maybe({
-      ...(r() < 0.5 ? { namespace: 'ns' } : {}),
-      ...(pod < 0.3 ? { pod: `p-${i}` } : pod < 0.6 ? { pod: { name: `p-${i}` } } : pod < 0.7 ? { pod: {} } : {}),
-    }),
-  );
-  opt(
-    s,
-    'metadata',
-    maybe({
-      ...(r() < 0.7 ? { item } : {}),
-      ...(r() < 0.5 ? { lastSuccessMs: 1717200003000 } : {}),
-      ...(r() < 0.3 ? { failure: 'http_5xx' as const } : {}),
-    }),
-  );
-  opt(s, 'deployedConfigVersion', maybe('abc1234'));
-  opt(s, 'restarts', maybe(1 + (i % 3)));
-  return s;
-}
+import { fullState, random, randomState, withValue } from './states.js';
 
 /** Writes each state into a slot of its own; the slots, in the states' order. */
 function writeAll(t: NodeTable, states: readonly NodeState[]): number[] {
@@ -139,5 +81,92 @@ describe('NodeTable', () => {
     const states = Array.from({ length: 300 }, (_, i) => randomState(r, i));
     for (const [i, s] of states.entries()) t.write(t.alloc(), { ...s, nodeId: `id-${i}` });
     expect(Array.from({ length: 300 }, (_, i) => t.nodeId(i))).toEqual(states.map((_, i) => `id-${i}`));
+  });
+});
+
+/** The fingerprint of `states` written into a table of their own, in order. */
+function fingerprint(states: readonly NodeState[]): string {
+  const t = new NodeTable();
+  return packFingerprint(t.pack(writeAll(t, states)));
+}
+
+/** A value of every kind the store keeps, other than each volatile one, changed on fullState(). */
+const KEPT: readonly [string, unknown][] = [
+  ['product', 'stream'],
+  ['group', 'other'],
+  ['nodeId', 'w9'],
+  ['worker.id', 'w9'],
+  ['worker.group', 'other'],
+  ['worker.status', 'shutting down'],
+  ['worker.disconnected', true],
+  ['worker.deployable', false],
+  ['worker.firstMsgTime', 1],
+  ['worker.workerProcesses', 9],
+  ['worker.nodeUpgradeStatus.state', 2],
+  ['worker.nodeUpgradeStatus.timestamp', 5],
+  ['worker.info.hostname', 'other-host'],
+  ['worker.info.cpus', 64],
+  ['worker.info.totalmem', 5],
+  ['worker.info.totalDiskSpace', 5],
+  ['worker.info.architecture', 'arm64'],
+  ['worker.info.platform', 'darwin'],
+  ['worker.info.cribl.version', '9.9.9'],
+  ['worker.info.cribl.distMode', 'managed-edge'],
+  ['worker.info.cribl.startTime', 5],
+  ['worker.info.cribl.config', { version: 'fff' }],
+  ['health.up', false],
+  ['health.status', 'standby'],
+  ['health.failure', 'http_5xx'],
+  ['health.startTime', 7],
+  ['metadata.failure', 'timeout'],
+  ['metadata.item.cribl.mode', 'worker'],
+  ['metadata.item.cribl.version', '9.9.9'],
+  ['metadata.item.cribl.config_version', 'fff'],
+  ['metadata.item.cribl.group', 'other'],
+  ['metadata.item.os.os_name', 'Debian'],
+  ['metadata.item.os.os_version', '12'],
+  ['metadata.item.kube.namespace', 'other'],
+  ['metadata.item.kube.pod', { name: 'p-1' }],
+  ['deployedConfigVersion', 'fff'],
+  ['restarts', 7],
+];
+
+describe('packFingerprint', () => {
+  const states = [fullState('w0'), fullState('w1'), fullState('w2')];
+  const base = fingerprint(states);
+
+  it('is the same for the same states in new tables, and changes with their order', () => {
+    expect(fingerprint(states.map((s) => structuredClone(s)))).toBe(base);
+    expect(fingerprint([states[1]!, states[0]!, states[2]!])).not.toBe(base);
+    expect(fingerprint(states.slice(0, 2))).not.toBe(base);
+  });
+
+  it.each(VOLATILE_FIELDS.map((path) => [path]))('leaves out %s', (path) => {
+    const changed = [states[0]!, withValue(states[1]!, path, 1234567), states[2]!];
+    expect(fingerprint(changed)).toBe(base);
+  });
+
+  it.each(KEPT)('changes with %s', (path, value) => {
+    const changed = [states[0]!, withValue(states[1]!, path, value), states[2]!];
+    expect(fingerprint(changed)).not.toBe(base);
+  });
+
+  it('changes when a part appears or goes (health, metadata, the upgrade status)', () => {
+    for (const drop of ['health', 'metadata', 'deployedConfigVersion', 'restarts'] as const) {
+      const s = structuredClone(states[1]!);
+      delete s[drop];
+      expect(fingerprint([states[0]!, s, states[2]!])).not.toBe(base);
+    }
+    const s = structuredClone(states[1]!);
+    delete s.worker.nodeUpgradeStatus;
+    expect(fingerprint([states[0]!, s, states[2]!])).not.toBe(base);
+  });
+
+  it('of an unpacked pack: the whole pack’s, nothing for part of it', () => {
+    const t = new NodeTable();
+    const packed = t.pack(writeAll(t, states));
+    const list = unpackNodes(packed);
+    expect(list.fingerprint(0, 3)).toBe(base);
+    expect(list.fingerprint(1, 3)).toBeUndefined();
   });
 });
