@@ -3,8 +3,10 @@
 /**
  * Assembles the /metrics body at build time from the leaders' node states and their small management, leader and
  * group texts, with its gzip computed on zlib's threads (only for the pieces whose text differs from the last build's:
- * PieceMemo). Nothing per node is kept between builds: a node is rendered
- * when a body is built (once per scrape interval at most, body.ts), not when its data changes. At 50,000 nodes the
+ * PieceMemo). No text per node is kept between builds: a node is rendered when a body is built (once per scrape
+ * interval at most, body.ts), not when its data changes, and only the families it must be rendered for: a leader's
+ * nodes come in runs (RUN_NODES, cut by node id), and a run whose states did not change but for their volatile values
+ * (the store's fingerprint) takes every other family's pieces from the last build (RunMemo). At 50,000 nodes the
  * kept texts were 125–130 MB of the process's 583 MB, and re-rendering every node on every poll was 23 % of the main
  * thread's CPU in the start-up burst (bench/ANALYSIS.md, issue 17).
  *

@@ -1,8 +1,8 @@
 /**
  * Entry of the body worker thread: renders the node states the main thread posts at build time and assembles the
  * /metrics body, so the main thread's event loop never spends the rendering's time (about 0.6 s at 50,000 nodes;
- * see BENCHMARKS.md). It keeps no node state between builds, only the last build's compressed pieces (assemble.ts,
- * PieceMemo). Messages: see builder-protocol.ts.
+ * see BENCHMARKS.md). It keeps no node state between builds, only the last build's compressed pieces and runs
+ * (assemble.ts, PieceMemo and RunMemo). Messages: see builder-protocol.ts.
  */
 
 import { parentPort, workerData } from 'node:worker_threads';

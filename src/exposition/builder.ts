@@ -1,7 +1,8 @@
 /**
  * Where the body is assembled: `inline` on the main thread (tests, fleets below WORKER_MIN_NODES) or in a `worker`
- * thread. Neither keeps anything between builds: a build gets the node states as they were when it started and
- * renders them. The body cache (body.ts) does not know which one it talks to.
+ * thread. Neither keeps node states between builds: a build gets them as they were when it started and renders what
+ * changed (the last build's pieces and runs: assemble.ts). The body cache (body.ts) does not know which one it talks
+ * to.
  */
 
 import type { Worker } from 'node:worker_threads';
