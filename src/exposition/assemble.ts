@@ -334,13 +334,12 @@ interface KeptPiece extends Remembered {
 
 /**
  * One family's text of one run of nodes in the last build, by `family:leader:fingerprint` (RunMemo): the run's
- * fingerprint and target labels, whether the family's header came before it or in it, and its pieces and header
+ * target labels, whether the family's header came before it or in it, and its pieces and header
  * slots. Rendering a 50,000-node body is most of a build (about 2 s of CPU in the body worker, two fifths of it
  * garbage collection), yet between two builds most runs change only in their volatile values (the health poll's
  * timestamp), whose families are always rendered.
  */
 interface Run<P> {
-  readonly fingerprint: string;
   readonly targetPairs: string;
   readonly startedBefore: boolean;
   readonly startedAfter: boolean;
@@ -589,7 +588,6 @@ export class Build<N> {
       this.#runsBefore.delete(key);
       if (
         last !== undefined &&
-        last.fingerprint === fingerprint &&
         last.targetPairs === targetPairs &&
         last.startedBefore === out.started &&
         (!this.#keepIdentity || last.items.every((i) => isSlot(i) || i.identity !== undefined))
@@ -609,7 +607,6 @@ export class Build<N> {
       const out = outputs[family] as Output;
       this.#endPiece(out);
       this.#runs.set(`${family}:${place}`, {
-        fingerprint: fingerprint as string,
         targetPairs,
         startedBefore: before,
         startedAfter: out.started,
