@@ -91,7 +91,8 @@ const INITIAL_CAPACITY = 64;
  * (`packFingerprint`): the last heartbeat, the free disk, the times of the last answered health and metadata polls,
  * the metadata's own timestamp. A family that reads one of them is `volatile` (format/family.ts) and rendered at every
  * build; every other family's text of a run of nodes whose fingerprint did not change is the last build's.
- * test/store/fingerprint.test.ts and test/collectors/volatile-families.test.ts hold both sides to this list.
+ * test/store/node-table.test.ts (packFingerprint) and test/collectors/volatile-families.test.ts hold both sides to
+ * this list.
  */
 export const VOLATILE_FIELDS = [
   'worker.lastMsgTime',
