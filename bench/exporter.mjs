@@ -4,7 +4,7 @@
 //   - event-loop gaps from a 1 ms timer (lib/gaps.mjs: the longest block, + about 1 ms),
 //   - event-loop utilisation and CPU time (process.cpuUsage, all threads),
 //   - every /metrics body build: start, wall time, event-loop active time and longest gap during it,
-//   - a forced body rebuild on request ("rebuild"),
+//   - a forced body rebuild on request ("rebuild"; `fresh`: one that renders every node anew),
 //   - memory (process.memoryUsage, VmHWM from /proc/self/status, reset through /proc/self/clear_refs).
 // Nothing here changes what the exporter does; the build hook wraps app.body.rebuild, which the body
 // cache itself calls for its scheduled builds. The 1 ms timer is not free (lib/gaps.mjs, STEADY_GAP_TIMER_MS); the
@@ -31,13 +31,13 @@ const builds = [];
 function instrumentBuilds(body) {
   const original = body.rebuild.bind(body);
   let current;
-  body.rebuild = () => {
+  body.rebuild = (options) => {
     const forced = forcing;
     const t0 = performance.now();
     const elu0 = performance.eventLoopUtilization();
     const cpu0 = process.cpuUsage();
     const gap = gaps.window();
-    const p = original();
+    const p = original(options);
     if (p === current) {
       gap.end();
       return p;
@@ -167,14 +167,17 @@ const handlers = {
   builds() {
     return builds.splice(0);
   },
-  /** Waits for a build in flight, then builds once more and returns that build's record. */
-  async rebuild() {
+  /**
+   * Waits for a build in flight, then builds once more and returns that build's record; `fresh`: a build that renders
+   * every node anew, taking nothing from the last build (the first body's cost, or a change to every node's).
+   */
+  async rebuild({ fresh = false } = {}) {
     if (!app) throw new Error('exporter not started yet');
     await app.body.whenIdle();
     forcing = true;
     const before = builds.length;
     try {
-      await app.body.rebuild();
+      await app.body.rebuild(fresh ? { fresh } : undefined);
     } finally {
       forcing = false;
     }

@@ -15,8 +15,8 @@
 // Per size: simulator (dist/cli.js simulate) → autocannon on its /w/{id}/health → exporter (bench/exporter.mjs,
 // i.e. dist/commands.js with a bench-only IPC channel) → time to full coverage and its request rate →
 // the first metadata round's window (CPU, requests) → steady window of two health intervals once every node's
-// first metadata fetch is done (leader cost, CPU, event loop, builds, memory) → a forced body
-// rebuild while the leader holds every answer (so that only the rebuild runs) → 2 concurrent scrapers
+// first metadata fetch is done (leader cost, CPU, event loop, builds, memory) → forced body rebuilds while the
+// leader holds every answer (so that only the rebuild runs): the usual one, then full renders → 2 concurrent scrapers
 // against the exporter and against a bare node:http server with the same bytes → prom-client's
 // registry.metrics() over the same series. Then once per run (bench/fair.mjs): 20,000 nodes with the default
 // budget flags (coverage time), and a leader-imposed rate limit (share accepted). Only 127.0.0.1; every child is
@@ -470,28 +470,36 @@ async function runSize(n) {
   };
   r.lifetimePeakRss = s0.peakRss;
 
-  // --- forced rebuild while the leader holds every answer for 8 s: only the build runs
-  log(`${label}: forced rebuild in a quiet exporter`);
-  await json('PATCH', `${adminUrl}/faults`, { latency: { '*': { fixed: '8s' } } });
-  await sleep(1000);
-  const q0 = routeCounts(await json('GET', `${adminUrl}/stats`));
-  // Up to three, while they fit in the quiet time (the answers held since the fault come back after 8 s).
-  const rebuilds = [];
-  const quiet0 = performance.now();
-  do rebuilds.push(await exp.call('rebuild', {}, 120_000));
-  while (rebuilds.length < 3 && performance.now() - quiet0 + rebuilds.at(-1).wallMs < 6000);
-  const q1 = routeCounts(await json('GET', `${adminUrl}/stats`));
-  await json('PATCH', `${adminUrl}/faults`, { latency: {} });
-  const median = (key) => [...rebuilds.map((b) => b[key])].sort((a, b) => a - b)[Math.floor((rebuilds.length - 1) / 2)];
-  r.rebuild = {
-    activeMs: median('activeMs'),
-    wallMs: median('wallMs'),
-    cpuMs: median('cpuMs'),
-    maxGapMs: Math.max(...rebuilds.map((b) => b.maxGapMs)),
-    runs: rebuilds,
-    leaderAnswersDuring: q1.answered - q0.answered,
+  // --- forced rebuilds while the leader holds every answer for 8 s: only the build runs. First the usual build (it
+  // takes every run of nodes from the last build, rendering only the volatile families), then, in a second quiet
+  // window, full renders (`fresh`: nothing taken: the first body, or a change to every node)
+  const quietRebuilds = async (fresh) => {
+    await json('PATCH', `${adminUrl}/faults`, { latency: { '*': { fixed: '8s' } } });
+    await sleep(1000);
+    const q0 = routeCounts(await json('GET', `${adminUrl}/stats`));
+    // Up to three, while they fit in the quiet time (the answers held since the fault come back after 8 s).
+    const rebuilds = [];
+    const quiet0 = performance.now();
+    do rebuilds.push(await exp.call('rebuild', { fresh }, 120_000));
+    while (rebuilds.length < 3 && performance.now() - quiet0 + rebuilds.at(-1).wallMs < 6000);
+    const q1 = routeCounts(await json('GET', `${adminUrl}/stats`));
+    await json('PATCH', `${adminUrl}/faults`, { latency: {} });
+    const median = (key) =>
+      [...rebuilds.map((b) => b[key])].sort((a, b) => a - b)[Math.floor((rebuilds.length - 1) / 2)];
+    await sleep(9000);
+    return {
+      activeMs: median('activeMs'),
+      wallMs: median('wallMs'),
+      cpuMs: median('cpuMs'),
+      maxGapMs: Math.max(...rebuilds.map((b) => b.maxGapMs)),
+      runs: rebuilds,
+      leaderAnswersDuring: q1.answered - q0.answered,
+    };
   };
-  await sleep(9000);
+  log(`${label}: forced rebuild in a quiet exporter`);
+  r.rebuild = await quietRebuilds(false);
+  log(`${label}: forced full render in a quiet exporter`);
+  r.rebuildFull = await quietRebuilds(true);
 
   // --- scrapes: exporter vs a bare server with the same bytes, 2 concurrent scrapers
   log(`${label}: scrapes (2 concurrent, identity and gzip) vs a bare node:http server`);

@@ -68,6 +68,11 @@ export function derive(r) {
     rebuildMaxGapMs: r.rebuild?.maxGapMs,
     rebuildCpuMs: r.rebuild?.cpuMs,
     rebuildRuns: r.rebuild?.runs?.length ?? (r.rebuild ? 1 : 0),
+    // Full renders (runs from 2026-11-28 on): nothing taken from the last build.
+    rebuildFullActiveMs: r.rebuildFull?.activeMs,
+    rebuildFullWallMs: r.rebuildFull?.wallMs,
+    rebuildFullMaxGapMs: r.rebuildFull?.maxGapMs,
+    rebuildFullRuns: r.rebuildFull?.runs?.length ?? 0,
     insituBuilds: builds.length,
     meanBuildIntervalMs: r.steady?.meanBuildIntervalMs,
     insituBuildWallMaxMs: builds.length ? Math.max(...builds.map((b) => b.wallMs)) : undefined,
@@ -102,7 +107,9 @@ export function derive(r) {
       cov.cpuMsPerRequest ??
       (cov.rate && cov.exporterCpuShare !== undefined ? (cov.exporterCpuShare * 1000) / cov.rate : undefined),
     promClientWallMs: pcWall,
-    promClientVsRebuild: pcWall !== undefined && r.rebuild ? pcWall / r.rebuild.activeMs : undefined,
+    // Against a full render where the run has one (prom-client renders every series each time).
+    promClientVsRebuild:
+      pcWall !== undefined && (r.rebuildFull ?? r.rebuild) ? pcWall / (r.rebuildFull ?? r.rebuild).activeMs : undefined,
     promClientVsTtfb: pcWall !== undefined && scrape('gzip') ? pcWall / scrape('gzip').exporter.ttfb.p50 : undefined,
   };
 }
@@ -152,24 +159,33 @@ export function judgeTargets(r) {
         : loopNote(r.scrape?.[enc]?.loopMaxGapMs),
     );
   }
+  // Judged on the full render where the run has one (every node rendered: the first body, or a change to every
+  // node's state), else on the quiet rebuild (which, from 2026-11-27, takes every run from the last build).
+  const full = d.rebuildFullActiveMs !== undefined;
+  const active = full ? d.rebuildFullActiveMs : d.rebuildActiveMs;
+  const wall = full ? d.rebuildFullWallMs : d.rebuildWallMs;
+  const kind = full ? 'full render' : 'quiet rebuild';
   add(
     'rebuild after a full health cycle: ≤ 500 ms of event-loop time',
-    d.rebuildActiveMs === undefined ? undefined : d.rebuildActiveMs <= 500,
-    d.rebuildActiveMs === undefined
+    active === undefined ? undefined : active <= 500,
+    active === undefined
       ? undefined
-      : d.rebuildActiveMs <= 500
-        ? `${fmtMs(d.rebuildActiveMs)} (wall ${fmtMs(d.rebuildWallMs)})`
-        : over(d.rebuildActiveMs, 500, ' ms'),
+      : active <= 500
+        ? `${fmtMs(active)} (wall ${fmtMs(wall)}), ${kind}${full ? `; the usual build ${fmtMs(d.rebuildActiveMs)}` : ''}`
+        : `${kind}: ${over(active, 500, ' ms')}`,
   );
-  const gap = d.rebuildMaxGapMs;
+  const gap = full ? Math.max(d.rebuildFullMaxGapMs, d.rebuildMaxGapMs ?? 0) : d.rebuildMaxGapMs;
+  const counted = full
+    ? `${d.rebuildFullRuns} full renders and ${d.rebuildRuns} usual builds, quiet`
+    : `${d.rebuildRuns} quiet rebuilds`;
   add(
     'rebuild never blocks the event loop > 50 ms at a time',
     gap === undefined ? undefined : gap <= 50,
     gap === undefined
       ? undefined
       : gap <= 50
-        ? `longest gap ${fmtMs(gap)} over ${d.rebuildRuns} quiet rebuilds (${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling, which includes other work's blocks, read with a ${r.steady?.gapTimerMs ?? 1} ms timer)`
-        : `longest gap ${over(gap, 50, ' ms')} over ${d.rebuildRuns} quiet rebuilds`,
+        ? `longest gap ${fmtMs(gap)} over ${counted} (${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling, which includes other work's blocks, read with a ${r.steady?.gapTimerMs ?? 1} ms timer)`
+        : `longest gap ${over(gap, 50, ' ms')} over ${counted}`,
     d.insituBuilds
       ? `${fmtMs(d.insituBuildMaxGapMs)} during ${d.insituBuilds} builds while polling (those include other work's blocks; ${r.steady?.gapTimerMs ?? 1} ms timer)`
       : undefined,
@@ -458,6 +474,18 @@ function figures(results) {
       ...col((r, d) => (r.rebuild ? `${fmtMs(r.rebuild.maxGapMs)} (${d.rebuildRuns})` : 'n/a')),
     ],
     [
+      'full render, quiet (median; nothing taken from the last build): event-loop time / wall / CPU all threads',
+      ...col((r) =>
+        r.rebuildFull
+          ? `${fmtMs(r.rebuildFull.activeMs, 0)} / ${fmtMs(r.rebuildFull.wallMs, 0)} / ${fmtMs(r.rebuildFull.cpuMs, 0)}`
+          : 'n/a',
+      ),
+    ],
+    [
+      'full render, quiet: longest event-loop gap (renders)',
+      ...col((r, d) => (r.rebuildFull ? `${fmtMs(r.rebuildFull.maxGapMs)} (${d.rebuildFullRuns})` : 'n/a')),
+    ],
+    [
       `builds while polling (steady window): count / mean interval / longest wall / longest gap (${timer} ms timer)`,
       ...col((r, d) =>
         d.insituBuilds
@@ -597,7 +625,7 @@ function ratios(results) {
       ),
     ],
     [
-      '… vs our whole rebuild (event-loop time, once per change)',
+      '… vs our full render (event-loop time; before 2026-11-28 the quiet rebuild)',
       ...col((r, d) => (d.promClientVsRebuild !== undefined ? `${fmtRatio(d.promClientVsRebuild, 1)} slower` : 'n/a')),
     ],
     [
@@ -652,7 +680,7 @@ const METHOD = `- **Processes.** The simulator (\`node dist/cli.js simulate --no
 - **Coverage.** From forking the exporter to the moment the simulator has answered \`/w/{id}/health\` with 200 for every node (read from \`/_sim/stats\` every 200 ms; every node starts healthy); "visible" is when a scrape of /metrics shows \`cribl_node_health_up 1\` for every node. The request rate is the simulator's answers per second from the first node poll to coverage.
 - **Leader cost.** Listing: requests of the first discovery (\`/products/{product}/workers\` pages, page size 500, plus \`/products/{product}/groups\`) per 500 nodes. Steady state: once every node's first metadata fetch is done (a new fleet's first fetch is spread over each node's health polls 2 to 5, so the window starts five health intervals and 20 s after the exporter's start), the simulator's counters over two health intervals (60 s, so exactly one discovery falls inside), divided by nodes × 2. The window before it (one health interval after coverage, two intervals long: what runs before 2026-11-27 evening measured as the steady state) is reported as the first metadata round. Metadata: every metadata request since the exporter started, per node (the poller spreads the first fetch over health cycles 2–5, then only every metadata interval or after a restart).
 - **Event loop.** Inside the exporter a 1 ms interval timer notes the time between its ticks (\`bench/lib/gaps.mjs\`); the longest gap is the longest the loop went without reaching its timers: the longest block, plus about 1 ms, or the process not being scheduled (the machine is shared). \`monitorEventLoopDelay\` is not used for windows because its \`reset()\` forgets a block already under way. The timer is not free: at 1 ms it cost the exporter's main thread about 0.015 cores at 2,000 nodes in a probe (0.045–0.059 against 0.024–0.040 cores with a coarse timer, \`bench/steady-probe.mjs --gap-timer MS\`, four runs each, alternated), but a full run with a 50 ms timer in the steady window measured no lower steady CPU; the steady window's timer ticks every ${STEADY_GAP_TIMER_MS} ms (\`STEADY_GAP_TIMER_MS\` in \`bench/lib/gaps.mjs\`), the rebuild and scrape windows' every 1 ms. Event-loop time is \`performance.eventLoopUtilization()\` active time.
-- **Rebuild.** "Quiet": the simulator holds every answer for 8 s (a latency fault), so that no poll completes, and meanwhile the exporter rebuilds the whole body on request, up to three times; the median event-loop time and the longest gap are the rebuild's own. Nodes are rendered at build time (from their states as the build starts), so a rebuild is the whole work: posting the states to the body worker (from 5,000 nodes) or rendering them inline, plus gzip. "While polling": every build the body cache made by itself during the steady window; their event-loop time and gaps include the polling and discovery interleaved with them.
+- **Rebuild.** "Quiet": the simulator holds every answer for 8 s (a latency fault), so that no poll completes, and meanwhile the exporter rebuilds the whole body on request, up to three times; the median event-loop time and the longest gap are the rebuild's own. Nodes are rendered at build time (from their states as the build starts), in runs of about 1,000: "rebuild, quiet" is the usual build, which takes every run of nodes that did not change from the last build and renders only the families that change with every poll (heartbeat, free disk, last answers); "full render" (in a second quiet window, up to three, \`fresh\`) takes nothing from the last build, as the first body or a change to every node's state: posting the states to the body worker (from \`WORKER_MIN_NODES\` in src/exposition/body.ts) or rendering them inline, plus gzip. The rebuild targets are judged on the full render. "While polling": every build the body cache made by itself during the steady window; their event-loop time and gaps include the polling and discovery interleaved with them.
 - **Scrapes.** 2 concurrent scrapers (one undici Agent with 2 connections per target), Prometheus 3's Accept header (OpenMetrics), rounds of 2 parallel GETs; time to first byte is the time to the response headers. Rounds of the exporter and of the bare server alternate, so both see the same machine load. The bare server sends the exact bytes the exporter sent (captured from one identity and one gzip scrape), with Content-Length.
 - **CPU per leader request.** The exporter's CPU (all threads, \`process.cpuUsage()\`) from the first node poll to every node's first health answer, divided by the leader requests answered in between (the simulator's counters): the start-up burst without the process start and the first listing.
 - **autocannon.** Before the exporter starts: 5 s of \`GET /api/v1/w/{id}/health\` (ids rotating) at C connections against the same simulator process.

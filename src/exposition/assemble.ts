@@ -133,6 +133,8 @@ export interface AssembleRequest<N> {
   readonly leaders: readonly LeaderPart<N>[];
   /** As AssembleHead's. @default true */
   readonly keepIdentity?: boolean;
+  /** As AssembleHead's. @default false */
+  readonly fresh?: boolean;
 }
 
 /** A build request without the node states, which follow separately (the worker gets them in chunks). */
@@ -145,6 +147,11 @@ export interface AssembleHead {
    * buffer is reused once compressed, and identity is served by gunzipping. @default true
    */
   readonly keepIdentity?: boolean;
+  /**
+   * Render every piece and run anew, taking nothing from the last build (what the first build and a change to every
+   * node cost; the benchmark's full-render row). The build after it takes this one's as usual. @default false
+   */
+  readonly fresh?: boolean;
 }
 
 /** Bytes both formats share: a run of identity chunks and the same bytes compressed. */
@@ -779,8 +786,8 @@ export class BodyAssembler<N> {
   /** Starts a build whose node states follow (`Build.addNodes`). */
   begin(head: AssembleHead): Build<N> {
     return new Build(this.#o, this.#rendering, head, this.#inline, this.#pieces, {
-      before: this.#memo,
-      runs: this.#runs,
+      before: head.fresh === true ? (new Map() as PieceMemo) : this.#memo,
+      runs: head.fresh === true ? (new Map() as RunMemo) : this.#runs,
       remember: (memo, runs) => {
         this.#memo = memo;
         this.#runs = runs;

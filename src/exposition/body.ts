@@ -130,6 +130,9 @@ export interface BuildStats {
   durationMs: number;
   bytes: number;
   gzipBytes: number;
+  /** Runs of node families in the body, and those taken from the last build (AssembledBody). */
+  runs: number;
+  reusedRuns: number;
 }
 
 /** Options of createBodyCache. */
@@ -194,8 +197,10 @@ export interface BodyCache {
   scrape(client: string, identity?: boolean): Promise<SnapshotBody>;
   /**
    * A body with every change made before the call: builds now, joins the build in flight, or follows it with another.
+   * `fresh`: that build renders everything anew, taking nothing from the last build (AssembleHead.fresh; for the
+   * benchmark's full render), and never joins a build in flight.
    */
-  rebuild(): Promise<SnapshotBody>;
+  rebuild(options?: { fresh?: boolean }): Promise<SnapshotBody>;
   /**
    * What a scrape waits for has just happened (a leader's first health round ended): a dirty body is rebuilt now,
    * or right after the build in flight, whatever the floors and the predictions; nothing after close(). Failures
@@ -310,6 +315,8 @@ class Cache implements BodyCache {
   #next: Promise<SnapshotBody> | undefined;
   #changes = 0;
   #dirty = true;
+  /** The next build renders everything anew (rebuild's `fresh`). */
+  #freshNext = false;
   /** The planned build: its start time and the means to cancel its timer. */
   #plan: { at: number; cancel: AbortController } | undefined;
   #lastStart = -Infinity;
@@ -425,10 +432,11 @@ class Cache implements BodyCache {
     return body;
   }
 
-  rebuild(): Promise<SnapshotBody> {
+  rebuild(options?: { fresh?: boolean }): Promise<SnapshotBody> {
+    if (options?.fresh === true) this.#freshNext = true;
     if (this.#building) {
       // The build in flight took its node states when it started: changes since then need another one.
-      if (!this.#dirty) return this.#building;
+      if (!this.#dirty && !this.#freshNext) return this.#building;
       this.#next ??= this.#building
         .catch(() => undefined)
         .then(() => {
@@ -583,6 +591,8 @@ class Cache implements BodyCache {
     if (this.#firstStart === -Infinity) this.#firstStart = started;
     const generation = this.#changes;
     this.#dirty = false;
+    const fresh = this.#freshNext;
+    this.#freshNext = false;
     let views: NodeView[] = [];
     try {
       this.#chooseBuilder(snapshots);
@@ -592,6 +602,7 @@ class Cache implements BodyCache {
       const built = await this.#builder.build({
         generation,
         ...(management ? { management } : {}),
+        ...(fresh ? { fresh } : {}),
         leaders: snapshots.map((s, i) => ({
           targetPairs: s.targetPairs,
           leaderTexts: s.leaderTexts(),
@@ -622,6 +633,8 @@ class Cache implements BodyCache {
           durationMs: this.#lastDuration,
           bytes: this.#body.identityBytes,
           gzipBytes: this.#body.gzipBytes,
+          runs: this.#built?.runs ?? 0,
+          reusedRuns: this.#built?.reusedRuns ?? 0,
         });
       }
     }

@@ -155,7 +155,7 @@ export function createWorkerBuilder<N>(
         const id = nextId++;
         const job: Job = { resolve, reject, took: 0, wake: undefined };
         jobs.set(id, job);
-        const { generation, management, leaders, keepIdentity } = request;
+        const { generation, management, leaders, keepIdentity, fresh } = request;
         const head = leaders.map(({ targetPairs, leaderTexts, groupTexts }) => ({
           targetPairs,
           leaderTexts,
@@ -169,6 +169,7 @@ export function createWorkerBuilder<N>(
             ...(management ? { management } : {}),
             leaders: head,
             ...(keepIdentity === undefined ? {} : { keepIdentity }),
+            ...(fresh === true ? { fresh } : {}),
           },
         });
         send(id, job, request).catch((err: unknown) => {

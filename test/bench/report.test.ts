@@ -96,6 +96,22 @@ describe('judgeTargets', () => {
     expect(failed[0]!.status).toBe('NOT met');
   });
 
+  it('judges the rebuild targets on the full render when the run has one, and says which build it was', () => {
+    const r = result();
+    const base = judgeTargets(r).find((x) => /≤ 500 ms of event-loop time/.test(x.target))!;
+    expect(base.detail).toContain('quiet rebuild');
+    const full = { activeMs: 640, wallMs: 900, cpuMs: 1000, maxGapMs: 30, runs: [{}] };
+    r.rebuildFull = full;
+    const failed = judgeTargets(r).filter((v) => v.status !== 'met');
+    expect(failed.map((v) => v.target)).toEqual(['rebuild after a full health cycle: ≤ 500 ms of event-loop time']);
+    expect(failed[0]!.detail).toContain('full render: 640.0 ms against ≤ 500.0 ms (1.28× the target)');
+    full.activeMs = 450;
+    full.maxGapMs = 61;
+    const blocked = judgeTargets(r).filter((v) => v.status !== 'met');
+    expect(blocked.map((v) => v.target)).toEqual(['rebuild never blocks the event loop > 50 ms at a time']);
+    expect(blocked[0]!.detail).toContain('over 1 full renders and 2 usual builds, quiet');
+  });
+
   it('says by how much a target is missed', () => {
     const r = result();
     (r as unknown as Mutable).coverage!.answeredMs = 60_000;

@@ -392,6 +392,25 @@ describe('createBodyCache', () => {
     expect(builds).toHaveLength(2);
   });
 
+  it('rebuild({ fresh: true }) renders every run anew, even with a build in flight and nothing changed', async () => {
+    const { snapshots, cache, builds } = setup({ chunkBytes: 50 });
+    for (let i = 0; i < 30; i++) snapshots[0]!.setNode(`n${i}`, node(`n${i}`));
+    const first = text(await cache.rebuild());
+    const again = await cache.rebuild();
+    expect(builds.at(-1)).toMatchObject({ reusedRuns: builds.at(-1)!.runs });
+    expect(builds.at(-1)!.runs).toBeGreaterThan(0);
+    const full = await cache.rebuild({ fresh: true });
+    expect(builds.at(-1)).toMatchObject({ runs: builds.at(-2)!.runs, reusedRuns: 0 });
+    expect(text(full)).toBe(first);
+    expect(full).not.toBe(again);
+    // Asked during a build in flight (nothing changed since it started): a fresh build follows it.
+    const inFlight = cache.rebuild();
+    await flushMicrotasks(2);
+    const followed = cache.rebuild({ fresh: true });
+    expect(await followed).not.toBe(await inFlight);
+    expect(builds.slice(-2).map((b) => b.reusedRuns)).toEqual([builds.at(-1)!.runs, 0]);
+  });
+
   it('stops after close', async () => {
     const { snapshots, cache, builds, clock } = setup();
     await cache.current();

@@ -460,6 +460,21 @@ describe('runs of nodes taken from the last build', () => {
     expect(t.match(/# TYPE cribl_node_upgrade_status gauge/g)).toHaveLength(1);
   });
 
+  it('takes nothing from the last build when asked for a fresh one, inline and in the worker', async () => {
+    const polled = states(1717200030000);
+    const w = createWorkerBuilder<NodeState>({ headers: realHeaders }, { onLost: () => undefined });
+    open.push(w);
+    for (const b of [createInlineBuilder({ headers: realHeaders }, NODE_RENDERING), w]) {
+      await b.build(request(first, 'workspace="a"', false));
+      const full = await b.build({ ...request(polled, 'workspace="a"', false), fresh: true });
+      expect(full).toMatchObject({ runs: runs * kept, reusedRuns: 0 });
+      expect(text(full)).toBe(await fresh(polled));
+      // The build after it takes the fresh build's runs.
+      const after = await b.build(request(polled, 'workspace="a"', false));
+      expect(after).toMatchObject({ runs: runs * kept, reusedRuns: runs * kept });
+    }
+  });
+
   it('takes runs from the last build in the worker too, and keeps no identity there to take', async () => {
     const w = createWorkerBuilder<NodeState>({ headers: realHeaders }, { onLost: () => undefined });
     open.push(w);
