@@ -220,16 +220,23 @@ const MAX_GZIP_IN_FLIGHT = 8;
 /** Longest stretch of rendering between two yields to the event loop when assembling on the main thread. */
 const RENDER_SLICE_MS = 4;
 
-/** States read from a NodeList at a time: made just before they are rendered, so they die young. */
-const STATES_PER_READ = 256;
+/**
+ * States read from a NodeList at a time: made just before they are rendered, so they die young. With the image's 2 MB
+ * semi-spaces, 256 states and the text they render outlived scavenges: a quarter of the young generation survived
+ * each one and a 10,000-node inline full render promoted about 20 MB (see SPILL_CHARS for the figures).
+ */
+const STATES_PER_READ = 64;
 
 /**
  * Characters of rendered text a family holds as strings before they are written into its piece's bytes. Small, so
  * that the strings die in V8's young generation: with whole 256 KiB pieces held as strings, 24 families kept about
  * 6 MB of strings alive across scavenges, and the worker promoted them by the hundred MB per build at 50,000 nodes
- * (3.8 s of CPU per build, bench run of 2026-11-24).
+ * (3.8 s of CPU per build, bench run of 2026-11-24). 16 KiB with 256 states a read still kept about 0.5 MB alive per
+ * scavenge; an inline full render of 10,000 nodes under the image's flags (bench/notes-gc.md, fourteenth round) took
+ * 474–914 ms of loop time, 164–411 ms of it in GC (6–9 mark-compacts), against 316–391 ms and 72–89 ms (about 5) with
+ * 4 KiB and 64 states; 1 KiB and 16 states were worse again (554–698 ms: more, smaller pieces of work).
  */
-const SPILL_CHARS = 16 * 1024;
+const SPILL_CHARS = 4 * 1024;
 
 /** Largest buffer of a built body: consecutive deflated pieces are joined up to this size. */
 const JOIN_BYTES = 1 << 20;
