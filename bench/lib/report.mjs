@@ -461,30 +461,8 @@ function figures(results) {
         d.bytesPerSeries !== undefined ? `${d.bytesPerSeries.toFixed(0)} / ${d.gzipBytesPerSeries.toFixed(1)}` : 'n/a',
       ),
     ],
-    [
-      'rebuild, quiet (median): event-loop time / wall / CPU all threads',
-      ...col((r) =>
-        r.rebuild
-          ? `${fmtMs(r.rebuild.activeMs, 0)} / ${fmtMs(r.rebuild.wallMs, 0)} / ${fmtMs(r.rebuild.cpuMs, 0)}`
-          : 'n/a',
-      ),
-    ],
-    [
-      'rebuild, quiet: longest event-loop gap (rebuilds)',
-      ...col((r, d) => (r.rebuild ? `${fmtMs(r.rebuild.maxGapMs)} (${d.rebuildRuns})` : 'n/a')),
-    ],
-    [
-      'full render, quiet (median; nothing taken from the last build): event-loop time / wall / CPU all threads',
-      ...col((r) =>
-        r.rebuildFull
-          ? `${fmtMs(r.rebuildFull.activeMs, 0)} / ${fmtMs(r.rebuildFull.wallMs, 0)} / ${fmtMs(r.rebuildFull.cpuMs, 0)}`
-          : 'n/a',
-      ),
-    ],
-    [
-      'full render, quiet: longest event-loop gap (renders)',
-      ...col((r, d) => (r.rebuildFull ? `${fmtMs(r.rebuildFull.maxGapMs)} (${d.rebuildFullRuns})` : 'n/a')),
-    ],
+    ...quietBuildRows(col, 'rebuild', 'rebuild, quiet (median)', 'rebuilds'),
+    ...quietBuildRows(col, 'rebuildFull', 'full render, quiet (median; nothing taken from the last build)', 'renders'),
     [
       `builds while polling (steady window): count / mean interval / longest wall / longest gap (${timer} ms timer)`,
       ...col((r, d) =>
@@ -673,6 +651,26 @@ function sizingText(results) {
     '',
     `Suggested Kubernetes resources for about 1,000 nodes: \`requests: {cpu: ${cpuRequest}m, memory: ${memRequest}Mi}\`, \`limits: {memory: ${memLimit}Mi}\` (no CPU limit: throttling stretches the health cycle and the body builds; if one is required, give at least 500m so the start-up burst and discovery are not throttled). Scale with the fleet: ${per}.`,
   ].join('\n');
+}
+
+/**
+ * The two rows of one kind of quiet build (`key`: `rebuild`, the usual build, or `rebuildFull`, the full render): its
+ * median event-loop time, wall and CPU, and its longest event-loop gap with the number of builds.
+ */
+function quietBuildRows(col, key, label, what) {
+  return [
+    [
+      `${label}: event-loop time / wall / CPU all threads`,
+      ...col((r) => {
+        const b = r[key];
+        return b ? `${fmtMs(b.activeMs, 0)} / ${fmtMs(b.wallMs, 0)} / ${fmtMs(b.cpuMs, 0)}` : 'n/a';
+      }),
+    ],
+    [
+      `${label.replace(/ \(median.*\)$/, '')}: longest event-loop gap (${what})`,
+      ...col((r) => (r[key] ? `${fmtMs(r[key].maxGapMs)} (${r[key].runs?.length ?? 1})` : 'n/a')),
+    ],
+  ];
 }
 
 const METHOD = `- **Processes.** The simulator (\`node dist/cli.js simulate --nodes N --seed 1\`), the exporter and, for the ratios, a bare node:http server and a prom-client process run as separate processes; the benchmark process only drives them and scrapes. The exporter is \`bench/exporter.mjs\`: \`runCommand\` from \`dist/commands.js\`, exactly what \`dist/cli.js\` runs, plus a bench-only IPC channel for event-loop, CPU and memory figures and a hook that times every body build (it wraps \`app.body.rebuild\`; it changes nothing the exporter does). Only 127.0.0.1 is used; every child is killed when the benchmark exits.
