@@ -461,8 +461,8 @@ function figures(results) {
         d.bytesPerSeries !== undefined ? `${d.bytesPerSeries.toFixed(0)} / ${d.gzipBytesPerSeries.toFixed(1)}` : 'n/a',
       ),
     ],
-    ...quietBuildRows(col, 'rebuild', 'rebuild, quiet (median)', 'rebuilds'),
-    ...quietBuildRows(col, 'rebuildFull', 'full render, quiet (median; nothing taken from the last build)', 'renders'),
+    ...quietBuildRows(col, 'rebuild', 'rebuildRuns', 'rebuild, quiet', '', 'rebuilds'),
+    ...quietBuildRows(col, 'rebuildFull', 'rebuildFullRuns', 'full render, quiet', '; nothing taken from the last build', 'renders'),
     [
       `builds while polling (steady window): count / mean interval / longest wall / longest gap (${timer} ms timer)`,
       ...col((r, d) =>
@@ -654,21 +654,21 @@ function sizingText(results) {
 }
 
 /**
- * The two rows of one kind of quiet build (`key`: `rebuild`, the usual build, or `rebuildFull`, the full render): its
- * median event-loop time, wall and CPU, and its longest event-loop gap with the number of builds.
+ * The two rows of one kind of quiet build (`key`: `rebuild`, the usual build, or `rebuildFull`, the full render; `runs`:
+ * derive's count of them): its median event-loop time, wall and CPU, and its longest event-loop gap.
  */
-function quietBuildRows(col, key, label, what) {
+function quietBuildRows(col, key, runs, name, note, what) {
   return [
     [
-      `${label}: event-loop time / wall / CPU all threads`,
+      `${name} (median${note}): event-loop time / wall / CPU all threads`,
       ...col((r) => {
         const b = r[key];
         return b ? `${fmtMs(b.activeMs, 0)} / ${fmtMs(b.wallMs, 0)} / ${fmtMs(b.cpuMs, 0)}` : 'n/a';
       }),
     ],
     [
-      `${label.replace(/ \(median.*\)$/, '')}: longest event-loop gap (${what})`,
-      ...col((r) => (r[key] ? `${fmtMs(r[key].maxGapMs)} (${r[key].runs?.length ?? 1})` : 'n/a')),
+      `${name}: longest event-loop gap (${what})`,
+      ...col((r, d) => (r[key] ? `${fmtMs(r[key].maxGapMs)} (${d[runs]})` : 'n/a')),
     ],
   ];
 }

@@ -793,8 +793,8 @@ export class BodyAssembler<N> {
   /** Starts a build whose node states follow (`Build.addNodes`). */
   begin(head: AssembleHead): Build<N> {
     return new Build(this.#o, this.#rendering, head, this.#inline, this.#pieces, {
-      before: head.fresh === true ? (new Map() as PieceMemo) : this.#memo,
-      runs: head.fresh === true ? (new Map() as RunMemo) : this.#runs,
+      before: head.fresh === true ? new Map<string, Remembered>() : this.#memo,
+      runs: head.fresh === true ? new Map<string, Run<KeptPiece>>() : this.#runs,
       remember: (memo, runs) => {
         this.#memo = memo;
         this.#runs = runs;
