@@ -3,7 +3,8 @@
 // The exporter's CPU is taken between its first node poll and every node answered (process.cpuUsage of all its
 // threads, read over the bench IPC channel), divided by the requests the simulator counted in that time; the
 // floor is bench/undici-floor.mjs (5 s) before the exporter starts. Needs `npm run build` first.
-//   node bench/req-burst.mjs [--nodes 10000] [--concurrency 16] [--profile] [--repeat 1]
+// The exporter runs with the image's flags and allocator settings (as bench/run.mjs); --node-arg adds or replaces a flag.
+//   node bench/req-burst.mjs [--nodes 10000] [--concurrency 16] [--profile] [--repeat 1] [--node-arg=FLAG]...
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Children } from './lib/children.mjs';
 import { json } from './lib/http.mjs';
+import { imageSettings, withFlags } from './lib/image.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = join(here, '..', '.bench-tmp', 'req-burst');
@@ -22,9 +24,12 @@ const { values: o } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     profile: { type: 'boolean', default: false },
     repeat: { type: 'string', default: '1' },
+    'node-arg': { type: 'string', multiple: true, default: [] },
   },
 });
 const n = Number(o.nodes);
+const { env: imageEnv, nodeFlags: imageFlags } = imageSettings(join(here, '..'));
+const nodeFlags = withFlags(imageFlags, o['node-arg']);
 const concurrency = Number(o.concurrency);
 const children = new Children();
 process.on('exit', () => children.killAll());
@@ -83,8 +88,8 @@ for (let rep = 0; rep < Number(o.repeat); rep++) {
       'info',
     ],
     {
-      execArgv: o.profile ? ['--cpu-prof', '--cpu-prof-dir', join(dir, 'profiles')] : [],
-      env: { CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
+      execArgv: [...nodeFlags, ...(o.profile ? ['--cpu-prof', '--cpu-prof-dir', join(dir, 'profiles')] : [])],
+      env: { ...imageEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
     },
   );
   const t0 = performance.now();
@@ -112,6 +117,7 @@ for (let rep = 0; rep < Number(o.repeat); rep++) {
     floorCpuMsPerRequest: +floor.cpuMsPerRequest.toFixed(4),
     ratio: +(cpuMs / requests / floor.cpuMsPerRequest).toFixed(2),
     floorRps: Math.round(floor.rps),
+    flags: nodeFlags.join(' '),
     load,
   };
   results.push(r);
