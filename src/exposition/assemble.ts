@@ -197,12 +197,15 @@ export function isSlot(part: unknown): part is HeaderSlot {
 }
 
 /**
- * The bytes in a buffer of their own size: never a slice of Node's shared pool (which cannot move to another
- * thread), nor of a larger zlib output buffer (whose unused tail would be kept with it).
+ * The bytes in a buffer of their own size: never a slice of Node's shared pool, nor of a larger zlib output buffer
+ * (whose unused tail would be kept with it). `shared` (the body worker): in a SharedArrayBuffer, so that the body
+ * posted to the main thread refers to the bytes the worker's memo keeps for the next build. Moving them would detach
+ * the memo's; copying them (as the body did, joined into 1 MiB buffers) held the compressed body twice, once per
+ * thread: 29 MB at 50,000 nodes.
  */
-function own(bytes: Buffer): Buffer {
-  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
-  const out = Buffer.allocUnsafeSlow(bytes.length);
+function own(bytes: Buffer, shared: boolean): Buffer {
+  if (!shared && bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
+  const out = shared ? Buffer.from(new SharedArrayBuffer(bytes.length)) : Buffer.allocUnsafeSlow(bytes.length);
   bytes.copy(out);
   return out;
 }
@@ -237,9 +240,6 @@ const STATES_PER_READ = 64;
  * 4 KiB and 64 states; 1 KiB and 16 states were worse again (554–698 ms: more, smaller pieces of work).
  */
 const SPILL_CHARS = 4 * 1024;
-
-/** Largest buffer of a built body: consecutive deflated pieces are joined up to this size. */
-const JOIN_BYTES = 1 << 20;
 
 /**
  * Piece buffers kept for reuse, within a build and from one build to the next: the pieces being filled (one per
@@ -362,33 +362,6 @@ interface Run<P> {
 type RunMemo = Map<string, Run<KeptPiece>>;
 
 /**
- * `buffers` joined into buffers of up to `max` bytes, each in memory of its own, always a copy: the pieces are kept
- * by the assembler's memo for the next build, and the body may move to another thread (which detaches what it moves).
- */
-function join(buffers: readonly Buffer[], max: number): Buffer[] {
-  const out: Buffer[] = [];
-  let run: Buffer[] = [];
-  let runBytes = 0;
-  const end = (): void => {
-    if (run.length > 0) {
-      const joined = Buffer.allocUnsafeSlow(runBytes);
-      let at = 0;
-      for (const b of run) at += b.copy(joined, at);
-      out.push(joined);
-    }
-    run = [];
-    runBytes = 0;
-  };
-  for (const b of buffers) {
-    if (runBytes + b.length > max) end();
-    run.push(b);
-    runBytes += b.length;
-  }
-  end();
-  return out;
-}
-
-/**
  * One build: small families at once, node states as they come (`addNodes`, in body order), and `finish`. Node
  * states may arrive in several calls (the worker gets them in chunks); calls are applied in order.
  */
@@ -480,10 +453,10 @@ export class Build<N> {
     let run: { identity: Buffer[]; deflate: Buffer[]; crc: number; bytes: number } | undefined;
     const endRun = (): void => {
       if (!run) return;
-      const deflate = join(run.deflate, JOIN_BYTES);
+      // The pieces as they are, those the memo keeps for the next build (`own`): copying them into joined buffers
+      // left the pieces as garbage, about 100 MB of ArrayBuffers awaiting a full GC at 10k, and held the body twice.
+      const { deflate } = run;
       for (const d of deflate) deflateBytes += d.length;
-      // Identity pieces are kept as they are (a piece's unused tail is under SPILL_CHARS × 3 bytes): copying them
-      // into joined buffers left the pieces as garbage, about 100 MB of ArrayBuffers awaiting a full GC at 10k.
       parts.push({ identity: this.#keepIdentity ? run.identity : undefined, deflate, crc: run.crc, bytes: run.bytes });
       run = undefined;
     };
@@ -741,8 +714,9 @@ export class Build<N> {
       this.#reusedBytes += bytes.length;
       compressed = Promise.resolve(before.piece);
     } else {
-      // Kept by the memo: in a buffer of its own, not a slice of zlib's larger output chunk.
-      compressed = this.#deflater.deflate(bytes).then((p) => ({ ...p, deflated: own(p.deflated) }));
+      // Kept by the memo: in a buffer of its own, not a slice of zlib's larger output chunk; shared in the worker.
+      const shared = !this.#inline;
+      compressed = this.#deflater.deflate(bytes).then((p) => ({ ...p, deflated: own(p.deflated, shared) }));
     }
     const item: Piece = { identity: this.#keepIdentity ? bytes : undefined, deflated: compressed, digest };
     // Awaited in order by finish(); a failure is reported there, not as an unhandled rejection.

@@ -646,7 +646,7 @@ async function inflateParts(body: AssembledBody): Promise<AssembledBody> {
   const parts = await Promise.all(
     body.parts.map(async (part) => {
       if (isSlot(part) || part.identity) return part;
-      // A deflate buffer is whole pieces, each ending in a sync flush: a stream of its own without a final block.
+      // A deflate buffer is a whole piece, ending in a sync flush: a stream of its own without a final block.
       const identity = await Promise.all(
         part.deflate.map(
           (d) =>

@@ -19,12 +19,17 @@ export type FromWorker =
   | { t: 'built'; id: number; body: AssembledBody }
   | { t: 'failed'; id: number; message: string };
 
-/** The distinct ArrayBuffers behind `body`'s buffers, to move them without a copy. */
+/**
+ * The distinct ArrayBuffers behind `body`'s buffers, to move them without a copy. SharedArrayBuffers are not moved
+ * but shared (the deflated pieces, which the worker's memo keeps for the next build).
+ */
 export function transferList(body: AssembledBody): ArrayBuffer[] {
   const set = new Set<ArrayBuffer>();
   for (const p of body.parts) {
     if (isSlot(p)) continue;
-    for (const b of [...(p.identity ?? []), ...p.deflate]) set.add(b.buffer as ArrayBuffer);
+    for (const b of [...(p.identity ?? []), ...p.deflate]) {
+      if (b.buffer instanceof ArrayBuffer) set.add(b.buffer);
+    }
   }
   return [...set];
 }

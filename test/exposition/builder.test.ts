@@ -12,6 +12,7 @@ import {
   type NodeRendering,
   type SharedPart,
 } from '../../src/exposition/assemble.js';
+import { transferList } from '../../src/exposition/builder-protocol.js';
 import {
   createInlineBuilder,
   createWorkerBuilder,
@@ -289,6 +290,25 @@ function realRequest(): AssembleRequest<NodeState> {
   };
 }
 
+describe('the body’s deflate buffers', () => {
+  it('are the pieces the inline builder keeps for the next build, not copies', async () => {
+    const b = createInlineBuilder({ headers: realHeaders, chunkBytes: 4096 }, NODE_RENDERING);
+    const request = realRequest();
+    const first = await b.build(request);
+    const deflate = shared(first).deflate;
+    expect(deflate.length).toBeGreaterThan(10);
+    for (const d of deflate) expect(d.buffer).toBeInstanceOf(ArrayBuffer);
+    const d0 = deflate[0]!;
+    const was = d0[0]!;
+    d0[0] = was ^ 0xff;
+    const again = await b.build(request);
+    expect(again.reusedBytes).toBe(again.identityBytes);
+    expect(shared(again).deflate[0]).toBe(d0);
+    d0[0] = was;
+    expect(text(again)).toBe(text(first));
+  });
+});
+
 describe('worker builder', () => {
   it('renders the same bytes as the inline builder, from states sent in messages', async () => {
     const request = realRequest();
@@ -302,7 +322,7 @@ describe('worker builder', () => {
     expect(inline).toContain('cribl_node_health_up{workspace="b",product="stream",group="default",node_id="w4"} 1');
   });
 
-  it('reuses the last build’s pieces although every body it posts moves to the main thread', async () => {
+  it('reuses the last build’s pieces although every body it posts goes to the main thread', async () => {
     const request = realRequest();
     const w = createWorkerBuilder<NodeState>({ headers: realHeaders }, { onLost: () => undefined });
     open.push(w);
@@ -320,7 +340,29 @@ describe('worker builder', () => {
     expect(text(third)).toBe(text(await createInlineBuilder({ headers: realHeaders }, NODE_RENDERING).build(changed)));
   });
 
-  it('keeps no identity above identityCacheMaxBytes; the deflate comes back as plain Buffers', async () => {
+  it('posts the deflated pieces in shared memory: the body and the worker’s memo are the same bytes', async () => {
+    const request = realRequest();
+    const w = createWorkerBuilder<NodeState>({ headers: realHeaders }, { onLost: () => undefined });
+    open.push(w);
+    const first = await w.build(request);
+    const deflate = shared(first).deflate;
+    for (const d of deflate) expect(d.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // Only the identity bytes move with the body; the deflated pieces stay the worker's too.
+    const moved = transferList(first);
+    expect(moved.length).toBe(shared(first).identity?.length);
+    expect(moved.every((b) => b instanceof ArrayBuffer)).toBe(true);
+    // A byte changed here is the byte the worker's memo holds: the next build takes every piece, with that byte.
+    const d0 = deflate[0]!;
+    const was = d0[0]!;
+    d0[0] = was ^ 0xff;
+    const again = await w.build(request);
+    expect(again.reusedBytes).toBe(again.identityBytes);
+    expect(shared(again).deflate[0]![0]).toBe(was ^ 0xff);
+    d0[0] = was;
+    expect(text(await w.build(request))).toBe(text(first));
+  });
+
+  it('keeps no identity above identityCacheMaxBytes; the deflate comes back as Buffers', async () => {
     const w = createWorkerBuilder<NodeState>(
       { headers: realHeaders, identityCacheMaxBytes: 10 },
       { onLost: () => undefined },

@@ -28,6 +28,7 @@ async function start(
   identityCacheMaxBytes?: number,
   keepIdentityMs?: number,
   chunkBytes?: number,
+  builder?: 'inline' | 'worker',
 ) {
   const clock = new FakeClock();
   const snapshot = createLeaderSnapshot({ labels: { workspace: 'main' }, render: SNAPSHOT_RENDERERS });
@@ -40,6 +41,7 @@ async function start(
     ...(identityCacheMaxBytes !== undefined ? { identityCacheMaxBytes } : {}),
     ...(keepIdentityMs !== undefined ? { keepIdentityMs } : {}),
     ...(chunkBytes !== undefined ? { chunkBytes } : {}),
+    ...(builder ? { builder } : {}),
   });
   const selfMetrics = createSelfMetrics({ version: '9.9.9', nodejsVersion: 'v22.0.0', defaultMetrics: false });
   let ready = false;
@@ -150,6 +152,29 @@ describe('startServer', () => {
     expect(plainRes.headers['content-encoding']).toBeUndefined();
     expect(plainRes.text).toBe(gunzipSync(gz.bytes).toString('utf8'));
     expect(plainRes.text).toContain('node_id="n199"');
+  });
+
+  it('serves a body built in the worker, its deflated pieces in shared memory, gzip and identity', async () => {
+    const { server, snapshot, body } = await start({}, 0, undefined, 512, 'worker');
+    try {
+      for (let i = 0; i < 200; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
+      const built = await body.rebuild();
+      // Many pieces (512-byte pieces of text), each the worker's own bytes: no copy joined them on either thread.
+      const shared = built.gzip.filter((b) => b.buffer instanceof SharedArrayBuffer);
+      expect(shared.length).toBeGreaterThan(20);
+      const gz = await get(`${server.url}/metrics`, { 'accept-encoding': 'gzip' });
+      const plainRes = await get(`${server.url}/metrics`);
+      expect(plainRes.text).toBe(gunzipSync(gz.bytes).toString('utf8'));
+      expect(plainRes.text).toContain('node_id="n199"');
+      const inline = await start({}, 0, undefined, 512, 'inline');
+      for (let i = 0; i < 200; i++) inline.snapshot.setNode(`n${i}`, node(`n${i}`));
+      await inline.body.rebuild();
+      const cut = (t: string): string => t.slice(0, t.indexOf('# HELP cribl_exporter_'));
+      expect(cut(plainRes.text)).toBe(cut((await get(`${inline.server.url}/metrics`)).text));
+      inline.body.close();
+    } finally {
+      body.close();
+    }
   });
 
   it('an uncompressed scrape tells the body cache: a gzip-only body gains identity bytes for the next', async () => {
