@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { healthRequest, nextHealth } from '../collectors/node-health.js';
 import { metadataRequest, nextMetadata } from '../collectors/node-metadata.js';
 import type { DiscoveredNode } from '../discovery/discovery.js';
-import { fnv1a64 } from '../discovery/shard.js';
+import { fnv1a64Halves } from '../discovery/shard.js';
 import type { LeaderClient, LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '../util/clock.js';
@@ -103,6 +103,19 @@ export function quantumFor(maxMs: number, nodes: number, intervalMs: number): nu
   if (q >= maxMs) return maxMs;
   while (q > 1 && intervalMs % q !== 0) q--;
   return q;
+}
+
+/**
+ * Where a node's polls fall, from the FNV-1a 64 hash h of its key: `bucket` = h mod `spread` (which of its first polls
+ * fetches metadata) and `phase` = (h >> 16) mod `intervalMs` (its offset within the interval). In numbers, not
+ * BigInt: h mod spread from the halves' residues (exact for a spread under 2^20), h >> 16 is under 2^48.
+ */
+export function nodeSlots(key: string, spread: number, intervalMs: number): { bucket: number; phase: number } {
+  const [hi, lo] = fnv1a64Halves(key);
+  return {
+    bucket: ((hi % spread) * (0x1_0000_0000 % spread) + lo) % spread,
+    phase: (hi * 0x1_0000 + (lo >>> 16)) % intervalMs,
+  };
 }
 
 /** A node's polling schedule (its facts live in the snapshot, their only owner). */
@@ -340,14 +353,14 @@ export class Poller {
   }
 
   #add(key: string, startTime: number, now: number): void {
-    const h = fnv1a64(key);
+    const { bucket, phase } = nodeSlots(key, this.#spread, this.#o.healthIntervalMs);
     const e: Entry = {
       key,
       startTime,
       restarted: false,
       polls: 0,
-      bucket: Number(h % BigInt(this.#spread)),
-      phase: Number((h >> 16n) % BigInt(this.#o.healthIntervalMs)),
+      bucket,
+      phase,
       due: now,
       heapIndex: -1,
       busy: false,

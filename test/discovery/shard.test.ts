@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fnv1a64, jumpHash, ordinalFromPodName, shardOf } from '../../src/discovery/shard.js';
+import { fnv1a64, fnv1a64Halves, jumpHash, ordinalFromPodName, shardOf } from '../../src/discovery/shard.js';
 
 describe('fnv1a64', () => {
   it.each([
@@ -9,6 +9,39 @@ describe('fnv1a64', () => {
   ])('hashes %j like the reference', (s, want) => {
     expect(fnv1a64(s)).toBe(want);
   });
+
+  /** The textbook loop in BigInt (what shard.ts computed before it moved to two 32-bit halves). */
+  function reference(s: string): bigint {
+    let h = 0xcbf29ce484222325n;
+    for (const byte of Buffer.from(s, 'utf8')) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+    return h;
+  }
+
+  // Bytes that carry into the high half, long keys, every ASCII byte, and UTF-8 beyond ASCII (2, 3 and 4 bytes).
+  const keys = [
+    '',
+    '\u0000',
+    '\u007f',
+    'worker/default/1f0c3c2e-5e9b-4d6f-9b1a-6f2d3c4b5a69',
+    'edge/fleet-eu-west-1/host-0042.example.internal',
+    Array.from({ length: 128 }, (_, i) => String.fromCharCode(i)).join(''),
+    'x'.repeat(10_000),
+    'nœud-é',
+    '节点-東京',
+    'node-😀-𝔘',
+    'a\u0080b',
+    ...Array.from({ length: 200 }, (_, i) => `node-${i}-${(i * 2654435761) % 1000003}`),
+  ];
+  it.each(keys.map((k) => [k.length > 60 ? `${k.slice(0, 20)}… (${k.length} chars)` : k, k]))(
+    'hashes %j as the BigInt reference does',
+    (_, key) => {
+      const want = reference(key);
+      expect(fnv1a64(key)).toBe(want);
+      const [hi, lo] = fnv1a64Halves(key);
+      expect(BigInt(hi)).toBe(want >> 32n);
+      expect(BigInt(lo)).toBe(want & 0xffffffffn);
+    },
+  );
 });
 
 describe('jumpHash', () => {

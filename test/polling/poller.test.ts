@@ -1,8 +1,9 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { DiscoveredNode } from '../../src/discovery/discovery.js';
+import { fnv1a64 } from '../../src/discovery/shard.js';
 import type { LeaderClient, LeaderRequest } from '../../src/leader/types.js';
-import { Poller } from '../../src/polling/poller.js';
+import { nodeSlots, Poller } from '../../src/polling/poller.js';
 import { dueTracker, serialRunner } from '../../src/polling/scheduler.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 import { fakeLeaderClient, type FakeAnswer } from '../helpers/fake-leader-client.js';
@@ -307,6 +308,40 @@ describe('Poller discovery updates and metadata', () => {
     await poller.setNodes(fleet(['a']));
     for (let i = 0; i < 3; i++) await poller.runHealthCycle(new AbortController().signal);
     expect(metaCalls(client)).toEqual([]);
+  });
+});
+
+describe('nodeSlots', () => {
+  /** The formula in BigInt, as the poller computed it before (fnv1a64 is checked against its reference in shard). */
+  function reference(key: string, spread: number, intervalMs: number): { bucket: number; phase: number } {
+    const h = fnv1a64(key);
+    return { bucket: Number(h % BigInt(spread)), phase: Number((h >> 16n) % BigInt(intervalMs)) };
+  }
+  const keys = [
+    '',
+    'worker/default/1f0c3c2e-5e9b-4d6f-9b1a-6f2d3c4b5a69',
+    'edge/fleet/nœud-é',
+    ...Array.from({ length: 300 }, (_, i) => `worker/g${i % 7}/node-${i}-${(i * 2654435761) % 1000003}`),
+  ];
+  it.each([
+    [1, 30_000],
+    [2, 30_000],
+    [3, 10_000],
+    [4, 60_000],
+    [4, 1],
+    [5, 86_400_000],
+    [1_000_003, 7 * 86_400_000],
+  ])('spread %i, interval %i ms: the same slots as the BigInt formula for %#', (spread, intervalMs) => {
+    for (const key of keys) expect(nodeSlots(key, spread, intervalMs)).toEqual(reference(key, spread, intervalMs));
+  });
+
+  it('spreads phases over the interval and buckets evenly', () => {
+    const phases = keys.map((k) => nodeSlots(k, 4, 30_000).phase);
+    const buckets = [0, 0, 0, 0];
+    for (const k of keys) buckets[nodeSlots(k, 4, 30_000).bucket]!++;
+    expect(Math.min(...phases)).toBeLessThan(3_000);
+    expect(Math.max(...phases)).toBeGreaterThan(27_000);
+    for (const b of buckets) expect(b).toBeGreaterThan(50);
   });
 });
 
