@@ -2,9 +2,10 @@
 //   node bench/mem-probe.mjs --nodes 10000 [--settle 40] [--snapshot FILE] [--alloc-profile FILE [--alloc-seconds 20]
 //     [--alloc-survivors | --alloc-live | --alloc-live-gc]]
 //     [--scrape 15] [--node-arg=--max-semi-space-size=8]...
-// Starts the simulator and the exporter as the benchmark does (same flags, bench/exporter.mjs), samples the
+// Starts the simulator and the exporter as the benchmark does (the image's flags and allocator settings, --node-arg
+// adding or replacing a flag; bench/exporter.mjs), samples the
 // exporter's RSS every 500 ms from its start (peak = the highest sample and VmHWM), waits for every node's first
-// health answer, settles, and prints memoryUsage, V8's heap spaces and smaps_rollup after a full GC (and
+// health answer, settles, and prints memoryUsage, V8's heap spaces and smaps_rollup and resident memory by mapping after a full GC (and
 // before: RSS as it runs); with --snapshot, a heap snapshot of the main thread after that GC.
 import { createServer } from 'node:net';
 import { join, dirname } from 'node:path';
@@ -12,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Children } from './lib/children.mjs';
 import { fetchMetricsText, json } from './lib/http.mjs';
+import { imageSettings, withFlags } from './lib/image.mjs';
 import { processCpuMs, processMemory } from './lib/machine.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -49,7 +51,8 @@ const port = await new Promise((resolve) => {
     s.close(() => resolve(p));
   });
 });
-const env = { CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token };
+const { env: imageEnv, nodeFlags: imageFlags } = imageSettings(join(here, '..'));
+const env = { ...imageEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token };
 for (const kv of f.env ?? []) env[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
 const args = [
   '--web.listen-address', `127.0.0.1:${port}`, '--leader.max-rps', '1000000', '--leader.max-concurrency', '16',
@@ -58,7 +61,7 @@ const args = [
 ];
 const t0 = performance.now();
 const exp = children.fork('exporter', join(here, 'exporter.mjs'), args, {
-  execArgv: ['--expose-gc', ...(f['node-arg'] ?? [])],
+  execArgv: ['--expose-gc', ...withFlags(imageFlags, f['node-arg'] ?? [])],
   env,
 });
 let peak = 0;
@@ -161,6 +164,7 @@ const out = {
     external: +mb(h.mem.external), arrayBuffers: +mb(h.mem.arrayBuffers) },
   spaces: Object.fromEntries(h.spaces.map((s) => [s.name, `${mb(s.used)}/${mb(s.size)}`])),
   rollup: h.rollup?.split('\n').filter((l) => /^(Rss|Pss|Anonymous|Private_Dirty|Shared_Clean|Private_Clean)/.test(l)).map((l) => l.replace(/\s+/g, ' ')).join('; '),
+  mappings: h.mappings,
   snapshot: h.file,
 };
 console.log(JSON.stringify(out, null, 1));
