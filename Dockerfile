@@ -85,5 +85,6 @@ EXPOSE 9864
 # baseline compiler only, at 2,000 nodes the peak (VmHWM) went from 110–111 to 98–100 MB (bench/mem-probe.mjs, two and
 # three runs); CPU per leader request in the 50,000-node burst 0.195 / 0.131 against 0.193 / 0.127 ms (two
 # back-to-back pairs, the machine's noise is larger than the difference), steady CPU at 50,000 0.505 against 0.503
-# cores. bench/run.mjs runs the exporter with these flags and the ENV lines above.
+# cores. bench/run.mjs runs the exporter with these flags and the ENV lines above, on node NODE_MAJOR (bench/lib/image.mjs;
+# until 2026-11-28 the benchmarks ran on Node.js 20, on which the exporter holds 10–15 MB less at 2,000 nodes).
 ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=50", "--max-semi-space-size=2", "--liftoff-only", "/app/dist/cli.js"]

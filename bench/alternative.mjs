@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Children } from './lib/children.mjs';
 import { firstMetadataDoneS } from './lib/first-metadata.mjs';
-import { imageSettings } from './lib/image.mjs';
+import { imageSettings, onImageNode, runtimeNote } from './lib/image.mjs';
 import { json } from './lib/http.mjs';
 import { machineBusyMs, machineInfo, processCpuMs, processMemory } from './lib/machine.mjs';
 import { parseSizes, sizeLabel } from './lib/stats.mjs';
@@ -29,6 +29,8 @@ const repo = join(here, '..');
 const tmpRoot = join(repo, '.bench-tmp', 'alternative');
 const INTERVAL_S = 30;
 const image = imageSettings(repo);
+// Every process on the Node.js major the image ships (bench/lib/image.mjs: BENCH_NODE=current to skip).
+onImageNode(repo);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...a) => console.error(`[bench:alternative ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
@@ -362,7 +364,7 @@ function render(results, machine, startedAt) {
 }
 
 const startedAt = new Date().toISOString();
-const machine = machineInfo();
+const machine = { ...machineInfo(), node: runtimeNote(repo) };
 mkdirSync(tmpRoot, { recursive: true });
 const results = [];
 for (const n of sizes) results.push(await runSize(n));

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { Children } from './lib/children.mjs';
 import { json } from './lib/http.mjs';
 import { processMemory } from './lib/machine.mjs';
-import { imageSettings } from './lib/image.mjs';
+import { imageSettings, onImageNode } from './lib/image.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: f } = parseArgs({
@@ -35,6 +35,7 @@ const { values: f } = parseArgs({
   },
 });
 const { env: IMAGE_ENV, nodeFlags: IMAGE_NODE_ARGS } = imageSettings(join(here, '..'));
+onImageNode(join(here, '..'));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const mb = (b) => +(b / 1048576).toFixed(1);
 const children = new Children();

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Children } from './lib/children.mjs';
 import { fetchMetricsText, json } from './lib/http.mjs';
-import { imageSettings, withFlags } from './lib/image.mjs';
+import { imageSettings, onImageNode, withFlags } from './lib/image.mjs';
 import { processCpuMs, processMemory } from './lib/machine.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -39,6 +39,7 @@ const { values: f } = parseArgs({
 });
 const n = Number(f.nodes);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+onImageNode(join(here, '..'));
 const mb = (b) => (b / 1048576).toFixed(1);
 const children = new Children();
 process.on('exit', () => children.killAll());

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Children, jsonLine } from './lib/children.mjs';
-import { imageSettings } from './lib/image.mjs';
+import { imageSettings, onImageNode } from './lib/image.mjs';
 
 const n = Number(process.argv[2] ?? 2000);
 const secs = Number(process.argv[3] ?? 150);
@@ -17,6 +17,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const children = new Children();
 process.on('exit', () => children.killAll());
 const { env, nodeFlags } = imageSettings(join(here, '..'));
+onImageNode(join(here, '..'));
 const { baseUrl, token } = await children.simulator('simulator', n);
 const exp = children.fork('exporter', join(here, 'exporter.mjs'), [
   '--web.listen-address', '127.0.0.1:0', '--leader.max-rps', '1000000', '--leader.max-concurrency', '16',

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Children } from './lib/children.mjs';
 import { json } from './lib/http.mjs';
-import { imageSettings, withFlags } from './lib/image.mjs';
+import { imageSettings, onImageNode, withFlags } from './lib/image.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = join(here, '..', '.bench-tmp', 'req-burst');
@@ -29,6 +29,7 @@ const { values: o } = parseArgs({
 });
 const n = Number(o.nodes);
 const { env: imageEnv, nodeFlags: imageFlags } = imageSettings(join(here, '..'));
+onImageNode(join(here, '..'));
 const nodeFlags = withFlags(imageFlags, o['node-arg']);
 const concurrency = Number(o.concurrency);
 const children = new Children();

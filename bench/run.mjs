@@ -33,7 +33,7 @@ import { Agent } from 'undici';
 import { runFair } from './fair.mjs';
 import { firstMetadataDoneS } from './lib/first-metadata.mjs';
 import { STEADY_GAP_TIMER_MS } from './lib/gaps.mjs';
-import { imageSettings } from './lib/image.mjs';
+import { imageSettings, onImageNode, runtimeNote } from './lib/image.mjs';
 import { Children, jsonLine } from './lib/children.mjs';
 import { closeHttp, fetchMetricsText, json, scrapeRounds, timedGet } from './lib/http.mjs';
 import { machineBusyMs, machineInfo, processCpuMs, processMemory } from './lib/machine.mjs';
@@ -106,6 +106,8 @@ if (flags['from-json']) {
   else console.log(markdown);
   process.exit(0);
 }
+// Every process of the run on the Node.js major the image ships (bench/lib/image.mjs: BENCH_NODE=current to skip).
+onImageNode(repo);
 let sizes;
 let concurrency;
 const exporterEnv = {};
@@ -567,7 +569,7 @@ async function runSize(n) {
 // ---------------------------------------------------------------- main
 
 const started = new Date();
-const machine = machineInfo();
+const machine = { ...machineInfo(), node: runtimeNote(repo) };
 // Which code was measured: the commit, and whether src/ had uncommitted changes (dist/ is built from the tree).
 const git = (...a) => {
   try {

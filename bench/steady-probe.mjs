@@ -18,7 +18,7 @@ import { Children, jsonLine } from './lib/children.mjs';
 import { STEADY_GAP_TIMER_MS } from './lib/gaps.mjs';
 import { json, scrapeRounds } from './lib/http.mjs';
 import { summarize } from './lib/stats.mjs';
-import { imageSettings, withFlags } from './lib/image.mjs';
+import { imageSettings, onImageNode, withFlags } from './lib/image.mjs';
 import { threadCpuMs } from './lib/machine.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -44,6 +44,7 @@ process.on('exit', () => children.killAll());
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const { env, nodeFlags: imageFlags } = imageSettings(join(here, '..'));
+onImageNode(join(here, '..'));
 const nodeFlags = withFlags(imageFlags, o['node-arg']);
 const { baseUrl, token, adminUrl } = await children.simulator('simulator', n);
 const exp = children.fork(

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { imageNodeMajor, imageSettings, nodeChoice, withFlags } from '../../bench/lib/image.mjs';
+
+const repo = join(import.meta.dirname, '..', '..');
+
+describe('bench/lib/image.mjs', () => {
+  it('reads the Node.js major the image is built on, the one every FROM line uses', () => {
+    const major = imageNodeMajor(repo);
+    expect(major).toBeGreaterThanOrEqual(20);
+    const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8');
+    const froms = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    expect(froms.length).toBeGreaterThan(0);
+    for (const from of froms) expect(from).toContain('${NODE_MAJOR}');
+  });
+
+  it('reads the node flags and allocator settings the image runs with', () => {
+    const { env, nodeFlags } = imageSettings(repo);
+    expect(nodeFlags).toContain('--max-semi-space-size=2');
+    expect(env.MALLOC_ARENA_MAX).toBe('2');
+  });
+
+  it.each([
+    // [current node, image major, BENCH_NODE, expected]
+    ['v22.23.3', 22, undefined, { reexec: false }],
+    ['v20.20.2', 22, undefined, { reexec: true, path: undefined }],
+    ['v24.21.0', 22, undefined, { reexec: true, path: undefined }],
+    ['v20.20.2', 22, 'current', { reexec: false }],
+    ['v22.1.0', 22, '/opt/node22/bin/node', { reexec: true, path: '/opt/node22/bin/node' }],
+  ] as const)('on %s with the image on %i and BENCH_NODE=%s: %j', (currentVersion, imageMajor, benchNode, want) => {
+    expect(nodeChoice({ currentVersion, imageMajor, benchNode })).toEqual(want);
+  });
+
+  it('adds a flag, or replaces the image flag of the same name', () => {
+    const image = ['--heap-growing-percent=50', '--max-semi-space-size=2'];
+    expect(withFlags(image, ['--max-semi-space-size=1', '--trace-gc'])).toEqual([
+      '--heap-growing-percent=50',
+      '--max-semi-space-size=1',
+      '--trace-gc',
+    ]);
+  });
+});
