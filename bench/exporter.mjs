@@ -14,6 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { createGapMonitor } from './lib/gaps.mjs';
+import { parseSmaps, rssByMapping } from './lib/smaps.mjs';
 
 // BENCH_DIST (through --exporter-env): another build of dist/ to measure, e.g. a variant of a constant
 // (`node scripts/bundle.mjs --outdir DIR`, with DIR/../package.json and node_modules reachable).
@@ -78,34 +79,19 @@ function vmHwmBytes() {
   }
 }
 
-/**
- * Resident memory (MB) by mapping, from /proc/self/smaps: the node binary's code (`node x`) and read-only data
- * (`node r`: the V8 snapshot, ICU), anonymous memory (V8's heap, thread stacks, malloc's mmaps), malloc's [heap].
- */
-function rssByMapping() {
+/** Resident memory (MB) by mapping kind (bench/lib/smaps.mjs, rssByMapping), the kinds of 0.25 MB or more. */
+function residentByMapping() {
   let text;
   try {
     text = readFileSync('/proc/self/smaps', 'utf8');
   } catch {
     return undefined;
   }
-  const kb = new Map();
-  let name;
-  for (const line of text.split('\n')) {
-    const m = /^[0-9a-f]+-[0-9a-f]+ (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (m) {
-      const file = m[2] ? m[2].replace(/.*\//, '') : '[anon]';
-      name = `${file} ${m[1].includes('x') ? 'x' : m[1].includes('w') ? 'w' : 'r'}`;
-      continue;
-    }
-    const r = /^Rss:\s+(\d+)/.exec(line);
-    if (r && name) kb.set(name, (kb.get(name) ?? 0) + Number(r[1]));
-  }
   return Object.fromEntries(
-    [...kb]
-      .filter(([, v]) => v >= 256)
-      .sort((a, b) => b[1] - a[1])
-      .map(([k, v]) => [k, +(v / 1024).toFixed(1)]),
+    [...rssByMapping(parseSmaps(text))]
+      .filter(([, kb]) => kb >= 256)
+      .sort((x, y) => y[1] - x[1])
+      .map(([k, kb]) => [k, +(kb / 1024).toFixed(1)]),
   );
 }
 
@@ -163,7 +149,7 @@ const handlers = {
       used: s.space_used_size,
     }));
     const file = snapshot ? v8.writeHeapSnapshot(snapshot) : undefined;
-    return { mem, spaces, rollup, mappings: rssByMapping(), file, peakRss: vmHwmBytes() };
+    return { mem, spaces, rollup, mappings: residentByMapping(), file, peakRss: vmHwmBytes() };
   },
   /**
    * Where the main thread allocates: V8's sampling heap profiler for `seconds`, counting objects already collected

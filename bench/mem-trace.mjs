@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Children, jsonLine } from './lib/children.mjs';
 import { imageSettings, onImageNode } from './lib/image.mjs';
+import { parseSmaps } from './lib/smaps.mjs';
 
 const n = Number(process.argv[2] ?? 2000);
 const secs = Number(process.argv[3] ?? 150);
@@ -30,17 +31,10 @@ const mb = (kb) => (kb / 1024).toFixed(1);
 
 function smaps(pid) {
   const kinds = { brk: 0, anon: 0, node: 0, lib: 0, other: 0 };
-  let kind = 'other';
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (head) {
-      const name = head[1] ?? '';
-      kind = name === '[heap]' ? 'brk' : name === '' || name.startsWith('[anon') ? 'anon'
-        : name.endsWith('/node') ? 'node' : name.includes('.so') ? 'lib' : 'other';
-      continue;
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) kinds[kind] += Number(rss[1]);
+  for (const { name, rss } of parseSmaps(readFileSync(`/proc/${pid}/smaps`, 'utf8'))) {
+    const kind = name === '[heap]' ? 'brk' : name.startsWith('[anon') ? 'anon'
+      : name.endsWith('/node') ? 'node' : name.includes('.so') ? 'lib' : 'other';
+    kinds[kind] += rss;
   }
   return kinds;
 }

@@ -2,6 +2,7 @@
 export function imageSettings(repo: string): { env: Record<string, string>; nodeFlags: string[] };
 export function withFlags(imageFlags: readonly string[], extra: readonly string[]): string[];
 export function imageNodeMajor(repo: string): number;
+export function nodeMajor(version: string): number;
 export function nodeChoice(o: {
   currentVersion: string;
   imageMajor: number;

@@ -30,6 +30,11 @@ export function imageNodeMajor(repo) {
   return Number(m[1]);
 }
 
+/** The major of a Node.js version string (`v22.23.3` → 22; NaN when it is none). */
+export function nodeMajor(version) {
+  return Number(/^v?(\d+)\./.exec(version)?.[1]);
+}
+
 /**
  * Which node a benchmark runs on. The exporter's memory depends on the runtime: at 2,000 nodes `steady-probe`
  * read 88 MB on Node.js 20, 99–103 on 22 and 119 on 24 (bench/notes-gc.md, sixteenth round), so the figures are
@@ -41,8 +46,7 @@ export function imageNodeMajor(repo) {
 export function nodeChoice({ currentVersion, imageMajor, benchNode }) {
   if (benchNode === 'current') return { reexec: false };
   if (benchNode) return { reexec: true, path: benchNode };
-  const major = Number(/^v?(\d+)\./.exec(currentVersion)?.[1]);
-  return major === imageMajor ? { reexec: false } : { reexec: true, path: undefined };
+  return nodeMajor(currentVersion) === imageMajor ? { reexec: false } : { reexec: true, path: undefined };
 }
 
 /**
@@ -77,8 +81,7 @@ export function onImageNode(repo) {
 /** The runtime as a report names it (after "Node.js "): its version, and whether it is the image's major. */
 export function runtimeNote(repo) {
   const imageMajor = imageNodeMajor(repo);
-  const major = Number(/^v(\d+)\./.exec(process.version)?.[1]);
-  return major === imageMajor
+  return nodeMajor(process.version) === imageMajor
     ? `${process.version} (the image's major, Dockerfile NODE_MAJOR=${imageMajor})`
     : `${process.version}, **not the image's Node.js ${imageMajor}** (BENCH_NODE=${process.env.BENCH_NODE ?? ''}): memory differs by runtime`;
 }

@@ -3,6 +3,7 @@
 // (Node's internal ones and every CommonJS/ESM file) as JSON to $MEM_REPORT_FILE. Adds nothing until signalled.
 import { writeFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { parseSmaps } from './smaps.mjs';
 
 process.on('SIGUSR2', async () => {
   const v8 = await import('node:v8');
@@ -33,17 +34,8 @@ process.on('SIGUSR2', async () => {
 
 /** The largest mappings by resident size (kB): address range, name (or [anon]), Rss, Private_Dirty. */
 function topMappings(smaps, n = 25) {
-  const out = [];
-  let cur;
-  for (const line of smaps.split('\n')) {
-    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (head) {
-      cur = { range: `${head[1]}-${head[2]}`, sizeKb: (parseInt(head[2], 16) - parseInt(head[1], 16)) / 1024, name: head[3] || '[anon]', rss: 0, dirty: 0 };
-      out.push(cur);
-      continue;
-    }
-    const m = /^(Rss|Private_Dirty):\s+(\d+) kB/.exec(line);
-    if (m && cur) cur[m[1] === 'Rss' ? 'rss' : 'dirty'] = Number(m[2]);
-  }
-  return out.sort((a, b) => b.rss - a.rss).slice(0, n);
+  return parseSmaps(smaps)
+    .sort((a, b) => b.rss - a.rss)
+    .slice(0, n)
+    .map(({ range, sizeKb, name, rss, dirty }) => ({ range, sizeKb, name, rss, dirty }));
 }

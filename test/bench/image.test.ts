@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { imageNodeMajor, imageSettings, nodeChoice, withFlags } from '../../bench/lib/image.mjs';
+import { imageNodeMajor, imageSettings, nodeChoice, nodeMajor, withFlags } from '../../bench/lib/image.mjs';
 
 const repo = join(import.meta.dirname, '..', '..');
 
@@ -30,6 +30,15 @@ describe('bench/lib/image.mjs', () => {
     ['v22.1.0', 22, '/opt/node22/bin/node', { reexec: true, path: '/opt/node22/bin/node' }],
   ] as const)('on %s with the image on %i and BENCH_NODE=%s: %j', (currentVersion, imageMajor, benchNode, want) => {
     expect(nodeChoice({ currentVersion, imageMajor, benchNode })).toEqual(want);
+  });
+
+  it.each([
+    ['v22.23.3', 22],
+    ['20.18.0', 20],
+    ['v24.0.0-nightly', 24],
+    ['node', NaN],
+  ] as const)('reads the major of %s as %d', (version, major) => {
+    expect(nodeMajor(version)).toBe(major);
   });
 
   it('adds a flag, or replaces the image flag of the same name', () => {
