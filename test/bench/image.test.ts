@@ -17,7 +17,12 @@ describe('bench/lib/image.mjs', () => {
 
   it('reads the node flags and allocator settings the image runs with', () => {
     const { env, nodeFlags } = imageSettings(repo);
-    expect(nodeFlags).toContain('--max-semi-space-size=2');
+    // The ENTRYPOINT's arguments between node and the script, read here on their own.
+    const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8');
+    const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
+    expect(entrypoint.length).toBeGreaterThan(2);
+    expect(nodeFlags).toEqual(entrypoint.slice(1, -1));
+    expect(nodeFlags).toContain('--no-node-snapshot');
     expect(env.MALLOC_ARENA_MAX).toBe('2');
   });
 
