@@ -79,15 +79,6 @@ EXPOSE 9864
 # 139–163 MB), steady CPU and CPU per request in the start-up burst within the noise (0.309–0.363 against
 # 0.294–0.361 ms); at 50,000 peak 275–278 → 266–272 MB, 0.324–0.339 against 0.355–0.369 cores (two runs each,
 # bench/notes-columns.md).
-# --max-semi-space-size=1 since 2026-11-28, on Node.js 22 (bench/notes-gc.md, seventeenth round): at 2,000 nodes,
-# with --no-node-snapshot, the benchmark's RSS steady / peak 98 / 101 → 96 / 99 MB (steady-probe 99–100 / 100–101 →
-# 95 / 98); the price is at 50,000 nodes, 0.362–0.389 → 0.412–0.420 cores (steady-probe, two runs each), where memory
-# has room (about 290 MB of 400).
-# --no-node-snapshot: node bootstraps from its built-in JavaScript instead of deserializing its start-up snapshot,
-# which leaves about 3.5 MB of the binary's read-only pages untouched and keeps less of node's own code in the heap.
-# On Node.js 22 at 2,000 nodes (steady-probe): RSS 103 / 105 MB (twice) → 99 / 100 and 100 / 101 MB, 0.061–0.063 →
-# 0.053–0.055 cores; at 50,000 the same (287–296 MB, 0.362–0.389 cores against 289–311 MB, 0.384–0.416). The price:
-# about 70 ms more at start (an empty script: 50 → 118 ms).
 # --liftoff-only: undici parses HTTP/1.1 with llhttp compiled to WebAssembly, and V8 recompiles its hot functions
 # with its optimizing compiler on a background thread: about 24 MB of compiler memory (one glibc arena seen in
 # /proc/PID/smaps) for a few hundred ms, just as the first listing arrives, which made the start-up peak. With the
@@ -96,4 +87,8 @@ EXPOSE 9864
 # back-to-back pairs, the machine's noise is larger than the difference), steady CPU at 50,000 0.505 against 0.503
 # cores. bench/run.mjs runs the exporter with these flags and the ENV lines above, on node NODE_MAJOR (bench/lib/image.mjs;
 # until 2026-11-28 the benchmarks ran on Node.js 20, on which the exporter holds 10–15 MB less at 2,000 nodes).
-ENTRYPOINT ["/nodejs/bin/node", "--no-node-snapshot", "--heap-growing-percent=50", "--max-semi-space-size=1", "--liftoff-only", "/app/dist/cli.js"]
+# Tried on Node.js 22 and not adopted (bench/notes-gc.md and bench/ANALYSIS.md, seventeenth round):
+# --no-node-snapshot with --max-semi-space-size=1 took 2,000 nodes from 101 / 107 to 97 / 99 MB, but with them
+# 50,000 nodes' gzip scrapes were slower in every run (p50 1.33–1.53× a bare server, against 1.17× without them the
+# same hour) and the steady state 0.03–0.09 cores dearer; --optimize-for-size cost 0.05 cores at 50,000.
+ENTRYPOINT ["/nodejs/bin/node", "--heap-growing-percent=50", "--max-semi-space-size=2", "--liftoff-only", "/app/dist/cli.js"]

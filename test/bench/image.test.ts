@@ -22,7 +22,7 @@ describe('bench/lib/image.mjs', () => {
     const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
     expect(entrypoint.length).toBeGreaterThan(2);
     expect(nodeFlags).toEqual(entrypoint.slice(1, -1));
-    expect(nodeFlags).toContain('--no-node-snapshot');
+    for (const flag of nodeFlags) expect(flag).toMatch(/^--[a-z]/);
     expect(env.MALLOC_ARENA_MAX).toBe('2');
   });
 
