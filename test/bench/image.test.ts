@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { imageNodeMajor, imageSettings, nodeChoice, nodeMajor, withFlags } from '../../bench/lib/image.mjs';
+import { stages } from '../deploy/dockerfile.js';
 
 const repo = join(import.meta.dirname, '..', '..');
 
@@ -17,9 +18,11 @@ describe('bench/lib/image.mjs', () => {
 
   it('reads the node flags and allocator settings the image runs with', () => {
     const { env, nodeFlags } = imageSettings(repo);
-    // The ENTRYPOINT's arguments between node and the script, read here on their own.
-    const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8');
-    const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
+    // The final stage's ENTRYPOINT, read by the deploy tests' Dockerfile parser: its arguments between node and
+    // the script are the flags.
+    const final = stages(readFileSync(join(repo, 'Dockerfile'), 'utf8')).at(-1);
+    const entry = final?.body.filter((i) => i.op === 'ENTRYPOINT').at(-1)?.args ?? '[]';
+    const entrypoint = JSON.parse(entry) as string[];
     expect(entrypoint.length).toBeGreaterThan(2);
     expect(nodeFlags).toEqual(entrypoint.slice(1, -1));
     for (const flag of nodeFlags) expect(flag).toMatch(/^--[a-z]/);
