@@ -8,6 +8,7 @@
 //   npm run bench -- --profile                      also write the exporter's CPU profiles (.bench-tmp/)
 //   npm run bench -- --json                         also print the raw results as JSON
 //   npm run bench -- --skip-fair                    sizes only, without the fair-polling runs (quick loops)
+//   npm run bench -- --skip-explain                 without the profiled runs that say where the CPU goes
 //   npm run bench -- --exporter-env K=V             extra environment of the exporter (experiments, e.g.
 //                                                   MALLOC_ARENA_MAX=2); repeatable, recorded in the report
 //   npm run bench -- --from-json .bench-tmp/results.json   re-render the report of an earlier run
@@ -18,12 +19,15 @@
 // first metadata fetch is done (leader cost, CPU, event loop, builds, memory) → forced body rebuilds while the
 // leader holds every answer (so that only the rebuild runs): the usual one, then full renders → 2 concurrent scrapers
 // against the exporter and against a bare node:http server with the same bytes → prom-client's
-// registry.metrics() over the same series. Then once per run (bench/fair.mjs): 20,000 nodes with the default
+// registry.metrics() over the same series → the exporter once more under V8's CPU profiler, for where its CPU goes
+// (the start-up burst at every size, the steady window at 50k: the "why" of the CPU verdicts; the profiler costs
+// CPU of its own, so this run's figures are not the ones judged). Then once per run: a bare node's resident memory
+// (bench/bare-node.mjs), and (bench/fair.mjs): 20,000 nodes with the default
 // budget flags (coverage time), and a leader-imposed rate limit (share accepted). Only 127.0.0.1; every child is
 // killed on exit.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -36,9 +40,10 @@ import { STEADY_GAP_TIMER_MS } from './lib/gaps.mjs';
 import { imageSettings, onImageNode, runtimeNote } from './lib/image.mjs';
 import { Children, jsonLine } from './lib/children.mjs';
 import { closeHttp, fetchMetricsText, json, scrapeRounds, timedGet } from './lib/http.mjs';
-import { machineBusyMs, machineInfo, processCpuMs, processMemory } from './lib/machine.mjs';
+import { machineBusyMs, machineInfo, processCpuMs, processMemory, threadKindCpuMs } from './lib/machine.mjs';
+import { monotonicUs, timeByKind } from './lib/cpu-profile.mjs';
 import { countHealthUp, countSeries, sampleValue } from './lib/metrics-text.mjs';
-import { renderReport } from './lib/report.mjs';
+import { renderReport, STEADY_TARGET } from './lib/report.mjs';
 import { parseSizes, sizeLabel, summarize } from './lib/stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -62,12 +67,13 @@ const { values: flags } = parseArgs({
     'from-json': { type: 'string' },
     'exporter-env': { type: 'string', multiple: true },
     'skip-fair': { type: 'boolean', default: false },
+    'skip-explain': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (flags.help) {
   console.log(
-    'Usage: npm run bench -- [--sizes 1k,2k,10k,50k] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--skip-fair] [--from-json FILE]',
+    'Usage: npm run bench -- [--sizes 1k,2k,10k,50k] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--skip-fair] [--skip-explain] [--from-json FILE]',
   );
   process.exit(0);
 }
@@ -196,6 +202,79 @@ async function runAutocannon({ origin, token, ids, connections, durationS }) {
   };
 }
 
+
+/**
+ * The exporter once more, under V8's CPU profiler (`--cpu-prof`): where its CPU goes in the start-up burst (first node
+ * poll → every node's first health answer) and, at the steady target's size, in a steady window like the main run's.
+ * Per window: leader requests answered, CPU by thread kind from /proc (bench/lib/machine.mjs: the main thread, V8's
+ * platform threads, libuv's pool, the others) and the main thread's self time by kind of code
+ * (bench/lib/cpu-profile.mjs), the windows cut on the profile's own clock. The profiler costs CPU of its own (about a
+ * fifth more): the main run's figures are the ones judged, these say what they are made of.
+ */
+async function explainCpu(n, { adminUrl, baseUrl, token, args, dir }) {
+  const profDir = join(dir, 'explain');
+  rmSync(profDir, { recursive: true, force: true });
+  mkdirSync(profDir, { recursive: true });
+  await json('POST', `${adminUrl}/stats/reset`);
+  const exp = children.fork(`exporter ${sizeLabel(n)}, profiled`, join(here, 'exporter.mjs'), args, {
+    execArgv: [...imageNodeFlags, '--cpu-prof', '--cpu-prof-dir', profDir],
+    env: { ...imageEnv, ...exporterEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
+  });
+  const pid = exp.proc.pid;
+  const t0 = performance.now();
+  const metricsUrl = (await exp.waitForLine(jsonLine('cribl-exporter listening'), 60_000, 'listening line')).match.url;
+  const mark = async () => {
+    const counts = routeCounts(await json('GET', `${adminUrl}/stats`));
+    return { us: monotonicUs(), threads: threadKindCpuMs(pid), counts };
+  };
+  let first;
+  let covered;
+  const deadline = Math.max(60_000, n * 4);
+  for (;;) {
+    const m = await mark();
+    if (!first && m.counts.health + m.counts.metadata > 0) first = m;
+    if (first && m.counts.health200 >= n) {
+      covered = m;
+      break;
+    }
+    if (performance.now() - t0 > deadline) break;
+    await sleep(100);
+  }
+  let steady;
+  if (covered && n === STEADY_TARGET.nodes) {
+    // As in the main run: gzip scrapes every 15 s (builds follow them), from the first metadata round's end.
+    const agent = new Agent({ connections: 1 });
+    let nextScrape = performance.now() + 15_000;
+    const scrapingUntil = async (end) => {
+      while (performance.now() < end) {
+        await sleep(Math.max(0, Math.min(nextScrape, end) - performance.now()));
+        if (performance.now() >= nextScrape) {
+          nextScrape += 15_000;
+          await fetchMetricsText(metricsUrl, agent);
+        }
+      }
+    };
+    await scrapingUntil(t0 + firstMetadataDoneS(INTERVALS.healthS) * 1000);
+    const a = await mark();
+    await scrapingUntil(performance.now() + 2 * INTERVALS.healthS * 1000);
+    steady = [a, await mark()];
+    await agent.close();
+  }
+  // SIGTERM: the exporter exits on its own, and node writes the profiles as it does.
+  await exp.stop(60_000);
+  const file = readdirSync(profDir).find((f) => f.includes(`.${pid}.0.`) && f.endsWith('.cpuprofile'));
+  const profile = file ? JSON.parse(readFileSync(join(profDir, file), 'utf8')) : undefined;
+  const window = (a, b) =>
+    a && b
+      ? {
+          wallMs: (b.us - a.us) / 1000,
+          requests: b.counts.answered - a.counts.answered,
+          threadsMs: Object.fromEntries(Object.entries(b.threads).map(([k, v]) => [k, v - (a.threads[k] ?? 0)])),
+          main: profile ? timeByKind(profile, a.us, b.us) : undefined,
+        }
+      : undefined;
+  return { burst: window(first, covered), steady: steady && window(...steady), profile: file && join(profDir, file) };
+}
 
 async function runSize(n) {
   const label = sizeLabel(n);
@@ -471,6 +550,8 @@ async function runSize(n) {
     cachedBodyGzipBytes: sampleValue(selfText, 'cribl_exporter_body_bytes', { encoding: 'gzip' }),
   };
   r.lifetimePeakRss = s0.peakRss;
+  // Resident memory by mapping at the window's end (the node binary's pages, V8's heap, malloc's): what RSS is made of.
+  r.steady.mappings = (await exp.call('heap', {})).mappings;
 
   // --- forced rebuilds while the leader holds every answer for 8 s: only the build runs. First the usual build (it
   // takes every run of nodes from the last build, rendering only the volatile families), then, in a second quiet
@@ -558,6 +639,10 @@ async function runSize(n) {
   // --- stop
   r.finalRss = (await exp.call('stats')).rss;
   await exp.stop();
+  if (!flags['skip-explain']) {
+    log(`${label}: the exporter again, under V8's CPU profiler (where its CPU goes)`);
+    r.explain = await explainCpu(n, { adminUrl, baseUrl, token, args, dir });
+  }
   await sim.stop();
   await scrapeAgent.close();
   rmSync(idFile, { force: true });
@@ -589,7 +674,14 @@ log(
 const results = [];
 let fair;
 let failure;
+let bareNode;
 try {
+  if (!flags['skip-explain']) {
+    // What the runtime holds before any of the exporter is loaded, beside the sizes' memory by mapping.
+    const bare = children.fork('bare node', join(here, 'bare-node.mjs'), [], { execArgv: imageNodeFlags, env: imageEnv });
+    bareNode = (await bare.waitForMessage((m) => m?.ready, 60_000, 'result')).result;
+    await bare.done;
+  }
   for (const n of sizes) {
     const t = performance.now();
     results.push(await runSize(n));
@@ -620,6 +712,7 @@ const run = {
   imageEnv,
   imageNodeFlags,
   results,
+  bareNode,
   fair,
   failure: failure ? (failure instanceof Error ? failure.message : String(failure)) : undefined,
 };

@@ -77,3 +77,46 @@ export function machineBusyMs() {
   const [user, nice, system, , , irq, softirq, steal] = f;
   return ((user + nice + system + irq + softirq + steal) * 1000) / TICKS_PER_SECOND;
 }
+
+/** V8's platform worker threads in a Node.js process (`--v8-pool-size`, default 4). */
+const V8_POOL_SIZE = 4;
+
+/**
+ * The kind of each thread of a Node.js process, by thread id: `main`; `v8` (V8's platform threads: the delayed-task
+ * scheduler and the pool after it, which run the parallel and concurrent GC and concurrent compilation); `libuv`
+ * (libuv's pool: zlib's deflate, file reads); `other` (worker threads such as the body worker, the CPU profiler's
+ * sampler). Node.js 22 names them (`DelayedTaskSche`, `libuv-worker`, the rest `node`); the V8 pool is the
+ * `v8PoolSize` threads named `node` right after the scheduler. Node.js 20 names every thread `node`: all but the main
+ * thread are then `other`.
+ */
+export function classifyThreads(pid, comms, v8PoolSize = V8_POOL_SIZE) {
+  const out = {};
+  const tids = Object.keys(comms)
+    .map(Number)
+    .sort((a, b) => a - b);
+  let pool = -1;
+  for (const tid of tids) {
+    const comm = comms[tid];
+    if (tid === pid) out[tid] = 'main';
+    else if (comm.startsWith('DelayedTaskSch')) {
+      out[tid] = 'v8';
+      pool = v8PoolSize;
+    } else if (comm.startsWith('libuv-worker')) out[tid] = 'libuv';
+    else if (pool > 0 && comm === 'node') {
+      out[tid] = 'v8';
+      pool--;
+    } else out[tid] = 'other';
+  }
+  return out;
+}
+
+/** CPU time (ms) of a process so far by thread kind (classifyThreads): `{ main, v8, libuv, other }`. */
+export function threadKindCpuMs(pid) {
+  const cpu = threadCpuMs(pid);
+  const comms = {};
+  for (const tid of Object.keys(cpu)) comms[tid] = read(`/proc/${pid}/task/${tid}/comm`).trim();
+  const kinds = classifyThreads(pid, comms);
+  const out = { main: 0, v8: 0, libuv: 0, other: 0 };
+  for (const [tid, ms] of Object.entries(cpu)) out[kinds[tid] ?? 'other'] += ms;
+  return out;
+}

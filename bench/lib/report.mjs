@@ -1,6 +1,7 @@
 // BENCHMARKS.md from the raw results of bench/run.mjs: targets with a verdict each, figures per size,
 // ratios measured in the same run, sizing, and how each figure was measured. Pure: results in, text out.
 
+import { CPU_KINDS } from './cpu-profile.mjs';
 import { STEADY_GAP_TIMER_MS } from './gaps.mjs';
 import { fmtInt, fmtMiB, fmtMs, fmtRatio, fmtS, sizeLabel } from './stats.mjs';
 
@@ -282,6 +283,9 @@ export function judgeTargets(r) {
   return out;
 }
 
+/** Issue 17's steady-state target: the fleet size it is judged at and its bound (cores). */
+export const STEADY_TARGET = { nodes: 50_000, cores: 0.25 };
+
 /** Memory targets of issue 17 per fleet size (MB = 10^6 bytes, as the issue states them). */
 const RSS_TARGETS_17 = [
   [50_000, 400],
@@ -345,19 +349,20 @@ export function judgeIssue17(results) {
       status: 'not run',
       detail: 'no size in this run',
     });
-  const steadyTarget = '50,000 nodes: steady state ≤ 0.25 cores';
-  const big = bySize(50_000);
-  if (!big) notRun(steadyTarget, 50_000);
+  const steadyTarget = `${fmtInt(STEADY_TARGET.nodes)} nodes: steady state ≤ ${STEADY_TARGET.cores} cores`;
+  const big = bySize(STEADY_TARGET.nodes);
+  if (!big) notRun(steadyTarget, STEADY_TARGET.nodes);
   else {
     const cores = big.steady?.exporterCpuCores;
+    const limit = STEADY_TARGET.cores;
     verdict(
       steadyTarget,
-      cores === undefined ? undefined : cores <= 0.25,
+      cores === undefined ? undefined : cores <= limit,
       cores === undefined
         ? 'no steady window in this run'
-        : cores <= 0.25
+        : cores <= limit
           ? `${cores.toFixed(3)} cores over the steady window`
-          : `${over(cores, 0.25, ' cores', (v) => v.toFixed(3))} over the steady window`,
+          : `${over(cores, limit, ' cores', (v) => v.toFixed(3))} over the steady window`,
     );
   }
   out.push({
@@ -687,6 +692,8 @@ const METHOD = `- **Runtime.** Every process runs on the Node.js major the image
 - **undici paced.** Then 3 s of warm-up and 10 s of the same, paced at the exporter's nominal steady rate (released by one timer of 10 ms or more for all requests waiting) (every node's health per health interval plus its metadata per metadata interval): what undici alone costs per request at that rate, warm. The steady window's row divides the exporter's CPU in the window (all its work: polls, discovery, builds, scrapes) by the leader requests answered in it.
 - **prom-client.** The snapshot families of the exporter's identity body (everything but its self-metrics) parsed into prom-client Gauges with the same names, HELP, labels and values in a fresh Registry; \`await registry.metrics()\` is timed three times (median shown).
 - **Memory.** RSS from \`process.memoryUsage()\`; peak is VmHWM from /proc, reset at the start of the steady window (the lifetime peak, including the start-up burst, is used when larger).
+- **Where the CPU goes.** After each size's measurements, the exporter once more against the same simulator (its counters reset), with the image's flags and \`--cpu-prof\`: the benchmark marks the first node poll and every node's first health answer (the simulator's counters read every 100 ms) and, at ${fmtInt(STEADY_TARGET.nodes)} nodes, a steady window like the judged one (from the end of the first metadata round, two health intervals, gzip scrapes every 15 s), each mark with \`process.hrtime\` (the clock of V8's profiles) and each thread's CPU from /proc/PID/task. Threads by name (\`bench/lib/machine.mjs\`, \`classifyThreads\`): the main thread, V8's platform threads (\`DelayedTaskScheduler\` and the pool after it: parallel and concurrent GC, concurrent compilation), libuv's pool, the rest (worker threads, the profiler's sampler). The main thread's CPU is split by the main thread's profile: self time by kind of code within the window (\`bench/lib/cpu-profile.mjs\`: a sample counts for the function it is in, with the time to the next sample). The profiles stay in .bench-tmp/nSIZE/explain/ (\`node bench/profile-summary.mjs FILE\` for functions). \`--skip-explain\` leaves this run out.
+- **Where the memory goes.** At the end of the steady window the exporter reads its /proc/self/smaps (resident kB by file and access: \`bench/lib/smaps.mjs\`), and once per run a bare node with the image's flags and allocator settings does the same 3 s after its start (\`bench/bare-node.mjs\`).
 - **Fair polling.** Once per run (\`bench/fair.mjs\`), the exporter with its default budget flags (\`--leader.max-rps auto\`, \`--leader.max-concurrency 8\`, health every 30 s; only \`--web.listen-address\` and \`--log.level\` given) against a fresh simulator. Coverage: 20,000 nodes; from forking the exporter to the simulator having answered every node's \`/w/{id}/health\` with 200 (polled every 250 ms), with the rate auto chose (\`cribl_exporter_leader_rate_limit_requests_per_second\`). Leader-imposed limit: 3,000 nodes (they need about 100 requests/s) against a simulator with \`faults.rateLimit {rate: 40, burst: 40, retryAfter: seconds}\`; after 10 s the simulator's statistics are reset and read 60 s later: \`acceptedPerSecond\` over the limit, and \`share429\`.`;
 
 /**
@@ -730,6 +737,145 @@ export function judgeFair(fair) {
 }
 
 /** The whole BENCHMARKS.md. */
+/** The profiled windows of a run, in order: each size's start-up burst, then the steady windows (bench/run.mjs, explainCpu). */
+export function explainWindows(results) {
+  const sorted = [...results].sort((a, b) => a.nodes - b.nodes);
+  const out = [];
+  for (const r of sorted) {
+    const d = derive(r);
+    const w = r.explain?.burst;
+    if (w?.requests > 0) out.push({ label: `${r.label ?? sizeLabel(r.nodes)} burst`, w, undiciMs: d.undiciFloorCpuMs, undiciWhat: 'unpaced' });
+  }
+  for (const r of sorted) {
+    const d = derive(r);
+    const w = r.explain?.steady;
+    if (w?.requests > 0) out.push({ label: `${r.label ?? sizeLabel(r.nodes)} steady`, w, undiciMs: d.undiciPacedCpuMs, undiciWhat: 'paced' });
+  }
+  return out;
+}
+
+/** Thread kinds of the profiled run's CPU (bench/lib/machine.mjs, classifyThreads), in the report's order. */
+const THREAD_KINDS = [
+  ['v8', "V8's platform threads (parallel and concurrent GC, concurrent compilation)"],
+  ['libuv', "libuv's pool (zlib's deflate of the body)"],
+  ['other', "other threads (the body worker from 12,000 nodes, V8's profiler's sampler)"],
+];
+
+/**
+ * Where the CPU goes: the profiled run's windows as µs of CPU per leader request answered, by thread and, for the
+ * main thread, by kind of code (its /proc CPU split by the profile's self time); undefined without a profiled run.
+ */
+function whereCpuGoes(results) {
+  const windows = explainWindows(results);
+  if (windows.length === 0) return undefined;
+  const us = (ms, w) => (ms === undefined ? '–' : ((ms * 1000) / w.requests).toFixed(1));
+  const cell = (ms, w, all) =>
+    ms === undefined ? '–' : `${us(ms, w)} (${all > 0 ? ((100 * ms) / all).toFixed(0) : '0'} %)`;
+  const total = (w) => Object.values(w.threadsMs ?? {}).reduce((a, b) => a + b, 0);
+  const mainKind = (w, kind) => (w.main && w.main.busyMs > 0 ? (w.threadsMs.main * w.main.ms[kind]) / w.main.busyMs : undefined);
+  const rows = [
+    ['window: wall / leader requests answered', ...windows.map(({ w }) => `${fmtS(w.wallMs)} / ${fmtInt(w.requests)}`)],
+    ['all threads, µs of CPU per request (profiled)', ...windows.map(({ w }) => us(total(w), w))],
+    [
+      "undici's request() alone, µs per request (the main run: unpaced for a burst, paced at the steady rate)",
+      ...windows.map(({ undiciMs }) => (undiciMs === undefined ? '–' : (undiciMs * 1000).toFixed(1))),
+    ],
+    ['main thread (share of all threads)', ...windows.map(({ w }) => cell(w.threadsMs.main, w, total(w)))],
+    ...CPU_KINDS.map(([kind, what]) => [
+      `… ${what}`,
+      ...windows.map(({ w }) => cell(mainKind(w, kind), w, total(w))),
+    ]).filter((row) => row.slice(1).some((c) => c !== '–' && !c.startsWith('0.0 '))),
+    ...THREAD_KINDS.map(([kind, what]) => [what, ...windows.map(({ w }) => cell(w.threadsMs[kind], w, total(w)))]),
+  ];
+  const lines = [
+    "After each size's measurements, the exporter runs once more against the same simulated leader under V8's CPU " +
+      'profiler (`--cpu-prof`, the image\'s flags), and the benchmark cuts its profile at the start-up burst (from the first ' +
+      "node poll to every node's first health answer) and, at " +
+      `${fmtInt(STEADY_TARGET.nodes)} nodes, at a steady window like the one judged above. CPU by thread from /proc; the ` +
+      "main thread's CPU split by the profile's self time by kind of code. Figures in µs of CPU per leader request " +
+      'answered in the window, with the share of all threads in parentheses. The profiler adds CPU of its own, and the ' +
+      "window is cut on the simulator's counters every 100 ms (the judged run's every 200 ms), so these totals differ " +
+      'from the judged figures above: they say what those are made of.',
+    '',
+    table(['', ...windows.map((x) => x.label)], rows),
+    '',
+  ];
+  for (const { label, w, undiciMs } of windows) {
+    const all = total(w);
+    const own = mainKind(w, 'exporter');
+    const gc = mainKind(w, 'gc') ?? 0;
+    const v8 = w.threadsMs.v8 ?? 0;
+    const socket = mainKind(w, 'socket');
+    const undici = mainKind(w, 'undici');
+    if (own === undefined || undiciMs === undefined) continue;
+    const perReq = (ms) => (ms * 1000) / w.requests;
+    const rest = all - own;
+    lines.push(
+      `- **${label}:** ${perReq(all).toFixed(1)} µs a request (profiled), against undici's ${(undiciMs * 1000).toFixed(1)} alone ` +
+        `(${fmtRatio(perReq(all) / (undiciMs * 1000))}). The exporter's own code is ${perReq(own).toFixed(1)} µs ` +
+        `(${((100 * own) / all).toFixed(0)} %); the main thread's garbage collection ${perReq(gc).toFixed(1)} µs, V8's ` +
+        `platform threads (GC helpers, concurrent compilation) ${perReq(v8).toFixed(1)}, socket writes ` +
+        `${perReq(socket ?? 0).toFixed(1)}, undici and its parser ${perReq(undici ?? 0).toFixed(1)}. ` +
+        `Everything but the exporter's own code comes to ${perReq(rest).toFixed(1)} µs, ${fmtRatio(perReq(rest) / (undiciMs * 1000))} undici alone.`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Resident memory kinds (bench/lib/smaps.mjs, rssByMapping keys) in the report's order, with what each is. */
+const MAPPING_KINDS = [
+  ['node x', "the node binary's code"],
+  ['node r', "the node binary's read-only data (V8's start-up snapshot, ICU)"],
+  ['node w', "the node binary's writable data"],
+  ['[anon] w', "anonymous memory (V8's heaps, malloc's large blocks, thread stacks)"],
+  ['[heap] w', "malloc's heap (brk)"],
+];
+
+/**
+ * Where the memory goes: resident MB by mapping at the end of each size's steady window, beside a bare node with the
+ * image's flags and allocator settings (bench/bare-node.mjs); undefined when the run did not record them.
+ */
+function whereMemoryGoes(results, bareNode) {
+  const sized = [...results].sort((a, b) => a.nodes - b.nodes).filter((r) => r.steady?.mappings);
+  if (sized.length === 0) return undefined;
+  const cols = [...(bareNode?.mappings ? [{ label: 'bare node', maps: bareNode.mappings }] : [])];
+  for (const r of sized) cols.push({ label: r.label ?? sizeLabel(r.nodes), maps: r.steady.mappings, r });
+  const named = new Set(MAPPING_KINDS.map(([k]) => k));
+  const sum = (maps, pred) => Object.entries(maps).reduce((a, [k, v]) => a + (pred(k) ? v : 0), 0);
+  const fmt = (mb) => mb.toFixed(1);
+  const rows = [
+    ...MAPPING_KINDS.map(([k, what]) => [`${what} (\`${k}\`)`, ...cols.map((c) => fmt(c.maps[k] ?? 0))]),
+    ['other files and libraries', ...cols.map((c) => fmt(sum(c.maps, (k) => !named.has(k))))],
+    ['all mappings', ...cols.map((c) => fmt(sum(c.maps, () => true)))],
+  ];
+  const lines = [
+    "Resident MB by mapping at the end of each size's steady window (`/proc/PID/smaps`; kinds under 0.25 MB left out), " +
+      "beside a bare node on the same runtime with the image's flags and allocator settings, 3 s after its start " +
+      '(`bench/bare-node.mjs`): what the runtime holds before any of the exporter is loaded.',
+    '',
+    table(['', ...cols.map((c) => c.label)], rows),
+    '',
+  ];
+  const bare = bareNode?.mappings;
+  for (const [n, limit] of RSS_TARGETS_17) {
+    const c = cols.find((x) => x.r?.nodes === n);
+    if (!c || !bare) continue;
+    const d = derive(c.r);
+    if (d.rss === undefined || Math.max(d.rss, d.peakRss ?? 0) / MB <= limit) continue;
+    const binary = sum(c.maps, (k) => k.startsWith('node '));
+    const bareBinary = sum(bare, (k) => k.startsWith('node '));
+    const bareAll = sum(bare, () => true);
+    const all = sum(c.maps, () => true);
+    lines.push(
+      `- **${c.label}, over its ${limit} MB:** of ${fmt(all)} MB resident, ${fmt(binary)} are the node binary's own pages ` +
+        `(a bare node: ${fmt(bareBinary)}), and a bare node holds ${fmt(bareAll)} MB in all; the exporter adds ` +
+        `${fmt(all - bareAll)} MB to the runtime: anonymous ${fmt((c.maps['[anon] w'] ?? 0) - (bare['[anon] w'] ?? 0))}, ` +
+        `malloc's heap ${fmt((c.maps['[heap] w'] ?? 0) - (bare['[heap] w'] ?? 0))}, the binary's pages it touches ${fmt(binary - bareBinary)}.`,
+    );
+  }
+  return lines.join('\n');
+}
+
 export function renderReport(run, { analysis } = {}) {
   const results = run.results ?? [];
   const largest = results.reduce((a, b) => (!a || b.nodes > a.nodes ? b : a), undefined);
@@ -789,6 +935,11 @@ export function renderReport(run, { analysis } = {}) {
       judgeIssue17(results).map((v) => [v.target, v.status === 'see' ? v.detail : `${v.status}: ${v.detail}`]),
     ),
   );
+  if (explainWindows(results).length > 0 || results.some((r) => r.steady?.mappings))
+    parts.push(
+      '',
+      'Why each CPU and memory target reads as it does, from this run: “Where the CPU goes” (a profiled run) and “Where the memory goes” below.',
+    );
   parts.push('');
   if (run.fair) {
     parts.push('## Fair polling (issue 14), default budget flags');
@@ -815,6 +966,10 @@ export function renderReport(run, { analysis } = {}) {
     parts.push(sizing(results));
     parts.push('');
   }
+  const cpu = whereCpuGoes(results);
+  if (cpu) parts.push('## Where the CPU goes (a profiled run: why the CPU targets are or are not met)', '', cpu, '');
+  const memory = whereMemoryGoes(results, run.bareNode);
+  if (memory) parts.push('## Where the memory goes (resident memory by mapping)', '', memory, '');
   if (analysis) {
     parts.push(analysis.trim());
     parts.push('');

@@ -283,3 +283,117 @@ describe('judgeFair (issue 14)', () => {
     expect(judgeFair({ error: 'simulator exited (1)' }).map((x) => x.status)).toEqual(['not measured', 'not measured']);
   });
 });
+
+describe('renderReport: where the CPU and the memory go', () => {
+  const machine = {
+    cpuModel: 'Test CPU',
+    cores: 2,
+    memoryBytes: 8 * 1024 ** 3,
+    os: 'Linux',
+    node: 'v22.0.0',
+    loadavg: [1, 1, 1],
+    loadavgEnd: [1, 1, 1],
+  };
+  const profiled = (main: Record<string, number>) => ({
+    busyMs: Object.values(main).reduce((a, b) => a + b, 0),
+    idleMs: 10,
+    ms: { gc: 0, socket: 0, undici: 0, node: 0, exporter: 0, libraries: 0, runtime: 0, bench: 0, other: 0, ...main },
+  });
+  // 1k: 1,000 requests in the burst, 500 ms of CPU in all (400 on the main thread, a quarter of which the exporter's
+  // code); 50k: a steady window as well.
+  const small = {
+    ...result(),
+    nodes: 1000,
+    label: '1k',
+    undiciFloor: { cpuMsPerRequest: 0.04 },
+    explain: {
+      burst: {
+        wallMs: 700,
+        requests: 1000,
+        threadsMs: { main: 400, v8: 80, libuv: 10, other: 10 },
+        main: profiled({ gc: 40, socket: 80, undici: 60, node: 40, exporter: 100, runtime: 80 }),
+      },
+    },
+  };
+  const twoK = {
+    ...result(),
+    nodes: 2000,
+    label: '2k',
+    steady: {
+      ...(result().steady as Record<string, unknown>),
+      rss: 105e6,
+      peakRss: 108e6,
+      mappings: { 'node x': 24, 'node r': 21, 'node w': 1, '[anon] w': 45, '[heap] w': 12, 'libc.so.6 x': 1 },
+    },
+  };
+  const big = {
+    ...result(),
+    label: '50k',
+    undiciPaced: { cpuMsPerRequest: 0.08 },
+    explain: {
+      steady: {
+        wallMs: 60_000,
+        requests: 100_000,
+        threadsMs: { main: 15_000, v8: 3000, libuv: 1000, other: 1000 },
+        main: profiled({ gc: 3000, socket: 3000, exporter: 6000, node: 3000 }),
+      },
+    },
+  };
+  const run = {
+    date: '2026-11-28T09:00:00.000Z',
+    durationSeconds: 1500,
+    command: 'npm run bench',
+    machine,
+    concurrency: 16,
+    results: [big, twoK, small],
+    bareNode: {
+      rss: 45e6,
+      mappings: { 'node x': 17.8, 'node r': 17.1, 'node w': 1, '[anon] w': 4.7, '[heap] w': 1.5, 'libc.so.6 x': 1 },
+    },
+  };
+
+  it('splits each profiled window per request by thread and by kind of code, bursts first', () => {
+    const md = renderReport(run);
+    expect(md).toContain('## Where the CPU goes');
+    expect(md).toContain('|  | 1k burst | 50k steady |');
+    expect(md).toContain('| window: wall / leader requests answered | 0.70 s / 1,000 | 60.00 s / 100,000 |');
+    expect(md).toContain('| all threads, µs of CPU per request (profiled) | 500.0 | 200.0 |');
+    // undici alone: unpaced for the burst, paced for the steady window.
+    expect(md).toMatch(/\| undici's request\(\) alone[^|]*\| 40\.0 \| 80\.0 \|/);
+    expect(md).toContain('| main thread (share of all threads) | 400.0 (80 %) | 150.0 (75 %) |');
+    // The main thread's /proc CPU split by the profile's shares: 100 of 400 busy ms were the exporter's code.
+    expect(md).toMatch(/\| … the exporter's code \(dist\/ or build\/\) \| 100\.0 \(20 %\) \| 60\.0 \(30 %\) \|/);
+    expect(md).toMatch(/\| V8's platform threads[^|]*\| 80\.0 \(16 %\) \| 30\.0 \(15 %\) \|/);
+    // A kind that is nowhere in the run has no row.
+    expect(md).not.toContain("the benchmark's own probes");
+    expect(md).toContain(
+      "- **1k burst:** 500.0 µs a request (profiled), against undici's 40.0 alone (12.50×). " +
+        "The exporter's own code is 100.0 µs (20 %)",
+    );
+    // Everything else: 400 µs, 10× undici alone.
+    expect(md).toContain(
+      "the main thread's garbage collection 40.0 µs, V8's platform threads (GC helpers, concurrent compilation) 80.0",
+    );
+    expect(md).toContain("Everything but the exporter's own code comes to 400.0 µs, 10.00× undici alone.");
+    expect(md).toContain('Why each CPU and memory target reads as it does, from this run');
+  });
+
+  it('puts each size beside a bare node, and explains a size over its memory target', () => {
+    const md = renderReport(run);
+    expect(md).toContain('## Where the memory goes');
+    expect(md).toContain('|  | bare node | 2k |');
+    expect(md).toContain("| the node binary's code (`node x`) | 17.8 | 24.0 |");
+    expect(md).toContain('| other files and libraries | 1.0 | 1.0 |');
+    expect(md).toContain('| all mappings | 43.1 | 104.0 |');
+    expect(md).toContain(
+      "- **2k, over its 100 MB:** of 104.0 MB resident, 46.0 are the node binary's own pages (a bare node: 35.9)",
+    );
+    expect(md).toContain('the exporter adds 60.9 MB to the runtime: anonymous 40.3');
+  });
+
+  it('leaves both sections out of a run without a profiled run or mappings', () => {
+    const md = renderReport({ ...run, results: [result()], bareNode: undefined });
+    expect(md).not.toContain('## Where the CPU goes');
+    expect(md).not.toContain('## Where the memory goes');
+  });
+});
