@@ -2,7 +2,8 @@
 //   node bench/steady-probe.mjs [--nodes 50000] [--window 60] [--profile DIR] [--node-arg=FLAG]... [--env K=V]... [--stdout FILE] [--wait S] [--gap-timer MS]
 //     [--ttfb]
 // Starts the simulator and the exporter as the benchmark does (bench/exporter.mjs, the image's flags and allocator
-// settings; --node-arg adds or replaces a flag), waits for coverage and 45 s more, then measures a window with a
+// settings; --node-arg adds or replaces a flag), waits until every node's first metadata fetch is done (as
+// `npm run bench` does; --wait S: S seconds from the listening line instead), then measures a window with a
 // gzip scrape every 15 s: the exporter's cores (and by thread), CPU per leader request answered (all its work: polls,
 // discovery, builds, scrapes), RSS, and the body builds in the window. With --profile, V8 CPU profiles of every thread land in
 // DIR (bench/profile-summary.mjs reads them; the profiler itself costs about a fifth more CPU). With --ttfb, after the
@@ -15,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Children, jsonLine } from './lib/children.mjs';
+import { firstMetadataDoneS } from './lib/first-metadata.mjs';
 import { STEADY_GAP_TIMER_MS } from './lib/gaps.mjs';
 import { json, scrapeRounds } from './lib/http.mjs';
 import { summarize } from './lib/stats.mjs';
@@ -47,6 +49,7 @@ const { env, nodeFlags: imageFlags } = imageSettings(join(here, '..'));
 onImageNode(join(here, '..'));
 const nodeFlags = withFlags(imageFlags, o['node-arg']);
 const { baseUrl, token, adminUrl } = await children.simulator('simulator', n);
+const startedAt = performance.now();
 const exp = children.fork(
   'exporter',
   join(here, 'exporter.mjs'),
@@ -86,8 +89,10 @@ const healthLatency = async () => {
 };
 const scrape = () => fetch(metricsUrl, { headers: { 'accept-encoding': 'gzip' } }).then((r) => r.arrayBuffer());
 
-// Coverage takes about n / 5,000 s unthrottled; then a health interval and a half to settle.
-await sleep(o.wait ? Number(o.wait) * 1000 : Math.max(30_000, n * 0.5) + 45_000);
+// Until the first metadata round is done (bench/lib/first-metadata.mjs), as npm run bench's steady window. Before
+// 2026-11-28 noon this waited for coverage and 45 s: inside that round, where every build renders every run again
+// (new metadata in each) and 50k read 0.37-0.46 cores against 0.31 after it (bench/notes-gc.md, eighteenth round).
+await sleep(o.wait ? Number(o.wait) * 1000 : Math.max(0, startedAt + firstMetadataDoneS(30) * 1000 - performance.now()));
 await exp.call('builds');
 await exp.call('gapTimer', { intervalMs: Number(o['gap-timer'] ?? STEADY_GAP_TIMER_MS) });
 const l0 = await healthLatency();
