@@ -205,12 +205,16 @@ async function runAutocannon({ origin, token, ids, connections, durationS }) {
 
 /**
  * The exporter once more, under V8's CPU profiler (`--cpu-prof`): where its CPU goes in the start-up burst (first node
- * poll → every node's first health answer) and, at the steady target's size, in a steady window like the main run's.
+ * poll → every node's first health answer), at the steady target's size in a steady window like the main run's, and
+ * in rounds of gzip scrapes after the first metadata round (the slowest scrapes: what the main thread did meanwhile).
  * Per window: leader requests answered, CPU by thread kind from /proc (bench/lib/machine.mjs: the main thread, V8's
  * platform threads, libuv's pool, the others) and the main thread's self time by kind of code
  * (bench/lib/cpu-profile.mjs), the windows cut on the profile's own clock. The profiler costs CPU of its own (about a
  * fifth more): the main run's figures are the ones judged, these say what they are made of.
  */
+/** The slowest scrapes of the profiled run the report takes apart (of 50: about the p99's and the two above it). */
+const SLOWEST_SCRAPES = 3;
+
 async function explainCpu(n, { adminUrl, baseUrl, token, args, dir }) {
   const profDir = join(dir, 'explain');
   rmSync(profDir, { recursive: true, force: true });
@@ -240,26 +244,46 @@ async function explainCpu(n, { adminUrl, baseUrl, token, args, dir }) {
     if (performance.now() - t0 > deadline) break;
     await sleep(100);
   }
-  let steady;
-  if (covered && n === STEADY_TARGET.nodes) {
-    // As in the main run: gzip scrapes every 15 s (builds follow them), from the first metadata round's end.
-    const agent = new Agent({ connections: 1 });
-    let nextScrape = performance.now() + 15_000;
-    const scrapingUntil = async (end) => {
-      while (performance.now() < end) {
-        await sleep(Math.max(0, Math.min(nextScrape, end) - performance.now()));
-        if (performance.now() >= nextScrape) {
-          nextScrape += 15_000;
-          await fetchMetricsText(metricsUrl, agent);
-        }
+  // As in the main run: gzip scrapes every 15 s (builds follow them), until the first metadata round's end.
+  const agent = new Agent({ connections: 1 });
+  let nextScrape = performance.now() + 15_000;
+  const scrapingUntil = async (end) => {
+    while (performance.now() < end) {
+      await sleep(Math.max(0, Math.min(nextScrape, end) - performance.now()));
+      if (performance.now() >= nextScrape) {
+        nextScrape += 15_000;
+        await fetchMetricsText(metricsUrl, agent);
       }
-    };
+    }
+  };
+  let steady;
+  let scrapes;
+  if (covered) {
     await scrapingUntil(t0 + firstMetadataDoneS(INTERVALS.healthS) * 1000);
-    const a = await mark();
-    await scrapingUntil(performance.now() + 2 * INTERVALS.healthS * 1000);
-    steady = [a, await mark()];
-    await agent.close();
+    if (n === STEADY_TARGET.nodes) {
+      const a = await mark();
+      await scrapingUntil(performance.now() + 2 * INTERVALS.healthS * 1000);
+      steady = [a, await mark()];
+    }
+    // Then rounds of 2 concurrent gzip scrapes as the main run's (after one round not counted), each one's start on
+    // the profile's clock: what the main thread did while the slowest waited for their first byte.
+    const scraper = new Agent({ connections: 2 });
+    const get = () => timedGet(metricsUrl, { dispatcher: scraper, encoding: 'gzip' });
+    await Promise.all([get(), get()]);
+    scrapes = [];
+    const s0 = performance.now();
+    const budgetMs = n >= 20_000 ? 25_000 : 12_000;
+    for (let i = 0; i < 25 && (i < 5 || performance.now() - s0 < budgetMs); i++) {
+      await Promise.all(
+        [0, 1].map(async () => {
+          const startUs = monotonicUs();
+          scrapes.push({ startUs, ttfbMs: (await get()).ttfbMs });
+        }),
+      );
+    }
+    await scraper.close();
   }
+  await agent.close();
   // SIGTERM: the exporter exits on its own, and node writes the profiles as it does.
   await exp.stop(60_000);
   const file = readdirSync(profDir).find((f) => f.includes(`.${pid}.0.`) && f.endsWith('.cpuprofile'));
@@ -273,7 +297,17 @@ async function explainCpu(n, { adminUrl, baseUrl, token, args, dir }) {
           main: profile ? timeByKind(profile, a.us, b.us) : undefined,
         }
       : undefined;
-  return { burst: window(first, covered), steady: steady && window(...steady), profile: file && join(profDir, file) };
+  // The slowest scrapes: the main thread's time while each waited for its first byte, by kind.
+  const slowest = (scrapes ?? [])
+    .toSorted((x, y) => y.ttfbMs - x.ttfbMs)
+    .slice(0, SLOWEST_SCRAPES)
+    .map((x) => ({ ttfbMs: x.ttfbMs, main: profile ? timeByKind(profile, x.startUs, x.startUs + x.ttfbMs * 1000) : undefined }));
+  return {
+    burst: window(first, covered),
+    steady: steady && window(...steady),
+    scrapes: scrapes && { ttfb: summarize(scrapes.map((x) => x.ttfbMs)), slowest },
+    profile: file && join(profDir, file),
+  };
 }
 
 async function runSize(n) {
@@ -641,7 +675,13 @@ async function runSize(n) {
   await exp.stop();
   if (!flags['skip-explain']) {
     log(`${label}: the exporter again, under V8's CPU profiler (where its CPU goes)`);
-    r.explain = await explainCpu(n, { adminUrl, baseUrl, token, args, dir });
+    // The judged figures stand without it: a failure here is reported in place of the explanation.
+    try {
+      r.explain = await explainCpu(n, { adminUrl, baseUrl, token, args, dir });
+    } catch (e) {
+      r.explain = { error: e instanceof Error ? e.message : String(e) };
+      log(`${label}: the profiled run failed: ${r.explain.error}`);
+    }
   }
   await sim.stop();
   await scrapeAgent.close();

@@ -313,6 +313,13 @@ describe('renderReport: where the CPU and the memory go', () => {
         threadsMs: { main: 400, v8: 80, libuv: 10, other: 10 },
         main: profiled({ gc: 40, socket: 80, undici: 60, node: 40, exporter: 100, runtime: 80 }),
       },
+      scrapes: {
+        ttfb: { n: 50, p50: 3, p99: 20, max: 25 },
+        slowest: [
+          { ttfbMs: 25, main: profiled({ exporter: 15, gc: 5, node: 0.3 }) },
+          { ttfbMs: 20, main: undefined },
+        ],
+      },
     },
   };
   const twoK = {
@@ -348,7 +355,16 @@ describe('renderReport: where the CPU and the memory go', () => {
     results: [big, twoK, small],
     bareNode: {
       rss: 45e6,
-      mappings: { 'node x': 17.8, 'node r': 17.1, 'node w': 1, '[anon] w': 4.7, '[heap] w': 1.5, 'libc.so.6 x': 1 },
+      mappings: {
+        'node x': 17.8,
+        'node r': 17.1,
+        'node w': 1,
+        '[anon] w': 4.7,
+        '[heap] w': 1.5,
+        'libc.so.6 x': 1,
+        // Under the 0.25 MB the exporter's own mappings are cut at: left out of the bare node's too.
+        'libdl.so.2 r': 0.1,
+      },
     },
   };
 
@@ -374,6 +390,7 @@ describe('renderReport: where the CPU and the memory go', () => {
     expect(md).toContain(
       "the main thread's garbage collection 40.0 µs, V8's platform threads (GC helpers, concurrent compilation) 80.0",
     );
+    expect(md).toContain("undici and its parser 60.0, Node.js's JavaScript 40.0.");
     expect(md).toContain("Everything but the exporter's own code comes to 400.0 µs, 10.00× undici alone.");
     expect(md).toContain('Why each CPU and memory target reads as it does, from this run');
   });
@@ -386,9 +403,25 @@ describe('renderReport: where the CPU and the memory go', () => {
     expect(md).toContain('| other files and libraries | 1.0 | 1.0 |');
     expect(md).toContain('| all mappings | 43.1 | 104.0 |');
     expect(md).toContain(
-      "- **2k, over its 100 MB:** of 104.0 MB resident, 46.0 are the node binary's own pages (a bare node: 35.9)",
+      "- **2k, over its 100 MB (the window's mean 105 MB, peak 360 MB):** at the window's end, of 104.0 MB resident, " +
+        "46.0 are the node binary's own pages (a bare node: 35.9)",
     );
     expect(md).toContain('the exporter adds 60.9 MB to the runtime: anonymous 40.3');
+  });
+
+  it('says what the main thread did while the slowest scrapes waited for their first byte', () => {
+    const md = renderReport(run);
+    expect(md).toContain('## What the slowest scrapes waited for (the profiled run)');
+    expect(md).toMatch(/\| gzip TTFB p50 \/ p99 \(profiled run[^|]*\| 3\.0 ms \/ 20\.0 ms \|/);
+    // The kinds over 0.5 ms, largest first (Node.js's 0.3 ms left out).
+    expect(md).toContain('| 25.0 ms: busy 20.3 ms (the exporter 15.0, GC 5.0), idle 10.0 ms |');
+    expect(md).toMatch(/\| slowest scrape 2: [^|]*\| 20\.0 ms \(no profile\) \|/);
+  });
+
+  it('says so when the profiled run of a size failed', () => {
+    const failed = { ...small, explain: { error: 'exporter 1k, profiled: no listening line within 60 s' } };
+    const md = renderReport({ ...run, results: [failed] });
+    expect(md).toContain('- **1k:** the profiled run failed (exporter 1k, profiled: no listening line within 60 s).');
   });
 
   it('leaves both sections out of a run without a profiled run or mappings', () => {
