@@ -39,7 +39,7 @@ import { firstMetadataDoneS } from './lib/first-metadata.mjs';
 import { STEADY_GAP_TIMER_MS } from './lib/gaps.mjs';
 import { imageSettings, onImageNode, runtimeNote } from './lib/image.mjs';
 import { Children, jsonLine } from './lib/children.mjs';
-import { closeHttp, fetchMetricsText, json, scrapeRounds, timedGet } from './lib/http.mjs';
+import { closeHttp, fetchMetricsText, json, periodicScrapes, scrapeRounds, timedGet } from './lib/http.mjs';
 import { machineBusyMs, machineInfo, processCpuMs, processMemory, threadKindCpuMs } from './lib/machine.mjs';
 import { monotonicUs, timeByKind } from './lib/cpu-profile.mjs';
 import { countHealthUp, countSeries, sampleValue } from './lib/metrics-text.mjs';
@@ -246,16 +246,7 @@ async function explainCpu(n, { adminUrl, baseUrl, token, args, dir }) {
   }
   // As in the main run: gzip scrapes every 15 s (builds follow them), until the first metadata round's end.
   const agent = new Agent({ connections: 1 });
-  let nextScrape = performance.now() + 15_000;
-  const scrapingUntil = async (end) => {
-    while (performance.now() < end) {
-      await sleep(Math.max(0, Math.min(nextScrape, end) - performance.now()));
-      if (performance.now() >= nextScrape) {
-        nextScrape += 15_000;
-        await fetchMetricsText(metricsUrl, agent);
-      }
-    }
-  };
+  const scrapingUntil = periodicScrapes(metricsUrl, agent);
   let steady;
   let scrapes;
   if (covered) {
@@ -482,17 +473,12 @@ async function runSize(n) {
   const settleMs = INTERVALS.healthS * 1000;
   const windowMs = 2 * INTERVALS.healthS * 1000;
   let selfText = '';
-  let nextScrapeAt = performance.now() + 15_000;
   /** Sleeps until `until` (performance.now() time), scraping gzip every 15 s meanwhile. */
-  const scrapingUntil = async (until) => {
-    while (performance.now() < until) {
-      await sleep(Math.max(0, Math.min(nextScrapeAt, until) - performance.now()));
-      if (performance.now() >= nextScrapeAt) {
-        nextScrapeAt += 15_000;
-        selfText = await fetchMetricsText(metricsUrl, scrapeAgent);
-      }
-    }
-  };
+  const scrapingUntil = periodicScrapes(metricsUrl, scrapeAgent, {
+    onText: (text) => {
+      selfText = text;
+    },
+  });
   log(`${label}: settling (${settleMs / 1000} s), then the first metadata round's window (${windowMs / 1000} s)`);
   await scrapingUntil(performance.now() + settleMs);
   {

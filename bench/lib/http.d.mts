@@ -17,5 +17,11 @@ export function scrapeRounds(
   targets: { name: string; url: string }[],
   options: { encoding: string; concurrency?: number; warmup?: number; minRounds?: number; maxRounds?: number; budgetMs?: number },
 ): Promise<Map<string, { ttfbMs: number[]; totalMs: number[]; bytes: number }>>;
+/** gzip scrapes every `everyMs` (15 s): `until(end)` sleeps until `end` (performance.now()), scraping meanwhile. */
+export function periodicScrapes(
+  url: string,
+  dispatcher: Dispatcher,
+  options?: { everyMs?: number; onText?: (text: string) => void },
+): (end: number) => Promise<void>;
 /** Closes the shared admin connection pool. */
 export function closeHttp(): Promise<void>;

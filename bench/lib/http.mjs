@@ -95,6 +95,24 @@ export async function scrapeRounds(
   return samples;
 }
 
+/**
+ * Prometheus-like gzip scrapes of `url` every `everyMs`, the first `everyMs` from now: returns `until(end)`, which
+ * sleeps until `end` (performance.now() time) scraping meanwhile, each scrape's text given to `onText`.
+ */
+export function periodicScrapes(url, dispatcher, { everyMs = 15_000, onText } = {}) {
+  let next = performance.now() + everyMs;
+  return async (end) => {
+    while (performance.now() < end) {
+      await new Promise((r) => setTimeout(r, Math.max(0, Math.min(next, end) - performance.now())));
+      if (performance.now() >= next) {
+        next += everyMs;
+        const text = await fetchMetricsText(url, dispatcher);
+        onText?.(text);
+      }
+    }
+  };
+}
+
 /** Closes the shared admin connection pool. */
 export function closeHttp() {
   return admin.close();

@@ -54,6 +54,17 @@ function result(): SizeResult {
 
 type Mutable = Record<string, Record<string, unknown>>;
 
+/** The machine of every rendered report below. */
+const MACHINE = {
+  cpuModel: 'Test CPU',
+  cores: 2,
+  memoryBytes: 8 * 1024 ** 3,
+  os: 'Linux',
+  node: 'v22.0.0',
+  loadavg: [1, 1, 1],
+  loadavgEnd: [2, 2, 2],
+};
+
 describe('judgeTargets', () => {
   it('meets every target with figures inside them', () => {
     const verdicts = judgeTargets(result());
@@ -205,15 +216,7 @@ describe('renderReport', () => {
     date: '2026-11-22T09:00:00.000Z',
     durationSeconds: 420,
     command: 'npm run bench',
-    machine: {
-      cpuModel: 'Test CPU',
-      cores: 2,
-      memoryBytes: 8 * 1024 ** 3,
-      os: 'Linux',
-      node: 'v22.0.0',
-      loadavg: [1, 1, 1],
-      loadavgEnd: [2, 2, 2],
-    },
+    machine: MACHINE,
     concurrency: 16,
     results: [{ ...result(), nodes: 1000, label: '1k' }, result()],
   };
@@ -285,15 +288,6 @@ describe('judgeFair (issue 14)', () => {
 });
 
 describe('renderReport: where the CPU and the memory go', () => {
-  const machine = {
-    cpuModel: 'Test CPU',
-    cores: 2,
-    memoryBytes: 8 * 1024 ** 3,
-    os: 'Linux',
-    node: 'v22.0.0',
-    loadavg: [1, 1, 1],
-    loadavgEnd: [1, 1, 1],
-  };
   const profiled = (main: Record<string, number>) => ({
     busyMs: Object.values(main).reduce((a, b) => a + b, 0),
     idleMs: 10,
@@ -350,7 +344,7 @@ describe('renderReport: where the CPU and the memory go', () => {
     date: '2026-11-28T09:00:00.000Z',
     durationSeconds: 1500,
     command: 'npm run bench',
-    machine,
+    machine: MACHINE,
     concurrency: 16,
     results: [big, twoK, small],
     bareNode: {
