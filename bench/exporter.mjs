@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { createGapMonitor } from './lib/gaps.mjs';
-import { parseSmaps, rssByMapping } from './lib/smaps.mjs';
+import { residentMb } from './lib/smaps.mjs';
 
 // BENCH_DIST (through --exporter-env): another build of dist/ to measure, e.g. a variant of a constant
 // (`node scripts/bundle.mjs --outdir DIR`, with DIR/../package.json and node_modules reachable).
@@ -79,20 +79,13 @@ function vmHwmBytes() {
   }
 }
 
-/** Resident memory (MB) by mapping kind (bench/lib/smaps.mjs, rssByMapping), the kinds of 0.25 MB or more. */
+/** Resident memory (MB) by mapping kind (bench/lib/smaps.mjs, residentMb). */
 function residentByMapping() {
-  let text;
   try {
-    text = readFileSync('/proc/self/smaps', 'utf8');
+    return residentMb(readFileSync('/proc/self/smaps', 'utf8'));
   } catch {
     return undefined;
   }
-  return Object.fromEntries(
-    [...rssByMapping(parseSmaps(text))]
-      .filter(([, kb]) => kb >= 256)
-      .sort((x, y) => y[1] - x[1])
-      .map(([k, kb]) => [k, +(kb / 1024).toFixed(1)]),
-  );
 }
 
 const handlers = {

@@ -39,7 +39,15 @@ import { firstMetadataDoneS } from './lib/first-metadata.mjs';
 import { STEADY_GAP_TIMER_MS } from './lib/gaps.mjs';
 import { imageSettings, onImageNode, runtimeNote } from './lib/image.mjs';
 import { Children, jsonLine } from './lib/children.mjs';
-import { closeHttp, fetchMetricsText, json, periodicScrapes, scrapeRounds, timedGet } from './lib/http.mjs';
+import {
+  closeHttp,
+  fetchMetricsText,
+  json,
+  periodicScrapes,
+  scrapeBudgetMs,
+  scrapeRounds,
+  timedGet,
+} from './lib/http.mjs';
 import { machineBusyMs, machineInfo, processCpuMs, processMemory, threadKindCpuMs } from './lib/machine.mjs';
 import { monotonicUs, timeByKind } from './lib/cpu-profile.mjs';
 import { countHealthUp, countSeries, sampleValue } from './lib/metrics-text.mjs';
@@ -203,6 +211,9 @@ async function runAutocannon({ origin, token, ids, connections, durationS }) {
 }
 
 
+/** The slowest scrapes of the profiled run the report takes apart (of 50: about the p99's and the two above it). */
+const SLOWEST_SCRAPES = 3;
+
 /**
  * The exporter once more, under V8's CPU profiler (`--cpu-prof`): where its CPU goes in the start-up burst (first node
  * poll → every node's first health answer), at the steady target's size in a steady window like the main run's, and
@@ -212,8 +223,6 @@ async function runAutocannon({ origin, token, ids, connections, durationS }) {
  * (bench/lib/cpu-profile.mjs), the windows cut on the profile's own clock. The profiler costs CPU of its own (about a
  * fifth more): the main run's figures are the ones judged, these say what they are made of.
  */
-/** The slowest scrapes of the profiled run the report takes apart (of 50: about the p99's and the two above it). */
-const SLOWEST_SCRAPES = 3;
 
 async function explainCpu(n, { adminUrl, baseUrl, token, args, dir }) {
   const profDir = join(dir, 'explain');
@@ -256,23 +265,14 @@ async function explainCpu(n, { adminUrl, baseUrl, token, args, dir }) {
       await scrapingUntil(performance.now() + 2 * INTERVALS.healthS * 1000);
       steady = [a, await mark()];
     }
-    // Then rounds of 2 concurrent gzip scrapes as the main run's (after one round not counted), each one's start on
-    // the profile's clock: what the main thread did while the slowest waited for their first byte.
-    const scraper = new Agent({ connections: 2 });
-    const get = () => timedGet(metricsUrl, { dispatcher: scraper, encoding: 'gzip' });
-    await Promise.all([get(), get()]);
-    scrapes = [];
-    const s0 = performance.now();
-    const budgetMs = n >= 20_000 ? 25_000 : 12_000;
-    for (let i = 0; i < 25 && (i < 5 || performance.now() - s0 < budgetMs); i++) {
-      await Promise.all(
-        [0, 1].map(async () => {
-          const startUs = monotonicUs();
-          scrapes.push({ startUs, ttfbMs: (await get()).ttfbMs });
-        }),
-      );
-    }
-    await scraper.close();
+    // Then rounds of gzip scrapes as the main run's, each one's start on the profile's clock: what the main thread
+    // did while the slowest waited for their first byte.
+    const got = await scrapeRounds([{ name: 'exporter', url: metricsUrl }], {
+      encoding: 'gzip',
+      budgetMs: scrapeBudgetMs(n),
+    });
+    const { ttfbMs, startUs } = got.get('exporter');
+    scrapes = ttfbMs.map((ms, i) => ({ ttfbMs: ms, startUs: startUs[i] }));
   }
   await agent.close();
   // SIGTERM: the exporter exits on its own, and node writes the profiles as it does.
@@ -635,7 +635,7 @@ async function runSize(n) {
         { name: 'exporter', url: metricsUrl },
         { name: 'bare', url: bareUrl },
       ],
-      { encoding, budgetMs: n >= 20_000 ? 25_000 : 12_000 },
+      { encoding, budgetMs: scrapeBudgetMs(n) },
     );
     const loop = (await exp.call('stats')).loop;
     const e = got.get('exporter');

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Children, jsonLine } from './lib/children.mjs';
 import { firstMetadataDoneS } from './lib/first-metadata.mjs';
 import { STEADY_GAP_TIMER_MS } from './lib/gaps.mjs';
-import { json, scrapeRounds } from './lib/http.mjs';
+import { json, scrapeBudgetMs, scrapeRounds } from './lib/http.mjs';
 import { summarize } from './lib/stats.mjs';
 import { imageSettings, onImageNode, withFlags } from './lib/image.mjs';
 import { threadCpuMs } from './lib/machine.mjs';
@@ -49,13 +49,15 @@ const { env, nodeFlags: imageFlags } = imageSettings(join(here, '..'));
 onImageNode(join(here, '..'));
 const nodeFlags = withFlags(imageFlags, o['node-arg']);
 const { baseUrl, token, adminUrl } = await children.simulator('simulator', n);
+/** The exporter's health interval here (s), as npm run bench's. */
+const HEALTH_S = 30;
 const startedAt = performance.now();
 const exp = children.fork(
   'exporter',
   join(here, 'exporter.mjs'),
   [
     ...['--web.listen-address', '127.0.0.1:0', '--leader.max-rps', '1000000', '--leader.max-concurrency', '16'],
-    ...['--health.interval', '30s', '--discovery.interval', '60s', '--metadata.interval', '600s', '--log.level', 'info'],
+    ...['--health.interval', `${HEALTH_S}s`, '--discovery.interval', '60s', '--metadata.interval', '600s', '--log.level', 'info'],
   ],
   {
     execArgv: [...nodeFlags, ...(o.profile ? ['--cpu-prof', '--cpu-prof-dir', o.profile] : [])],
@@ -92,7 +94,7 @@ const scrape = () => fetch(metricsUrl, { headers: { 'accept-encoding': 'gzip' } 
 // Until the first metadata round is done (bench/lib/first-metadata.mjs), as npm run bench's steady window. Before
 // 2026-11-28 noon this waited for coverage and 45 s: inside that round, where every build renders every run again
 // (new metadata in each) and 50k read 0.37-0.46 cores against 0.31 after it (bench/notes-gc.md, eighteenth round).
-await sleep(o.wait ? Number(o.wait) * 1000 : Math.max(0, startedAt + firstMetadataDoneS(30) * 1000 - performance.now()));
+await sleep(o.wait ? Number(o.wait) * 1000 : Math.max(0, startedAt + firstMetadataDoneS(HEALTH_S) * 1000 - performance.now()));
 await exp.call('builds');
 await exp.call('gapTimer', { intervalMs: Number(o['gap-timer'] ?? STEADY_GAP_TIMER_MS) });
 const l0 = await healthLatency();
@@ -115,7 +117,7 @@ const builds = await exp.call('builds');
 let ttfb;
 if (o.ttfb) {
   await exp.call('stats', { resetLoop: true });
-  const got = await scrapeRounds([{ name: 'exporter', url: metricsUrl }], { encoding: 'gzip', budgetMs: n >= 20_000 ? 25_000 : 12_000 });
+  const got = await scrapeRounds([{ name: 'exporter', url: metricsUrl }], { encoding: 'gzip', budgetMs: scrapeBudgetMs(n) });
   const t = summarize(got.get('exporter').ttfbMs);
   const loop = (await exp.call('stats')).loop;
   ttfb = { n: t.n, p50Ms: +t.p50.toFixed(1), p99Ms: +t.p99.toFixed(1), loopMaxGapMs: Math.round(loop.maxGapMs) };

@@ -11,7 +11,7 @@ export interface CpuProfile {
   timeDeltas: number[];
 }
 export type CpuKind = 'gc' | 'socket' | 'undici' | 'node' | 'exporter' | 'libraries' | 'runtime' | 'bench' | 'other';
-export const CPU_KINDS: readonly (readonly [CpuKind, string])[];
+export const CPU_KINDS: readonly (readonly [CpuKind, string, string])[];
 export function monotonicUs(): number;
 export function kindOf(frame: CallFrame): CpuKind;
 export function timeByKind(

@@ -10,19 +10,19 @@ export function monotonicUs() {
 }
 
 /**
- * The kinds of self time, in the order the report lists them, with what each holds. A sample is counted for the
- * function it was in (self time), not for its callers.
+ * The kinds of self time, in the order the report lists them: `[kind, short name, what it holds]`. A sample is
+ * counted for the function it was in (self time), not for its callers.
  */
 export const CPU_KINDS = [
-  ['gc', 'garbage collection (V8, on this thread)'],
-  ['socket', "socket writes (the kernel's send of each request, and on one machine the leader's wake-up)"],
-  ['undici', "undici and its HTTP parser (llhttp's WebAssembly)"],
-  ['node', "Node.js's own JavaScript (timers, streams, buffers, promise jobs, zlib's binding)"],
-  ['exporter', "the exporter's code (dist/ or build/)"],
-  ['libraries', 'other libraries (pino, prom-client, zod)'],
-  ['runtime', 'V8 and native runtime outside JavaScript (compilation, the event loop: `(program)`)'],
-  ['bench', "the benchmark's own probes in the process (bench/)"],
-  ['other', 'anything else'],
+  ['gc', 'GC', 'garbage collection (V8, on this thread)'],
+  ['socket', 'socket writes', "socket writes (the kernel's send of each request, and on one machine the leader's wake-up)"],
+  ['undici', 'undici', "undici and its HTTP parser (llhttp's WebAssembly)"],
+  ['node', "Node.js's JS", "Node.js's own JavaScript (timers, streams, buffers, promise jobs, zlib's binding)"],
+  ['exporter', 'the exporter', "the exporter's code (dist/ or build/)"],
+  ['libraries', 'libraries', 'other libraries (pino, prom-client, zod)'],
+  ['runtime', 'runtime', 'V8 and native runtime outside JavaScript (compilation, the event loop: `(program)`)'],
+  ['bench', 'bench probes', "the benchmark's own probes in the process (bench/)"],
+  ['other', 'other', 'anything else'],
 ];
 
 // Native functions that write to a socket (StreamBase's writes: the syscall runs inside them).

@@ -16,7 +16,9 @@ export function fetchMetricsText(url: string, dispatcher: Dispatcher): Promise<s
 export function scrapeRounds(
   targets: { name: string; url: string }[],
   options: { encoding: string; concurrency?: number; warmup?: number; minRounds?: number; maxRounds?: number; budgetMs?: number },
-): Promise<Map<string, { ttfbMs: number[]; totalMs: number[]; bytes: number }>>;
+): Promise<Map<string, { ttfbMs: number[]; totalMs: number[]; startUs: number[]; bytes: number }>>;
+/** The time budget of a size's scrape rounds. */
+export function scrapeBudgetMs(nodes: number): number;
 /** gzip scrapes every `everyMs` (15 s): `until(end)` sleeps until `end` (performance.now()), scraping meanwhile. */
 export function periodicScrapes(
   url: string,

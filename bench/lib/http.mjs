@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
+import { monotonicUs } from './cpu-profile.mjs';
 
 /** Prometheus 3's Accept header: what a real scraper sends. */
 export const PROMETHEUS_ACCEPT =
@@ -62,24 +63,34 @@ export async function fetchMetricsText(url, dispatcher) {
   return raw.toString('utf8');
 }
 
+/** The time budget of a size's scrape rounds (`scrapeRounds`' budgetMs): larger bodies take longer a scrape. */
+export function scrapeBudgetMs(nodes) {
+  return nodes >= 20_000 ? 25_000 : 12_000;
+}
+
 /**
  * Scrapes each target with `concurrency` parallel requests per round, rounds of all targets interleaved
  * (so that they share the machine's load), until `maxRounds` or `budgetMs` (at least `minRounds`), after
- * `warmup` rounds that are not counted. Returns samples per target name.
+ * `warmup` rounds that are not counted. Returns samples per target name, each request's start on the clock of V8's
+ * CPU profiles (`startUs`: bench/lib/cpu-profile.mjs) beside its times.
  */
 export async function scrapeRounds(
   targets,
   { encoding, concurrency = 2, warmup = 1, minRounds = 5, maxRounds = 25, budgetMs = 20_000 },
 ) {
   const agents = new Map(targets.map((t) => [t.name, new Agent({ connections: concurrency })]));
-  const samples = new Map(targets.map((t) => [t.name, { ttfbMs: [], totalMs: [], bytes: 0 }]));
+  const samples = new Map(targets.map((t) => [t.name, { ttfbMs: [], totalMs: [], startUs: [], bytes: 0 }]));
   const round = async (t, count) => {
     const rs = await Promise.all(
-      Array.from({ length: concurrency }, () => timedGet(t.url, { dispatcher: agents.get(t.name), encoding })),
+      Array.from({ length: concurrency }, async () => {
+        const startUs = monotonicUs();
+        return { ...(await timedGet(t.url, { dispatcher: agents.get(t.name), encoding })), startUs };
+      }),
     );
     if (!count) return;
     const s = samples.get(t.name);
     for (const r of rs) {
+      s.startUs.push(r.startUs);
       s.ttfbMs.push(r.ttfbMs);
       s.totalMs.push(r.totalMs);
       s.bytes = r.bytes;

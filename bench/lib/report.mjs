@@ -2,6 +2,7 @@
 // ratios measured in the same run, sizing, and how each figure was measured. Pure: results in, text out.
 
 import { CPU_KINDS } from './cpu-profile.mjs';
+import { RESIDENT_FLOOR_KB } from './smaps.mjs';
 import { STEADY_GAP_TIMER_MS } from './gaps.mjs';
 import { fmtInt, fmtMiB, fmtMs, fmtRatio, fmtS, sizeLabel } from './stats.mjs';
 
@@ -744,12 +745,12 @@ export function explainWindows(results) {
   for (const r of sorted) {
     const d = derive(r);
     const w = r.explain?.burst;
-    if (w?.requests > 0) out.push({ label: `${r.label ?? sizeLabel(r.nodes)} burst`, w, undiciMs: d.undiciFloorCpuMs, undiciWhat: 'unpaced' });
+    if (w?.requests > 0) out.push({ label: `${r.label ?? sizeLabel(r.nodes)} burst`, w, undiciMs: d.undiciFloorCpuMs });
   }
   for (const r of sorted) {
     const d = derive(r);
     const w = r.explain?.steady;
-    if (w?.requests > 0) out.push({ label: `${r.label ?? sizeLabel(r.nodes)} steady`, w, undiciMs: d.undiciPacedCpuMs, undiciWhat: 'paced' });
+    if (w?.requests > 0) out.push({ label: `${r.label ?? sizeLabel(r.nodes)} steady`, w, undiciMs: d.undiciPacedCpuMs });
   }
   return out;
 }
@@ -785,7 +786,7 @@ function whereCpuGoes(results) {
       ...windows.map(({ undiciMs }) => (undiciMs === undefined ? '–' : (undiciMs * 1000).toFixed(1))),
     ],
     ['main thread (share of all threads)', ...windows.map(({ w }) => cell(w.threadsMs.main, w, total(w)))],
-    ...CPU_KINDS.map(([kind, what]) => [
+    ...CPU_KINDS.map(([kind, , what]) => [
       `… ${what}`,
       ...windows.map(({ w }) => cell(mainKind(w, kind), w, total(w))),
     ]).filter((row) => row.slice(1).some((c) => c !== '–' && !c.startsWith('0.0 '))),
@@ -829,17 +830,7 @@ function whereCpuGoes(results) {
 }
 
 /** Short names of the CPU kinds, for the slowest scrapes' cells. */
-const KIND_SHORT = {
-  gc: 'GC',
-  socket: 'socket writes',
-  undici: 'undici',
-  node: "Node.js's JS",
-  exporter: 'the exporter',
-  libraries: 'libraries',
-  runtime: 'runtime',
-  bench: 'bench probes',
-  other: 'other',
-};
+const KIND_SHORT = Object.fromEntries(CPU_KINDS.map(([kind, short]) => [kind, short]));
 
 /**
  * What the slowest scrapes of the profiled run waited for: per size, the run's gzip TTFB p50 / p99 and, for each of
@@ -902,8 +893,9 @@ const MAPPING_KINDS = [
 function whereMemoryGoes(results, bareNode) {
   const sized = [...results].sort((a, b) => a.nodes - b.nodes).filter((r) => r.steady?.mappings);
   if (sized.length === 0) return undefined;
-  // The exporter reports kinds of 0.25 MB or more (bench/exporter.mjs); the bare node's are cut the same way.
-  const floor = (maps) => Object.fromEntries(Object.entries(maps).filter(([, mb]) => mb >= 0.25));
+  // Both report kinds of RESIDENT_FLOOR_KB or more (smaps.mjs, residentMb); runs before 2026-11-28 13:30 recorded
+  // the bare node's every kind, cut here the same way.
+  const floor = (maps) => Object.fromEntries(Object.entries(maps).filter(([, mb]) => mb >= RESIDENT_FLOOR_KB / 1024));
   const bare = bareNode?.mappings ? floor(bareNode.mappings) : undefined;
   const cols = [...(bare ? [{ label: 'bare node', maps: bare }] : [])];
   for (const r of sized) cols.push({ label: r.label ?? sizeLabel(r.nodes), maps: r.steady.mappings, r });
@@ -1007,7 +999,7 @@ export function renderReport(run, { analysis } = {}) {
   if (explainWindows(results).length > 0 || results.some((r) => r.steady?.mappings))
     parts.push(
       '',
-      'Why each CPU and memory target reads as it does, from this run: “Where the CPU goes” (a profiled run) and “Where the memory goes” below.',
+      'Why each CPU, scrape and memory target reads as it does, from this run: “Where the CPU goes” (a profiled run), “What the slowest scrapes waited for” and “Where the memory goes” below.',
     );
   parts.push('');
   if (run.fair) {

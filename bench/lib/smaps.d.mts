@@ -9,3 +9,5 @@ export interface Mapping {
 }
 export function parseSmaps(text: string): Mapping[];
 export function rssByMapping(mappings: readonly Mapping[]): Map<string, number>;
+export const RESIDENT_FLOOR_KB: number;
+export function residentMb(smapsText: string): Record<string, number>;

@@ -28,6 +28,19 @@ export function parseSmaps(text) {
   return out;
 }
 
+/** Kinds of mapping under this many resident kB are left out of `residentMb` (libraries' slivers). */
+export const RESIDENT_FLOOR_KB = 256;
+
+/** Resident MB by kind (`rssByMapping`) of an smaps text, the kinds of RESIDENT_FLOOR_KB or more, largest first. */
+export function residentMb(smapsText) {
+  return Object.fromEntries(
+    [...rssByMapping(parseSmaps(smapsText))]
+      .filter(([, kb]) => kb >= RESIDENT_FLOOR_KB)
+      .sort((x, y) => y[1] - x[1])
+      .map(([k, kb]) => [k, +(kb / 1024).toFixed(1)]),
+  );
+}
+
 /**
  * Resident kB summed by file and kind of access: `node x` (the node binary's code), `node r` (its read-only data:
  * V8's snapshot, ICU), `[anon] w` (V8's heap, thread stacks, malloc's mmaps), `[heap] w` (malloc's brk heap)…

@@ -386,7 +386,7 @@ describe('renderReport: where the CPU and the memory go', () => {
     );
     expect(md).toContain("undici and its parser 60.0, Node.js's JavaScript 40.0.");
     expect(md).toContain("Everything but the exporter's own code comes to 400.0 µs, 10.00× undici alone.");
-    expect(md).toContain('Why each CPU and memory target reads as it does, from this run');
+    expect(md).toContain('Why each CPU, scrape and memory target reads as it does, from this run');
   });
 
   it('puts each size beside a bare node, and explains a size over its memory target', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSmaps, rssByMapping } from '../../bench/lib/smaps.mjs';
+import { parseSmaps, residentMb, rssByMapping } from '../../bench/lib/smaps.mjs';
 
 // Two mappings of the node binary (code and read-only data), an anonymous one and malloc's heap, as the kernel
 // writes them (fields abridged: the parser reads only the header, Rss and Private_Dirty).
@@ -49,6 +49,12 @@ describe('bench/lib/smaps.mjs', () => {
       '[heap] w': 512,
       '[anon] x': 100,
     });
+  });
+
+  it('gives resident MB by kind, largest first, leaving out the kinds under the floor (256 kB)', () => {
+    const mb = residentMb(SMAPS);
+    expect(mb).toEqual({ '[anon] w': 2.9, 'node x': 1.5, 'node r': 0.7, '[heap] w': 0.5 });
+    expect(Object.keys(mb)).toEqual(['[anon] w', 'node x', 'node r', '[heap] w']);
   });
 
   it('reads nothing from an empty text', () => {
