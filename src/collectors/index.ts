@@ -42,8 +42,8 @@ export const GROUP_FAMILIES: readonly Family<GroupState>[] = [
 export const NODE_FAMILIES: readonly Family<NodeState>[] = [
   ...LISTING_FAMILIES,
   ...HEALTH_FAMILIES,
-  ...METADATA_FAMILIES,
   POLL_FAILURE_FAMILY,
+  ...METADATA_FAMILIES,
 ];
 
 /** Position of each per-node family in a node's rendered texts. */
