@@ -81,7 +81,9 @@ describe('cribl-exporter simulate', () => {
   it.each([
     [['--nodes', 'many'], '--nodes: expected an integer'],
     [['--nodes=-3'], '--nodes: expected an integer'],
-    [['--nodes', '-3'], "Option '--nodes' argument is ambiguous"],
+    // Not node:util's "argument is ambiguous": the flag's own message.
+    [['--nodes', '-1'], '--nodes: expected an integer ≥ 0, got "-1"'],
+    [['--nodes', '-3'], '--nodes: expected an integer ≥ 0, got "-3"'],
     [['--leader-version', 'latest'], '--leader-version: expected a version'],
     [['--web.listen-address', 'nowhere'], '--web.listen-address: expected host:port'],
     [['--bogus'], "Unknown option '--bogus'"],
