@@ -230,20 +230,18 @@ export class SimFleet implements Fleet {
     const renamed = new Map<string, Map<string, string>>();
     for (const g of this.#groups.values()) {
       const names = new Map<string, string>();
-      g.commits.forEach((_, i) => {
-        const from = versionAt(g, i);
-        g.semver = semver;
+      const old = g.commits.map((_, i) => versionAt(g, i));
+      g.semver = semver;
+      old.forEach((from, i) => {
         const to = versionAt(g, i);
-        g.semver = !semver;
         if (from !== undefined && to !== undefined) names.set(from, to);
       });
-      g.semver = semver;
       renamed.set(g.id, names);
     }
     this.#semver = semver;
     for (const rec of this.#all) {
       const to = renamed.get(rec.group)?.get(rec.configVersion);
-      if (to !== undefined) {
+      if (to !== undefined && to !== rec.configVersion) {
         rec.configVersion = to;
         this.#touch(rec);
       }

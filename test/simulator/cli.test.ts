@@ -105,6 +105,17 @@ describe('cribl-exporter simulate', () => {
     expect(r.err).toEqual([expect.stringMatching(/^simulate: --scenario: .*bad\.yaml: faults\.rateLimit\.rate: /)]);
   });
 
+  it('rejects a scenario naming what the fleet lacks with exit 2 and one line (checked at start)', async () => {
+    const file = join(dir, 'unknown.yaml');
+    writeFileSync(file, 'faults:\n  dataflow: { windows: [{ group: default, destination: nope, red: 1 }] }\n');
+    const r = run(['--scenario', file, '--web.listen-address', '127.0.0.1:0']);
+    expect(await r.code).toBe(2);
+    expect(r.out).toEqual([]);
+    expect(r.err).toEqual([
+      `simulate: --scenario: ${file}: invalid faults: faults.dataflow.windows.0: group "default" has no destination "nope"`,
+    ]);
+  });
+
   it('--help prints usage and exits 0', async () => {
     const r = run(['--help']);
     expect(await r.code).toBe(0);
