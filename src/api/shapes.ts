@@ -344,6 +344,7 @@ export const edgeUsageSchema = z.object({
   droppedBytes: finite.optional(),
   inMetricsEvents: finite.optional(),
 });
+export type EdgeUsage = z.infer<typeof edgeUsageSchema>;
 
 /**
  * One day of GET /system/licenses/usage (UsageMetricsExtended). `startTime`/`endTime` are epoch ms; billed ingest is
