@@ -19,6 +19,12 @@ export const ENDPOINTS = {
   login: '/auth/login',
   oauthToken: '/oauth/token',
   workspaces: '/v1/organizations/{organizationId}/workspaces',
+  outputStatus: '/m/{group}/system/status/outputs',
+  inputStatus: '/m/{group}/system/status/inputs',
+  licenses: '/system/licenses',
+  licenseUsage: '/system/licenses/usage',
+  systemInfo: '/system/info',
+  systemMessages: '/system/messages',
 } as const;
 export type Endpoint = (typeof ENDPOINTS)[keyof typeof ENDPOINTS];
 

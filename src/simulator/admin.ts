@@ -11,12 +11,16 @@ import { NODE_HEALTH_MODES, UPGRADE_STATES } from './fleet.js';
 import type { SimFleet, SimNode } from './fleet.js';
 import type { Workspaces } from './mgmt.js';
 import { gitSchema, groupSchema, workspaceSchema } from './scenario.js';
+import { ROUTES } from './routes.js';
+import type { GroupFlow } from './dataflow.js';
+import type { Env } from './env.js';
+import { statusItems } from './handlers-signals.js';
 import type { SearchJobs } from './search.js';
 import type { StatsRecorder } from './stats.js';
 import type { Clock } from '../util/clock.js';
 
 /** What the admin endpoint reads and changes (the simulator app implements it). */
-export interface AdminDeps {
+export interface AdminDeps extends Env {
   readonly fleet: SimFleet;
   readonly stats: StatsRecorder;
   readonly tokens: TokenStore;
@@ -26,11 +30,15 @@ export interface AdminDeps {
   readonly workspaces: Workspaces;
   readonly workspaceList: Workspace[];
   readonly clock: Clock;
+  /** Whether the 420 bodies of a leader set to standby by hand carry `role`. */
+  leaderRole: boolean;
   /** Validates and applies faults; throws a one-line Error when invalid. */
   patchFaults(patch: unknown, replace?: boolean): Faults;
+  /** A group's destinations and sources, or undefined. */
+  flow(group: string): GroupFlow | undefined;
 }
 
-const ADMIN_BODY_LIMIT = 1024 * 1024;
+const ADMIN_BODY_LIMIT = 1_000_000;
 const healthMode = z.enum(NODE_HEALTH_MODES as [string, ...string[]]);
 
 const addNodeSchema = z.strictObject({
@@ -62,7 +70,14 @@ const patchNodeSchema = z.strictObject({
   upgrade: upgradeSchema.nullable().optional(),
 });
 
-const leaderSchema = z.strictObject({ state: z.enum(['healthy', 'standby', 'shutting down']) });
+const leaderSchema = z
+  .strictObject({
+    state: z.enum(['healthy', 'standby', 'shutting down']).optional(),
+    /** false: 420 bodies without `role` (only the leader's /health tells standby apart). */
+    role: z.boolean().optional(),
+    configVersions: z.enum(['hash', 'semver']).optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'give state, role and/or configVersions' });
 const deploySchema = z.strictObject({
   message: z.string().optional(),
   rollout: z.boolean().optional(),
@@ -72,12 +87,19 @@ const commitSchema = z.strictObject({
   message: z.string().optional(),
   count: z.number().int().min(1).max(1000).optional(),
 });
-const patchGroupSchema = z.strictObject({ incompatibleWorkerCount: z.number().int().nonnegative() });
+const patchGroupSchema = z
+  .strictObject({
+    incompatibleWorkerCount: z.number().int().nonnegative().optional(),
+    localChanges: z.number().int().nonnegative().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'give incompatibleWorkerCount and/or localChanges' });
 const configSchema = groupSchema.pick({ packs: true, outputs: true });
 const revokeSchema = z.strictObject({ token: z.string().min(1).optional() });
 const addTokenSchema = z.strictObject({
   token: z.string().min(8).regex(/^\S+$/),
   access: z.enum(TOKEN_ACCESS as [TokenAccess, ...TokenAccess[]]).default('full'),
+  /** Route templates the token is refused on (403). */
+  deny: z.array(z.enum(ROUTES)).default([]),
 });
 
 class AdminError extends Error {
@@ -212,11 +234,13 @@ async function route(
       return [200, nodeSummary(fleet.node(id) as SimNode)];
     }
     case 'GET leader':
-      return [200, { state: deps.engine.leaderState(fleet.leaderState()), manual: fleet.leaderState() }];
+      return [200, leaderSummary(deps)];
     case 'POST leader': {
-      const { state } = parse(leaderSchema, await readJson(req));
-      fleet.setLeaderState(state);
-      return [200, { state: deps.engine.leaderState(state), manual: state }];
+      const body = parse(leaderSchema, await readJson(req));
+      if (body.state !== undefined) fleet.setLeaderState(body.state);
+      if (body.role !== undefined) deps.leaderRole = body.role;
+      if (body.configVersions !== undefined) fleet.setConfigVersionStyle(body.configVersions);
+      return [200, leaderSummary(deps)];
     }
     case 'GET groups':
       return [200, { stream: fleet.groups('stream'), edge: fleet.groups('edge') }];
@@ -224,6 +248,7 @@ async function route(
     case 'POST groups/:x/commit':
     case 'POST groups/:x/reset':
     case 'GET groups/:x/config':
+    case 'GET groups/:x/dataflow':
     case 'PUT groups/:x/config':
     case 'PATCH groups/:x':
       return groupRoute(deps, req, method, decodeSegment(b ?? ''), c);
@@ -245,9 +270,9 @@ async function route(
       return [200, { items: deps.search.ids().map((id) => deps.search.job(id, now)) }];
     }
     case 'POST tokens': {
-      const { token, access } = parse(addTokenSchema, await readJson(req));
-      deps.tokens.add(token, access);
-      return [201, { added: true, access }];
+      const { token, access, deny } = parse(addTokenSchema, await readJson(req));
+      deps.tokens.add(token, access, 'api', deny);
+      return [201, { added: true, access, deny }];
     }
     case 'POST tokens/:x': {
       if (b !== 'revoke') break;
@@ -306,14 +331,34 @@ async function groupRoute(
     }
     case 'GET config':
       return [200, groupConfig(deps, id)];
+    case 'GET dataflow': {
+      const flow = deps.flow(id);
+      return [
+        200,
+        {
+          group: id,
+          processes: fleet.processes(id),
+          destinations: flow?.outputs ?? [],
+          sources: flow?.inputs ?? [],
+          status: { destinations: statusItems(deps, id, 'output'), sources: statusItems(deps, id, 'input') },
+        },
+      ];
+    }
     case 'PATCH ': {
-      const { incompatibleWorkerCount } = parse(patchGroupSchema, await readJson(req));
-      fleet.setIncompatibleWorkerCount(id, incompatibleWorkerCount);
-      return [200, [...fleet.groups('stream'), ...fleet.groups('edge')].find((g) => g.id === id)];
+      const { incompatibleWorkerCount, localChanges } = parse(patchGroupSchema, await readJson(req));
+      if (incompatibleWorkerCount !== undefined) fleet.setIncompatibleWorkerCount(id, incompatibleWorkerCount);
+      if (localChanges !== undefined) fleet.setLocalChanges(id, localChanges);
+      const group = [...fleet.groups('stream'), ...fleet.groups('edge')].find((g) => g.id === id);
+      return [200, { ...group, localChanges: fleet.localChanges(id) }];
     }
   }
   drain(req);
   throw new AdminError(405, `no admin endpoint ${method} /_sim/groups/${id}/${sub ?? ''}`);
+}
+
+function leaderSummary(deps: AdminDeps): unknown {
+  const { state, role } = deps.engine.leaderWindow(deps.fleet.leaderState(), deps.leaderRole);
+  return { state, role, manual: deps.fleet.leaderState(), configVersions: deps.fleet.configVersionStyle() };
 }
 
 function groupConfig(deps: AdminDeps, id: string): unknown {
@@ -330,6 +375,7 @@ const ENDPOINTS = [
   'GET|POST /_sim/leader',
   'GET /_sim/groups',
   'PATCH /_sim/groups/{id}',
+  'GET /_sim/groups/{id}/dataflow',
   'POST /_sim/groups/{id}/deploy',
   'POST /_sim/groups/{id}/commit',
   'GET|PUT /_sim/groups/{id}/config',

@@ -5,15 +5,19 @@ import { handleAdmin, isLoopback } from './admin.js';
 import type { TokenStore } from './auth.js';
 import { bearerToken, tokenLabel } from './auth.js';
 import type { ConfigStore } from './config-store.js';
+import { windowProblem } from './dataflow.js';
+import type { DataflowModel, GroupFlow } from './dataflow.js';
 import type { Env, Plane, Request } from './env.js';
 import type { FaultEngine } from './fault-engine.js';
 import { DEFAULT_FAULTS, faultsPatchSchema, formatIssues, mergeFaults } from './faults.js';
 import type { Faults } from './faults.js';
+import { stampSchedules } from './faults-signals.js';
 import type { SimFleet } from './fleet.js';
 import { dispatch } from './dispatch.js';
 import type { ProxiedRoute } from './dispatch.js';
 import { JSON_TYPE, MAX_REQUEST_BODY, writeOversized, writeReply } from './http.js';
 import type { Reply } from './http.js';
+import type { LeaderInfo } from './leader-info.js';
 import type { Workspaces } from './mgmt.js';
 import { UNMATCHED, matchRoute } from './routes.js';
 import type { Route } from './routes.js';
@@ -55,6 +59,9 @@ export interface AppInit {
   legacy: boolean;
   /** Health bodies carry `overlay` (4.18.2 and later). */
   overlay: boolean;
+  version: readonly [number, number, number];
+  dataflow: DataflowModel;
+  leaderInfo: LeaderInfo;
   startedAt: number;
   users: readonly SimUser[];
   clients: readonly SimClient[];
@@ -73,7 +80,12 @@ export class SimulatorApp implements Env {
   readonly clock: Clock;
   readonly legacy: boolean;
   readonly overlay: boolean;
+  readonly version: readonly [number, number, number];
+  readonly dataflow: DataflowModel;
+  readonly leaderInfo: LeaderInfo;
   readonly startedAt: number;
+  /** Whether 420 bodies of a leader set to standby / shutting down by hand carry `role` (POST /_sim/leader). */
+  leaderRole = true;
   readonly users: readonly SimUser[];
   readonly clients: readonly SimClient[];
   readonly organizationId: string | undefined;
@@ -81,6 +93,8 @@ export class SimulatorApp implements Env {
   /** Requests parked in a sleep (latency, slow nodes): close() ends them all. */
   readonly #sleepers = new Set<AbortController>();
   #churnLoop: AbortController | undefined;
+  /** When disconnected nodes were last checked against maxWorkerAge. */
+  #expiredAt = Number.NEGATIVE_INFINITY;
 
   constructor(init: AppInit) {
     this.fleet = init.fleet;
@@ -93,6 +107,9 @@ export class SimulatorApp implements Env {
     this.clock = init.clock;
     this.legacy = init.legacy;
     this.overlay = init.overlay;
+    this.version = init.version;
+    this.dataflow = init.dataflow;
+    this.leaderInfo = init.leaderInfo;
     this.startedAt = init.startedAt;
     this.users = init.users;
     this.clients = init.clients;
@@ -108,15 +125,57 @@ export class SimulatorApp implements Env {
     return this.workspaces.list(this.clock.now(), this.engine.faults.workspaceTransition);
   }
 
-  /** Validates and applies a faults patch (top-level keys replace); throws a one-line Error when invalid. */
+  /**
+   * Validates and applies a faults patch (top-level keys replace); throws a one-line Error when invalid. Scheduled
+   * entries without `start` begin now.
+   */
   patchFaults(patch: unknown, replace = false): Faults {
     const parsed = faultsPatchSchema.safeParse(patch);
     if (!parsed.success) throw new Error(`invalid faults: ${formatIssues(parsed.error, 'faults')}`);
+    stampSchedules(parsed.data, this.clock.now() - this.startedAt);
     const next = mergeFaults(replace ? DEFAULT_FAULTS : this.engine.faults, parsed.data);
+    const problem = this.#signalProblem(next);
+    if (problem) throw new Error(`invalid faults: ${problem}`);
     const churnChanged = next.churn !== this.engine.faults.churn;
     this.engine.set(next);
     if (churnChanged) this.#restartChurn();
     return next;
+  }
+
+  /** The destinations and sources of a group, or undefined for unknown groups. */
+  flow(group: string): GroupFlow | undefined {
+    const product = this.fleet.groupProduct(group);
+    return product && this.dataflow.group(group, product);
+  }
+
+  /** Why the signal faults cannot apply to this fleet (unknown groups, items, licences), or undefined. */
+  #signalProblem(f: Faults): string | undefined {
+    for (const [i, w] of f.dataflow.windows.entries()) {
+      const problem = windowProblem(w, (g) => this.flow(g));
+      if (problem) return `faults.dataflow.windows.${i}: ${problem}`;
+    }
+    for (const [i, w] of f.groupWindows.entries()) {
+      if (!this.fleet.hasGroup(w.group))
+        return `faults.groupWindows.${i}.group: unknown group ${JSON.stringify(w.group)}`;
+    }
+    const ids = f.license.licenses.map((l) => l.id);
+    for (const [i, w] of f.license.windows.entries()) {
+      if (w.license !== undefined && !ids.includes(w.license)) {
+        const id = JSON.stringify(w.license);
+        return `faults.license.windows.${i}.license: no licence with id ${id} in faults.license.licenses`;
+      }
+    }
+    return undefined;
+  }
+
+  /** Removes the nodes disconnected for longer than maxWorkerAge (at most once per second of the clock). */
+  expireNodes(): void {
+    const maxAge = this.engine.faults.maxWorkerAge;
+    if (maxAge === null) return;
+    const now = this.clock.now();
+    if (now - this.#expiredAt < 1000) return;
+    this.#expiredAt = now;
+    this.fleet.expireDisconnected(maxAge, now);
   }
 
   /** Stops the churn loop and every parked request. */
@@ -161,6 +220,7 @@ export class SimulatorApp implements Env {
     const pathname = q < 0 ? url : url.slice(0, q);
     const search = q < 0 ? '' : url.slice(q + 1);
     const match = matchRoute(pathname, this.legacy);
+    this.expireNodes();
     if (match.kind === 'admin') {
       if (!isLoopback(req.socket.remoteAddress)) {
         req.resume();
@@ -204,10 +264,10 @@ export class SimulatorApp implements Env {
     if (latency > 0 && !(await this.#sleep(latency, ctx))) return;
 
     if (plane === 'control') {
-      const state = this.engine.leaderState(this.fleet.leaderState());
+      const { state, role } = this.engine.leaderWindow(this.fleet.leaderState(), this.leaderRole);
       if (state !== 'healthy') {
         this.stats.fault('leader-420');
-        this.#write(ctx, { status: 420, body: this.leaderHealthBody(state) });
+        this.#write(ctx, { status: 420, body: this.leaderHealthBody(state, role) });
         return;
       }
     }
@@ -223,7 +283,8 @@ export class SimulatorApp implements Env {
       this.stats.fault('ratelimit');
       const reply = this.fail(plane, 429, 'Too many requests, please try again later.');
       const form = faults.rateLimit?.retryAfter ?? 'seconds';
-      if (form !== 'none') this.#retryAfter(ctx, reply, wait, form);
+      const fixed = faults.rateLimit?.retryAfterSeconds;
+      if (form !== 'none') this.#retryAfter(ctx, reply, fixed === undefined ? wait : fixed * 1000, form);
       this.#write(ctx, reply);
       return;
     }
@@ -240,7 +301,7 @@ export class SimulatorApp implements Env {
 
     const token = bearerToken(req.headers.authorization);
     if (!NO_AUTH.has(route)) {
-      const denied = this.#authorize(plane, method, token);
+      const denied = this.#authorize(plane, method, token, route);
       if (denied) {
         this.#write(ctx, denied);
         return;
@@ -289,18 +350,25 @@ export class SimulatorApp implements Env {
 
   // ---- helpers ----
 
-  /** 401 for a missing, unknown, expired or revoked token; 403 without permission, or for a read-only token's write. */
-  #authorize(plane: Plane, method: string, token: string | undefined): Reply | undefined {
+  /**
+   * 401 for a missing, unknown, expired or revoked token; 403 without permission, for a read-only token's write, or
+   * on a route the token is restricted from.
+   */
+  #authorize(plane: Plane, method: string, token: string | undefined, route: Route): Reply | undefined {
     const check = token === undefined ? 'invalid' : this.tokens.check(token);
-    if (check === 'ok' || (check === 'read-only' && READS.has(method))) return undefined;
     if (check === 'invalid') return this.fail(plane, 401, plane === 'mgmt' ? 'Unauthorized' : AUTH_FAILED);
+    const allowed = check === 'ok' || (check === 'read-only' && READS.has(method));
+    if (allowed && !this.tokens.denies(token as string, route)) return undefined;
     return this.fail(plane, 403, plane === 'mgmt' ? 'Forbidden' : 'Not authorized or licensed');
   }
 
-  /** The leader's GET /health body (also the body of every 420 while it is not serving). */
-  leaderHealthBody(state: 'healthy' | 'standby' | 'shutting down'): string {
+  /**
+   * The leader's GET /health body (also the body of every 420 while it is not serving). `role` false leaves the
+   * role out, as leaders before 4.17 do.
+   */
+  leaderHealthBody(state: 'healthy' | 'standby' | 'shutting down', role = true): string {
     const body: Record<string, unknown> = { status: state, startTime: this.startedAt };
-    if (!this.legacy) body.role = state === 'standby' ? 'standby' : 'primary';
+    if (!this.legacy && role) body.role = state === 'standby' ? 'standby' : 'primary';
     if (this.overlay) body.overlay = { state: 'inactive' };
     return JSON.stringify(body);
   }

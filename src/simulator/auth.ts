@@ -13,11 +13,23 @@ export type TokenAccess = 'full' | 'read-only' | 'none';
 /** Every access level. */
 export const TOKEN_ACCESS: readonly TokenAccess[] = ['full', 'read-only', 'none'];
 
+/**
+ * Route templates a least-privilege token is refused on (403) although its access allows the method: an on-prem
+ * role without Org Admin (git settings, §23) and without the group's commit history.
+ */
+export const DEFAULT_RESTRICTED_ROUTES: readonly string[] = ['/system/settings/git-settings', '/m/{group}/version'];
+
 interface Issued {
   /** Epoch ms; undefined = never expires (static tokens). */
   expiresAt: number | undefined;
   access: TokenAccess;
   subject: string;
+  /** Route templates answered 403 for this token (a restricted role). */
+  deny?: ReadonlySet<string>;
+}
+
+function denied(deny: readonly string[] | undefined): { deny?: ReadonlySet<string> } {
+  return deny && deny.length > 0 ? { deny: new Set(deny) } : {};
 }
 
 function b64url(data: string | Buffer): string {
@@ -40,9 +52,12 @@ export class TokenStore {
     this.#secret = secret;
   }
 
-  /** Accepts a static token (never expires) with the given access; replaces an existing entry. */
-  add(token: string, access: TokenAccess, subject = 'api'): void {
-    this.#tokens.set(token, { expiresAt: undefined, access, subject });
+  /**
+   * Accepts a static token (never expires) with the given access, refused (403) on the `deny` route templates;
+   * replaces an existing entry.
+   */
+  add(token: string, access: TokenAccess, subject = 'api', deny?: readonly string[]): void {
+    this.#tokens.set(token, { expiresAt: undefined, access, subject, ...denied(deny) });
   }
 
   /** Revokes one token, static or issued; false when it was not accepted. */
@@ -51,7 +66,12 @@ export class TokenStore {
   }
 
   /** Issues a signed HS256 JWT whose `exp` (seconds) is now + ttlMs; returns it with its expiry in ms. */
-  issue(subject: string, ttlMs: number, access: TokenAccess = 'full'): { token: string; expiresAt: number } {
+  issue(
+    subject: string,
+    ttlMs: number,
+    access: TokenAccess = 'full',
+    deny?: readonly string[],
+  ): { token: string; expiresAt: number } {
     const now = this.#clock.now();
     // `exp` is whole seconds; the token really expires at that second, so clients reading exp are exact.
     const exp = Math.floor((now + ttlMs) / 1000);
@@ -61,7 +81,7 @@ export class TokenStore {
     const sig = createHmac('sha256', this.#secret).update(`${header}.${payload}`).digest('base64url');
     const token = `${header}.${payload}.${sig}`;
     this.#prune(now);
-    this.#tokens.set(token, { expiresAt: exp * 1000, access, subject });
+    this.#tokens.set(token, { expiresAt: exp * 1000, access, subject, ...denied(deny) });
     return { token, expiresAt: exp * 1000 };
   }
 
@@ -71,6 +91,17 @@ export class TokenStore {
     if (!t) return 'invalid';
     if (t.expiresAt !== undefined && this.#clock.now() >= t.expiresAt) return 'invalid';
     return t.access === 'full' ? 'ok' : t.access === 'read-only' ? 'read-only' : 'forbidden';
+  }
+
+  /** True when the token is refused on this route template (a restricted role); check() comes first. */
+  denies(token: string, route: string): boolean {
+    return this.#tokens.get(token)?.deny?.has(route) ?? false;
+  }
+
+  /** The route templates a token is refused on ([] for none; undefined for an unknown token). */
+  deniedRoutes(token: string): string[] | undefined {
+    const t = this.#tokens.get(token);
+    return t && [...(t.deny ?? [])];
   }
 
   /** The user name behind a token (login user, OAuth client id, or `api` for static tokens). */

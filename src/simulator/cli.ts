@@ -34,6 +34,26 @@ const USAGE = [
   '(loopback only) is at /_sim. Stops on SIGINT/SIGTERM.',
 ];
 
+/** Flags that take a value. */
+const VALUE_FLAGS = ['nodes', 'seed', 'leader-version', 'scenario', 'web.listen-address'];
+
+/**
+ * Joins `--flag -1` into `--flag=-1`: node:util's parseArgs refuses a value that starts with a dash as ambiguous,
+ * and the flag's own check should name what is wrong with it.
+ */
+function joinDashValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const next = argv[i + 1];
+    if (next !== undefined && next.startsWith('-') && /^-\d/.test(next) && VALUE_FLAGS.includes(a.slice(2))) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 function intFlag(name: string, value: string | undefined, min: number): number | string | undefined {
   if (value === undefined) return undefined;
   if (!/^-?\d+$/.test(value) || Number(value) < min) return `--${name}: expected an integer ≥ ${min}, got "${value}"`;
@@ -48,7 +68,7 @@ export async function runSimulateCommand(argv: string[], io: SimulateIo): Promis
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: joinDashValues(argv),
       strict: true,
       allowPositionals: false,
       options: {
@@ -123,6 +143,10 @@ export async function runSimulateCommand(argv: string[], io: SimulateIo): Promis
       port: address.port,
     });
   } catch (e) {
+    if (e instanceof ScenarioError) {
+      io.stderr(`simulate: --scenario: ${scenarioPath ?? ''}: ${e.message.replace(/^scenario: /, '')}`);
+      return 2;
+    }
     const err = e as NodeJS.ErrnoException;
     io.stderr(`simulate: cannot listen on ${addressText}: ${err.code ?? err.message}`);
     return 1;

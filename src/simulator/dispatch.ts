@@ -3,6 +3,7 @@ import type { Request } from './env.js';
 import { credentials } from './handlers-auth.js';
 import * as config from './handlers-config.js';
 import * as fleetRoutes from './handlers-fleet.js';
+import * as signals from './handlers-signals.js';
 import { searchJobs } from './handlers-search.js';
 import type { Reply } from './http.js';
 import type { Route } from './routes.js';
@@ -78,6 +79,18 @@ export async function dispatch(
       return config.outputs(app, r, false);
     case '/m/{group}/system/outputs/{id}':
       return config.outputs(app, r, true);
+    case '/m/{group}/system/status/outputs':
+      return signals.status(app, r, 'output');
+    case '/m/{group}/system/status/inputs':
+      return signals.status(app, r, 'input');
+    case '/system/licenses':
+      return signals.licenses(app);
+    case '/system/licenses/usage':
+      return signals.licenseUsage(app);
+    case '/system/info':
+      return signals.systemInfo(app);
+    case '/system/messages':
+      return signals.messages(app);
     case '/m/default_search/search/jobs':
     case '/m/default_search/search/jobs/{id}':
     case '/m/default_search/search/jobs/{id}/status':

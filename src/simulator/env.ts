@@ -2,9 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../util/clock.js';
 import type { TokenStore } from './auth.js';
 import type { ConfigStore } from './config-store.js';
+import type { DataflowModel } from './dataflow.js';
 import type { Faults } from './faults.js';
 import type { SimFleet } from './fleet.js';
 import type { Reply } from './http.js';
+import type { LeaderInfo } from './leader-info.js';
 import type { Workspaces } from './mgmt.js';
 import type { SearchJobs } from './search.js';
 
@@ -30,11 +32,19 @@ export interface Env {
   readonly search: SearchJobs;
   readonly workspaces: Workspaces;
   readonly tokens: TokenStore;
+  /** Destinations and sources of each group. */
+  readonly dataflow: DataflowModel;
+  /** Licences, system info and bulletins of the leader. */
+  readonly leaderInfo: LeaderInfo;
   /** The faults (and timings) in force. */
   readonly faults: Readonly<Faults>;
   /** Leaders before 4.17: `{message}` errors, `/master/workers` only, no paging on groups. */
   readonly legacy: boolean;
   readonly organizationId: string | undefined;
+  /** When the simulator started (epoch ms): scenario windows count from here. */
+  readonly startedAt: number;
+  /** The leader version it imitates, as [major, minor, patch]. */
+  readonly version: readonly [number, number, number];
   /** An error answer in the plane's shape. */
   fail(plane: Plane, status: number, message: string): Reply;
 }

@@ -42,12 +42,21 @@ export class FaultEngine {
 
   /** The leader's effective state: the manual state, else the first active leader window. */
   leaderState(manual: SimLeaderState): SimLeaderState {
-    if (manual !== 'healthy') return manual;
+    return this.leaderWindow(manual).state;
+  }
+
+  /**
+   * The leader's effective state and whether its 420 bodies carry `role`: the manual state (with `manualRole`),
+   * else the first active leader window.
+   */
+  leaderWindow(manual: SimLeaderState, manualRole = true): { state: SimLeaderState; role: boolean } {
+    if (manual !== 'healthy') return { state: manual, role: manualRole };
     const windows = this.#faults.leaderWindows;
-    if (windows.length === 0) return 'healthy';
-    const t = this.#clock.now() - this.#startedAt;
-    for (const w of windows) if (inWindow(w, t)) return w.state;
-    return 'healthy';
+    if (windows.length > 0) {
+      const t = this.#clock.now() - this.#startedAt;
+      for (const w of windows) if (inWindow(w, t)) return { state: w.state, role: w.role ?? true };
+    }
+    return { state: 'healthy', role: true };
   }
 
   /** Milliseconds until the token bucket has a token for this request, or undefined when it may pass. */

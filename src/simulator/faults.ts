@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { ROUTES } from './routes.js';
 import type { Route } from './routes.js';
-import { parseDuration } from '../util/duration.js';
-import { parseBytes } from '../util/size.js';
+import { DEFAULT_SIGNAL_FAULTS, signalFaultsShape } from './faults-signals.js';
+import type { SignalFaults } from './faults-signals.js';
+import { duration, share, size } from './schema-util.js';
 import { parseRate } from './units.js';
 
 /**
@@ -18,6 +19,8 @@ export interface Window {
 /** A window in which the whole control plane answers 420. */
 export interface LeaderWindow extends Window {
   state: 'standby' | 'shutting down';
+  /** false: the 420 bodies carry no `role` (as before 4.17), so only the leader's /health tells standby apart. */
+  role?: boolean;
 }
 
 /** Token bucket in front of the control plane: 429 when empty. */
@@ -28,6 +31,8 @@ export interface RateLimitFault {
   burst: number;
   /** Form of the Retry-After header on the 429 ('none' sends no header). */
   retryAfter: 'seconds' | 'http-date' | 'none';
+  /** Seconds announced in Retry-After whatever the bucket says (e.g. 2, or a proxy's 86400); default: its wait. */
+  retryAfterSeconds?: number;
   /** One bucket for everybody, or one per client (bearer token or remote address). */
   per: 'global' | 'client';
   /** Routes it applies to; null = every /api/v1 route except /auth/login. */
@@ -96,7 +101,7 @@ export interface SearchBehaviour {
 }
 
 /** Everything the simulator does wrong on purpose, and its timings; all durations in milliseconds. */
-export interface Faults {
+export interface Faults extends SignalFaults {
   rateLimit: RateLimitFault | null;
   /** The leader's own notation, e.g. "2/second" (the real default); null = unlimited. */
   loginRateLimit: string | null;
@@ -150,35 +155,9 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
     rules: [],
   }),
   workspaceTransition: 30_000,
+  ...DEFAULT_SIGNAL_FAULTS,
 });
 
-const duration = z.union([z.number().nonnegative(), z.string()]).transform((v, ctx) => {
-  if (typeof v === 'number') return v;
-  try {
-    return parseDuration(v.trim());
-  } catch {
-    const message = `expected a duration such as 500ms, 2s, 1m30s, 1h (got ${JSON.stringify(v)})`;
-    ctx.addIssue({ code: 'custom', message });
-    return z.NEVER;
-  }
-});
-
-const size = z.union([z.number().int().positive(), z.string()]).transform((v, ctx) => {
-  if (typeof v === 'number') return v;
-  let bytes: number | undefined;
-  try {
-    bytes = parseBytes(v);
-  } catch {
-    bytes = undefined;
-  }
-  if (bytes === undefined || bytes <= 0) {
-    ctx.addIssue({ code: 'custom', message: `expected a size such as 20MB or 65536 (got ${JSON.stringify(v)})` });
-    return z.NEVER;
-  }
-  return bytes;
-});
-
-const share = z.number().min(0).max(1);
 const routes = z.array(z.enum(ROUTES)).nullable().default(null);
 const count = z.number().int().nonnegative().default(0);
 
@@ -211,6 +190,7 @@ const leaderWindowSchema = z
     duration: duration.optional(),
     every: duration.optional(),
     state: z.enum(['standby', 'shutting down']).default('standby'),
+    role: z.boolean().optional(),
   })
   .transform((w, ctx) => {
     const parsed = windowSchema.safeParse({ start: w.start, end: w.end, duration: w.duration, every: w.every });
@@ -218,7 +198,9 @@ const leaderWindowSchema = z
       for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
       return z.NEVER;
     }
-    return { ...parsed.data, state: w.state } satisfies LeaderWindow;
+    const out: LeaderWindow = { ...parsed.data, state: w.state };
+    if (w.role !== undefined) out.role = w.role;
+    return out;
   });
 
 const shareFault = z.strictObject({ share, routes });
@@ -229,6 +211,7 @@ const faultsShape = {
       rate: z.number().positive(),
       burst: z.number().min(1).optional(),
       retryAfter: z.enum(['seconds', 'http-date', 'none']).default('seconds'),
+      retryAfterSeconds: z.number().int().min(1).max(31_536_000).optional(),
       per: z.enum(['global', 'client']).default('global'),
       routes,
     })
@@ -289,6 +272,7 @@ const faultsShape = {
       .default([]),
   }),
   workspaceTransition: duration,
+  ...signalFaultsShape,
 };
 
 /** Schema of a faults patch (scenario `faults:` section, admin PATCH/PUT body): every key optional. */

@@ -48,11 +48,10 @@ export function churnStep(fleet: SimFleet, random: Random, counts: Omit<ChurnFau
     counts.configVersion,
     () => true,
     (r) => {
-      const commits = fleet.commits(r.group);
-      if (!commits) return;
-      const at = fleet.undeployedCommits(r.group) ?? 0;
-      const deployed = (commits[at]?.hash ?? '0000000').slice(0, 7);
-      const older = commits[at + 1]?.hash?.slice(0, 7);
+      const at = fleet.undeployedCommits(r.group);
+      if (at === undefined) return;
+      const deployed = fleet.versionAt(r.group, at) ?? '0000000';
+      const older = fleet.versionAt(r.group, at + 1);
       fleet.setConfigVersion(r.id, r.configVersion === deployed && older ? older : deployed);
     },
   );

@@ -63,6 +63,12 @@ export interface GroupRec {
   nodes: number;
   /** A deploy whose rollout to the nodes waits for the next churn tick. */
   pendingRollout: boolean;
+  /** Sum of the workerProcesses of the group's connected nodes (the data-flow healthCounts total). */
+  processes: number;
+  /** `git.localChanges`: local configuration changes not committed. */
+  localChanges: number;
+  /** Config versions are `1.0.N` (N = the commit's position in the history) instead of short commit hashes. */
+  semver: boolean;
 }
 
 export const STREAM_GROUPS = ['default', 'prod-east', 'prod-west'] as const;
@@ -141,9 +147,19 @@ export function newCommit(random: Random, ms: number, message: string): GitLogRe
   };
 }
 
-/** The group's deployed config version: the 7-character short hash of its deployed commit. */
+/**
+ * The config version of the group's commit at `index` (0 = newest): its 7-character short hash, or `1.0.N` (N = 0
+ * for the oldest commit) for a leader that reports versions that way.
+ */
+export function versionAt(g: GroupRec, index: number): string | undefined {
+  const c = g.commits[index];
+  if (!c) return undefined;
+  return g.semver ? `1.0.${g.commits.length - 1 - index}` : (c.hash ?? '0000000').slice(0, 7);
+}
+
+/** The group's deployed config version (see versionAt). */
 export function deployedVersion(g: GroupRec): string {
-  return (g.commits[g.undeployed]?.hash ?? '0000000').slice(0, 7);
+  return versionAt(g, g.undeployed) ?? '0000000';
 }
 
 /** Generates a node of a known group; draws from `r` in a fixed order (fleets repeat from their seed). */
@@ -348,15 +364,19 @@ export class NodeView implements SimNode {
   }
 }
 
-/** The `git` object of a group for `?fields=git.commit,git.localChanges,git.log`. */
+/**
+ * The `git` object of a group for `?fields=git.commit,git.localChanges,git.log`; `localChanges` undefined leaves
+ * that key out (a leader that omits it when the tree is clean).
+ */
 export function gitFields(
   commits: readonly GitLogResult[],
   fields: ReadonlySet<string>,
+  localChanges: number | undefined,
 ): NonNullable<ConfigGroup['git']> {
   const head = commits[0];
   const git: NonNullable<ConfigGroup['git']> = {};
   if (fields.has('git.commit') && head?.hash) git.commit = head.hash;
-  if (fields.has('git.localChanges')) git.localChanges = 0;
+  if (fields.has('git.localChanges') && localChanges !== undefined) git.localChanges = localChanges;
   if (fields.has('git.log')) {
     git.log = commits.map((c) => ({
       date: c.date ?? '',

@@ -15,6 +15,9 @@ export const NODE_HEALTH_MODES: readonly NodeHealthMode[] = [
   'slow',
 ];
 
+/** How config versions look: 7-character short commit hashes, or `1.0.N` (the spec's own example style). */
+export type ConfigVersionStyle = 'hash' | 'semver';
+
 /** The leader's own state: anything but 'healthy' makes the whole control plane answer 420. */
 export type SimLeaderState = 'healthy' | 'standby' | 'shutting down';
 
@@ -58,7 +61,7 @@ export interface SimNode {
   /** The listing's `status` field (follows `health` unless set with setListingStatus). */
   readonly listingStatus: string;
   readonly disconnected: boolean;
-  /** Config bundle version the node runs (info.cribl.config.version), a 7-character short hash. */
+  /** Config bundle version the node runs (info.cribl.config.version): a 7-character short hash, or `1.0.N`. */
   readonly configVersion: string;
   /** info.cribl.startTime (epoch ms); also the `startTime` of its /health. */
   readonly startTime: number;
@@ -145,6 +148,14 @@ export interface Fleet {
   undeployedCommits(groupId: string): number | undefined;
   /** Commit history of a group, newest first (full hashes); undefined for unknown groups. */
   commits(groupId: string): readonly GitLogResult[] | undefined;
+  /** The config version of a group's commit at `index` (0 = newest; see ConfigVersionStyle); undefined if none. */
+  versionAt(groupId: string, index: number): string | undefined;
+  /** Switches every group and node between short-hash and `1.0.N` config versions (nodes keep their commit). */
+  setConfigVersionStyle(style: ConfigVersionStyle): void;
+  configVersionStyle(): ConfigVersionStyle;
+  /** Sets a group's `git.localChanges` (uncommitted changes; scenario windows come on top). */
+  setLocalChanges(groupId: string, count: number): void;
+  localChanges(groupId: string): number | undefined;
   /** Makes the whole control plane answer 420 ('standby' / 'shutting down') or brings it back ('healthy'). */
   setLeaderState(state: SimLeaderState): void;
   /** The state set with setLeaderState (scenario windows aside). */
@@ -157,4 +168,10 @@ export interface FleetOptions {
   leaderVersion: string;
   clock: Clock;
   random: Random;
+  /** Worker groups: `default`, `prod-east`, `prod-west`, then `group-4`, … @default 3 */
+  streamGroups?: number;
+  /** Edge fleets: `default_fleet`, `retail-stores`, `factories`, then `fleet-4`, … @default 3 */
+  edgeFleets?: number;
+  /** @default 'hash' */
+  configVersions?: ConfigVersionStyle;
 }

@@ -18,6 +18,7 @@ import {
   renderEntry,
   renderMetadataTail,
   upgradeStatus,
+  versionAt,
   versionAtLeast,
 } from './fleet-model.js';
 import type { GroupRec, NodeRec } from './fleet-model.js';
@@ -25,6 +26,7 @@ import { churnStep } from './fleet-churn.js';
 import { HEARTBEAT_PERIOD_MS, HOSTILE_IDS } from './fleet-types.js';
 import type {
   AddNodeOptions,
+  ConfigVersionStyle,
   DeployOptions,
   Fleet,
   FleetOptions,
@@ -47,6 +49,12 @@ export class SimFleet implements Fleet {
   readonly #byProduct: Record<Product, NodeRec[]> = { stream: [], edge: [] };
   readonly #byId = new Map<string, NodeRec>();
   readonly #groups = new Map<string, GroupRec>();
+  readonly #disconnected = new Set<NodeRec>();
+  readonly #streamIds: string[];
+  readonly #streamWeights: number[];
+  readonly #edgeIds: string[];
+  readonly #edgeWeights: number[];
+  #semver: boolean;
   #seq = 0;
   #leaderState: SimLeaderState = 'healthy';
   /** Bumped on every change; caches of derived data compare against it. */
@@ -58,9 +66,12 @@ export class SimFleet implements Fleet {
     this.clock = opts.clock;
     this.#random = opts.random;
     this.#leaderVersion = parseVersion(opts.leaderVersion);
+    this.#semver = opts.configVersions === 'semver';
+    [this.#streamIds, this.#streamWeights] = groupNames(STREAM_GROUPS, STREAM_WEIGHTS, opts.streamGroups, 'group');
+    [this.#edgeIds, this.#edgeWeights] = groupNames(EDGE_FLEETS, EDGE_WEIGHTS, opts.edgeFleets, 'fleet');
     const now = this.clock.now();
-    STREAM_GROUPS.forEach((g) => this.#createGroup(g, 'stream', now));
-    EDGE_FLEETS.forEach((g) => this.#createGroup(g, 'edge', now));
+    this.#streamIds.forEach((g) => this.#createGroup(g, 'stream', now));
+    this.#edgeIds.forEach((g) => this.#createGroup(g, 'edge', now));
     for (let i = 0; i < opts.nodes; i++) {
       // The first two nodes cover both products, so even tiny fleets exercise both.
       const product: Product = i === 0 ? 'stream' : i === 1 ? 'edge' : this.#random() < 0.65 ? 'stream' : 'edge';
@@ -104,7 +115,11 @@ export class SimFleet implements Fleet {
     const list = this.#byProduct[rec.product];
     list.splice(list.indexOf(rec), 1);
     const g = this.#groups.get(rec.group);
-    if (g) g.nodes--;
+    if (g) {
+      g.nodes--;
+      if (!rec.disconnected) g.processes -= rec.workerProcesses;
+    }
+    this.#disconnected.delete(rec);
     this.#version++;
     return true;
   }
@@ -126,7 +141,7 @@ export class SimFleet implements Fleet {
     const rec = this.#get(id);
     if (rec.disconnected === disconnected) return;
     if (disconnected) rec.lastSeen = this.#lastMsgTime(rec, this.clock.now());
-    rec.disconnected = disconnected;
+    this.#setConnected(rec, !disconnected);
     this.#touch(rec);
   }
 
@@ -135,7 +150,7 @@ export class SimFleet implements Fleet {
     const now = this.clock.now();
     rec.startTime = now;
     rec.firstMsgTime = now;
-    rec.disconnected = false;
+    this.#setConnected(rec, true);
     this.#touch(rec);
   }
 
@@ -148,12 +163,12 @@ export class SimFleet implements Fleet {
   drift(id: string, behind = 1): string {
     const rec = this.#get(id);
     const g = this.#group(rec.group);
-    const older = g.commits[g.undeployed + behind]?.hash;
+    const older = versionAt(g, g.undeployed + behind);
     if (!Number.isInteger(behind) || behind < 1 || !older) {
       throw new Error(`group ${JSON.stringify(g.id)} has no commit ${behind} older than its deployed one`);
     }
-    this.setConfigVersion(id, older.slice(0, 7));
-    return older.slice(0, 7);
+    this.setConfigVersion(id, older);
+    return older;
   }
 
   setUpgradeStatus(id: string, status: UpgradeStatusInput | null): void {
@@ -201,6 +216,51 @@ export class SimFleet implements Fleet {
 
   commits(groupId: string): readonly GitLogResult[] | undefined {
     return this.#groups.get(groupId)?.commits;
+  }
+
+  versionAt(groupId: string, index: number): string | undefined {
+    const g = this.#groups.get(groupId);
+    return g && versionAt(g, index);
+  }
+
+  setConfigVersionStyle(style: ConfigVersionStyle): void {
+    const semver = style === 'semver';
+    if (semver === this.#semver) return;
+    // Each node keeps the commit it runs, named the other way; versions set by hand that name no commit stay.
+    const renamed = new Map<string, Map<string, string>>();
+    for (const g of this.#groups.values()) {
+      const names = new Map<string, string>();
+      const old = g.commits.map((_, i) => versionAt(g, i));
+      g.semver = semver;
+      old.forEach((from, i) => {
+        const to = versionAt(g, i);
+        if (from !== undefined && to !== undefined) names.set(from, to);
+      });
+      renamed.set(g.id, names);
+    }
+    this.#semver = semver;
+    for (const rec of this.#all) {
+      const to = renamed.get(rec.group)?.get(rec.configVersion);
+      if (to !== undefined && to !== rec.configVersion) {
+        rec.configVersion = to;
+        this.#touch(rec);
+      }
+    }
+    this.#version++;
+  }
+
+  configVersionStyle(): ConfigVersionStyle {
+    return this.#semver ? 'semver' : 'hash';
+  }
+
+  setLocalChanges(groupId: string, count: number): void {
+    if (!Number.isInteger(count) || count < 0) throw new Error('localChanges must be an integer ≥ 0');
+    this.#group(groupId).localChanges = count;
+    this.#version++;
+  }
+
+  localChanges(groupId: string): number | undefined {
+    return this.#groups.get(groupId)?.localChanges;
   }
 
   setLeaderState(state: SimLeaderState): void {
@@ -255,9 +315,25 @@ export class SimFleet implements Fleet {
     return `{"count":1,"items":[{"timestamp":${now},${rec.metaJson}]}`;
   }
 
-  /** `git` object of a group for `?fields=`. */
-  git(groupId: string, fields: ReadonlySet<string>): NonNullable<ConfigGroup['git']> {
-    return gitFields(this.#groups.get(groupId)?.commits ?? [], fields);
+  /** `git` object of a group for `?fields=`; `localChanges` undefined leaves that key out. */
+  git(groupId: string, fields: ReadonlySet<string>, localChanges: number | undefined): NonNullable<ConfigGroup['git']> {
+    return gitFields(this.#groups.get(groupId)?.commits ?? [], fields, localChanges);
+  }
+
+  /** Worker processes of a group's connected nodes (0 for unknown groups). */
+  processes(groupId: string): number {
+    return this.#groups.get(groupId)?.processes ?? 0;
+  }
+
+  /**
+   * Removes the nodes disconnected for at least `maxAgeMs` (their last heartbeat that long ago), as a leader does
+   * after a group's `maxWorkerAge`; returns their ids. Work is proportional to the disconnected nodes.
+   */
+  expireDisconnected(maxAgeMs: number, now: number): string[] {
+    const gone: string[] = [];
+    for (const rec of this.#disconnected) if (now - rec.lastSeen >= maxAgeMs) gone.push(rec.id);
+    for (const id of gone) this.removeNode(id);
+    return gone;
   }
 
   /** One churn step (see fleet-churn.ts). */
@@ -326,12 +402,37 @@ export class SimFleet implements Fleet {
     this.#all.push(rec);
     this.#byProduct[rec.product].push(rec);
     const g = this.#groups.get(rec.group);
-    if (g) g.nodes++;
+    if (g) {
+      g.nodes++;
+      if (!rec.disconnected) g.processes += rec.workerProcesses;
+    }
+    if (rec.disconnected) this.#disconnected.add(rec);
     this.#version++;
   }
 
+  /** Connects or disconnects a node, keeping its group's process total and the disconnected set in step. */
+  #setConnected(rec: NodeRec, connected: boolean): void {
+    if (rec.disconnected === !connected) return;
+    rec.disconnected = !connected;
+    const g = this.#groups.get(rec.group);
+    if (g) g.processes += connected ? rec.workerProcesses : -rec.workerProcesses;
+    if (connected) this.#disconnected.delete(rec);
+    else this.#disconnected.add(rec);
+  }
+
   #createGroup(id: string, product: Product, now: number): GroupRec {
-    const g: GroupRec = { id, product, commits: [], undeployed: 0, incompatible: 0, nodes: 0, pendingRollout: false };
+    const g: GroupRec = {
+      id,
+      product,
+      commits: [],
+      undeployed: 0,
+      incompatible: 0,
+      nodes: 0,
+      pendingRollout: false,
+      processes: 0,
+      localChanges: 0,
+      semver: this.#semver,
+    };
     if (id === 'default' || id === 'default_fleet') {
       g.description = `Default ${product === 'stream' ? 'Worker Group' : 'Fleet'}`;
     }
@@ -373,7 +474,10 @@ export class SimFleet implements Fleet {
       if (!existing) this.#createGroup(group, product, firstMsgTime);
     } else {
       product ??= r() < 0.65 ? 'stream' : 'edge';
-      group = product === 'stream' ? pick(r, STREAM_GROUPS, STREAM_WEIGHTS) : pick(r, EDGE_FLEETS, EDGE_WEIGHTS);
+      group =
+        product === 'stream'
+          ? pick(r, this.#streamIds, this.#streamWeights)
+          : pick(r, this.#edgeIds, this.#edgeWeights);
     }
     return generateNode(r, this.#group(group), ++this.#seq, this.#leaderVersion, opts, firstMsgTime);
   }
@@ -390,4 +494,20 @@ export class SimFleet implements Fleet {
     for (const g of this.#groups.values()) out[g.product].push(groupEntry(g, deploying.get(g.id) ?? 0));
     return out;
   }
+}
+
+/**
+ * Group ids and weights of one product: the defaults, or `count` groups (the first ones of the defaults, then
+ * `<prefix>-4`, `<prefix>-5`, …) weighted evenly.
+ */
+function groupNames(
+  ids: readonly string[],
+  weights: readonly number[],
+  count: number | undefined,
+  prefix: string,
+): [string[], number[]] {
+  if (count === undefined || count === ids.length) return [[...ids], [...weights]];
+  const out = ids.slice(0, count);
+  for (let i = ids.length; i < count; i++) out.push(`${prefix}-${i + 1}`);
+  return [out, out.map(() => 1)];
 }

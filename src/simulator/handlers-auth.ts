@@ -44,7 +44,7 @@ async function login(
   const user = app.users.find((u) => u.username === username && u.password === password);
   if (!user) return app.fail('control', 401, AUTH_FAILED);
   const access = user.access ?? (user.permitted === false ? 'none' : 'full');
-  const { token } = app.tokens.issue(username, app.engine.faults.tokenTtl, access);
+  const { token } = app.tokens.issue(username, app.engine.faults.tokenTtl, access, user.deny);
   return { status: 200, body: JSON.stringify({ token, forcePasswordChange: false }), mutable: true };
 }
 
@@ -75,7 +75,7 @@ async function oauth(app: SimulatorApp, r: Request): Promise<Reply> {
   const client = app.clients.find((c) => c.clientId === fields.client_id && c.clientSecret === fields.client_secret);
   if (!client) return oauthError(401, 'access_denied', 'Unauthorized');
   const ttl = app.engine.faults.oauthTokenTtl;
-  const { token } = app.tokens.issue(client.clientId, ttl, client.access ?? 'full');
+  const { token } = app.tokens.issue(client.clientId, ttl, client.access ?? 'full', client.deny);
   const body = { access_token: token, token_type: 'Bearer', expires_in: Math.floor(ttl / 1000) };
   return { status: 200, body: JSON.stringify(body), mutable: true };
 }

@@ -2,6 +2,9 @@ import { PRODUCTS } from '../api/products.js';
 import type { Product } from '../api/products.js';
 import type { ConfigGroup } from '../api/shapes.js';
 import type { Env, Request } from './env.js';
+import { formatDuration } from '../util/duration.js';
+import { activeAt } from './faults-signals.js';
+import type { GroupWindow } from './faults-signals.js';
 import { ok, pageEnvelope, parsePaging } from './http.js';
 import type { Reply } from './http.js';
 
@@ -46,15 +49,46 @@ export function worker(env: Env, p: string, id: string): Reply {
   return { status: 200, body: `{"count":1,"items":[${env.fleet.entryJson(rec, env.clock.now())}]}`, mutable: true };
 }
 
+/** The group windows in force now, by group id (later entries win). */
+function activeGroupWindows(env: Env): Map<string, GroupWindow> {
+  const out = new Map<string, GroupWindow>();
+  const windows = env.faults.groupWindows;
+  if (windows.length === 0) return out;
+  const t = env.clock.now() - env.startedAt;
+  for (const w of windows) if (activeAt(w, t)) out.set(w.group, { ...out.get(w.group), ...w });
+  return out;
+}
+
 function groupsOf(env: Env, scope: Product | 'outpost' | 'all'): ConfigGroup[] {
-  if (scope === 'all') return [...env.fleet.groups('stream'), ...env.fleet.groups('edge')];
-  return scope === 'outpost' ? [] : [...env.fleet.groups(scope)];
+  const list =
+    scope === 'all'
+      ? [...env.fleet.groups('stream'), ...env.fleet.groups('edge')]
+      : scope === 'outpost'
+        ? []
+        : [...env.fleet.groups(scope)];
+  const windows = activeGroupWindows(env);
+  const maxAge = env.faults.maxWorkerAge;
+  if (windows.size === 0 && maxAge === null) return list;
+  return list.map((g) => {
+    const out: ConfigGroup & { maxWorkerAge?: string } = { ...g };
+    const deploying = windows.get(g.id)?.deploying;
+    // A stuck deploy: the leader keeps counting nodes as deploying.
+    if (deploying !== undefined) out.deployingWorkerCount = deploying;
+    if (maxAge !== null) out.maxWorkerAge = formatDuration(maxAge);
+    return out;
+  });
 }
 
 function withGit(env: Env, r: Request, groups: ConfigGroup[]): ConfigGroup[] {
   const requested = (r.query.get('fields') ?? '').split(',').map((f) => f.trim());
   const fields = new Set(requested.filter((f) => f.startsWith('git.')));
-  return fields.size === 0 ? groups : groups.map((g) => ({ ...g, git: env.fleet.git(g.id, fields) }));
+  if (fields.size === 0) return groups;
+  const windows = activeGroupWindows(env);
+  return groups.map((g) => {
+    const changes = windows.get(g.id)?.localChanges ?? env.fleet.localChanges(g.id) ?? 0;
+    const sent = changes === 0 && env.faults.cleanLocalChanges === 'omit' ? undefined : changes;
+    return { ...g, git: env.fleet.git(g.id, fields, sent) };
+  });
 }
 
 /** GET /products/{product}/groups ('all' or ?product= for /master/groups). */

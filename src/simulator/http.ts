@@ -1,7 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
-/** Largest request body accepted (the API's documented 5 MB limit). */
-export const MAX_REQUEST_BODY = 5 * 1024 * 1024;
+/** Largest request body accepted: the API's documented 5 MB limit (5,000,000 bytes). */
+export const MAX_REQUEST_BODY = 5_000_000;
 
 /** Content-Type of every JSON answer. */
 export const JSON_TYPE = 'application/json; charset=utf-8';

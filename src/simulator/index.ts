@@ -3,7 +3,7 @@
  * See docs/simulator.md for the endpoints, the scenario format and the admin endpoint.
  */
 export { startSimulator, MAX_REQUEST_BODY, AUTH_FAILED } from './server.js';
-export { TOKEN_ACCESS } from './auth.js';
+export { DEFAULT_RESTRICTED_ROUTES, TOKEN_ACCESS } from './auth.js';
 export type { TokenAccess } from './auth.js';
 export type * from '../api/resources.js';
 export type { GroupConfigSpec, PackSpec } from './config-store.js';
@@ -26,9 +26,27 @@ export type {
   UnavailableFault,
   Window,
 } from './faults.js';
+export { DEFAULT_SIGNAL_FAULTS } from './faults-signals.js';
+export type {
+  DataflowBehaviour,
+  DataflowWindow,
+  GroupWindow,
+  LicenseBehaviour,
+  LicenseSpec,
+  LicenseWindow,
+  MessageSpec,
+  ProcessCount,
+  Schedule,
+  SignalFaults,
+  StateCounts,
+  Vitals,
+  VitalsWindow,
+} from './faults-signals.js';
+export type { FlowItem, FlowKind, GroupFlow } from './dataflow.js';
 export { HEARTBEAT_PERIOD_MS, HOSTILE_IDS, NODE_HEALTH_MODES, UPGRADE_STATES } from './fleet.js';
 export type {
   AddNodeOptions,
+  ConfigVersionStyle,
   DeployOptions,
   Fleet,
   SimLeaderState,

@@ -7,8 +7,9 @@ import type { TokenAccess } from './auth.js';
 import type { PackSpec } from './config-store.js';
 import { faultsPatchSchema, formatIssues } from './faults.js';
 import type { ParsedFaultsPatch } from './faults.js';
-import type { SimLeaderState } from './fleet-types.js';
-import { EDGE_FLEETS, STREAM_GROUPS } from './fleet-model.js';
+import type { ConfigVersionStyle, SimLeaderState } from './fleet-types.js';
+import { ROUTES } from './routes.js';
+import type { Route } from './routes.js';
 import { invalidOutput } from './handlers-config.js';
 import { gitSettingsSchema } from '../api/resources.js';
 
@@ -38,6 +39,16 @@ export interface ScenarioFleet {
   statuses?: Record<string, number>;
   /** The leader's own state at start (/health and the whole control plane answer 420 unless healthy). */
   leaderState?: SimLeaderState;
+  /** Worker groups: default, prod-east, prod-west, then group-4, … (default 3). */
+  streamGroups?: number;
+  /** Edge fleets: default_fleet, retail-stores, factories, then fleet-4, … (default 3). */
+  edgeFleets?: number;
+  /** Destinations over all groups, spread evenly, `devnull` included (default: 3–5 per group by seed). */
+  destinations?: number;
+  /** Sources over all groups, spread evenly (default: 2–4 per group by seed). */
+  sources?: number;
+  /** Config versions as short commit hashes (default) or `1.0.N`. */
+  configVersions?: ConfigVersionStyle;
 }
 
 /** Per-group settings of a scenario (`groups.<id>`). */
@@ -51,16 +62,22 @@ export interface ScenarioGroup {
   packs?: PackSpec[];
   /** Replaces the default destinations. */
   outputs?: Output[];
+  /** Destinations of its data-flow status (`devnull` included), overriding `fleet.destinations`. */
+  destinations?: number;
+  /** Sources of its data-flow status, overriding `fleet.sources`. */
+  sources?: number;
+  /** `git.localChanges`: uncommitted configuration changes. */
+  localChanges?: number;
 }
 
 /** A parsed scenario: initial fleet, faults (durations in ms), and optional credentials and workspaces. */
 export interface Scenario {
   fleet?: ScenarioFleet;
   faults: ParsedFaultsPatch;
-  users?: { username: string; password: string; access?: TokenAccess }[];
-  clients?: { clientId: string; clientSecret: string; access?: TokenAccess }[];
-  /** Extra static bearer tokens and their rights. */
-  tokens?: { token: string; access: TokenAccess }[];
+  users?: { username: string; password: string; access?: TokenAccess; deny?: Route[] }[];
+  clients?: { clientId: string; clientSecret: string; access?: TokenAccess; deny?: Route[] }[];
+  /** Extra static bearer tokens and their rights (`deny`: route templates refused with 403). */
+  tokens?: { token: string; access: TokenAccess; deny?: Route[] }[];
   workspaces?: Workspace[];
   groups?: Record<string, ScenarioGroup>;
   /** The leader's git settings (absent: defaults, no remote). */
@@ -81,6 +98,7 @@ export const workspaceSchema = z.strictObject({
 });
 
 const access = z.enum(TOKEN_ACCESS as [TokenAccess, ...TokenAccess[]]);
+const deny = z.array(z.enum(ROUTES)).optional();
 
 const pipelineSchema = z.strictObject({
   id: z.string().min(1),
@@ -108,6 +126,9 @@ export const groupSchema = z.strictObject({
   incompatibleWorkerCount: n.optional(),
   packs: z.array(packSchema).optional(),
   outputs: z.array(outputSchema).optional(),
+  destinations: z.number().int().min(1).max(10_000).optional(),
+  sources: n.max(10_000).optional(),
+  localChanges: n.optional(),
 });
 
 /** Git settings of a scenario: the API's GitSettings, unknown keys refused. */
@@ -139,20 +160,26 @@ const scenarioSchema = z.strictObject({
         .optional(),
       statuses: z.record(z.string().min(1), n).optional(),
       leaderState: z.enum(['healthy', 'standby', 'shutting down']).optional(),
+      streamGroups: z.number().int().min(1).max(1000).optional(),
+      edgeFleets: z.number().int().min(1).max(1000).optional(),
+      destinations: z.number().int().min(1).max(1_000_000).optional(),
+      sources: n.max(1_000_000).optional(),
+      configVersions: z.enum(['hash', 'semver']).optional(),
     })
     .optional(),
   faults: faultsPatchSchema.default({}),
   users: z
-    .array(z.strictObject({ username: z.string().min(1), password: z.string(), access: access.optional() }))
+    .array(z.strictObject({ username: z.string().min(1), password: z.string(), access: access.optional(), deny }))
     .optional(),
   clients: z
-    .array(z.strictObject({ clientId: z.string().min(1), clientSecret: z.string(), access: access.optional() }))
+    .array(z.strictObject({ clientId: z.string().min(1), clientSecret: z.string(), access: access.optional(), deny }))
     .optional(),
   tokens: z
-    .array(z.strictObject({ token: z.string().min(8).regex(/^\S+$/, { message: 'no spaces' }), access }))
+    .array(z.strictObject({ token: z.string().min(8).regex(/^\S+$/, { message: 'no spaces' }), access, deny }))
     .optional(),
   workspaces: z.array(workspaceSchema).optional(),
-  groups: z.partialRecord(z.enum([...STREAM_GROUPS, ...EDGE_FLEETS]), groupSchema).optional(),
+  /** Checked against the fleet's groups when the simulator starts (their number is a fleet setting). */
+  groups: z.record(z.string().min(1), groupSchema).optional(),
   git: gitSchema.optional(),
 });
 

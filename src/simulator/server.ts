@@ -5,18 +5,24 @@ import type { AddressInfo } from 'node:net';
 import type { Workspace } from '../api/shapes.js';
 import { systemClock } from '../util/clock.js';
 import { SimulatorApp } from './app.js';
-import { TokenStore } from './auth.js';
+import { DEFAULT_RESTRICTED_ROUTES, TokenStore } from './auth.js';
 import { ConfigStore } from './config-store.js';
 import type { GroupConfigSpec } from './config-store.js';
+import { DataflowModel } from './dataflow.js';
+import type { FlowCounts } from './dataflow.js';
 import { FaultEngine } from './fault-engine.js';
 import { DEFAULT_FAULTS } from './faults.js';
 import type { FaultsPatch } from './faults.js';
 import { versionAtLeast } from './fleet-model.js';
 import type { NodeRec } from './fleet-model.js';
 import { UPGRADE_STATES } from './fleet-types.js';
+import type { FleetOptions } from './fleet-types.js';
+import { context, statusItems, systemInfoItem } from './handlers-signals.js';
+import { LeaderInfo } from './leader-info.js';
 import { SimFleet, parseVersion } from './fleet.js';
 import { Workspaces } from './mgmt.js';
 import { randomHex, seededRandom } from './random.js';
+import { ScenarioError } from './scenario.js';
 import type { Scenario } from './scenario.js';
 import { SearchJobs } from './search.js';
 import { StatsRecorder } from './stats.js';
@@ -53,6 +59,7 @@ function applySignals(fleet: SimFleet, scenario: Scenario | undefined): void {
   for (const [id, g] of Object.entries(scenario?.groups ?? {})) {
     for (let i = 0; i < (g.undeployedCommits ?? 0); i++) fleet.commitGroup(id);
     if (g.incompatibleWorkerCount !== undefined) fleet.setIncompatibleWorkerCount(id, g.incompatibleWorkerCount);
+    if (g.localChanges !== undefined) fleet.setLocalChanges(id, g.localChanges);
   }
   const drifted = new Set<string>();
   const drift = (id: string): void => {
@@ -80,6 +87,30 @@ function applySignals(fleet: SimFleet, scenario: Scenario | undefined): void {
   if (f?.leaderState) fleet.setLeaderState(f.leaderState);
 }
 
+/**
+ * Destinations and sources per group: a scenario's totals spread evenly over the groups (the first groups get the
+ * remainder), then its per-group counts.
+ */
+function flowCounts(groups: readonly string[], scenario: Scenario | undefined): Map<string, FlowCounts> {
+  const out = new Map<string, FlowCounts>();
+  const spread = (total: number | undefined, key: keyof FlowCounts): void => {
+    if (total === undefined) return;
+    groups.forEach((id, i) => {
+      const share = Math.floor(total / groups.length) + (i < total % groups.length ? 1 : 0);
+      out.set(id, { ...out.get(id), [key]: key === 'outputs' ? Math.max(1, share) : share });
+    });
+  };
+  spread(scenario?.fleet?.destinations, 'outputs');
+  spread(scenario?.fleet?.sources, 'inputs');
+  for (const [id, g] of Object.entries(scenario?.groups ?? {})) {
+    const c: FlowCounts = { ...out.get(id) };
+    if (g.destinations !== undefined) c.outputs = g.destinations;
+    if (g.sources !== undefined) c.inputs = g.sources;
+    out.set(id, c);
+  }
+  return out;
+}
+
 /** Starts a simulated leader (docs/simulator.md); rejects when the address cannot be bound or options are invalid. */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const scenario = opts.scenario;
@@ -99,13 +130,29 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const forbiddenToken = opts.forbiddenToken ?? `sim-noperm-${randomHex(idRandom, 24)}`;
   const tokens = new TokenStore(clock, randomHex(idRandom, 32));
   const readOnlyToken = opts.readOnlyToken ?? `sim-ro-${randomHex(idRandom, 24)}`;
+  const restrictedToken = opts.restrictedToken ?? `sim-restricted-${randomHex(idRandom, 24)}`;
   tokens.add(token, 'full');
   tokens.add(forbiddenToken, 'none');
   tokens.add(readOnlyToken, 'read-only');
-  for (const t of scenario?.tokens ?? []) tokens.add(t.token, t.access);
+  tokens.add(restrictedToken, 'read-only', 'api', opts.restrictedRoutes ?? DEFAULT_RESTRICTED_ROUTES);
+  for (const t of scenario?.tokens ?? []) tokens.add(t.token, t.access, 'api', t.deny);
 
-  const fleet = new SimFleet({ nodes, leaderVersion, clock, random: seededRandom(seed) });
   const f = scenario?.fleet;
+  const fleetOpts: FleetOptions = { nodes, leaderVersion, clock, random: seededRandom(seed) };
+  const streamGroups = opts.streamGroups ?? f?.streamGroups;
+  const edgeFleets = opts.edgeFleets ?? f?.edgeFleets;
+  const configVersions = opts.configVersions ?? f?.configVersions;
+  if (streamGroups !== undefined) fleetOpts.streamGroups = streamGroups;
+  if (edgeFleets !== undefined) fleetOpts.edgeFleets = edgeFleets;
+  if (configVersions !== undefined) fleetOpts.configVersions = configVersions;
+  const fleet = new SimFleet(fleetOpts);
+  for (const id of Object.keys(scenario?.groups ?? {})) {
+    if (!fleet.hasGroup(id)) {
+      throw new ScenarioError(
+        `scenario: groups: unknown group or fleet ${JSON.stringify(id)} (the fleet has ${fleet.groupIds().join(', ')})`,
+      );
+    }
+  }
   if (f?.hostileIds) fleet.addHostileNodes();
   if (f?.health) {
     const h = f.health;
@@ -126,6 +173,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   }
   const config = new ConfigStore((g) => fleet.groupProduct(g), groupSpecs, scenario?.git);
   const version = parseVersion(leaderVersion);
+  let apiPort = 0;
   const app = new SimulatorApp({
     fleet,
     config,
@@ -139,12 +187,21 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     clock,
     legacy: !versionAtLeast(version, [4, 17, 0]),
     overlay: versionAtLeast(version, OVERLAY_SINCE),
+    version,
+    dataflow: new DataflowModel(seed, flowCounts(fleet.groupIds(), scenario)),
+    leaderInfo: new LeaderInfo(seed, startedAt, version, () => apiPort),
     startedAt,
     users: opts.users ?? scenario?.users ?? [{ username: 'admin', password: 'admin' }],
     clients: opts.clients ?? scenario?.clients ?? [{ clientId: 'sim-client', clientSecret: 'sim-secret' }],
     organizationId: opts.organizationId,
   });
-  if (scenario) app.patchFaults(scenario.faults);
+  if (scenario) {
+    try {
+      app.patchFaults(scenario.faults);
+    } catch (e) {
+      throw new ScenarioError(`scenario: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
 
   const server: Server = opts.tls
     ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, app.handle)
@@ -158,6 +215,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     });
   });
   const { port } = server.address() as AddressInfo;
+  apiPort = port;
   const urlHost =
     host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
   const origin = `${opts.tls ? 'https' : 'http'}://${urlHost}:${port}`;
@@ -170,6 +228,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     token,
     forbiddenToken,
     readOnlyToken,
+    restrictedToken,
     oauthTokenUrl: `${origin}/oauth/token`,
     managementUrl: origin,
     fleet,
@@ -179,7 +238,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     workspaces: () => app.workspaceList,
     revokeTokens: () => tokens.revokeIssued(),
     revokeToken: (t: string) => tokens.revoke(t),
-    addToken: (t, access = 'full') => tokens.add(t, access),
+    addToken: (t, access = 'full', deny) => tokens.add(t, access, 'api', deny),
     setGroupConfig: (group, spec) => config.setGroup(group, spec),
     packs: (group) => config.packs(group),
     pipelines: (group, pack) => config.pipelines(group, pack),
@@ -187,6 +246,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     setGitSettings: (settings) => config.setGit(settings),
     gitSettings: () => config.git(),
     searchJob: (id) => app.search.job(id, clock.now()),
+    dataflow: (group) => app.flow(group),
+    destinationStatus: (group) => statusItems(app, group, 'output'),
+    sourceStatus: (group) => statusItems(app, group, 'input'),
+    licenses: () => app.leaderInfo.licenses(app.faults.license, context(app)),
+    licenseUsage: () => app.leaderInfo.usage(app.faults.license, context(app)),
+    systemInfo: () => systemInfoItem(app),
+    messages: () => app.leaderInfo.messages(app.faults.messages, context(app)),
     resetState: (group) => {
       config.reset(group);
       if (group === undefined) app.search.reset();

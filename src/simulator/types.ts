@@ -1,10 +1,19 @@
-import type { Workspace } from '../api/shapes.js';
+import type {
+  BulletinMessage,
+  InputOutputStatus,
+  License,
+  LicenseUsage,
+  SystemInfo,
+  Workspace,
+} from '../api/shapes.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { GitSettings, Output, PackInfo, Pipeline, SearchJob } from '../api/resources.js';
 import type { TokenAccess } from './auth.js';
 import type { GroupConfigSpec } from './config-store.js';
+import type { GroupFlow } from './dataflow.js';
 import type { Faults, FaultsPatch } from './faults.js';
-import type { Fleet } from './fleet.js';
+import type { ConfigVersionStyle, Fleet } from './fleet.js';
+import type { Route } from './routes.js';
 import type { Scenario } from './scenario.js';
 import type { SimulatorStats } from './stats.js';
 
@@ -15,6 +24,8 @@ export interface SimUser {
   permitted?: boolean;
   /** @default 'full' */
   access?: TokenAccess;
+  /** Route templates its tokens are refused on (403), e.g. ['/system/settings/git-settings']. */
+  deny?: Route[];
 }
 
 /** An OAuth client for the client-credentials token endpoint. */
@@ -23,6 +34,8 @@ export interface SimClient {
   clientSecret: string;
   /** @default 'full' */
   access?: TokenAccess;
+  /** Route templates its tokens are refused on (403). */
+  deny?: Route[];
 }
 
 /** Options of startSimulator; options win over the scenario's `fleet` section. */
@@ -48,6 +61,16 @@ export interface SimulatorOptions {
   forbiddenToken?: string;
   /** Static bearer token with read-only rights (403 on POST/PATCH/DELETE). @default 'sim-ro-' + hex */
   readOnlyToken?: string;
+  /** Static read-only bearer token also refused (403) on `restrictedRoutes`. @default 'sim-restricted-' + hex */
+  restrictedToken?: string;
+  /** Route templates the restricted token is refused on. @default git settings and /m/{group}/version */
+  restrictedRoutes?: Route[];
+  /** Worker groups (`default`, `prod-east`, `prod-west`, then `group-4`, …). @default 3, or the scenario's */
+  streamGroups?: number;
+  /** Edge fleets (`default_fleet`, `retail-stores`, `factories`, then `fleet-4`, …). @default 3, or the scenario's */
+  edgeFleets?: number;
+  /** Config versions as short commit hashes or `1.0.N`. @default 'hash', or the scenario's */
+  configVersions?: ConfigVersionStyle;
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** For POST /auth/login. @default [{ username: 'admin', password: 'admin' }] */
   users?: SimUser[];
@@ -73,6 +96,11 @@ export interface Simulator {
   readonly forbiddenToken: string;
   /** A static bearer token with read-only rights: 200 on reads, 403 on POST/PATCH/DELETE. */
   readonly readOnlyToken: string;
+  /**
+   * A read-only static token refused (403) on a set of route templates (default: git settings and
+   * /m/{group}/version), allowed everywhere else: a least-privilege role.
+   */
+  readonly restrictedToken: string;
   /** Absolute URL of the OAuth token endpoint (origin + '/oauth/token'). */
   readonly oauthTokenUrl: string;
   /** Base of the management plane (GET {managementUrl}/v1/organizations/{org}/workspaces); equals origin. */
@@ -89,8 +117,8 @@ export interface Simulator {
   revokeTokens(): number;
   /** Revokes one token at run time, static ones included (it answers 401 from then on); false when unknown. */
   revokeToken(token: string): boolean;
-  /** Accepts another static token (or restores a revoked one) with the given rights. */
-  addToken(token: string, access?: TokenAccess): void;
+  /** Accepts another static token (or restores a revoked one) with the given rights, refused on `deny` routes. */
+  addToken(token: string, access?: TokenAccess, deny?: Route[]): void;
   /** Replaces a group's packs and/or destinations, now and as what resetState() returns to. */
   setGroupConfig(group: string, spec: GroupConfigSpec): void;
   /** A group's packs (without pipelines), or undefined for unknown groups. */
@@ -106,6 +134,20 @@ export interface Simulator {
   searchJob(id: string): SearchJob | undefined;
   /** The management-plane workspaces as listed now. */
   workspaces(): Workspace[];
+  /** A group's destinations and sources (ids, types, persistent queue, disabled); undefined for unknown groups. */
+  dataflow(group: string): GroupFlow | undefined;
+  /** GET /m/{group}/system/status/outputs items as answered now (unpaged); undefined for unknown groups. */
+  destinationStatus(group: string): InputOutputStatus[] | undefined;
+  /** GET /m/{group}/system/status/inputs items as answered now (unpaged); undefined for unknown groups. */
+  sourceStatus(group: string): InputOutputStatus[] | undefined;
+  /** GET /system/licenses items as an on-prem leader answers them now (also in Cloud mode, which answers 403/404). */
+  licenses(): License[];
+  /** GET /system/licenses/usage items, in the order answered now. */
+  licenseUsage(): LicenseUsage[];
+  /** GET /system/info's item now. */
+  systemInfo(): SystemInfo;
+  /** GET /system/messages items now. */
+  messages(): BulletinMessage[];
   /**
    * Returns configuration state (packs, destinations, git settings) of one group, or of everything plus search jobs,
    * to what the simulator started with.

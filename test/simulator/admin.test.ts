@@ -173,7 +173,7 @@ describe('admin endpoint /_sim', () => {
   it('POST /_sim/leader switches the whole API to 420 and back', async () => {
     const { s } = await sim();
     const r = await call(s.origin, '/_sim/leader', json('POST', { state: 'standby' }));
-    expect(r.json).toEqual({ state: 'standby', manual: 'standby' });
+    expect(r.json).toEqual({ state: 'standby', role: true, manual: 'standby', configVersions: 'hash' });
     expect((await call(s.origin, api('/health'))).status).toBe(420);
     expect((await call(s.origin, '/_sim/leader')).json.state).toBe('standby');
     await call(s.origin, '/_sim/leader', json('POST', { state: 'healthy' }));

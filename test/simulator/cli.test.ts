@@ -81,7 +81,9 @@ describe('cribl-exporter simulate', () => {
   it.each([
     [['--nodes', 'many'], '--nodes: expected an integer'],
     [['--nodes=-3'], '--nodes: expected an integer'],
-    [['--nodes', '-3'], "Option '--nodes' argument is ambiguous"],
+    // Not node:util's "argument is ambiguous": the flag's own message.
+    [['--nodes', '-1'], '--nodes: expected an integer ≥ 0, got "-1"'],
+    [['--nodes', '-3'], '--nodes: expected an integer ≥ 0, got "-3"'],
     [['--leader-version', 'latest'], '--leader-version: expected a version'],
     [['--web.listen-address', 'nowhere'], '--web.listen-address: expected host:port'],
     [['--bogus'], "Unknown option '--bogus'"],
@@ -101,6 +103,16 @@ describe('cribl-exporter simulate', () => {
     const r = run(['--scenario', file]);
     expect(await r.code).toBe(2);
     expect(r.err).toEqual([expect.stringMatching(/^simulate: --scenario: .*bad\.yaml: faults\.rateLimit\.rate: /)]);
+  });
+
+  it('rejects a scenario naming what the fleet lacks with exit 2 and one line (checked at start)', async () => {
+    const file = join(dir, 'unknown.yaml');
+    writeFileSync(file, 'faults:\n  dataflow: { windows: [{ group: default, destination: nope, red: 1 }] }\n');
+    const r = run(['--scenario', file, '--web.listen-address', '127.0.0.1:0']);
+    expect(await r.code).toBe(2);
+    expect(r.out).toEqual([]);
+    const problem = 'faults.dataflow.windows.0: group "default" has no destination "nope"';
+    expect(r.err).toEqual([`simulate: --scenario: ${file}: invalid faults: ${problem}`]);
   });
 
   it('--help prints usage and exits 0', async () => {

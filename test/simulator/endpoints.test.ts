@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AUTH_FAILED, HOSTILE_IDS, startSimulator } from '../../src/simulator/index.js';
+import { AUTH_FAILED, HOSTILE_IDS, MAX_REQUEST_BODY, startSimulator } from '../../src/simulator/index.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { JSON_BODY, call, idsOf, itemsOf } from './helpers.js';
@@ -430,9 +430,10 @@ describe('authentication and generic errors', () => {
     expect(r.json).toEqual(CURRENT_ERROR);
   });
 
-  it('answers 413 to a body over 5 MB, declared or streamed', async () => {
+  it('answers 413 to a body over 5 MB (5,000,000 bytes), declared or streamed', async () => {
     const { s } = await sim();
-    const big = Buffer.alloc(5 * 1024 * 1024 + 1, 'a');
+    expect(MAX_REQUEST_BODY).toBe(5_000_000);
+    const big = Buffer.alloc(5_000_001, 'a');
     const declared = await call(s.origin, api('/auth/login'), { method: 'POST', headers: JSON_BODY, body: big });
     expect(declared.status).toBe(413);
     expect(declared.json).toEqual(CURRENT_ERROR);
@@ -445,9 +446,18 @@ describe('authentication and generic errors', () => {
     const justUnder = await call(s.origin, api('/auth/login'), {
       method: 'POST',
       headers: JSON_BODY,
-      body: Buffer.alloc(5 * 1024 * 1024, ' '),
+      body: Buffer.alloc(5_000_000, ' '),
     });
     expect(justUnder.status).toBe(400);
+    // Under 5 MiB but over 5 MB: refused (the login route's own rate limit allows two a second, so another route).
+    const overMB = await call(s.origin, api('/m/default/system/outputs'), {
+      method: 'POST',
+      token: s.token,
+      headers: { ...JSON_BODY, 'transfer-encoding': 'chunked' },
+      body: Buffer.alloc(5 * 1024 * 1024 - 1, ' '),
+    });
+    expect(overMB.status).toBe(413);
+    expect(overMB.json).toEqual({ status: 'error', message: 'Request body larger than 5 MB' });
   });
 
   it('answers HEAD like GET without a body', async () => {

@@ -276,6 +276,56 @@ export const ROWS: Row[] = [
         items: [{ id: 'acme-global', source: 'https://example.com/packs/acme-global-1.1.0.crbl' }],
       }),
   },
+  {
+    route: '/system/licenses',
+    method: 'GET',
+    path: () => api('/system/licenses'),
+    status: 200,
+    type: 'json',
+    shape: (b) => {
+      counted(b);
+      expect(b.items[0]).toMatchObject({ cls: 'prod', quota: 1000, f_ph: 0, f_phg: 0 });
+    },
+  },
+  {
+    route: '/system/licenses/usage',
+    method: 'GET',
+    path: () => api('/system/licenses/usage'),
+    status: 200,
+    type: 'json',
+    shape: (b) => {
+      counted(b, 30);
+      expect(keys(b.items[0])).toEqual([
+        'droppedBytes',
+        'endTime',
+        'exemptedLicenseInBytes',
+        'inBytes',
+        'inEvents',
+        'outBytes',
+        'outEvents',
+        'startTime',
+      ]);
+    },
+  },
+  {
+    route: '/system/info',
+    method: 'GET',
+    path: () => api('/system/info'),
+    status: 200,
+    type: 'json',
+    shape: (b) => {
+      counted(b);
+      expect(b.items[0]).toMatchObject({ distMode: 'master', version: '4.19.0', BUILD: { VERSION: '4.19.0' } });
+    },
+  },
+  {
+    route: '/system/messages',
+    method: 'GET',
+    path: () => api('/system/messages'),
+    status: 200,
+    type: 'json',
+    shape: (b) => expect(b).toEqual({ count: 0, items: [] }),
+  },
   // ---- host context ----
   {
     route: '/w/{nodeId}/health',
@@ -469,6 +519,29 @@ export const ROWS: Row[] = [
     type: 'json',
     schema: 'CountedOutputResponse',
     shape: (b) => expect(b.items[0]).toMatchObject({ id: 'webhook-output', url: 'https://example.com/other' }),
+  },
+  {
+    route: '/m/{group}/system/status/outputs',
+    method: 'GET',
+    path: () => api('/m/default/system/status/outputs'),
+    status: 200,
+    type: 'json',
+    shape: (b) => {
+      listed(b);
+      expect(b.items[0]).toMatchObject({ id: 'devnull', type: 'devnull', status: { health: 'Green' } });
+      expect(keys(b.items[0].status.healthCounts)).toEqual(['Green', 'Red', 'Unknown', 'Yellow']);
+    },
+  },
+  {
+    route: '/m/{group}/system/status/inputs',
+    method: 'GET',
+    path: () => api('/m/retail-stores/system/status/inputs?limit=1'),
+    status: 200,
+    type: 'json',
+    shape: (b) => {
+      expect(keys(b)).toEqual(['count', 'items', 'limit', 'offset', 'totalCount']);
+      expect(b.items[0]).toMatchObject({ id: 'file_monitor', type: 'file' });
+    },
   },
   // ---- search context ----
   {

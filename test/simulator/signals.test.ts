@@ -321,8 +321,10 @@ describe('Fleet API and admin controls', () => {
     expect((await call(s.origin, api('/m/default/packs'), { token: 'added-token-1' })).status).toBe(200);
   });
 
-  it('rejects scenario groups that do not exist, and bad group content, with one line', () => {
-    expect(() => parseScenario('groups: { nope: { drift: 1 } }', 'x.yaml')).toThrow(/^x\.yaml: groups: .*"nope"/);
+  it('rejects scenario groups that do not exist, and bad group content, with one line', async () => {
+    await expect(
+      startSimulator({ scenario: parseScenario('groups: { nope: { drift: 1 } }', 'x.yaml') }),
+    ).rejects.toThrow(/^scenario: groups: unknown group or fleet "nope" \(the fleet has default, prod-east, /);
     expect(() => parseScenario('groups: { default: { outputs: [{ id: a, type: webhook }] } }', 'x.yaml')).toThrow(
       /needs url or urls/,
     );
