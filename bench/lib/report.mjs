@@ -11,7 +11,6 @@ import { sizingOf } from './sizing.mjs';
 import { fmtInt, fmtMiB, fmtMs, fmtRatio, fmtS, sizeLabel } from './stats.mjs';
 
 const MB = 1e6;
-const MiB = 1048576;
 
 /** BENCHMARKS.md's size budget (issue 41: ≤ 30 KB); the profiled run's tables go first when it is tight. */
 export const REPORT_BUDGET_BYTES = 30 * 1024;
@@ -706,7 +705,7 @@ function rateLimitSection(l) {
   ]);
   const last = l.scrapes ?? [];
   const exporterSays = last.length
-    ? ` The exporter meanwhile (${last.length} scrapes): \`cribl_leader_up\` ${[...new Set(last.map((s) => s.leaderUp))].join('/')}, overrun flag ${[...new Set(last.map((s) => s.overrun))].join('/')}, rate in force at the end ${last.at(-1).rateRps?.toFixed(1) ?? 'n/a'}/s${l.proxy ? `; requests inside a Retry-After: ${l.proxy.violations}` : ''}.`
+    ? ` The exporter meanwhile (${last.length} scrapes): \`cribl_leader_up\` ${[...new Set(last.map((s) => s.leaderUp))].join('/')}, overrun flag ${[...new Set(last.map((s) => s.overrun))].join('/')}, rate in force at the end ${last.at(-1).rateRps?.toFixed(1) ?? 'n/a'}/s${l.proxy ? `; requests that reached the leader within ${l.retryAfterS} s of a 429 (the whole run, those already on their way included): ${l.proxy.violations}` : ''}.`
     : '';
   return [
     head,
@@ -726,7 +725,9 @@ function leaderCostSection(c) {
     .sort((a, b) => Number(a.perNode) - Number(b.perNode) || a.endpoint.localeCompare(b.endpoint))
     .map((e) => [`\`${e.endpoint}\`${e.perNode ? ' (per node)' : ''}`, v(e.simulator), v(e.exporter)]);
   rows.push(['**per discovery (every route but the per-node ones)**', `**${v(c.perDiscovery)}**`, '']);
-  const asked = c.simArgs?.length ? `simulator flags \`${c.simArgs.join(' ')}\`` : `the simulator's own groups (it has no flags for ${c.wantGroups} groups and ${c.wantDestinations} destinations yet)`;
+  const asked = c.simArgs?.length
+    ? `simulator flags \`${c.simArgs.join(' ')}\``
+    : `the simulator's own: it has no flags for ${c.wantGroups} groups and ${c.wantDestinations} destinations yet`;
   return [
     `${fmtInt(c.nodes)} nodes, ${c.listedGroups} groups listed (${asked}), the exporter's default flags; ${c.intervals} discovery intervals of ${c.discoveryS} s, counted by the simulator and by \`cribl_exporter_leader_requests_total{endpoint}\`, divided by ${c.intervals}. ` +
       `Issue 39 allows at most 1 + 2 × groups + 2 = ${1 + 2 * c.listedGroups + 2} more per interval than before the data-flow collectors.`,

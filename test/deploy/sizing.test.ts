@@ -56,7 +56,8 @@ function shortfalls(c: Claim): string[] {
   const s = covering(c.upTo);
   if (!s)
     return [
-      `${c.where}: sized for ${c.upTo.toLocaleString('en-US')} nodes, but bench/sizing.json has no size that large (run the full npm run bench)`,
+      `${c.where}: sized for ${c.upTo.toLocaleString('en-US')} nodes, but bench/sizing.json has no size that large ` +
+        '(run the full npm run bench)',
     ];
   const at = `at ${s.nodes.toLocaleString('en-US')} nodes in bench/sizing.json`;
   const out: string[] = [];
@@ -70,7 +71,9 @@ function shortfalls(c: Claim): string[] {
   if (bytes(c.limits.memory) < s.peakBytes * PEAK_HEADROOM)
     want('limits.memory', c.limits.memory, `the peak RSS (${mb(s.peakBytes)}) × ${PEAK_HEADROOM}`, s.limits.memory);
   if (c.limits.cpu !== undefined && cores(c.limits.cpu) < cores(sizing.rules.cpuLimitMin))
-    out.push(`${c.where}: limits.cpu ${c.limits.cpu} throttles the start-up burst: at least ${sizing.rules.cpuLimitMin}`);
+    out.push(
+      `${c.where}: limits.cpu ${c.limits.cpu} throttles the start-up burst: at least ${sizing.rules.cpuLimitMin}`,
+    );
   if (c.heapMiB !== undefined && c.heapMiB * 2 ** 20 >= bytes(c.limits.memory))
     out.push(`${c.where}: --max-old-space-size=${c.heapMiB} does not fit inside limits.memory ${c.limits.memory}`);
   return out;
@@ -85,8 +88,12 @@ function shortfalls(c: Claim): string[] {
 function docSizing(text: string, where: string): { claims: Claim[]; rss: { nodes: number; mb: number }[] } {
   const flat = text.replace(/\s+/g, ' ');
   const claims: Claim[] = [];
-  const prose =
-    /\((\d+m) CPU \/ (\d+[KMG]i), limits (\S+) CPU \/ (\d+[KMG]i)(?:, with `NODE_OPTIONS=--max-old-space-size=(\d+)`)?[^)]*\) are sized for fleets up to ([\d,]+) nodes/g;
+  const prose = new RegExp(
+    String.raw`\((\d+m) CPU / (\d+[KMG]i), limits (\S+) CPU / (\d+[KMG]i)` +
+      String.raw`(?:, with ${'`'}NODE_OPTIONS=--max-old-space-size=(\d+)${'`'})?` +
+      String.raw`[^)]*\) are sized for fleets up to ([\d,]+) nodes`,
+    'g',
+  );
   for (const m of flat.matchAll(prose))
     claims.push({
       where,
@@ -167,9 +174,9 @@ describe('bench/sizing.json: the one owner of the sizing figures', () => {
 
   it('is what BENCHMARKS.md’s sizing table says (both written by the same run)', () => {
     const section = /^## Sizing\n([\s\S]*?)^## /m.exec(benchmarks)?.[1] ?? '';
-    const rows = [...section.matchAll(/^\| ([\d,]+) nodes \| [^|]* \| [^|]* \| (\d+m), (\d+[MG]i) \| (\d+[MG]i) \|$/gm)].map(
-      (m) => ({ nodes: nodes(m[1]!), requests: { cpu: m[2], memory: m[3] }, limits: { memory: m[4] } }),
-    );
+    const rows = [
+      ...section.matchAll(/^\| ([\d,]+) nodes \| [^|]* \| [^|]* \| (\d+m), (\d+[MG]i) \| (\d+[MG]i) \|$/gm),
+    ].map((m) => ({ nodes: nodes(m[1]!), requests: { cpu: m[2], memory: m[3] }, limits: { memory: m[4] } }));
     expect(rows).toEqual(
       sizing.sizes.map((s) => ({ nodes: s.nodes, requests: s.requests, limits: { memory: s.limits.memory } })),
     );
