@@ -1,13 +1,14 @@
 // npm run bench:alternative: our exporter against what an operator would run without it, on the same simulated
 // leader and the same 30 s interval: Prometheus + blackbox_exporter probing every node's /w/{id}/health through
 // the leader (one target per node), versus Prometheus scraping cribl-exporter once. Debian's `prometheus` and
-// `prometheus-blackbox-exporter` packages. Writes bench/ALTERNATIVE.md and its section of BENCHMARKS.md.
+// `prometheus-blackbox-exporter` packages. Writes its section of BENCHMARKS.md (the block between the `KEPT
+// alternative` markers, which `npm run bench` keeps; bench/lib/kept.mjs).
 // A benchmark, not a test: nothing here asserts a time.
 //
 //   npm run bench:alternative                       2k and 10k nodes
 //   npm run bench:alternative -- --sizes 2k         a subset
 //   npm run bench:alternative -- --window 120       steady window in seconds (default 120, after a warm-up)
-//   npm run bench:alternative -- --out -            print only
+//   npm run bench:alternative -- --out -            print only (--out FILE: the section alone to FILE)
 //   npm run bench:alternative -- --ours-only --exporter-env BENCH_DIST=DIR   experiments: our side only, printed
 //                                                   (both windows), with the exporter's environment extended
 
@@ -18,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Children } from './lib/children.mjs';
+import { keptBlock, spliceKept } from './lib/kept.mjs';
 import { firstMetadataDoneS } from './lib/first-metadata.mjs';
 import { imageSettings, onImageNode, runtimeNote } from './lib/image.mjs';
 import { json } from './lib/http.mjs';
@@ -313,15 +315,11 @@ function render(results, machine, startedAt) {
       `${machine.cpuModel}, ${machine.cores} cores, Node.js ${machine.node}, ` +
       `${versionLine('prometheus')}, ` +
       `${versionLine('prometheus-blackbox-exporter')}.`,
-    `Same simulated leader (\`simulate --nodes N --seed 1\`), same ${INTERVAL_S} s interval. Ours: the exporter with its ` +
-      `defaults (health every ${INTERVAL_S} s) and Prometheus scraping it every ${INTERVAL_S} s. The alternative: ` +
-      `blackbox_exporter probing each node's \`/w/{id}/health\` through the leader (one Prometheus target per node, ` +
-      `bearer token, 200 and 420 valid), Prometheus scraping every ${INTERVAL_S} s. Each measured over ${windowS} s ` +
-      `after a ${warmupS} s warm-up; CPU from /proc, RSS the mean of 5 s samples. Ours is measured twice: the window ` +
-      `after the warm-up, while the exporter fetches a new fleet's first metadata (spread over each node's health ` +
-      `polls 2 to 5: the "first round" rows; the only window of runs before 2026-11-27 evening), then its steady ` +
-      `state, from ${FIRST_METADATA_DONE_S} s after its start, when every first fetch is done; the ratios are the ` +
-      `steady state's, with the first round's beside them.`,
+    `Same simulated leader (\`simulate --nodes N --seed 1\`), same ${INTERVAL_S} s interval. Ours: the exporter with ` +
+      `its defaults and Prometheus scraping it. Theirs: blackbox_exporter probing each node's \`/w/{id}/health\` ` +
+      `through the leader (one Prometheus target per node, bearer token, 200 and 420 valid). ${windowS} s windows ` +
+      `after a ${warmupS} s warm-up; CPU from /proc, RSS the mean of 5 s samples. Ours twice: during the first ` +
+      `metadata round, and steady, from ${FIRST_METADATA_DONE_S} s after its start; the ratios are the steady state's.`,
     '',
     '| nodes | setup | exporter CPU (cores) | exporter RSS | Prometheus CPU | Prometheus RSS | both: CPU / RSS | leader req/s |',
     '|---|---|---|---|---|---|---|---|',
@@ -373,27 +371,11 @@ const section = render(results, machine, startedAt);
 writeFileSync(join(tmpRoot, 'results.json'), JSON.stringify({ startedAt, machine, results }, null, 2));
 if (flags.out === '-') {
   console.log(section);
+} else if (flags.out) {
+  writeFileSync(flags.out, section);
+  log(`wrote ${flags.out}`);
 } else {
-  const file = flags.out ?? join(here, 'ALTERNATIVE.md');
-  writeFileSync(file, section);
-  if (!flags.out) spliceIntoBenchmarks(section);
-  log(`wrote ${file}`);
-}
-
-/** Replaces (or adds, before "How each figure is measured") the alternative section of BENCHMARKS.md. */
-function spliceIntoBenchmarks(text) {
   const path = join(repo, 'BENCHMARKS.md');
-  const doc = readFileSync(path, 'utf8');
-  const start = doc.indexOf('## Against the alternative');
-  const next = (from) => {
-    const i = doc.indexOf('\n## ', from + 1);
-    return i < 0 ? doc.length : i + 1;
-  };
-  // One blank line between the section and the next heading, whatever the section ends with.
-  const section = `${text.trimEnd()}\n\n`;
-  const out =
-    start >= 0
-      ? doc.slice(0, start) + section + doc.slice(next(start))
-      : doc.replace('## How each figure is measured', `${section}## How each figure is measured`);
-  writeFileSync(path, out);
+  writeFileSync(path, spliceKept(readFileSync(path, 'utf8'), keptBlock('alternative', section)));
+  log(`wrote its section of ${path}`);
 }

@@ -3,12 +3,15 @@
 // channel that reports what cannot be seen from outside:
 //   - event-loop gaps from a 1 ms timer (lib/gaps.mjs: the longest block, + about 1 ms),
 //   - event-loop utilisation and CPU time (process.cpuUsage, all threads),
-//   - every /metrics body build: start, wall time, event-loop active time and longest gap during it,
+//   - every /metrics body build: start, wall time, event-loop active time and longest gap during it, and what the
+//     build says of itself (generation, bytes, gzipBytes; runs and reusedRuns where the engine reports them),
 //   - a forced body rebuild on request ("rebuild"; `fresh`: one that renders every node anew),
-//   - memory (process.memoryUsage, VmHWM from /proc/self/status, reset through /proc/self/clear_refs).
-// Nothing here changes what the exporter does; the build hook wraps app.body.rebuild, which the body
-// cache itself calls for its scheduled builds. The 1 ms timer is not free (lib/gaps.mjs, STEADY_GAP_TIMER_MS); the
-// "gapTimer" command sets its interval for a window.
+//   - memory (process.memoryUsage, VmHWM from /proc/self/status, reset through /proc/self/clear_refs, resident
+//     memory by mapping).
+// Nothing here changes what the exporter does. The body engine is reached through three things only:
+// app.body.rebuild(options?: { fresh?: boolean }) (wrapped: the engine calls it for its scheduled builds too),
+// app.body.whenIdle(), and the fields of what a build resolves to. The 1 ms timer is not free (lib/gaps.mjs,
+// STEADY_GAP_TIMER_MS); the "gapTimer" command sets its interval for a window.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -44,7 +47,7 @@ function instrumentBuilds(body) {
       return p;
     }
     current = p;
-    const record = (ok) => {
+    const record = (ok, built) => {
       const maxGapMs = gap.end();
       const elu = performance.eventLoopUtilization(elu0);
       const cpu = process.cpuUsage(cpu0);
@@ -56,12 +59,13 @@ function instrumentBuilds(body) {
         cpuMs: (cpu.user + cpu.system) / 1000,
         maxGapMs,
         forced,
+        ...buildStats(built),
       });
       if (builds.length > 1000) builds.shift();
       if (current === p) current = undefined;
     };
     p.then(
-      () => record(true),
+      (built) => record(true, built),
       () => record(false),
     );
     return p;
@@ -69,6 +73,20 @@ function instrumentBuilds(body) {
 }
 
 let forcing = false;
+
+/**
+ * What a build says of itself: generation, identity and gzip bytes (a body's `identityBytes`, or build stats'
+ * `bytes`), and runs / reusedRuns only where the engine reports them.
+ */
+function buildStats(built) {
+  if (!built || typeof built !== 'object') return {};
+  const out = {};
+  const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const pick = { generation: built.generation, bytes: built.bytes ?? built.identityBytes, gzipBytes: built.gzipBytes };
+  for (const k of ['runs', 'reusedRuns']) pick[k] = built[k];
+  for (const [k, v] of Object.entries(pick)) if (num(v) !== undefined) out[k] = v;
+  return out;
+}
 
 function vmHwmBytes() {
   try {
@@ -123,8 +141,8 @@ const handlers = {
     return out;
   },
   /**
-   * Memory detail for bench/mem-probe.mjs: a full GC first when --expose-gc is on, V8's heap spaces, the process's
-   * smaps_rollup, and a heap snapshot of the main thread when `snapshot` names a file.
+   * Memory detail: a full GC first when --expose-gc is on, V8's heap spaces, the process's smaps_rollup, resident
+   * memory by mapping, and a heap snapshot of the main thread when `snapshot` names a file.
    */
   async heap({ snapshot }) {
     globalThis.gc?.();
@@ -143,31 +161,6 @@ const handlers = {
     }));
     const file = snapshot ? v8.writeHeapSnapshot(snapshot) : undefined;
     return { mem, spaces, rollup, mappings: residentByMapping(), file, peakRss: vmHwmBytes() };
-  },
-  /**
-   * Where the main thread allocates: V8's sampling heap profiler for `seconds`, counting objects already collected
-   * too (scavenged garbage is what costs GC time), written to `file` as a .heapprofile (bench/mem-probe.mjs
-   * --alloc-profile). With `minor: false`, only what survived the young generation (promoted to old space: what
-   * makes mark-compacts; bench/mem-probe.mjs --alloc-survivors). With `live: true`, only what was not collected at
-   * all by the end (after a full GC when `gc` is also set and --expose-gc is on: what is still referenced).
-   */
-  async allocProfile({ seconds, file, minor = true, live = false, gc = false }) {
-    const { Session } = await import('node:inspector');
-    const session = new Session();
-    session.connect();
-    const post = (method, params) =>
-      new Promise((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))));
-    await post('HeapProfiler.startSampling', {
-      samplingInterval: 16384,
-      includeObjectsCollectedByMajorGC: !live,
-      includeObjectsCollectedByMinorGC: minor && !live,
-    });
-    await new Promise((r) => setTimeout(r, seconds * 1000));
-    if (gc) globalThis.gc?.();
-    const { profile } = await post('HeapProfiler.stopSampling');
-    session.disconnect();
-    writeFileSync(file, JSON.stringify(profile));
-    return { file };
   },
   /** Sets the gap timer's interval (ms); returns the previous one. */
   gapTimer({ intervalMs }) {

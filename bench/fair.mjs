@@ -1,20 +1,27 @@
-// Fair polling (issue 14), part of npm run bench: two runs of the exporter with its default budget flags
+// Fair polling (issues 14 and 40), part of npm run bench: two runs of the exporter with its default budget flags
 // (--leader.max-rps auto, --leader.max-concurrency 8) against a fresh simulator, each in its own process:
 //   1. 20,000 nodes, health every 30 s: time from the exporter's start to every node's first health answer, and
 //      the rate in force that auto chose;
-//   2. a leader-imposed limit: 3,000 nodes (they need ~100 requests/s) against a leader that allows LIMIT_RPS
-//      requests/s (token bucket of one second, 429 with Retry-After): the share of the limit accepted and of
-//      requests answered 429, from the simulator's statistics over MEASURE_S after WARMUP_S.
+//   2. a leader-imposed limit (issue 40): LIMIT.nodes nodes, whose health and metadata need about twice LIMIT.rps,
+//      against a leader that allows LIMIT.rps requests/s (token bucket, burst LIMIT.burst) and answers 429 with
+//      `Retry-After: LIMIT.retryAfterS` (lib/retry-after-proxy.mjs sets it); after LIMIT.warmupS, the steady part of
+//      LIMIT.measureS seconds: accepted requests per second (the simulator's per-second counters), the worst
+//      LIMIT.windowS-second window against what the leader allows in it, the share answered 429, and what the
+//      exporter says meanwhile (cribl_leader_up, the overrun flag, its rate in force) from a scrape every 15 s.
 
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { fetchMetricsText, json } from './lib/http.mjs';
 import { sampleValue } from './lib/metrics-text.mjs';
+import { perSecondSeries, rateLimitFigures } from './lib/rate-limit.mjs';
+import { startRetryAfterProxy } from './lib/retry-after-proxy.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-export const FAIR = { coverageNodes: 20_000, limitNodes: 3_000, limitRps: 40, warmupS: 10, measureS: 60 };
+export const FAIR = { coverageNodes: 20_000 };
+/** Issue 40's leader: 40 requests/s, burst 10, 429 with Retry-After: 2; 2,400 nodes need 80 health + 4 metadata/s. */
+export const LIMIT = { nodes: 2_400, rps: 40, burst: 10, retryAfterS: 2, warmupS: 30, measureS: 120, windowS: 20 };
 
 function startSim(children, nodes) {
   return children.simulator(`simulator fair ${nodes}`, nodes);
@@ -45,15 +52,38 @@ async function metricsUrlOf(exp) {
 
 const health200 = (stats) => stats.requests?.['/w/{nodeId}/health']?.['200'] ?? 0;
 
-/** Both runs; each result is undefined when it could not be measured (with `error`). */
-export async function runFair({ children, here, log }) {
+/**
+ * The runs asked for (`coverage`, `limit`: both by default), each `undefined` when not run; a run that fails leaves
+ * its result out and says why in `error`.
+ */
+export async function runFair({ children, here, log, coverage = true, limit = true }) {
   const out = {};
   const agent = new Agent({ connections: 1 });
+  const errors = [];
+  const attempt = async (name, f) => {
+    try {
+      out[name] = await f();
+    } catch (e) {
+      errors.push(`${name}: ${e instanceof Error ? e.message : String(e)}`);
+      log(`fair: ${errors.at(-1)}`);
+    }
+  };
   try {
-    // --- 1. 20k coverage with default flags
-    const n = FAIR.coverageNodes;
-    log(`fair: ${n} nodes, default flags: time to every node's first health answer`);
-    const a = await startSim(children, n);
+    if (coverage) await attempt('coverage', () => runCoverage({ children, here, log, agent }));
+    if (limit) await attempt('limit', () => runLimit({ children, here, log, agent }));
+  } finally {
+    await agent.close();
+  }
+  if (errors.length) out.error = errors.join('; ');
+  return out;
+}
+
+/** 20,000 nodes with the default flags: time from the exporter's start to every node's first health answer. */
+async function runCoverage({ children, here, log, agent }) {
+  const n = FAIR.coverageNodes;
+  log(`fair: ${n} nodes, default flags: time to every node's first health answer`);
+  const a = await startSim(children, n);
+  try {
     const t0 = performance.now();
     const exp = startExporter(children, here, 'exporter fair coverage', a.baseUrl, a.token);
     const metricsUrl = await metricsUrlOf(exp);
@@ -66,7 +96,7 @@ export async function runFair({ children, here, log }) {
       await sleep(250);
     }
     const text = await fetchMetricsText(metricsUrl, agent);
-    out.coverage = {
+    const result = {
       nodes: n,
       healthIntervalS: 30,
       coveredMs,
@@ -76,36 +106,60 @@ export async function runFair({ children, here, log }) {
       overrun: sampleValue(text, 'cribl_exporter_health_cycle_overrun'),
     };
     await exp.stop();
+    return result;
+  } finally {
     await a.sim.stop();
+  }
+}
 
-    // --- 2. a leader-imposed limit
-    const R = FAIR.limitRps;
-    log(`fair: a leader limit of ${R}/s, ${FAIR.limitNodes} nodes, ${FAIR.warmupS} + ${FAIR.measureS} s`);
-    const b = await startSim(children, FAIR.limitNodes);
-    await json('PATCH', `${b.adminUrl}/faults`, { rateLimit: { rate: R, burst: R, retryAfter: 'seconds' } });
-    const exp2 = startExporter(children, here, 'exporter fair limit', b.baseUrl, b.token);
-    const metricsUrl2 = await metricsUrlOf(exp2);
-    await sleep(FAIR.warmupS * 1000);
+/** The leader-imposed limit run (issue 40); also `npm run bench -- --only rate-limit`. */
+export async function runLimit({ children, here, log, agent }) {
+  const L = LIMIT;
+  log(
+    `rate limit: ${L.nodes} nodes against ${L.rps}/s (burst ${L.burst}, Retry-After: ${L.retryAfterS}), ` +
+      `${L.warmupS} + ${L.measureS} s`,
+  );
+  const b = await startSim(children, L.nodes);
+  await json('PATCH', `${b.adminUrl}/faults`, { rateLimit: { rate: L.rps, burst: L.burst, retryAfter: 'seconds' } });
+  const base = new URL(b.baseUrl);
+  const proxy = await startRetryAfterProxy(base.origin, { retryAfterS: L.retryAfterS });
+  try {
+    const exp = startExporter(children, here, 'exporter rate limit', `${proxy.url}${base.pathname}`, b.token);
+    const metricsUrl = await metricsUrlOf(exp);
+    await sleep(L.warmupS * 1000);
     await json('POST', `${b.adminUrl}/stats/reset`);
-    await sleep(FAIR.measureS * 1000);
+    const t0 = performance.now();
+    const scrapes = [];
+    while (performance.now() - t0 < L.measureS * 1000) {
+      const text = await fetchMetricsText(metricsUrl, agent);
+      scrapes.push({
+        leaderUp: sampleValue(text, 'cribl_leader_up'),
+        overrun: sampleValue(text, 'cribl_exporter_health_cycle_overrun'),
+        rateRps: sampleValue(text, 'cribl_exporter_leader_rate_limit_requests_per_second'),
+      });
+      await sleep(Math.min(15_000, Math.max(0, L.measureS * 1000 - (performance.now() - t0))));
+    }
     const st = await json('GET', `${b.adminUrl}/stats`);
-    const text2 = await fetchMetricsText(metricsUrl2, agent);
-    out.limit = {
-      limitRps: R,
-      nodes: FAIR.limitNodes,
+    const series = perSecondSeries(st.perSecond, st.since, st.since + st.elapsedMs);
+    await exp.stop();
+    return {
+      limitRps: L.rps,
+      burst: L.burst,
+      retryAfterS: L.retryAfterS,
+      nodes: L.nodes,
+      windowS: L.windowS,
+      warmupS: L.warmupS,
       measuredS: st.elapsedMs / 1000,
       acceptedPerSecond: st.acceptedPerSecond,
       share429: st.share429,
-      retryAfterViolations: st.retryAfterViolations,
-      rateRps: sampleValue(text2, 'cribl_exporter_leader_rate_limit_requests_per_second'),
+      series: series.accepted,
+      rateLimitedSeries: series.rateLimited,
+      figures: rateLimitFigures(series, { limitRps: L.rps, windowS: L.windowS }),
+      proxy: proxy.stats(),
+      scrapes,
     };
-    await exp2.stop();
-    await b.sim.stop();
-  } catch (e) {
-    out.error = e instanceof Error ? e.message : String(e);
-    log(`fair: ${out.error}`);
   } finally {
-    await agent.close();
+    await proxy.close();
+    await b.sim.stop();
   }
-  return out;
 }

@@ -1,14 +1,19 @@
 // npm run bench: the exporter against a simulated leader at 1k, 2k, 10k and 50k nodes, each in its own
-// process, and the figures of BENCHMARKS.md. A benchmark, not a test: nothing here asserts a time.
+// process, and the figures of BENCHMARKS.md and bench/sizing.json. A benchmark, not a test: nothing here asserts a time.
 //
-//   npm run bench                                   all sizes, writes BENCHMARKS.md
-//   npm run bench -- --sizes 1k,10k                 a subset (also BENCH_SIZES=1k,10k)
-//   npm run bench -- --out -                        print only (also --out other.md)
+//   npm run bench                                   everything; writes BENCHMARKS.md and bench/sizing.json
+//   npm run bench -- --sizes 1k,10k                 a subset of sizes (also BENCH_SIZES=1k,10k)
+//   npm run bench -- --only sizes,fair,rate-limit,leader-cost   only these parts (default: all)
+//   npm run bench -- --out -                        print only (also --out other.md: writes other.md and
+//                                                   other.sizing.json); a partial run prints unless --out is given
 //   npm run bench -- --concurrency 16               leader concurrency of the exporter and of autocannon
 //   npm run bench -- --profile                      also write the exporter's CPU profiles (.bench-tmp/)
 //   npm run bench -- --json                         also print the raw results as JSON
-//   npm run bench -- --skip-fair                    sizes only, without the fair-polling runs (quick loops)
+//   npm run bench -- --skip-fair                    without the 20k default-flags run and the rate-limit run
+//   npm run bench -- --skip-leader-cost             without the leader-cost run
 //   npm run bench -- --skip-explain                 without the profiled runs that say where the CPU goes
+//   npm run bench -- --leader-cost-sim-args "--groups 10 --destinations 100"   the simulator's flags of the
+//                                                   leader-cost run (default: those its --help lists)
 //   npm run bench -- --exporter-env K=V             extra environment of the exporter (experiments, e.g.
 //                                                   MALLOC_ARENA_MAX=2); repeatable, recorded in the report
 //   npm run bench -- --from-json .bench-tmp/results.json   re-render the report of an earlier run
@@ -18,13 +23,12 @@
 // the first metadata round's window (CPU, requests) → steady window of two health intervals once every node's
 // first metadata fetch is done (leader cost, CPU, event loop, builds, memory) → forced body rebuilds while the
 // leader holds every answer (so that only the rebuild runs): the usual one, then full renders → 2 concurrent scrapers
-// against the exporter and against a bare node:http server with the same bytes → prom-client's
-// registry.metrics() over the same series → the exporter once more under V8's CPU profiler, for where its CPU goes
-// (the start-up burst at every size, the steady window at 50k: the "why" of the CPU verdicts; the profiler costs
-// CPU of its own, so this run's figures are not the ones judged). Then once per run: a bare node's resident memory
-// (bench/bare-node.mjs), and (bench/fair.mjs): 20,000 nodes with the default
-// budget flags (coverage time), and a leader-imposed rate limit (share accepted). Only 127.0.0.1; every child is
-// killed on exit.
+// against the exporter and against a bare node:http server with the same bytes → the status page (GET /) →
+// prom-client's registry.metrics() over the same series → the exporter once more under V8's CPU profiler, for where
+// its CPU goes (the profiler costs CPU of its own, so this run's figures are not the ones judged). Then once per run:
+// a bare node's resident memory (bench/bare-node.mjs), bench/fair.mjs (20,000 nodes with the default budget flags;
+// a leader-imposed rate limit, issue 40) and bench/leader-cost.mjs (requests per discovery by endpoint, issue 39).
+// Only 127.0.0.1; every child is killed on exit.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +39,9 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Agent } from 'undici';
 import { runFair } from './fair.mjs';
+import { runLeaderCost } from './leader-cost.mjs';
+import { keptSections } from './lib/kept.mjs';
+import { sizingOf } from './lib/sizing.mjs';
 import { firstMetadataDoneS } from './lib/first-metadata.mjs';
 import { STEADY_GAP_TIMER_MS } from './lib/gaps.mjs';
 import { imageSettings, onImageNode, runtimeNote } from './lib/image.mjs';
@@ -76,53 +83,57 @@ const { values: flags } = parseArgs({
     'exporter-env': { type: 'string', multiple: true },
     'skip-fair': { type: 'boolean', default: false },
     'skip-explain': { type: 'boolean', default: false },
+    'skip-leader-cost': { type: 'boolean', default: false },
+    'leader-cost-sim-args': { type: 'string' },
+    only: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (flags.help) {
   console.log(
-    'Usage: npm run bench -- [--sizes 1k,2k,10k,50k] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--skip-fair] [--skip-explain] [--from-json FILE]',
+    'Usage: npm run bench -- [--sizes 1k,2k,10k,50k] [--only sizes,fair,rate-limit,leader-cost] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--skip-fair] [--skip-leader-cost] [--skip-explain] [--leader-cost-sim-args ARGS] [--from-json FILE]',
   );
   process.exit(0);
 }
-const outFile = flags.out === '-' ? undefined : (flags.out ?? join(repo, 'BENCHMARKS.md'));
-// Without bench/ALTERNATIVE.md, the "Against the alternative" section already in the report being rewritten (from its
-// heading to the next "## " heading, as bench/alternative.mjs splices it in), so that a re-run keeps it.
-const keptAlternative = () => {
-  let doc;
-  try {
-    doc = outFile ? readFileSync(outFile, 'utf8') : undefined;
-  } catch {
-    return undefined;
-  }
-  const start = doc?.indexOf('## Against the alternative') ?? -1;
-  if (start < 0) return undefined;
-  const end = doc.indexOf('\n## ', start + 1);
-  return doc.slice(start, end < 0 ? doc.length : end).trim();
-};
-// Hand-written analysis (causes and proposed fixes), kept across regenerations, followed by the comparison with
-// the blackbox_exporter alternative (bench/ALTERNATIVE.md, written by `npm run bench:alternative`).
-const readAnalysis = () => {
-  const read = (name) => {
+const DEFAULT_OUT = join(repo, 'BENCHMARKS.md');
+const PARTS = ['sizes', 'fair', 'rate-limit', 'leader-cost'];
+/** Where the report goes: `--out` (`-`: nowhere), else BENCHMARKS.md when the run is complete, else stdout only. */
+const outFileFor = (complete) =>
+  flags.out === '-' ? undefined : flags.out ? flags.out : complete ? DEFAULT_OUT : undefined;
+/** bench/sizing.json beside BENCHMARKS.md; beside another report, its name with .sizing.json. */
+const sizingFileFor = (out) => (out === DEFAULT_OUT ? join(here, 'sizing.json') : out.replace(/(\.md)?$/, '.sizing.json'));
+/** The kept sections (Mechanisms, the comparison) of the report being rewritten, or of BENCHMARKS.md. */
+const keptOf = (out) => {
+  for (const file of [out, DEFAULT_OUT]) {
     try {
-      return readFileSync(join(here, name), 'utf8').trim();
+      if (file) return keptSections(readFileSync(file, 'utf8'));
     } catch {
-      return undefined;
+      // Not there yet: the next one.
     }
-  };
-  const parts = [read('ALTERNATIVE.md') ?? keptAlternative(), read('ANALYSIS.md')].filter(Boolean);
-  return parts.length ? parts.join('\n\n') : undefined;
+  }
+  return {};
 };
-// Re-renders the report from the raw results of an earlier run (.bench-tmp/results.json) without running anything.
+/** Writes the report and its sizing JSON, or prints the report. */
+const writeReport = (run, out) => {
+  const markdown = renderReport(run, { kept: keptOf(out) });
+  if (!out) {
+    console.log(markdown);
+    return;
+  }
+  writeFileSync(out, markdown);
+  const sizingFile = sizingFileFor(out);
+  writeFileSync(sizingFile, `${JSON.stringify(sizingOf(run), null, 2)}\n`);
+  log(`wrote ${out} (${Buffer.byteLength(markdown)} bytes) and ${sizingFile}`);
+};
+// Re-renders the report of an earlier run (.bench-tmp/results.json) without running anything.
 if (flags['from-json']) {
-  const markdown = renderReport(JSON.parse(readFileSync(flags['from-json'], 'utf8')), { analysis: readAnalysis() });
-  if (outFile) writeFileSync(outFile, markdown);
-  else console.log(markdown);
+  writeReport(JSON.parse(readFileSync(flags['from-json'], 'utf8')), outFileFor(true));
   process.exit(0);
 }
 // Every process of the run on the Node.js major the image ships (bench/lib/image.mjs: BENCH_NODE=current to skip).
 onImageNode(repo);
 let sizes;
+let parts;
 let concurrency;
 const exporterEnv = {};
 // The image's allocator and V8 settings (Dockerfile); --exporter-env overrides the variables.
@@ -134,6 +145,14 @@ try {
     exporterEnv[m[1]] = m[2];
   }
   sizes = parseSizes(flags.sizes ?? process.env.BENCH_SIZES ?? '1k,2k,10k,50k', flags.sizes ? '--sizes' : 'BENCH_SIZES');
+  parts = new Set(flags.only ? flags.only.split(',').map((x) => x.trim()) : PARTS);
+  for (const p of parts) if (!PARTS.includes(p)) throw new Error(`--only: "${p}" is none of ${PARTS.join(', ')}`);
+  if (flags['skip-fair']) {
+    parts.delete('fair');
+    parts.delete('rate-limit');
+  }
+  if (flags['skip-leader-cost']) parts.delete('leader-cost');
+  if (!parts.has('sizes')) sizes = [];
   concurrency = Number(flags.concurrency ?? process.env.BENCH_CONCURRENCY ?? 16);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
     throw new Error(`--concurrency: "${flags.concurrency}" is not a whole number between 1 and 256`);
@@ -210,6 +229,29 @@ async function runAutocannon({ origin, token, ids, connections, durationS }) {
   };
 }
 
+
+/** Requests of the status page measured per size (one more before them, not counted). */
+const STATUS_PAGE_REQUESTS = 20;
+
+/**
+ * GET / (the status page) one request at a time: each one's full response time, and the exporter's event-loop
+ * active time between two IPC reads around it (the page's render, plus whatever else the loop ran meanwhile).
+ */
+async function statusPageTimes(exp, url, dispatcher) {
+  const total = [];
+  const mainMs = [];
+  let bytes;
+  for (let i = 0; i <= STATUS_PAGE_REQUESTS; i++) {
+    const s0 = await exp.call('stats');
+    const got = await timedGet(url, { dispatcher, encoding: 'identity', accept: 'text/html' });
+    const s1 = await exp.call('stats');
+    if (i === 0) continue;
+    total.push(got.totalMs);
+    mainMs.push(s1.eluActiveMs - s0.eluActiveMs);
+    bytes = got.bytes;
+  }
+  return { total: summarize(total), mainMs: summarize(mainMs), bytes };
+}
 
 /** The slowest scrapes of the profiled run the report takes apart (of 50: about the p99's and the two above it). */
 const SLOWEST_SCRAPES = 3;
@@ -648,6 +690,15 @@ async function runSize(n) {
   }
   await bare.stop();
 
+  // --- the status page (GET /): the full response as a browser would wait for it, and the exporter's event-loop time
+  // for each (issue 41: < 150 ms at 10,000 nodes)
+  log(`${label}: the status page (GET /), ${STATUS_PAGE_REQUESTS} requests`);
+  try {
+    r.statusPage = await statusPageTimes(exp, new URL('/', metricsUrl).href, scrapeAgent);
+  } catch (e) {
+    r.statusPage = { error: e instanceof Error ? e.message : String(e) };
+  }
+
   // --- prom-client over the same series
   log(`${label}: prom-client registry.metrics() over the same series`);
   const pc = children.fork(`prom-client ${label}`, join(here, 'prom-client.mjs'), [idFile, '3'], {
@@ -695,14 +746,15 @@ const code = {
 };
 const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
 log(
-  `sizes ${sizes.map(sizeLabel).join(', ')}; concurrency ${concurrency}; ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`,
+  `parts ${[...parts].join(', ')}; sizes ${sizes.map(sizeLabel).join(', ') || 'none'}; concurrency ${concurrency}; ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`,
 );
 const results = [];
 let fair;
+let leaderCost;
 let failure;
 let bareNode;
 try {
-  if (!flags['skip-explain']) {
+  if (!flags['skip-explain'] && sizes.length > 0) {
     // What the runtime holds before any of the exporter is loaded, beside the sizes' memory by mapping.
     const bare = children.fork('bare node', join(here, 'bare-node.mjs'), [], { execArgv: imageNodeFlags, env: imageEnv });
     bareNode = (await bare.waitForMessage((m) => m?.ready, 60_000, 'result')).result;
@@ -714,11 +766,23 @@ try {
     results.at(-1).benchSeconds = (performance.now() - t) / 1000;
     log(`${sizeLabel(n)}: done in ${Math.round(results.at(-1).benchSeconds)} s`);
   }
-  if (!flags['skip-fair']) {
+  if (parts.has('fair') || parts.has('rate-limit')) {
     const t = performance.now();
-    fair = await runFair({ children, here, log });
+    fair = await runFair({ children, here, log, coverage: parts.has('fair'), limit: parts.has('rate-limit') });
     fair.benchSeconds = (performance.now() - t) / 1000;
     log(`fair polling: done in ${Math.round(fair.benchSeconds)} s`);
+  }
+  if (parts.has('leader-cost')) {
+    const t = performance.now();
+    const simArgs = flags['leader-cost-sim-args']?.split(/\s+/).filter(Boolean);
+    try {
+      leaderCost = await runLeaderCost({ children, here, log, simArgs });
+    } catch (e) {
+      leaderCost = { error: e instanceof Error ? e.message : String(e) };
+      log(`leader cost: ${leaderCost.error}`);
+    }
+    leaderCost.benchSeconds = (performance.now() - t) / 1000;
+    log(`leader cost: done in ${Math.round(leaderCost.benchSeconds)} s`);
   }
 } catch (e) {
   failure = e;
@@ -740,14 +804,14 @@ const run = {
   results,
   bareNode,
   fair,
+  leaderCost,
   failure: failure ? (failure instanceof Error ? failure.message : String(failure)) : undefined,
 };
 mkdirSync(tmpRoot, { recursive: true });
 writeFileSync(join(tmpRoot, 'results.json'), JSON.stringify(run, null, 2));
 if (flags.json) console.log(JSON.stringify(run, null, 2));
-const markdown = renderReport(run, { analysis: readAnalysis() });
-if (outFile && results.length > 0) {
-  writeFileSync(outFile, markdown);
-  log(`wrote ${outFile}`);
-} else console.log(markdown);
+// Complete: every default size and every part (the profiled run may be skipped).
+const complete =
+  !flags.sizes && !process.env.BENCH_SIZES && PARTS.every((p) => parts.has(p)) && results.length === sizes.length && !failure;
+writeReport(run, results.length > 0 || fair || leaderCost ? outFileFor(complete) : undefined);
 process.exitCode = failure ? 1 : 0;

@@ -93,7 +93,7 @@ const scrape = () => fetch(metricsUrl, { headers: { 'accept-encoding': 'gzip' } 
 
 // Until the first metadata round is done (bench/lib/first-metadata.mjs), as npm run bench's steady window. Before
 // 2026-11-28 noon this waited for coverage and 45 s: inside that round, where every build renders every run again
-// (new metadata in each) and 50k read 0.37-0.46 cores against 0.31 after it (bench/notes-gc.md, eighteenth round).
+// (new metadata in each) and 50k read 0.37-0.46 cores against 0.31 after it (bench/notes-gc.md, eighteenth round, in git history at bbf1e93).
 await sleep(o.wait ? Number(o.wait) * 1000 : Math.max(0, startedAt + firstMetadataDoneS(HEALTH_S) * 1000 - performance.now()));
 await exp.call('builds');
 await exp.call('gapTimer', { intervalMs: Number(o['gap-timer'] ?? STEADY_GAP_TIMER_MS) });

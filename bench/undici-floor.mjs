@@ -4,7 +4,7 @@
 // exporter can reach on this machine, and how much of that floor our pipeline keeps.
 // With [rps], the requests are paced at that rate (released by timers of 10 ms or more), as the exporter's own
 // rate: below saturation a request costs a client more, since the process idles between requests and each wake-up
-// costs CPU (about 0.12 ms on the bench VM; bench/notes-rate.md).
+// costs CPU (about 0.12 ms on the bench VM; bench/notes-rate.md in git history at bbf1e93).
 // With [warm-up seconds], the first seconds are run but not counted (JIT compilation and the pool's connections
 // are then paid for; at a low rate they were most of a 5 s run's CPU).
 //   node bench/undici-floor.mjs <origin> <token> <ids-file> <connections> <seconds> [rps] [warm-up seconds]

@@ -17,7 +17,7 @@ export class Child {
 
 /** Every child started, so that one call kills them all. */
 export class Children {
-  simulator(name: string, nodes: number): Promise<{ sim: Child; baseUrl: string; token: string; adminUrl: string }>;
+  simulator(name: string, nodes: number, extraArgs?: string[]): Promise<{ sim: Child; baseUrl: string; token: string; adminUrl: string }>;
   fork(name: string, module: string, args?: string[], options?: { execArgv?: string[]; env?: Record<string, string> }): Child;
   killAll(): void;
   stopAll(): Promise<void>;

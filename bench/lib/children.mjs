@@ -146,10 +146,10 @@ export class Children {
   #all = new Set();
 
   /**
-   * Starts the simulated leader (`simulate --nodes N --seed 1` on a free loopback port) and waits for its ready
-   * line: `{ sim, baseUrl, token, adminUrl }`. The one way every benchmark starts it.
+   * Starts the simulated leader (`simulate --nodes N --seed 1` on a free loopback port, `extraArgs` after them) and
+   * waits for its ready line: `{ sim, baseUrl, token, adminUrl }`. The one way every benchmark starts it.
    */
-  async simulator(name, nodes) {
+  async simulator(name, nodes, extraArgs = []) {
     const sim = this.fork(name, CLI_CHILD, [
       'simulate',
       '--nodes',
@@ -158,6 +158,7 @@ export class Children {
       '1',
       '--web.listen-address',
       '127.0.0.1:0',
+      ...extraArgs,
     ]);
     const ready = await sim.waitForLine((l) => /listening on (\S+) token=(\S+) admin=(\S+)/.exec(l), 180_000, 'ready');
     const [, baseUrl, token, adminUrl] = ready.match;

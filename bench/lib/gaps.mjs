@@ -9,7 +9,7 @@
  * 0.045–0.059 cores with it and 0.024–0.040 with a 50 ms or 1 s one (`steady-probe --gap-timer MS`, four
  * runs each, alternated; the whole process 0.067–0.079 against 0.042–0.077, the GC threads being noisier). But a
  * full `npm run bench` with 50 ms here measured no lower steady CPU (0.040 / 0.052 / 0.174 / 0.457 cores at 1k / 2k /
- * 10k / 50k against 0.044 / 0.051 / 0.112 / 0.458 with 1 ms; bench/notes-gc.md, ninth round), and its gaps read up to
+ * 10k / 50k against 0.044 / 0.051 / 0.112 / 0.458 with 1 ms; bench/notes-gc.md, ninth round, in git history at bbf1e93), and its gaps read up to
  * 50 ms long: kept at 1 ms until a measurement shows the difference.
  */
 export const STEADY_GAP_TIMER_MS = 1;

@@ -37,7 +37,7 @@ export function nodeMajor(version) {
 
 /**
  * Which node a benchmark runs on. The exporter's memory depends on the runtime: at 2,000 nodes `steady-probe`
- * read 88 MB on Node.js 20, 99–103 on 22 and 119 on 24 (bench/notes-gc.md, sixteenth round), so the figures are
+ * read 88 MB on Node.js 20, 99–103 on 22 and 119 on 24 (bench/notes-gc.md, sixteenth round, in git history at bbf1e93), so the figures are
  * taken on the image's major. `benchNode` is the BENCH_NODE setting: unset (node@MAJOR from the npm registry, by
  * npx, when the current node is another major), a path to a node binary, or `current` (this node whatever its
  * major; the report then says it is not the image's). Returns `{ reexec: false }` or `{ reexec: true, path }`

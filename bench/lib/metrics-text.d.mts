@@ -31,3 +31,5 @@ export function countHealthUp(text: string): number;
 export function sampleValue(text: string, name: string, labels?: Record<string, string>): number | undefined;
 /** Families of the snapshot part with their HELP, label names and samples, in body order. */
 export function snapshotFamilies(text: string): SnapshotFamily[];
+/** The sum of every sample of `name` by the value of its label `label`. */
+export function sumBy(text: string, name: string, label: string): Record<string, number>;

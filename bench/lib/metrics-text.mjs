@@ -108,3 +108,16 @@ export function snapshotFamilies(text) {
   });
   return [...families.values()].map((f) => ({ ...f, labelNames: [...f.labelNames] }));
 }
+
+/** The sum of every sample of `name` by the value of its label `label` (e.g. requests by endpoint). */
+export function sumBy(text, name, label) {
+  const out = {};
+  forEachLine(text, (line) => {
+    if (!line.startsWith(name)) return;
+    const s = parseSampleLine(line);
+    if (!s || s.name !== name) return;
+    const key = s.labels[label] ?? '';
+    out[key] = (out[key] ?? 0) + s.value;
+  });
+  return out;
+}

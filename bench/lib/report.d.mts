@@ -3,6 +3,15 @@
 /** One size's raw result, as bench/run.mjs records it (loosely typed: it is JSON). */
 export type SizeResult = Record<string, unknown> & { nodes: number };
 
+/** BENCHMARKS.md's size budget in bytes. */
+export const REPORT_BUDGET_BYTES: number;
+/** Room kept free under the budget for the hand-written Mechanisms section. */
+export const REPORT_RESERVE_BYTES: number;
+/** Issue 41's status page target: fleet size and milliseconds. */
+export const STATUS_PAGE_TARGET: { nodes: number; ms: number };
+/** Issue 17's steady-state target: fleet size and cores. */
+export const STEADY_TARGET: { nodes: number; cores: number };
+
 /** One verdict on a target of the issue. */
 export interface Verdict {
   target: string;
@@ -24,7 +33,13 @@ export interface Verdict17 {
 }
 /** Issue 17's targets judged per size from the run's results: RSS, CPU per request vs undici, steady CPU at 50k. */
 export function judgeIssue17(results: readonly SizeResult[]): Verdict17[];
-/** Verdicts of fair polling (issue 14): 20k default-flags coverage time, leader-imposed limit accepted share. */
+/** Verdicts of fair polling: 20k default-flags coverage time (issue 14), the leader-imposed limit (issue 40). */
 export function judgeFair(fair: Record<string, unknown> | undefined): Verdict[];
-/** The whole BENCHMARKS.md from a run's raw results. */
-export function renderReport(run: Record<string, unknown>, options?: { analysis?: string }): string;
+/** Issue 41: the status page's full response p99 at 10,000 nodes. */
+export function judgeStatusPage(results: readonly SizeResult[]): Verdict17;
+/** Every verdict of a run, with the issue it belongs to. */
+export function allVerdicts(run: Record<string, unknown>): (Verdict17 & { issue: number })[];
+/** The sizing section from bench/sizing.json's object. */
+export function sizingSection(sizing: import('./sizing.mjs').Sizing): string;
+/** The whole BENCHMARKS.md from a run's raw results and the kept blocks of the file it replaces. */
+export function renderReport(run: Record<string, unknown>, options?: { kept?: Record<string, string> }): string;

@@ -1,5 +1,5 @@
-// /proc/PID/smaps, parsed once for every benchmark that reads it (bench/exporter.mjs, bench/mem-trace.mjs,
-// bench/lib/mem-report.mjs): one entry a mapping.
+// /proc/PID/smaps, parsed once for every benchmark that reads it (bench/exporter.mjs,
+// bench/bare-node.mjs): one entry a mapping.
 
 /**
  * The mappings of an smaps text: `{ range, name, perms, sizeKb, rss, dirty }`, `name` the mapped file's path (or

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { countHealthUp, countSeries, parseSampleLine, parseValue, sampleValue, snapshotFamilies } from '../../bench/lib/metrics-text.mjs';
+import {
+  countHealthUp,
+  countSeries,
+  parseSampleLine,
+  parseValue,
+  sampleValue,
+  snapshotFamilies,
+  sumBy,
+} from '../../bench/lib/metrics-text.mjs';
 
 const BODY = [
   '# HELP cribl_leader_up 1 if the last discovery succeeded.',
@@ -71,5 +79,21 @@ describe('reading a body', () => {
     expect(health.samples).toHaveLength(3);
     expect(health.samples[2]!.labels.node_id).toBe('c "q" \\ \n');
     expect(families[2]!.labelNames).toEqual(['product', 'group', 'node_id', 'hostname', 'version']);
+  });
+});
+
+describe('sumBy', () => {
+  it('sums every sample of a family by one label, whatever its other labels', () => {
+    const text = [
+      '# TYPE cribl_exporter_leader_requests_total counter',
+      'cribl_exporter_leader_requests_total{leader="a",endpoint="/health",code="200"} 3',
+      'cribl_exporter_leader_requests_total{leader="b",endpoint="/health",code="503"} 2',
+      'cribl_exporter_leader_requests_total{leader="a",endpoint="/m/{group}/version",code="200"} 6',
+      'cribl_exporter_leader_requests_totalx{endpoint="/health"} 100',
+    ].join('\n');
+    expect(sumBy(text, 'cribl_exporter_leader_requests_total', 'endpoint')).toEqual({
+      '/health': 5,
+      '/m/{group}/version': 6,
+    });
   });
 });
