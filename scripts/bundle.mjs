@@ -27,7 +27,7 @@ const ENTRIES = [
   { in: 'src/commands.ts', out: 'commands' },
   { in: 'src/util/files.ts', out: 'util/files' },
   // Worker threads, started beside the module that starts them (src/util/worker.ts).
-  { in: 'src/exposition/body-worker.ts', out: 'body-worker' },
+  { in: 'src/exposition/body/body-worker.ts', out: 'body-worker' },
   { in: 'src/exposition/bcrypt-worker.ts', out: 'bcrypt-worker' },
 ];
 

@@ -3,20 +3,21 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { createAuthProvider } from './auth/index.js';
 import type { AuthProvider } from './auth/types.js';
-import { renderManagement } from './collectors/index.js';
-import type { ManagementState } from './collectors/state.js';
+import type { Collector } from './collectors/collector.js';
+import { COLLECTORS } from './collectors/registry.js';
+import { workspaces } from './collectors/workspaces/index.js';
 import { leaderConfigForWorkspace } from './config/leaders.js';
-import type { Config, LeaderConfig } from './config/types.js';
+import { settingsOf, type Config, type LeaderConfig } from './config/types.js';
 import { createWorkspaceWatcher, type WorkspaceWatcher } from './discovery/workspaces.js';
-import { createBodyCache, IDENTITY_KEEP_MS, type BodyCache } from './exposition/body.js';
+import { createBodyCache, type BodyCache } from './exposition/body/index.js';
 import { startServer, type RunningServer } from './exposition/server.js';
 import { createStatusPage } from './exposition/status/page.js';
 import { createDispatcher } from './http/transport.js';
 import { cronSchedule, type Schedule, type ScheduledJob } from './polling/scheduler.js';
-import { createScopeSnapshot } from './store/scope.js';
+import { LeaderSnapshot } from './store/snapshot.js';
 import { createSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
 import { systemClock, type Clock, type Random } from './util/clock.js';
-import { LeaderRuntime, type Deps, type LeaderStatus } from './runtime.js';
+import { LeaderRuntime, type LeaderStatus, type RuntimeDeps } from './runtime.js';
 
 export type { LeaderStatus } from './runtime.js';
 
@@ -80,20 +81,14 @@ export async function startApp(deps: AppDeps): Promise<App> {
 
   const runtimes = new Map<string, LeaderRuntime>();
   // The management plane (Cribl.Cloud workspace discovery) is a scope of its own: it is not a leader.
-  const management = config.cloudDiscovery ? createScopeSnapshot<ManagementState>(renderManagement) : undefined;
+  const management = config.cloudDiscovery ? new LeaderSnapshot() : undefined;
   const body = createBodyCache({
-    snapshots: [],
+    sources: [],
     ...(management ? { management } : {}),
-    intervals: {
-      discoveryMs: config.intervals.discoveryMs,
-      healthMs: config.intervals.healthMs,
-      metadataMs: config.intervals.metadataMs,
-      ...(config.collectors.packsMs > 0 ? { packsMs: config.collectors.packsMs } : {}),
-      ...(config.collectors.searchProbe ? { searchProbeMs: config.collectors.searchProbe.intervalMs } : {}),
-    },
+    settingsOf: (c: Collector) => settingsOf(config, c),
+    intervals: { discoveryMs: config.discovery.discoveryMs },
     clock: full.clock,
     builder: deps.bodyBuilder ?? 'auto',
-    keepIdentityMs: IDENTITY_KEEP_MS,
     onBuild: (s) => self.bodyBuilt(s),
     onBuilderLost: () => self.bodyWorkerLost(),
     onBuilderSwitch: (to, nodes) =>
@@ -104,7 +99,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
     onError: (e) => logger.error({ err: String(e) }, 'building /metrics failed'),
   });
 
-  const setSnapshots = (): void => body.setSnapshots([...runtimes.values()].map((r) => r.snapshot));
+  const setSnapshots = (): void => body.setSources([...runtimes.values()].map((r) => r.snapshot));
   const addLeader = async (cfg: LeaderConfig): Promise<LeaderRuntime> => {
     const rt = await LeaderRuntime.create(cfg, full, self);
     runtimes.set(cfg.name, rt);
@@ -141,6 +136,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
       listenAddress: config.web.listenAddress,
       telemetryPath: config.web.telemetryPath,
       body,
+      collectors: COLLECTORS.map((c) => c.name),
       selfMetrics: self,
       ready,
       version: deps.version,
@@ -161,10 +157,10 @@ export async function startApp(deps: AppDeps): Promise<App> {
   const cd = config.cloudDiscovery;
   const w = watcher;
   if (cd && w) {
-    workspaceJob = schedule('workspaces', config.intervals.discoveryMs, async (signal) => {
+    workspaceJob = schedule('workspaces', config.discovery.discoveryMs, async (signal) => {
       const r = await w.refresh(signal);
       if (signal.aborted) return;
-      management?.set({ up: r.ok, workspaces: r.workspaces });
+      management?.setLeaderFacts(workspaces.name, { up: r.ok, workspaces: r.workspaces });
       if (!r.ok) return;
       for (const t of [...r.removed, ...r.changed]) await removeLeader(t.name);
       for (const t of [...r.added, ...r.changed]) (await addLeader(leaderConfigForWorkspace(cd, t))).start(schedule);
@@ -207,7 +203,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
 /** The Cribl.Cloud workspace watcher and its credentials (no request is sent until its job runs). */
 async function workspaceWatcher(
   cd: NonNullable<Config['cloudDiscovery']>,
-  deps: Deps,
+  deps: RuntimeDeps & Pick<AppDeps, 'workspaceUrl'>,
   self: SelfMetrics,
 ): Promise<{ watcher: WorkspaceWatcher; cloudAuth: AuthProvider }> {
   const dispatcher =

@@ -1,38 +1,16 @@
 import { WebConfigError } from './exposition/web-config/parse.js';
-import type { DestinationStream } from 'pino';
 import { startApp, type App } from './app.js';
 import { AuthConfigError } from './auth/errors.js';
 import { ConfigError } from './config/errors.js';
 import { helpText } from './config/help.js';
 import { loadCommandLine } from './config/parse.js';
-import type { ReadFile } from './util/files.js';
 import type { Config } from './config/types.js';
 import { TransportConfigError } from './http/transport.js';
 import { createLogger } from './util/logger.js';
 import type { Simulator } from './simulator/index.js';
-import type { FlagName } from './config/flags.js';
+import type { CommandIo } from './command-io.js';
 
-/** What a command may touch; src/cli.ts wires it to the process, tests to buffers. */
-export interface CommandIo {
-  argv: readonly string[];
-  env: Readonly<Record<string, string | undefined>>;
-  stdout: (line: string) => void;
-  stderr: (line: string) => void;
-  /** Reads a file the settings name (src/util/files.ts: async, capped, regular files only). */
-  readFile: ReadFile;
-  /** Aborted on SIGTERM/SIGINT. */
-  signal: AbortSignal;
-  /** Subscribes to SIGHUP (reload); returns the unsubscribe. */
-  onReloadSignal?: (listener: () => void) => () => void;
-  version: string;
-  /** Source revision (`cribl_exporter_build_info{revision}`); src/revision.ts. @default 'unknown' */
-  revision?: string;
-  nodejsVersion: string;
-  /** Where JSON logs go (default stdout). */
-  logDestination?: DestinationStream;
-  /** Called once the exporter listens (tests). */
-  onStarted?: (app: App, sim?: Simulator) => void;
-}
+export type { CommandIo } from './command-io.js';
 
 /** Settings errors: one line, exit code 2. */
 function isSettingsError(e: unknown): e is Error {
@@ -64,7 +42,7 @@ async function runExporter(
   env: CommandIo['env'],
   io: CommandIo,
   sim?: Simulator,
-  defaults?: Readonly<Partial<Record<FlagName, string>>>,
+  defaults?: Readonly<Record<string, string>>,
 ): Promise<number> {
   let config: Config;
   let warnings: readonly string[];

@@ -4,8 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { App } from './app.js';
-import type { CommandIo } from './commands.js';
-import type { FlagName } from './config/flags.js';
+import type { CommandIo } from './command-io.js';
 import { parseListenAddress } from './util/listen-address.js';
 import { parseScenario, startSimulator, type Scenario, type Simulator } from './simulator/index.js';
 import { CONFIG_MAX_BYTES } from './util/files.js';
@@ -21,7 +20,7 @@ export const DEMO_LISTEN_ADDRESS = '127.0.0.1:9864';
  * listen address comes from CRIBL_DEMO_LISTEN_ADDRESS when set: the container image sets it to :9864, so that there
  * the demo serves outside the container, where `docker run -p` can reach it.
  */
-export const DEMO_DEFAULTS: Readonly<Partial<Record<FlagName, string>>> = {
+export const DEMO_DEFAULTS: Readonly<Record<string, string>> = {
   'web.listen-address': DEMO_LISTEN_ADDRESS,
   'discovery.interval': '10s',
   'health.interval': '5s',
@@ -45,7 +44,7 @@ export type RunExporter = (
   env: CommandIo['env'],
   io: CommandIo,
   sim: Simulator,
-  defaults: Readonly<Partial<Record<FlagName, string>>>,
+  defaults: Readonly<Record<string, string>>,
 ) => Promise<number>;
 
 /** What to do next, printed once the exporter listens. */

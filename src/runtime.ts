@@ -1,33 +1,47 @@
 /**
  * One monitored leader at run time: its connection (transport, budget, client, credentials), snapshot, discovery,
- * poller and jobs, and what the status page reads of it. The app (app.ts) starts one per leader or workspace.
+ * poller and the collectors' schedules, and what the status page reads of it. The app (app.ts) starts one per leader
+ * or workspace.
  */
 
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import { connectLeader, type LeaderConnection } from './polling/connection.js';
+import { connectLeader } from './auth/connection.js';
 import type { AuthProvider } from './auth/types.js';
-import { SNAPSHOT_RENDERERS } from './collectors/index.js';
-import type { LeaderConfig } from './config/types.js';
+import type { Collector } from './collectors/collector.js';
+import { listing } from './collectors/listing/index.js';
+import { COLLECTORS } from './collectors/registry.js';
+import { settingsOf, type Config, type LeaderConfig } from './config/types.js';
 import { Discoverer } from './discovery/discovery.js';
 import type { LeaderStatusSource } from './exposition/status/page.js';
-import type { RequestBudget } from './leader/budget.js';
+import type { BudgetState, RequestBudget } from './leader/budget.js';
 import type { LeaderClient } from './leader/types.js';
-import type { BudgetState } from './leader/budget.js';
-import { LeaderJob } from './polling/leader-job.js';
+import { CollectorRuns } from './polling/collector-runs.js';
 import type { CycleStatus } from './polling/cycle.js';
-import { runPacks } from './polling/packs-job.js';
+import { LeaderJob } from './polling/leader-job.js';
+import { nodeCollectors, NodePoll } from './polling/node-poll.js';
 import { POLL_QUANTUM_MS, Poller } from './polling/poller.js';
-import type { AllowedRate, LeaderRate } from './polling/rate.js';
-import { SearchProbe } from './polling/search-probe.js';
+import { LeaderRate, type AllowedRate } from './polling/rate.js';
 import type { Schedule, ScheduledJob } from './polling/scheduler.js';
-import { createLeaderSnapshot, type LeaderSnapshot } from './store/snapshot.js';
+import { LeaderSnapshot } from './store/snapshot.js';
 import type { LeaderSelfMetrics, SelfMetrics } from './telemetry/self-metrics.js';
+import type { Clock, Random } from './util/clock.js';
+import type { ReadFile } from './util/files.js';
 import { forLeader } from './util/logger.js';
-import type { AppDeps } from './app.js';
+import type { Dispatcher } from 'undici';
 
-/** The app's dependencies with the clock filled in. */
-export type Deps = Required<Pick<AppDeps, 'clock'>> & AppDeps;
+/** What a leader's runtime needs from the outside world (the app's dependencies, its clock filled in). */
+export interface RuntimeDeps {
+  config: Config;
+  logger: Logger;
+  version: string;
+  readFile: ReadFile;
+  env: Readonly<Record<string, string | undefined>>;
+  clock: Clock;
+  random?: Random;
+  /** Replaces the transport built from the config (tests). */
+  dispatcher?: (leader: LeaderConfig) => Dispatcher;
+}
 
 /** What a status page or a test reads about one leader's polling. */
 export interface LeaderStatus {
@@ -46,7 +60,6 @@ export class LeaderRuntime {
   readonly snapshot: LeaderSnapshot;
   readonly poller: Poller;
   readonly job: LeaderJob;
-  readonly #search: SearchProbe | undefined;
   readonly budget: RequestBudget;
   /** What the status page at / shows of this leader. */
   readonly page: LeaderStatusSource;
@@ -55,27 +68,37 @@ export class LeaderRuntime {
   readonly #client: LeaderClient;
   readonly #auth: AuthProvider;
   readonly #rate: LeaderRate;
-  readonly #deps: Deps;
+  readonly #runs: CollectorRuns;
+  readonly #deps: RuntimeDeps;
   readonly #jobs: ScheduledJob[] = [];
   readonly #abort = new AbortController();
-  readonly #log: Logger;
 
   /** Reads the leader's CA and client certificate files, then builds the runtime (no request is sent yet). */
-  static async create(cfg: LeaderConfig, deps: Deps, self: SelfMetrics): Promise<LeaderRuntime> {
+  static async create(cfg: LeaderConfig, deps: RuntimeDeps, self: SelfMetrics): Promise<LeaderRuntime> {
     const log = forLeader(deps.logger, cfg.name);
     const metrics = self.forLeader(cfg.name);
     const dispatcher = deps.dispatcher?.(cfg);
-    const { intervals } = deps.config;
-    // While the leader answers 420, the hold's /health probe keeps the leader's health families current; the job
-    // that takes its answers is built after the connection.
-    const probe: { job?: LeaderJob } = {};
-    const conn = await connectLeader(cfg, {
+    const settings = (c: Collector): unknown => settingsOf(deps.config, c);
+    const { primary, riders } = nodeCollectors(COLLECTORS, settings, () => true);
+    const rate = new LeaderRate({
+      setting: cfg.budget.maxRps,
+      ceiling: cfg.budget.maxRpsCeiling,
+      burst: cfg.budget.burst,
       plan: {
-        healthIntervalMs: intervals.healthMs,
-        metadataIntervalMs: intervals.metadataMs,
-        discoveryIntervalMs: intervals.discoveryMs,
+        nodeIntervalsMs: [primary, ...riders].map((c) => ({
+          name: c.name,
+          intervalMs: c.schedule.intervalMs(c.settings),
+        })),
+        discoveryIntervalMs: deps.config.discovery.discoveryMs,
         products: cfg.products.length,
       },
+      logger: log,
+    });
+    // While the leader answers 420, the hold's /health probe keeps the leader's health facts current; the job that
+    // takes its answers is built after the connection.
+    const probe: { job?: LeaderJob } = {};
+    const conn = await connectLeader(cfg, {
+      rate: rate.initial,
       onHealthProbe: (status, json) => probe.job?.onHealthProbe(status, json),
       clock: deps.clock,
       ...(deps.random ? { random: deps.random } : {}),
@@ -86,12 +109,19 @@ export class LeaderRuntime {
       metrics,
       ...(dispatcher ? { dispatcher } : {}),
     });
-    const rt = new LeaderRuntime(cfg, deps, metrics, conn, log);
+    rate.attach(conn.budget);
+    const rt = new LeaderRuntime(cfg, deps, metrics, { ...conn, rate }, log);
     probe.job = rt.job;
     return rt;
   }
 
-  private constructor(cfg: LeaderConfig, deps: Deps, metrics: LeaderSelfMetrics, conn: LeaderConnection, log: Logger) {
+  private constructor(
+    cfg: LeaderConfig,
+    deps: RuntimeDeps,
+    metrics: LeaderSelfMetrics,
+    conn: { client: LeaderClient; auth: AuthProvider; budget: RequestBudget; rate: LeaderRate },
+    log: Logger,
+  ) {
     this.cfg = cfg;
     this.#deps = deps;
     const { config, clock } = deps;
@@ -100,9 +130,25 @@ export class LeaderRuntime {
     this.#client = conn.client;
     this.budget = conn.budget;
     this.#rate = conn.rate;
-    this.snapshot = createLeaderSnapshot({ labels: cfg.labels, render: SNAPSHOT_RENDERERS });
+    this.snapshot = new LeaderSnapshot(cfg.labels);
+    const settings = (c: Collector): unknown => settingsOf(config, c);
+    this.#runs = new CollectorRuns({
+      client: this.#client,
+      store: this.snapshot,
+      clock,
+      logger: log,
+      settingsOf: settings,
+      target: { cloud: cfg.auth.mode === 'cloud' },
+    });
     let firstRound: () => void = () => undefined;
     this.firstRound = new Promise((resolve) => (firstRound = resolve));
+    const poll = new NodePoll({
+      client: this.#client,
+      store: this.snapshot,
+      clock,
+      logger: log,
+      ...nodeCollectors(COLLECTORS, settings, (c) => this.#runs.enabled(c)),
+    });
     this.page = {
       name: cfg.name,
       url: cfg.url,
@@ -120,12 +166,11 @@ export class LeaderRuntime {
       },
     };
     this.poller = new Poller({
-      client: this.#client,
+      poll,
       snapshot: this.snapshot,
+      listing: listing.name,
       clock,
       logger: log,
-      healthIntervalMs: config.intervals.healthMs,
-      metadataIntervalMs: config.intervals.metadataMs,
       // Enough to keep the largest window busy, slow nodes that gave their slot back, and some waiting; the
       // budget sets the real pace.
       maxOutstanding: Math.max(16, cfg.budget.maxConcurrency * 4),
@@ -140,60 +185,51 @@ export class LeaderRuntime {
     this.job = new LeaderJob({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
       poller: this.poller,
-      client: this.#client,
-      gitSettings: config.collectors.gitSettings,
+      collectors: COLLECTORS,
+      runs: this.#runs,
       snapshot: this.snapshot,
       clock,
       logger: log,
       metrics,
-      discoveryIntervalMs: config.intervals.discoveryMs,
+      discoveryIntervalMs: config.discovery.discoveryMs,
       shard: config.shard,
-      maxNodes: config.maxNodes,
+      maxNodes: config.discovery.maxNodes,
     });
-    this.#log = log;
-    const probe = config.collectors.searchProbe;
-    this.#search = probe
-      ? new SearchProbe({ client: this.#client, snapshot: this.snapshot, clock, logger: log, ...probe })
-      : undefined;
-    metrics.healthCycle(config.intervals.healthMs / 1000, 0);
+    metrics.healthCycle(poll.primaryIntervalMs / 1000, 0);
   }
 
   /**
-   * Starts the discovery schedule and the health poller's loop (each node on its own schedule; metadata polls ride
-   * on health answers, see Poller; a hand-driven schedule runs one health pass per `run` instead), and the packs
-   * and search probe schedules when they are on.
+   * Starts the discovery schedule and the poller's loop (each node on its own schedule; the riding collectors
+   * follow its answers; a hand-driven schedule runs one pass per `run` instead), and the interval collectors'
+   * schedules: at once, or for those that read the groups, once the first discovery has listed them.
    */
   start(schedule: Schedule): void {
-    const { intervals, collectors } = this.#deps.config;
-    const health = schedule(`health:${this.cfg.name}`, intervals.healthMs, (s) => this.poller.runHealthCycle(s), {
+    const { config } = this.#deps;
+    const name = this.cfg.name;
+    const health = schedule(`health:${name}`, this.poller.intervalMs, (s) => this.poller.runHealthCycle(s), {
       loop: (s) => this.poller.run(s),
     });
-    const packs =
-      collectors.packsMs > 0
-        ? schedule(`packs:${this.cfg.name}`, collectors.packsMs, async (s) => {
-            await runPacks(
-              {
-                client: this.#client,
-                snapshot: this.snapshot,
-                clock: this.#deps.clock,
-                logger: this.#log,
-                intervalMs: collectors.packsMs,
-              },
-              s,
-            );
-          })
-        : undefined;
-    // New nodes are due at once: the poller starts on them as soon as a discovery has applied them.
-    const discovery = schedule(`discovery:${this.cfg.name}`, intervals.discoveryMs, async (s) => {
+    const discovery = schedule(`discovery:${name}`, config.discovery.discoveryMs, async (s) => {
       const first = !this.job.discovered;
       await this.job.discover(s);
-      // Read the fleet's packs as soon as it is known rather than at the next tick.
-      if (first && this.job.discovered) packs?.trigger();
+      if (first && this.job.discovered) this.#startIntervals(schedule, true);
     });
-    this.#jobs.push(discovery, health, ...(packs ? [packs] : []));
-    const search = this.#search;
-    if (search && collectors.searchProbe) {
-      this.#jobs.push(schedule(`search:${this.cfg.name}`, collectors.searchProbe.intervalMs, (s) => search.run(s)));
+    this.#jobs.push(discovery, health);
+    this.#startIntervals(schedule, false);
+  }
+
+  /** The schedules of the interval collectors that read the groups (`perGroup`) or those that do not. */
+  #startIntervals(schedule: Schedule, perGroup: boolean): void {
+    const settings = (c: Collector): unknown => settingsOf(this.#deps.config, c);
+    for (const c of COLLECTORS) {
+      if (c.schedule.kind !== 'interval' || !this.#runs.enabled(c)) continue;
+      if ((c.schedule.perGroup === true) !== perGroup) continue;
+      const intervalMs = c.schedule.intervalMs(settings(c));
+      this.#jobs.push(
+        schedule(`${c.name}:${this.cfg.name}`, intervalMs, async (s) => {
+          await this.#runs.run(c, this.#deps.clock.now() + intervalMs, s);
+        }),
+      );
     }
   }
 

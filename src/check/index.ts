@@ -5,13 +5,16 @@
  */
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { connectLeader, type LeaderConnection, type LeaderTarget } from '../polling/connection.js';
+import { connectLeader, type LeaderConnection, type LeaderTarget } from '../auth/connection.js';
 import { createAuthProvider } from '../auth/index.js';
 import type { AuthProvider } from '../auth/types.js';
-import type { Config, LeaderConfig } from '../config/types.js';
+import { COLLECTORS } from '../collectors/registry.js';
+import { settingsOf, type Config, type LeaderConfig } from '../config/types.js';
 import { leaderConfigForWorkspace } from '../config/leaders.js';
 import { listWorkspaceTargets, type WorkspaceListOptions } from '../discovery/workspaces.js';
 import { createDispatcher, tlsOptions, type TlsOptions, type TransportConfig } from '../http/transport.js';
+import { nodeCollectors } from '../polling/node-poll.js';
+import { AUTO_RATE_MIN, burstFor } from '../polling/rate.js';
 import type { Clock } from '../util/clock.js';
 import type { ReadFile } from '../util/files.js';
 import { withoutCredentials } from '../util/url.js';
@@ -49,7 +52,7 @@ export async function runChecks(config: Config, deps: CheckDeps): Promise<CheckR
   const report: CheckReport = { targets: [], results: [] };
   // Every leader's settings are turned into a connection first, so that a bad file stops the run before a request.
   const prepared: Prepared[] = [];
-  for (const cfg of config.leaders) prepared.push(await prepare(cfg, config, deps));
+  for (const cfg of config.leaders) prepared.push(await prepare(cfg, deps));
   let management: { auth: AuthProvider; dispatcher: Dispatcher } | undefined;
   try {
     const cd = config.cloudDiscovery;
@@ -109,7 +112,7 @@ export async function runChecks(config: Config, deps: CheckDeps): Promise<CheckR
           message: `${names.length} Active workspace${names.length === 1 ? '' : 's'}: ${names.join(', ')}`,
         });
         for (const t of listed.targets) {
-          const p = await prepare(leaderConfigForWorkspace(cd, t), config, deps);
+          const p = await prepare(leaderConfigForWorkspace(cd, t), deps);
           await checkOne(p, config, deps, report);
         }
       }
@@ -122,7 +125,7 @@ export async function runChecks(config: Config, deps: CheckDeps): Promise<CheckR
   return report;
 }
 
-async function prepare(cfg: LeaderConfig, config: Config, deps: CheckDeps): Promise<Prepared> {
+async function prepare(cfg: LeaderConfig, deps: CheckDeps): Promise<Prepared> {
   const tls = await tlsOptions(cfg.transport, {
     readFile: deps.readFile,
     connectTimeoutMs: cfg.budget.connectTimeoutMs,
@@ -130,12 +133,12 @@ async function prepare(cfg: LeaderConfig, config: Config, deps: CheckDeps): Prom
   const dispatcher = deps.dispatcher?.(cfg);
   const target: LeaderTarget = cfg;
   const conn = await connectLeader(target, {
-    plan: {
-      healthIntervalMs: config.intervals.healthMs,
-      metadataIntervalMs: config.intervals.metadataMs,
-      discoveryIntervalMs: config.intervals.discoveryMs,
-      products: cfg.products.length,
-    },
+    // As the exporter starts: `auto` allows its floor until a discovery has counted the fleet.
+    rate: (() => {
+      const maxRps =
+        typeof cfg.budget.maxRps === 'number' ? cfg.budget.maxRps : Math.min(cfg.budget.maxRpsCeiling, AUTO_RATE_MIN);
+      return { maxRps, burst: burstFor(maxRps, cfg.budget.burst) };
+    })(),
     clock: deps.clock,
     logger: deps.logger.child({ leader: cfg.name }),
     readFile: deps.readFile,
@@ -182,8 +185,9 @@ async function checkOne(p: Prepared, config: Config, deps: CheckDeps, report: Ch
       products: cfg.products,
       maxRps: cfg.budget.maxRps,
       maxRpsCeiling: cfg.budget.maxRpsCeiling,
-      gitSettings: config.collectors.gitSettings,
-      intervals: config.intervals,
+      ...discoveryCost(config, cfg),
+      discoveryMs: config.discovery.discoveryMs,
+      nodeIntervalsMs: nodeIntervals(config),
       shards: config.shard.total,
       requestTimeoutMs: cfg.budget.connectTimeoutMs + cfg.budget.headersTimeoutMs + cfg.budget.bodyTimeoutMs,
       clock: deps.clock,
@@ -193,6 +197,30 @@ async function checkOne(p: Prepared, config: Config, deps: CheckDeps, report: Ch
   } finally {
     await close(p);
   }
+}
+
+/** The requests of the per-discovery collectors that run for a leader, besides the listing. */
+function discoveryCost(config: Config, cfg: LeaderConfig): { perDiscovery: number; perGroup: number } {
+  let perDiscovery = 0;
+  let perGroup = 0;
+  for (const c of COLLECTORS) {
+    const s = c.schedule;
+    if (s.kind !== 'discovery' || c.enabled?.(settingsOf(config, c), { cloud: cfg.auth.mode === 'cloud' }) === false)
+      continue;
+    perDiscovery += s.cost?.perRun ?? 1;
+    perGroup += s.cost?.perGroup ?? 0;
+  }
+  return { perDiscovery, perGroup };
+}
+
+/** The node collectors' intervals, the primary first. */
+function nodeIntervals(config: Config): { name: string; intervalMs: number }[] {
+  const { primary, riders } = nodeCollectors(
+    COLLECTORS,
+    (c) => settingsOf(config, c),
+    () => true,
+  );
+  return [primary, ...riders].map((c) => ({ name: c.name, intervalMs: c.schedule.intervalMs(c.settings) }));
 }
 
 /** The proxy requests to `url` go through, shown without credentials; none when they go direct. */

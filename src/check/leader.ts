@@ -1,20 +1,19 @@
 /**
  * The API checks of `cribl-exporter check` against one leader, through its client and budget
- * (src/polling/connection.ts): the leader's own health and clock, the credentials, permission on each endpoint the
+ * (src/auth/connection.ts): the leader's own health and clock, the credentials, permission on each endpoint the
  * exporter calls, the fleet, the leader's version, and the request rate the configured intervals need against the
  * allowed rate.
  */
 import type { Logger } from 'pino';
 import type { Product } from '../api/products.js';
 import { ENDPOINTS } from '../api/routes.js';
-import type { LeaderConnection } from '../polling/connection.js';
+import type { LeaderConnection } from '../auth/connection.js';
 import type { AuthConfig } from '../auth/types.js';
-import { decodeGroupPage, groupsPage } from '../collectors/groups.js';
-import { decodeWorkerEnvelope, masterWorkersPage, workersPage } from '../collectors/listing.js';
-import { decodeHealth, healthRequest } from '../collectors/node-health.js';
-import { metadataRequest } from '../collectors/node-metadata.js';
-import type { GroupState } from '../collectors/state.js';
-import { Discoverer, type DiscoveredNode } from '../discovery/discovery.js';
+import { decodeGroupPage, groupsPage } from '../collectors/groups/index.js';
+import { decodeWorkerEnvelope, masterWorkersPage, workersPage } from '../collectors/listing/index.js';
+import { decodeHealth, healthRequest } from '../collectors/node-health/index.js';
+import { metadataRequest } from '../collectors/node-metadata/index.js';
+import { Discoverer, type ListedFleetGroup, type ListedFleetNode } from '../discovery/discovery.js';
 import type { LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
 import { allowedRate, rateNeed, type MaxRpsSetting } from '../polling/rate.js';
 import type { Clock } from '../util/clock.js';
@@ -31,9 +30,13 @@ export interface LeaderCheckOptions {
   /** `--leader.max-rps` (a number, or auto) and `--leader.max-rps-ceiling`. */
   maxRps: MaxRpsSetting;
   maxRpsCeiling: number;
-  /** `--[no-]collector.git-settings`: one more request per discovery. */
-  gitSettings: boolean;
-  intervals: { discoveryMs: number; healthMs: number; metadataMs: number };
+  /** Requests per discovery besides the listing and one per group (the leader's /health, the git settings…). */
+  perDiscovery: number;
+  /** Requests per group per discovery (its commit history). */
+  perGroup: number;
+  discoveryMs: number;
+  /** The node collectors' intervals, the primary (health) first. */
+  nodeIntervalsMs: readonly { readonly name: string; readonly intervalMs: number }[];
   shards: number;
   /** Bounds each request and its retries. */
   requestTimeoutMs: number;
@@ -120,7 +123,7 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
 
   // The fleet, listed as the exporter lists it.
   const discovery = await new Discoverer({ client: o.conn.client, products: o.products, logger: o.logger }).discover(
-    o.clock.now() + Math.max(o.intervals.discoveryMs, o.requestTimeoutMs),
+    o.clock.now() + Math.max(o.discoveryMs, o.requestTimeoutMs),
   );
   if (!discovery.ok) {
     const f = describeFailure('listing the fleet', discovery, o.auth);
@@ -136,9 +139,9 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     );
 
   // Permission in host context, on one connected node (a node that does not answer still shows 401/403 apart).
-  const sample = nodes.find((n) => n.worker.disconnected !== true) ?? nodes[0];
+  const sample = nodes.find((n) => n.listed.disconnected !== true) ?? nodes[0];
   if (sample) {
-    const id = sample.worker.id;
+    const id = sample.listed.id;
     permission(`GET /w/{nodeId}/health`, await request('auth', healthRequest(id, deadline())), id);
     permission(`GET /w/{nodeId}/edge/metadata`, await request('auth', metadataRequest(id, deadline())), id);
   } else {
@@ -159,7 +162,7 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     add('permission', 'fail', f.message, f.fix);
   }
 
-  function fleetLine(product: Product, list: DiscoveredNode[], groups: readonly GroupState[]): void {
+  function fleetLine(product: Product, list: ListedFleetNode[], groups: readonly ListedFleetGroup[]): void {
     if (list.length === 0) {
       add(
         'fleet',
@@ -171,10 +174,10 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     }
     const byGroup = new Map<string, number>();
     for (const g of groups) if (g.product === product) byGroup.set(g.group.id, 0);
-    for (const n of list) byGroup.set(n.worker.group, (byGroup.get(n.worker.group) ?? 0) + 1);
+    for (const n of list) byGroup.set(n.listed.group, (byGroup.get(n.listed.group) ?? 0) + 1);
     const shown = [...byGroup].slice(0, 8).map(([g, c]) => `${g} ${c}`);
     const more = byGroup.size > 8 ? `, and ${byGroup.size - 8} more` : '';
-    const disconnected = list.filter((n) => n.worker.disconnected === true).length;
+    const disconnected = list.filter((n) => n.listed.disconnected === true).length;
     const kind = product === 'edge' ? 'fleet' : 'group';
     add(
       'fleet',
@@ -185,10 +188,10 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     );
   }
 
-  function versionLine(isLegacy: boolean, list: DiscoveredNode[]): void {
+  function versionLine(isLegacy: boolean, list: ListedFleetNode[]): void {
     const versions = new Map<string, number>();
     for (const n of list) {
-      const v = n.worker.info.cribl.version ?? 'unknown';
+      const v = n.listed.version ?? 'unknown';
       versions.set(v, (versions.get(v) ?? 0) + 1);
     }
     const top = [...versions].sort((a, b) => b[1] - a[1]).slice(0, 4);
@@ -207,17 +210,16 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     const polled = Math.ceil(nodeCount / Math.max(1, o.shards));
     const plan = {
       nodes: polled,
-      healthIntervalMs: o.intervals.healthMs,
-      metadataIntervalMs: o.intervals.metadataMs,
-      discoveryIntervalMs: o.intervals.discoveryMs,
+      nodeIntervalsMs: o.nodeIntervalsMs,
+      discoveryIntervalMs: o.discoveryMs,
       products: o.products.length,
       // Per discovery besides the listing: the leader's own /health, each group's commits, the git settings.
-      extraPerDiscovery: 1 + groupCount + (o.gitSettings ? 1 : 0),
+      extraPerDiscovery: o.perDiscovery + groupCount * o.perGroup,
     };
     const need = rateNeed(plan);
     const allowed = allowedRate(o.maxRps, o.maxRpsCeiling, plan);
     const r = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
-    const parts = `health ${r(need.health)}, metadata ${r(need.metadata)}, discovery ${r(need.discovery)}`;
+    const parts = [...need.nodes.map((n) => `${n.name} ${r(n.rps)}`), `discovery ${r(need.discovery)}`].join(', ');
     const per = o.shards > 1 ? ` (this shard's share of ${nodeCount} nodes)` : ` for ${nodeCount} nodes`;
     const capped = allowed.capped ? ' (capped by --leader.max-rps-ceiling)' : '';
     const bound =
@@ -227,8 +229,9 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     const text = `needs ${r(need.total)} requests/s${per} (${parts}); ${bound}`;
     const wanted = Math.ceil(need.total * 1.25);
     if (!allowed.covers) {
+      const healthMs = o.nodeIntervalsMs[0]?.intervalMs ?? 0;
       const interval = Math.ceil(
-        (o.intervals.healthMs * need.health) / Math.max(allowed.rps - need.metadata - need.discovery, 1e-9) / 1000,
+        (healthMs * need.primary) / Math.max(allowed.rps - need.riders - need.discovery, 1e-9) / 1000,
       );
       const cycle = Number.isFinite(allowed.cycleSeconds)
         ? formatDuration(Math.ceil(allowed.cycleSeconds) * 1000)
@@ -240,7 +243,7 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
       add(
         'rate',
         'fail',
-        `${text}: a health cycle would take about ${cycle} instead of ${formatDuration(o.intervals.healthMs)}`,
+        `${text}: a health cycle would take about ${cycle} instead of ${formatDuration(healthMs)}`,
         `${raise} if the leader can take it, or --health.interval to at least ${formatDuration(interval * 1000)}, ` +
           'or shard (--shard.total)',
       );

@@ -1,6 +1,7 @@
 /** Small helpers the collectors' sample functions share: reading remote data defensively and quoting it. */
 import { escapeLabelValue, formatValue, labelText } from '../format/escape.js';
-import { series, type Family, type Source } from '../format/family.js';
+import { series, type Family } from '../format/family.js';
+import type { GroupFamily, GroupItem, NodeFamily, NodeItem, ScopeFamily, ScopeItem } from './collector.js';
 
 /** `"escaped value"` of anything the leader sent. */
 export function q(value: unknown): string {
@@ -17,24 +18,52 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
 }
 
+/** 1 for true, 0 for false; undefined stays undefined (no sample). */
+export function bit(value: boolean | undefined): number | undefined {
+  return value === undefined ? undefined : value ? 1 : 0;
+}
+
 /** One gauge line `name{base} value`, or '' when the value is not a finite number. */
 export function gauge(name: string, base: string, value: unknown, divisor = 1): string {
   const n = finite(value);
   return n === undefined ? '' : `${series(name, base)} ${formatValue(n / divisor)}\n`;
 }
 
-/** One `name{base,extra} 1` line (an info or state series). */
-export function one(name: string, base: string, extra: string): string {
-  return `${series(name, base, extra)} 1\n`;
+/** A family of one gauge line per item, `read(item) / divisor`, with no labels of its own. */
+export function gaugeFamily<S, C = unknown>(
+  name: string,
+  what: string,
+  read: (state: S, context: C) => unknown,
+  divisor = 1,
+): Family<S, C> {
+  return { name, what, labels: [], sample: (s, base, c) => gauge(name, base, read(s, c), divisor) };
 }
 
-/** A family of one gauge line per item, `read(item) / divisor`, with no labels of its own. */
-export function gaugeFamily<S>(
+/**
+ * The lines of a state set: one series per state, `label="state"`, the one at `current` 1 and the others 0; none
+ * when `current` is undefined.
+ */
+export function stateSet(
   name: string,
-  source: Source,
-  what: string,
-  read: (state: S) => unknown,
-  divisor = 1,
-): Family<S> {
-  return { name, source, what, labels: [], sample: (s, base) => gauge(name, base, read(s), divisor) };
+  base: string,
+  label: string,
+  states: readonly string[],
+  current: string | undefined,
+): string {
+  if (current === undefined) return '';
+  let lines = '';
+  for (const state of states) lines += `${series(name, base, `${label}="${state}"`)} ${state === current ? 1 : 0}\n`;
+  return lines;
 }
+
+/** A leader (or management plane) gauge of one value read from the item's facts. */
+export const scopeGauge = (name: string, what: string, read: (s: ScopeItem) => unknown, divisor = 1): ScopeFamily =>
+  gaugeFamily(name, what, read, divisor);
+
+/** A group gauge of one value read from the group's facts. */
+export const groupGauge = (name: string, what: string, read: (g: GroupItem) => unknown, divisor = 1): GroupFamily =>
+  gaugeFamily(name, what, read, divisor);
+
+/** A node gauge of one value read from the node's facts. */
+export const nodeGauge = (name: string, what: string, read: (n: NodeItem) => unknown, divisor = 1): NodeFamily =>
+  gaugeFamily(name, what, read, divisor);

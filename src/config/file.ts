@@ -3,7 +3,7 @@ import { isMap, isScalar, LineCounter, parseDocument, visit, type Document } fro
 import * as z from 'zod';
 import { ConfigError } from './errors.js';
 import { FLAG_TABLE, type FlagSpec } from './flags.js';
-import type { Raw } from './values.js';
+import type { Raw } from '../settings/values.js';
 
 /**
  * Longest value (or key) a setting may have, in characters. URLs, paths and durations are far shorter; a longer one

@@ -1,8 +1,15 @@
 // Over 400 lines: the settings table, one row per setting with its parser; split, it would have two owners.
+/**
+ * The settings table: every global setting, one row each (flag, environment variable, YAML key, default, help and
+ * parser), grouped in sections whose parsed values make the typed Config (types.ts) without a mapping beside them;
+ * the collectors' settings sit in their folders (src/collectors/<name>/) and are gathered here into FLAG_TABLE.
+ */
 import { PRODUCTS, type Product } from '../api/products.js';
-import type { LogConfig } from '../util/logger.js';
+import type { Collector } from '../collectors/collector.js';
+import { COLLECTORS } from '../collectors/registry.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../exposition/limits.js';
-import { DEFAULT_PORT } from './types.js';
+import { envNameOf, optionalRow, row, type FlagSpec, type Row } from '../settings/table.js';
+import type { LogConfig } from '../util/logger.js';
 import {
   asBool,
   asBytes,
@@ -21,41 +28,13 @@ import {
   asTelemetryPath,
   asWorkspace,
   type Raw,
-} from './values.js';
+} from '../settings/values.js';
 
-/** What a setting's value is; decides how it is parsed, shown in --help and validated in the file. */
-export type FlagKind =
-  'string' | 'file' | 'url' | 'bool' | 'duration' | 'bytes' | 'int' | 'number' | 'enum' | 'list' | 'listen';
+export type { FlagGroup, FlagKind, FlagSpec } from '../settings/table.js';
+export { envNameOf } from '../settings/table.js';
 
-/** Section of --help and of docs/configuration.md. */
-export type FlagGroup = 'General' | 'Leader' | 'Cribl.Cloud' | 'Web' | 'Polling' | 'Sharding' | 'Logging';
-
-/** One setting: a flag, its environment variable and its YAML key (the flag name without `--`). */
-export interface FlagSpec {
-  /** Flag name without `--`, e.g. `health.interval`; also the YAML key. */
-  readonly name: string;
-  /** Environment variable. */
-  readonly env: string;
-  /** Default as shown to users; empty when there is none. */
-  readonly default: string;
-  /** What it does, one sentence or two. */
-  readonly help: string;
-  readonly kind: FlagKind;
-  readonly group: FlagGroup;
-  /** Allowed values of an `enum` or `list`; for a `number`, the words it takes besides numbers. */
-  readonly values?: readonly string[];
-  /** The default is computed from other settings, so `default` is prose, not a parseable value. */
-  readonly derived?: true;
-  /** Key of this setting inside a `leaders:` entry of the config file; absent when it is global only. */
-  readonly leaderKey?: string;
-  /** Never read from the config file (it would be circular or meaningless there). */
-  readonly notInFile?: true;
-}
-
-/** `CRIBL_` + the flag upper-cased with `.` and `-` turned into `_`. */
-export function envNameOf(flag: string): string {
-  return `CRIBL_${flag.toUpperCase().replace(/[.-]/g, '_')}`;
-}
+/** Default listen port: in the exporters' 9100–9999 range. */
+export const DEFAULT_PORT = 9864;
 
 // Fixed by the issues; every other name follows envNameOf.
 const FIXED_ENV: Readonly<Record<string, string>> = {
@@ -63,13 +42,8 @@ const FIXED_ENV: Readonly<Record<string, string>> = {
   'leader.token-file': 'CRIBL_TOKEN_FILE',
 };
 
-/** One row of the table: a setting and how its value is parsed (whatever its source). */
-interface Row<N extends string, T> extends Omit<FlagSpec, 'env' | 'name'> {
-  readonly name: N;
-  readonly parse: (raw: Raw) => T;
-}
-
-const row = <N extends string, T>(r: Row<N, T>): Row<N, T> => r;
+/** A row whose section value is undefined while the setting is unset. */
+const optional = <R extends Row>(r: R): R & { readonly optional: true } => ({ ...r, optional: true });
 
 const leader = <K extends string, T>(
   key: K,
@@ -92,16 +66,218 @@ const asProducts = (raw: Raw): readonly Product[] => asList(raw, PRODUCTS, 'prod
 const asUrlText = (raw: Raw): string => asHttpUrl(raw).href;
 const asMaxRps = (raw: Raw): number | 'auto' => (asString(raw).trim() === 'auto' ? 'auto' : asPositiveNumber(raw));
 
-/** A duration, or 0 (off). */
-function asDurationOrOff(raw: Raw): number {
-  return typeof raw === 'string' && /^\s*0+(?:\.0*)?(?:ms|s|m|h|d)?\s*$/.test(raw) ? 0 : asDuration(raw);
-}
-
 // A proxy may carry its own user:password, so it is checked but kept as given.
 function asProxyUrl(raw: Raw): string {
   asHttpUrl(raw, { allowCredentials: true });
   return asString(raw).trim();
 }
+
+/** `--web.*`: the HTTP server. */
+export const WEB = {
+  listenAddress: row({
+    name: 'web.listen-address',
+    parse: asListenAddress,
+    group: 'Web',
+    kind: 'listen',
+    default: `:${DEFAULT_PORT}`,
+    help:
+      `host:port to serve metrics on; an empty host (:${DEFAULT_PORT}) means all interfaces, ` +
+      'port 0 picks a free port.',
+  }),
+  telemetryPath: row({
+    name: 'web.telemetry-path',
+    parse: asTelemetryPath,
+    group: 'Web',
+    kind: 'string',
+    default: '/metrics',
+    help: 'Path under which metrics are served; starts with / and is not / itself.',
+  }),
+  configFile: optionalRow({
+    name: 'web.config.file',
+    parse: asString,
+    group: 'Web',
+    kind: 'file',
+    default: '',
+    help: 'exporter-toolkit web configuration file (TLS, basic auth).',
+  }),
+  maxConnections: row({
+    name: 'web.max-connections',
+    parse: (r) => asInt(r, 2),
+    group: 'Web',
+    kind: 'int',
+    default: String(DEFAULT_MAX_CONNECTIONS),
+    help:
+      'Most open connections to the web server; the last one only serves /healthz and /readyz, connections beyond ' +
+      'are refused. Keep it well below the open-files limit (ulimit -n).',
+  }),
+} as const;
+
+/** The discovery of each leader's fleet. */
+export const DISCOVERY = {
+  discoveryMs: row({
+    name: 'discovery.interval',
+    parse: asDuration,
+    group: 'Polling',
+    kind: 'duration',
+    default: '60s',
+    help: 'How often the node list of each leader is fetched.',
+  }),
+  maxNodes: row({
+    name: 'max-nodes',
+    parse: (r) => asInt(r, 0),
+    group: 'Polling',
+    kind: 'int',
+    default: '0',
+    help:
+      'Most nodes exported per leader; nodes beyond it are counted in cribl_exporter_nodes_over_limit. 0 means no ' +
+      'limit.',
+  }),
+} as const;
+
+/** `--log.*`. */
+export const LOG = {
+  level: row({
+    name: 'log.level',
+    parse: (r) => asEnum(r, LOG_LEVELS),
+    group: 'Logging',
+    kind: 'enum',
+    values: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'],
+    default: 'info',
+    help: 'Least severe level logged: trace, debug, info, warn, error (or fatal, silent).',
+  }),
+  format: row({
+    name: 'log.format',
+    parse: (r) => asEnum(r, ['json', 'pretty'] as const),
+    group: 'Logging',
+    kind: 'enum',
+    values: ['json', 'pretty'],
+    default: 'json',
+    help: 'Log format: json (one object per line) or pretty (for humans).',
+  }),
+} as const;
+
+/** `--leader.*` of the way to the leader: TLS and proxy (a leader's TransportConfig, src/http/transport.ts). */
+export const TRANSPORT = {
+  caFile: optional(
+    leader('ca-file', {
+      parse: asString,
+      kind: 'file',
+      default: '',
+      help: 'PEM file of CA certificates that the leader certificate must chain to.',
+    }),
+  ),
+  clientCertFile: optional(
+    leader('client-cert-file', {
+      parse: asString,
+      kind: 'file',
+      default: '',
+      help: 'PEM client certificate for mutual TLS; needs --leader.client-key-file.',
+    }),
+  ),
+  clientKeyFile: optional(
+    leader('client-key-file', {
+      parse: asString,
+      kind: 'file',
+      default: '',
+      help: 'PEM private key of --leader.client-cert-file.',
+    }),
+  ),
+  insecureSkipVerify: leader('insecure-skip-verify', {
+    parse: asBool,
+    kind: 'bool',
+    default: 'false',
+    help: 'Do not verify the TLS certificate of the leader. For tests only.',
+  }),
+  proxyUrl: optional(
+    leader('proxy-url', {
+      parse: asProxyUrl,
+      kind: 'url',
+      default: '',
+      help: 'HTTP(S) proxy for requests to the leader. Without it, HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured.',
+    }),
+  ),
+} as const;
+
+/** `--leader.*` of the request budget and per-request limits (a leader's BudgetConfig, src/leader/settings.ts). */
+export const BUDGET = {
+  maxRps: leader('max-rps', {
+    parse: asMaxRps,
+    kind: 'number',
+    values: ['auto'],
+    default: 'auto',
+    help:
+      'Most requests per second sent to the leader (all kinds together). auto: what the fleet needs (every node ' +
+      'once per --health.interval, plus metadata and discovery) with 25 % headroom, at least 50, at most ' +
+      '--leader.max-rps-ceiling, recomputed at every discovery. A number (greater than 0) pins it.',
+  }),
+  maxRpsCeiling: leader('max-rps-ceiling', {
+    parse: asPositiveNumber,
+    kind: 'number',
+    default: '1000',
+    help: 'Upper bound of --leader.max-rps auto (requests per second). Must be greater than 0.',
+  }),
+  burst: optional(
+    leader('burst', {
+      parse: (r) => asInt(r, 1),
+      kind: 'int',
+      default: 'max(1, ⌈rate⌉)',
+      derived: true,
+      help:
+        'Requests that may be sent at once after an idle spell (token bucket size). The default, one second of ' +
+        'the rate in force (--leader.max-rps), keeps the leader’s load smooth.',
+    }),
+  ),
+  maxConcurrency: leader('max-concurrency', {
+    parse: (r) => asInt(r, 1),
+    kind: 'int',
+    default: '8',
+    help: 'Most requests in flight to the leader at once (at least 1).',
+  }),
+  connectTimeoutMs: leader('timeout.connect', {
+    parse: asDuration,
+    kind: 'duration',
+    default: '5s',
+    help: 'Timeout to establish a connection to the leader.',
+  }),
+  headersTimeoutMs: leader('timeout.headers', {
+    parse: asDuration,
+    kind: 'duration',
+    default: '10s',
+    help: 'Timeout from sending a request to receiving the response headers.',
+  }),
+  bodyTimeoutMs: leader('timeout.body', {
+    parse: asDuration,
+    kind: 'duration',
+    default: '30s',
+    help: 'Timeout between chunks of a response body.',
+  }),
+  maxResponseBytes: leader('max-response-size', {
+    parse: asBytes,
+    kind: 'bytes',
+    default: '64MiB',
+    help:
+      'Largest response body accepted from the leader (e.g. 64MiB, 500MB; KB/MB/GB are powers of 1000, KiB/MiB/GiB ' +
+      'of 1024).',
+  }),
+  backoffBaseMs: leader('backoff.base', {
+    parse: asDuration,
+    kind: 'duration',
+    default: '500ms',
+    help: 'First delay of the exponential backoff after a failure without Retry-After.',
+  }),
+  backoffMaxMs: leader('backoff.max', {
+    parse: asDuration,
+    kind: 'duration',
+    default: '60s',
+    help: 'Longest backoff delay.',
+  }),
+  healthProbeIntervalMs: leader('health-probe-interval', {
+    parse: asDuration,
+    kind: 'duration',
+    default: '5s',
+    help: 'Base interval of GET /health probes while the leader answers 420 (shutting down or standby).',
+  }),
+} as const;
 
 const ROWS = [
   row({
@@ -166,111 +342,8 @@ const ROWS = [
     default: '1h',
     help: 'Lifetime assumed for a login token whose JWT has no readable exp.',
   }),
-  leader('ca-file', {
-    parse: asString,
-    kind: 'file',
-    default: '',
-    help: 'PEM file of CA certificates that the leader certificate must chain to.',
-  }),
-  leader('client-cert-file', {
-    parse: asString,
-    kind: 'file',
-    default: '',
-    help: 'PEM client certificate for mutual TLS; needs --leader.client-key-file.',
-  }),
-  leader('client-key-file', {
-    parse: asString,
-    kind: 'file',
-    default: '',
-    help: 'PEM private key of --leader.client-cert-file.',
-  }),
-  leader('insecure-skip-verify', {
-    parse: asBool,
-    kind: 'bool',
-    default: 'false',
-    help: 'Do not verify the TLS certificate of the leader. For tests only.',
-  }),
-  leader('proxy-url', {
-    parse: asProxyUrl,
-    kind: 'url',
-    default: '',
-    help: 'HTTP(S) proxy for requests to the leader. Without it, HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured.',
-  }),
-  leader('max-rps', {
-    parse: asMaxRps,
-    kind: 'number',
-    values: ['auto'],
-    default: 'auto',
-    help:
-      'Most requests per second sent to the leader (all kinds together). auto: what the fleet needs (every node ' +
-      'once per --health.interval, plus metadata and discovery) with 25 % headroom, at least 50, at most ' +
-      '--leader.max-rps-ceiling, recomputed at every discovery. A number (greater than 0) pins it.',
-  }),
-  leader('max-rps-ceiling', {
-    parse: asPositiveNumber,
-    kind: 'number',
-    default: '1000',
-    help: 'Upper bound of --leader.max-rps auto (requests per second). Must be greater than 0.',
-  }),
-  leader('burst', {
-    parse: (r) => asInt(r, 1),
-    kind: 'int',
-    default: 'max(1, ⌈rate⌉)',
-    derived: true,
-    help:
-      'Requests that may be sent at once after an idle spell (token bucket size). The default, one second of ' +
-      'the rate in force (--leader.max-rps), keeps the leader’s load smooth.',
-  }),
-  leader('max-concurrency', {
-    parse: (r) => asInt(r, 1),
-    kind: 'int',
-    default: '8',
-    help: 'Most requests in flight to the leader at once (at least 1).',
-  }),
-  leader('timeout.connect', {
-    parse: asDuration,
-    kind: 'duration',
-    default: '5s',
-    help: 'Timeout to establish a connection to the leader.',
-  }),
-  leader('timeout.headers', {
-    parse: asDuration,
-    kind: 'duration',
-    default: '10s',
-    help: 'Timeout from sending a request to receiving the response headers.',
-  }),
-  leader('timeout.body', {
-    parse: asDuration,
-    kind: 'duration',
-    default: '30s',
-    help: 'Timeout between chunks of a response body.',
-  }),
-  leader('max-response-size', {
-    parse: asBytes,
-    kind: 'bytes',
-    default: '64MiB',
-    help:
-      'Largest response body accepted from the leader (e.g. 64MiB, 500MB; KB/MB/GB are powers of 1000, KiB/MiB/GiB ' +
-      'of 1024).',
-  }),
-  leader('backoff.base', {
-    parse: asDuration,
-    kind: 'duration',
-    default: '500ms',
-    help: 'First delay of the exponential backoff after a failure without Retry-After.',
-  }),
-  leader('backoff.max', {
-    parse: asDuration,
-    kind: 'duration',
-    default: '60s',
-    help: 'Longest backoff delay.',
-  }),
-  leader('health-probe-interval', {
-    parse: asDuration,
-    kind: 'duration',
-    default: '5s',
-    help: 'Base interval of GET /health probes while the leader answers 420 (shutting down or standby).',
-  }),
+  ...Object.values(TRANSPORT),
+  ...Object.values(BUDGET),
   cloud('client-id', {
     parse: asString,
     kind: 'string',
@@ -350,130 +423,8 @@ const ROWS = [
     derived: true,
     help: 'Base URL of the Cribl.Cloud management plane (workspace discovery). Required for a domain containing "gov".',
   }),
-  row({
-    name: 'web.listen-address',
-    parse: asListenAddress,
-    group: 'Web',
-    kind: 'listen',
-    default: `:${DEFAULT_PORT}`,
-    help:
-      `host:port to serve metrics on; an empty host (:${DEFAULT_PORT}) means all interfaces, ` +
-      'port 0 picks a free port.',
-  }),
-  row({
-    name: 'web.telemetry-path',
-    parse: asTelemetryPath,
-    group: 'Web',
-    kind: 'string',
-    default: '/metrics',
-    help: 'Path under which metrics are served; starts with / and is not / itself.',
-  }),
-  row({
-    name: 'web.config.file',
-    parse: asString,
-    group: 'Web',
-    kind: 'file',
-    default: '',
-    help: 'exporter-toolkit web configuration file (TLS, basic auth).',
-  }),
-  row({
-    name: 'web.max-connections',
-    parse: (r) => asInt(r, 2),
-    group: 'Web',
-    kind: 'int',
-    default: String(DEFAULT_MAX_CONNECTIONS),
-    help:
-      'Most open connections to the web server; the last one only serves /healthz and /readyz, connections beyond ' +
-      'are refused. Keep it well below the open-files limit (ulimit -n).',
-  }),
-  row({
-    name: 'discovery.interval',
-    parse: asDuration,
-    group: 'Polling',
-    kind: 'duration',
-    default: '60s',
-    help: 'How often the node list of each leader is fetched.',
-  }),
-  row({
-    name: 'health.interval',
-    parse: asDuration,
-    group: 'Polling',
-    kind: 'duration',
-    default: '30s',
-    help: 'How often the /health of every node is polled (each node at its own slot, spread over the interval).',
-  }),
-  row({
-    name: 'metadata.interval',
-    parse: asDuration,
-    group: 'Polling',
-    kind: 'duration',
-    default: '10m',
-    help: 'How often the metadata of every node is polled.',
-  }),
-  row({
-    name: 'max-nodes',
-    parse: (r) => asInt(r, 0),
-    group: 'Polling',
-    kind: 'int',
-    default: '0',
-    help:
-      'Most nodes exported per leader; nodes beyond it are counted in cribl_exporter_nodes_over_limit. 0 means no ' +
-      'limit.',
-  }),
-  row({
-    name: 'collector.git-settings',
-    parse: asBool,
-    group: 'Polling',
-    kind: 'bool',
-    default: 'true',
-    help:
-      'Read the git settings of each leader once per discovery (cribl_leader_git_remote_configured): one request ' +
-      'per discovery.',
-  }),
-  row({
-    name: 'collector.packs',
-    parse: asBool,
-    group: 'Polling',
-    kind: 'bool',
-    default: 'false',
-    help:
-      'Read the packs of every group and the pipelines of each pack every --packs.interval ' +
-      '(cribl_group_pack_info): one request per group plus one per pack.',
-  }),
-  row({
-    name: 'packs.interval',
-    parse: asDuration,
-    group: 'Polling',
-    kind: 'duration',
-    default: '10m',
-    help: 'How often the packs are read (with --collector.packs).',
-  }),
-  row({
-    name: 'search.probe-interval',
-    parse: asDurationOrOff,
-    group: 'Polling',
-    kind: 'duration',
-    default: '0s',
-    help:
-      'How often a Cribl Search job is run as a probe (cribl_search_probe_success; Cribl.Cloud); 0s, the default, ' +
-      'is off. One job at a time, followed until it ends or --search.probe-timeout.',
-  }),
-  row({
-    name: 'search.probe-query',
-    parse: asString,
-    group: 'Polling',
-    kind: 'string',
-    default: 'cribl dataset="cribl_search_sample" | limit 1',
-    help: 'Query of the search probe, over the last hour.',
-  }),
-  row({
-    name: 'search.probe-timeout',
-    parse: asDuration,
-    group: 'Polling',
-    kind: 'duration',
-    default: '30s',
-    help: 'Longest a search probe waits for its job; a job still running then is canceled and counts as a failure.',
-  }),
+  ...Object.values(WEB),
+  ...Object.values(DISCOVERY),
   row({
     name: 'shard.index',
     parse: (r) => asInt(r, 0),
@@ -500,47 +451,36 @@ const ROWS = [
       'Take the shard index from a StatefulSet pod name (cribl-exporter-3 → 3), e.g. from the downward API ' +
       'POD_NAME. Conflicts with --shard.index.',
   }),
-  row({
-    name: 'log.level',
-    parse: (r) => asEnum(r, LOG_LEVELS),
-    group: 'Logging',
-    kind: 'enum',
-    values: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'],
-    default: 'info',
-    help: 'Least severe level logged: trace, debug, info, warn, error (or fatal, silent).',
-  }),
-  row({
-    name: 'log.format',
-    parse: (r) => asEnum(r, ['json', 'pretty'] as const),
-    group: 'Logging',
-    kind: 'enum',
-    values: ['json', 'pretty'],
-    default: 'json',
-    help: 'Log format: json (one object per line) or pretty (for humans).',
-  }),
+  ...Object.values(LOG),
 ] as const;
 
-/** A setting name (a flag without `--`, a YAML key). */
+/** A global setting's name (a flag without `--`, a YAML key). */
 export type FlagName = (typeof ROWS)[number]['name'];
 
-/** The parsed type of a setting. */
+/** The parsed type of a global setting. */
 export type Parsed<K extends FlagName> = ReturnType<Extract<(typeof ROWS)[number], { name: K }>['parse']>;
+
+/** Every row: the global ones, then each collector's (registry order). */
+const ALL_ROWS: readonly Row[] = [
+  ...(ROWS as readonly Row[]),
+  ...COLLECTORS.flatMap((c: Collector) => Object.values(c.settings ?? {})),
+];
 
 /** Every setting: flag, environment variable, default and meaning. The README and docs/configuration.md show it. */
 export const FLAG_TABLE: readonly FlagSpec[] = Object.freeze(
-  ROWS.map((r) => {
-    const { parse: _parse, ...spec } = r;
+  ALL_ROWS.map((r) => {
+    const { parse: _parse, optional: _optional, ...spec } = r;
     return Object.freeze({ ...spec, env: FIXED_ENV[r.name] ?? envNameOf(r.name) });
   }),
 );
 
-const PARSERS: ReadonlyMap<string, (raw: Raw) => unknown> = new Map(ROWS.map((r) => [r.name, r.parse]));
+const PARSERS: ReadonlyMap<string, (raw: Raw) => unknown> = new Map(ALL_ROWS.map((r) => [r.name, r.parse]));
 
 /** Parses a setting's value (throws ValueError without the setting's name: the caller adds where it came from). */
-export function parseValue<K extends FlagName>(flag: K, raw: Raw): Parsed<K> {
+export function parseValue(flag: string, raw: Raw): unknown {
   const parse = PARSERS.get(flag);
   if (!parse) throw new Error(`no such setting: ${flag}`);
-  return parse(raw) as Parsed<K>;
+  return parse(raw);
 }
 
 /** Secrets, read only from the environment (flags would show them in `ps`, files should use the *-file settings). */

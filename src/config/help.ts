@@ -63,7 +63,16 @@ export const COMMANDS: readonly (readonly [string, string])[] = [
   ['simulate', 'The simulated leader alone, for tests and trials (cribl-exporter simulate --help).'],
 ];
 
-const GROUPS: readonly FlagGroup[] = ['General', 'Leader', 'Cribl.Cloud', 'Web', 'Polling', 'Sharding', 'Logging'];
+const GROUPS: readonly FlagGroup[] = [
+  'General',
+  'Leader',
+  'Cribl.Cloud',
+  'Web',
+  'Polling',
+  'Collectors',
+  'Sharding',
+  'Logging',
+];
 
 /** The text printed by --help: every flag with its environment variable, default and meaning. */
 export function helpText(): string {

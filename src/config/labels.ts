@@ -1,14 +1,29 @@
 /**
  * Target labels (a leaders: entry's `labels:`) are added to every snapshot series of that leader, so their names
  * must be valid and must not clash with a label the exporter sets itself. The reserved names are derived from
- * the families (one owner: src/collectors/index.ts and src/telemetry/self-metrics.ts), checked here, at parse
- * time, so that a clash is a settings error (exit 2).
+ * the families (one owner: each collector's families, src/collectors/registry.ts, and src/telemetry/self-metrics.ts),
+ * checked here, at parse time, so that a clash is a settings error (exit 2).
  */
-import { FAMILY_LABELS } from '../collectors/index.js';
+import { COLLECTORS } from '../collectors/registry.js';
 import { SELF_METRIC_LABELS } from '../telemetry/self-metrics.js';
 import { ValueError } from '../util/errors.js';
 
 const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/**
+ * Every label name the leader, group and node families put on their series, and the scopes' own. The management
+ * families carry no target labels, so their `workspace` stays free for the leaders of discovered workspaces.
+ */
+const FAMILY_LABELS: readonly string[] = [
+  'product',
+  'group',
+  'node_id',
+  ...COLLECTORS.flatMap((c) => [
+    ...(c.families.leader ?? []),
+    ...(c.families.group ?? []),
+    ...(c.families.node ?? []),
+  ]).flatMap((f) => f.labels),
+];
 
 /**
  * Labels a target label may not reuse: every label of the snapshot families; the self-metrics' own labels

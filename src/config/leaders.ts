@@ -9,7 +9,7 @@ import { formatDuration } from '../util/duration.js';
 import { AUTH_FLAGS, resolveAuth, secretSources } from './auth.js';
 import { ConfigError } from './errors.js';
 import type { LeaderEntry } from './file.js';
-import { flagSpec, type FlagName } from './flags.js';
+import { BUDGET, flagSpec, TRANSPORT, type FlagName } from './flags.js';
 import { checkLabelName } from './labels.js';
 import { Settings } from './settings.js';
 import type { Secrets } from './sources.js';
@@ -39,7 +39,7 @@ export function singleLeader(ctx: Ctx): LeaderConfig | undefined {
 
 export function entryLeader(entry: LeaderEntry, ctx: Ctx): LeaderConfig {
   const own = entry.settings;
-  const keyOf = (flag: FlagName): string => flagSpec(flag).leaderKey ?? `--${flag}`;
+  const keyOf = (flag: string): string => flagSpec(flag).leaderKey ?? `--${flag}`;
   // Everything but identity and credentials is inherited from the top level (flags, env, file) unless the entry sets
   // it.
   new Settings([own], keyOf).validate();
@@ -119,10 +119,8 @@ function leaderConfig(
 }
 
 export function transport(s: Settings): TransportConfig {
-  const caFile = s.read('leader.ca-file');
-  const clientCertFile = s.read('leader.client-cert-file');
-  const clientKeyFile = s.read('leader.client-key-file');
-  const proxyUrl = s.read('leader.proxy-url');
+  const t = s.section(TRANSPORT);
+  const { clientCertFile, clientKeyFile } = t;
   if ((clientCertFile === undefined) !== (clientKeyFile === undefined)) {
     const [given, missing]: [FlagName, FlagName] =
       clientCertFile !== undefined
@@ -130,40 +128,19 @@ export function transport(s: Settings): TransportConfig {
         : ['leader.client-key-file', 'leader.client-cert-file'];
     throw new ConfigError(`${s.where(given)}: needs ${s.nameOf(missing)} too`);
   }
-  return {
-    insecureSkipVerify: s.readOr('leader.insecure-skip-verify'),
-    ...(caFile !== undefined ? { caFile } : {}),
-    ...(clientCertFile !== undefined ? { clientCertFile } : {}),
-    ...(clientKeyFile !== undefined ? { clientKeyFile } : {}),
-    ...(proxyUrl !== undefined ? { proxyUrl } : {}),
-  };
+  return t;
 }
 
 export function budget(s: Settings): BudgetConfig {
-  const maxRps = s.readOr('leader.max-rps');
-  const backoffBaseMs = s.readOr('leader.backoff.base');
-  const backoffMaxMs = s.readOr('leader.backoff.max');
-  if (backoffBaseMs > backoffMaxMs) {
+  // An unset burst stays undefined: one second's worth of the rate in force (src/polling/rate.ts burstFor).
+  const b = s.section(BUDGET);
+  if (b.backoffBaseMs > b.backoffMaxMs) {
     throw new ConfigError(
-      `${s.where('leader.backoff.base')}: ${formatDuration(backoffBaseMs)} must not exceed ` +
-        `${s.where('leader.backoff.max')} (${formatDuration(backoffMaxMs)})`,
+      `${s.where('leader.backoff.base')}: ${formatDuration(b.backoffBaseMs)} must not exceed ` +
+        `${s.where('leader.backoff.max')} (${formatDuration(b.backoffMaxMs)})`,
     );
   }
-  return {
-    maxRps,
-    maxRpsCeiling: s.readOr('leader.max-rps-ceiling'),
-    // Unset: one second's worth of the rate in force (src/polling/rate.ts burstFor): enough to start a cycle
-    // promptly, too little to hit the leader in a spike.
-    burst: s.read('leader.burst'),
-    maxConcurrency: s.readOr('leader.max-concurrency'),
-    backoffBaseMs,
-    backoffMaxMs,
-    connectTimeoutMs: s.readOr('leader.timeout.connect'),
-    headersTimeoutMs: s.readOr('leader.timeout.headers'),
-    bodyTimeoutMs: s.readOr('leader.timeout.body'),
-    maxResponseBytes: s.readOr('leader.max-response-size'),
-    healthProbeIntervalMs: s.readOr('leader.health-probe-interval'),
-  };
+  return b;
 }
 
 export function discovery(ctx: Ctx): CloudDiscoveryConfig | undefined {

@@ -2,12 +2,15 @@ import { formatDuration } from '../util/duration.js';
 import { AUTH_FLAGS } from './auth.js';
 import { ConfigError } from './errors.js';
 import type { FileSettings, Layer } from './file.js';
-import { flagSpec, type FlagName } from './flags.js';
+import { COLLECTORS } from '../collectors/registry.js';
+import { nodeHealth } from '../collectors/node-health/index.js';
+import { nodeMetadata } from '../collectors/node-metadata/index.js';
+import { DISCOVERY, flagSpec, LOG, WEB } from './flags.js';
 import { checkDistinct, discovery, entryLeader, singleLeader, type Ctx } from './leaders.js';
 import { Settings } from './settings.js';
 import { readConfigFile, readConfigText, readEnv, readFlags, type Secrets } from './sources.js';
 import type { ReadFile } from '../util/files.js';
-import type { Config, LeaderConfig } from './types.js';
+import { settingsOf, type Config, type LeaderConfig } from './types.js';
 
 /** What parseConfig needs from the outside world; src/cli.ts passes process.argv.slice(2), process.env and fs. */
 export interface ConfigInput {
@@ -20,7 +23,7 @@ export interface ConfigInput {
    * A command's own defaults (the demo's listen address, intervals, log format): a layer below the config file,
    * so that flags, the environment and the file all win over them.
    */
-  readonly defaults?: Readonly<Partial<Record<FlagName, string>>>;
+  readonly defaults?: Readonly<Record<string, string>>;
 }
 
 /** What the command line asks for: run with a config, or print help or the version. */
@@ -71,7 +74,7 @@ export async function loadCommandLine(
 // ---------------------------------------------------------------------------------------------------------------
 // Assembly
 
-const globalName = (flag: FlagName): string => `--${flag}`;
+const globalName = (flag: string): string => `--${flag}`;
 
 const LEADER_IDENTITY = ['leader.url', 'leader.name', 'cloud.workspace'] as const;
 
@@ -118,58 +121,31 @@ function build(layers: readonly Layer[], file: FileSettings | undefined, secrets
     }
   }
 
-  const intervals = {
-    discoveryMs: g.readOr('discovery.interval'),
-    healthMs: g.readOr('health.interval'),
-    metadataMs: g.readOr('metadata.interval'),
-  };
-  if (intervals.metadataMs < intervals.healthMs) {
+  const collectors: Record<string, unknown> = {};
+  for (const c of COLLECTORS) {
+    const values = g.section(c.settings ?? {});
+    const problem = c.check?.(values, (flag) => g.where(flag));
+    if (problem) throw new ConfigError(problem);
+    collectors[c.name] = values;
+  }
+  const healthMs = settingsOf({ collectors }, nodeHealth).intervalMs;
+  const metadataMs = settingsOf({ collectors }, nodeMetadata).intervalMs;
+  if (metadataMs < healthMs) {
     warnings.push(
-      `${g.where('metadata.interval')} (${formatDuration(intervals.metadataMs)}) is shorter than ` +
-        `${g.where('health.interval')} (${formatDuration(intervals.healthMs)}): metadata changes rarely and costs ` +
+      `${g.where('metadata.interval')} (${formatDuration(metadataMs)}) is shorter than ` +
+        `${g.where('health.interval')} (${formatDuration(healthMs)}): metadata changes rarely and costs ` +
         `as much as a health poll`,
     );
   }
 
-  const searchProbeMs = g.readOr('search.probe-interval');
-  const collectors = {
-    gitSettings: g.readOr('collector.git-settings'),
-    packsMs: g.readOr('collector.packs') ? g.readOr('packs.interval') : 0,
-    ...(searchProbeMs > 0
-      ? {
-          searchProbe: {
-            intervalMs: searchProbeMs,
-            query: g.readOr('search.probe-query'),
-            timeoutMs: g.readOr('search.probe-timeout'),
-          },
-        }
-      : {}),
-  };
-  if (collectors.searchProbe && collectors.searchProbe.timeoutMs >= searchProbeMs) {
-    throw new ConfigError(
-      `${g.where('search.probe-timeout')} (${formatDuration(collectors.searchProbe.timeoutMs)}) must be shorter ` +
-        `than ${g.where('search.probe-interval')} (${formatDuration(searchProbeMs)}): one probe at a time`,
-    );
-  }
-
-  const webConfigFile = g.read('web.config.file');
   return {
     leaders,
     ...(cloudDiscovery ? { cloudDiscovery } : {}),
-    web: {
-      listenAddress: g.readOr('web.listen-address'),
-      telemetryPath: g.readOr('web.telemetry-path'),
-      ...(webConfigFile ? { configFile: webConfigFile } : {}),
-      maxConnections: g.readOr('web.max-connections'),
-    },
-    intervals,
-    collectors,
+    web: g.section(WEB),
+    discovery: g.section(DISCOVERY),
     shard: shard(g),
-    maxNodes: g.readOr('max-nodes'),
-    log: {
-      level: g.readOr('log.level'),
-      format: g.readOr('log.format'),
-    },
+    log: g.section(LOG),
+    collectors,
   };
 }
 

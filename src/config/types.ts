@@ -3,7 +3,9 @@ import type { AuthConfig } from '../auth/types.js';
 import type { ShardConfig } from '../discovery/select.js';
 import type { TransportConfig } from '../http/transport.js';
 import type { BudgetConfig } from '../leader/settings.js';
-import type { LogConfig } from '../util/logger.js';
+import type { Collector } from '../collectors/collector.js';
+import type { SectionValues } from '../settings/table.js';
+import type { DISCOVERY, LOG, WEB } from './flags.js';
 
 /** One leader to monitor. */
 export interface LeaderConfig {
@@ -30,35 +32,20 @@ export interface CloudDiscoveryConfig {
   products: readonly Product[];
 }
 
-/** The whole configuration, parsed once at the edge and frozen. */
+/** The whole configuration, parsed once at the edge and frozen. Its sections' types come from their rows (flags.ts). */
 export interface Config {
   leaders: readonly LeaderConfig[];
   cloudDiscovery?: CloudDiscoveryConfig;
-  web: {
-    listenAddress: string; // host:port
-    telemetryPath: string;
-    configFile?: string; // exporter-toolkit web config
-    /** `--web.max-connections`. */
-    maxConnections: number;
-  };
-  intervals: {
-    discoveryMs: number;
-    healthMs: number;
-    metadataMs: number;
-  };
-  /** What is read besides nodes and groups (issue 12's collectors). */
-  collectors: {
-    gitSettings: boolean;
-    /** `--packs.interval`; 0 without `--collector.packs`. */
-    packsMs: number;
-    /** The search probe; absent when off. */
-    searchProbe?: { intervalMs: number; query: string; timeoutMs: number };
-  };
+  web: SectionValues<typeof WEB>;
+  /** `--discovery.interval`, `--max-nodes` (0 = off). */
+  discovery: SectionValues<typeof DISCOVERY>;
   shard: ShardConfig;
-  /** 0 = off. */
-  maxNodes: number;
-  log: LogConfig;
+  log: SectionValues<typeof LOG>;
+  /** Each collector's settings, by collector name (its section's values: `settingsOf`). */
+  collectors: Readonly<Record<string, unknown>>;
 }
 
-/** Default listen port: in the exporters' 9100–9999 range. */
-export const DEFAULT_PORT = 9864;
+/** A collector's settings in a Config. */
+export function settingsOf<S>(config: Pick<Config, 'collectors'>, c: Collector<S>): S {
+  return config.collectors[c.name] as S;
+}

@@ -1,30 +1,41 @@
 import type { Logger } from 'pino';
 import type { Product } from '../api/products.js';
-import { decodeGroupPage, groupBelongs, groupsPage, type GroupPage } from '../collectors/groups.js';
+import {
+  decodeGroupPage,
+  groupBelongs,
+  groupsPage,
+  type GroupPage,
+  type ListedGroup,
+} from '../collectors/groups/index.js';
 import {
   decodeWorkerEnvelope,
   decodeWorkers,
   masterWorkersPage,
   productOfLegacy,
   workersPage,
-  type ListedWorker,
+  type ListedNode,
   type WorkerEnvelope,
-} from '../collectors/listing.js';
-import type { GroupState } from '../collectors/state.js';
+} from '../collectors/listing/index.js';
 import type { FailureReason } from '../http/failure.js';
 import type { LeaderClient, LeaderRequest, LeaderResult } from '../leader/types.js';
 
 /** A node found by discovery. Keys are node ids: a node listed twice (or on two pages) is exported once. */
-export interface DiscoveredNode {
+export interface ListedFleetNode {
   product: Product;
-  worker: ListedWorker;
+  listed: ListedNode;
+}
+
+/** A group found by discovery. */
+export interface ListedFleetGroup {
+  product: Product;
+  group: ListedGroup;
 }
 
 export type DiscoveryOutcome =
   | {
       ok: true;
-      nodes: Map<string, DiscoveredNode>;
-      groups: GroupState[];
+      nodes: Map<string, ListedFleetNode>;
+      groups: ListedFleetGroup[];
       /** Requests this discovery sent. */
       requests: number;
       malformed: number;
@@ -72,13 +83,13 @@ export class Discoverer {
 
   /** One full discovery; `deadline` bounds every request (and its retries). */
   async discover(deadline: number, signal?: AbortSignal): Promise<DiscoveryOutcome> {
-    const nodes = new Map<string, DiscoveredNode>();
+    const nodes = new Map<string, ListedFleetNode>();
     let requests = 0;
     let malformed = 0;
     const add = async (product: Product, page: WorkerEnvelope): Promise<void> => {
       const decoded = await decodeWorkers(page.raw);
       malformed += decoded.malformed;
-      for (const w of decoded.items) if (!nodes.has(w.id)) nodes.set(w.id, { product, worker: w });
+      for (const n of decoded.items) if (!nodes.has(n.id)) nodes.set(n.id, { product, listed: n });
     };
 
     if (!this.#legacy) {
@@ -112,9 +123,9 @@ export class Discoverer {
         async (page) => {
           const decoded = await decodeWorkers(page.raw);
           malformed += decoded.malformed;
-          for (const w of decoded.items) {
-            const product = productOfLegacy(w);
-            if (product && wanted.has(product) && !nodes.has(w.id)) nodes.set(w.id, { product, worker: w });
+          for (const n of decoded.items) {
+            const product = productOfLegacy(n);
+            if (product && wanted.has(product) && !nodes.has(n.id)) nodes.set(n.id, { product, listed: n });
           }
         },
       );
@@ -122,7 +133,7 @@ export class Discoverer {
       if (!r.ok) return failed(r, requests);
     }
 
-    const groups: GroupState[] = [];
+    const groups: ListedFleetGroup[] = [];
     for (const product of this.#o.products) {
       const r = await this.#pages(
         (offset) => groupsPage(product, this.#o.pageSize, offset, this.#legacy),

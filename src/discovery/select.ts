@@ -1,4 +1,4 @@
-import type { DiscoveredNode } from './discovery.js';
+import type { ListedFleetNode } from './discovery.js';
 import { shardOf } from './shard.js';
 
 /** This process's share of the nodes: shard `index` of `total` (jump hash of node_id). */
@@ -9,7 +9,7 @@ export interface ShardConfig {
 
 /** The share of a listing this process exports. */
 export interface Selection {
-  nodes: Map<string, DiscoveredNode>;
+  nodes: Map<string, ListedFleetNode>;
   /** Nodes of this shard not exported because of --max-nodes. */
   overLimit: number;
   /** Nodes owned by other shards. */
@@ -20,8 +20,12 @@ export interface Selection {
  * Keeps this shard's nodes (jump hash of node_id), then at most `maxNodes` of them (0 = no limit),
  * chosen by node id so that replicas given the same listing export the same nodes.
  */
-export function selectNodes(all: ReadonlyMap<string, DiscoveredNode>, shard: ShardConfig, maxNodes: number): Selection {
-  let mine: [string, DiscoveredNode][] = [];
+export function selectNodes(
+  all: ReadonlyMap<string, ListedFleetNode>,
+  shard: ShardConfig,
+  maxNodes: number,
+): Selection {
+  let mine: [string, ListedFleetNode][] = [];
   for (const entry of all) if (shardOf(entry[0], shard.total) === shard.index) mine.push(entry);
   const otherShards = all.size - mine.length;
   let overLimit = 0;

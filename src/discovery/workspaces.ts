@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { cloudLeaderUrl } from '../api/cloud.js';
 import type { AuthProvider } from '../auth/types.js';
-import { decodeWorkspaces, workspacesUrl, type ListedWorkspace } from '../collectors/workspaces.js';
+import { decodeWorkspaces, workspacesUrl, type ListedWorkspace } from '../collectors/workspaces/index.js';
 import { boundedRequest, type BoundedResponse } from '../http/bounded.js';
 import { errorLabel } from '../util/errors.js';
 import { describeUrl } from '../util/url.js';

@@ -26,12 +26,11 @@ import {
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { createGunzip, constants as zlibConstants } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../util/clock.js';
-import { crc32Combine, deflatePiece, gzipEnd } from '../util/gzip-stream.js';
 import { parseListenAddress, urlHost, type ListenAddress } from '../util/listen-address.js';
-import type { BodyCache } from './body.js';
+import type { BodyCache, Selection } from './body/index.js';
 import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from '../format/format.js';
 import { landingPage } from './landing.js';
 import { acceptsGzip, negotiateFormat } from './negotiate.js';
@@ -43,6 +42,8 @@ export interface ServerOptions {
   /** @default '/metrics' */
   telemetryPath?: string;
   body: BodyCache;
+  /** The collectors' names, for `collect[]` and `exclude[]` (every one is served by default). */
+  collectors: readonly string[];
   /** Self-metrics, rendered per scrape in the negotiated format; also told about web config reloads. */
   selfMetrics?: { render(format: Format): Promise<string>; setWebConfigReloadSuccessful?(ok: boolean): void };
   /** /readyz answers 200 only once this returns true (after the first successful discovery). */
@@ -57,8 +58,6 @@ export interface ServerOptions {
   webConfigRecheckMs?: number;
   clock?: Clock;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
-  /** gzip level of the self-metrics part (the cached part has its own). @default 1 */
-  gzipLevel?: number;
   /** `--web.max-connections`. @default 512 */
   maxConnections?: number;
   /** Timeouts and the connection cap (tests shorten them). @default DEFAULT_SERVER_LIMITS */
@@ -122,7 +121,24 @@ function connectionAllowed(
   return true;
 }
 
-/** Sends the identity bytes of a large body by gunzipping its gzip on zlib's threads, then `tail`. */
+/**
+ * The collectors a scrape selects with `collect[]=name` (only those) or `exclude[]=name` (all but those), as
+ * node_exporter's do; the exporter's own metrics always come. A string: the one-line reason for a 400.
+ */
+export function selectCollectors(url: string, known: readonly string[]): Selection | string {
+  const query = new URL(url, 'http://localhost').searchParams;
+  const collect = query.getAll('collect[]');
+  const exclude = query.getAll('exclude[]');
+  if (collect.length === 0 && exclude.length === 0) return undefined;
+  if (collect.length > 0 && exclude.length > 0) return 'collect[] and exclude[] cannot be used together';
+  const unknown = [...collect, ...exclude].filter((n) => !known.includes(n));
+  if (unknown.length > 0) {
+    return `unknown collector ${JSON.stringify(unknown[0])}; known collectors: ${known.join(', ')}`;
+  }
+  return collect.length > 0 ? new Set(collect) : new Set(known.filter((n) => !exclude.includes(n)));
+}
+
+/** Sends the identity bytes of a body by gunzipping its gzip on zlib's threads, then `tail`. */
 function streamIdentity(gzipped: readonly Buffer[], tail: Promise<Buffer>, res: ServerResponse): void {
   const gunzip = createGunzip({ chunkSize: 256 * 1024 });
   gunzip.once('error', () => res.destroy());
@@ -155,7 +171,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
     ...options.limits,
   };
-  const gzipLevel = options.gzipLevel ?? zlibConstants.Z_BEST_SPEED;
   // A full bucket at start, as Go's x/time/rate (the toolkit's limiter): the first `burst` requests pass at once.
   const rate = { tokens: Infinity, at: clock.now() };
 
@@ -208,11 +223,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const metrics = async (req: IncomingMessage, res: ServerResponse, head: boolean): Promise<void> => {
     const format = negotiateFormat(req.headers.accept);
     const useGzip = acceptsGzip(req.headers['accept-encoding']);
+    const selection = selectCollectors(req.url ?? '', options.collectors);
+    if (typeof selection === 'string') return plain(res, 400, `${selection}\n`, head);
     // A GET is a scrape the body cache learns the scrape interval from (a HEAD reads no data).
     const latest = head
       ? options.body.current()
-      : options.body.scrape(`${req.socket.remoteAddress ?? ''} ${req.headers['user-agent'] ?? ''}`, !useGzip);
-    const body = (await latest).forFormat(format);
+      : options.body.scrape(`${req.socket.remoteAddress ?? ''} ${req.headers['user-agent'] ?? ''}`);
+    const body = (await latest).serve(format, selection);
     res.writeHead(200, {
       'Content-Type': CONTENT_TYPES[format],
       Vary: 'Accept, Accept-Encoding',
@@ -225,23 +242,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // The cached part goes out first; the self-metrics part (prom-client reads /proc and the heap
     // statistics synchronously: a few ms) is rendered and gzipped after it is on its way, so the first byte
     // waits for nothing but the cached body. Hence no Content-Length (chunked encoding).
-    // gzip: the cached member without its end (the last buffer); the self-metrics continue the same member.
-    const cached = useGzip ? body.gzip.slice(0, -1) : body.identity;
+    // gzip: the cached member without its end; the self-metrics continue the same member.
     res.flushHeaders();
-    // The body's pieces (about 600 at 50,000 nodes) leave in a few socket writes: Node buffers the writes made while
-    // the first is in flight (3 writes for 7,525 pieces, counted with and without cork: bench/notes-gc.md).
-    if (cached) for (const chunk of cached) if (chunk.length > 0) res.write(chunk);
+    // The body's pieces (about 1,000 at 50,000 nodes) leave in a few socket writes: Node buffers the writes made while
+    // the first is in flight.
+    if (useGzip) for (const chunk of body.gzip) if (chunk.length > 0) res.write(chunk);
     const tail = (async (): Promise<Buffer> => {
       const self = (await options.selfMetrics?.render(format)) ?? '';
       const text = Buffer.from(format === 'openmetrics' ? self + OPENMETRICS_EOF : self, 'utf8');
-      if (!useGzip) return text;
-      const more = await deflatePiece(text, gzipLevel);
-      const end = gzipEnd(crc32Combine(body.crc, more.crc, more.length), body.identityBytes + more.length);
-      return Buffer.concat([more.deflated, end]);
+      return useGzip ? body.tail(text) : text;
     })();
     tail.catch(() => undefined);
-    // A large body's identity bytes follow as zlib's threads inflate the cached gzip.
-    if (!cached) return streamIdentity(body.gzip, tail, res);
+    // Uncompressed: the identity bytes follow as zlib's threads inflate the cached gzip.
+    if (!useGzip) return streamIdentity([...body.gzip, body.end], tail, res);
     const end = await tail.catch(() => undefined);
     // Headers are out: a failed self-metrics render can only cut the response short (a failed scrape).
     if (end) res.end(end);

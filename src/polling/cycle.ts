@@ -34,7 +34,8 @@ const TOLERANCE = 1.1;
 /** What a CycleMonitor needs. */
 export interface CycleMonitorOptions {
   intervalMs: number;
-  metadataIntervalMs: number;
+  /** Requests per node per second the node collectors need (health and metadata together). */
+  perNodeRate: number;
   logger: Logger;
   metrics?: CycleMetrics;
   budget?: BudgetView;
@@ -174,9 +175,7 @@ export class CycleMonitor {
   #explain(now: number, slowNodes: number): { cause: LagCause; text: string; fields: Record<string, unknown> } {
     const b = this.#o.budget;
     const elapsed = now - this.#start;
-    const needed = round1(
-      this.#members / (this.#o.intervalMs / 1000) + this.#members / (this.#o.metadataIntervalMs / 1000),
-    );
+    const needed = round1(this.#members * this.#o.perNodeRate);
     if (b) {
       const st = b.state();
       const pausedMs = st.pausedMs - this.#pausedAtStart;

@@ -1,18 +1,20 @@
 /**
- * One leader's discovery job: ask the leader's own /health, list the fleet, keep this process's share of it, and
- * apply the result to the snapshot (leader and group state) and to the poller (which nodes to poll); then one
- * commit-history request per group and the git settings (src/polling/leader-requests.ts). The scheduler runs it
- * every discovery interval; src/app.ts only wires it.
+ * One leader's discovery step: the collectors that run before the listing (the leader's own /health), the listing
+ * and its groups, this process's share of the fleet applied to the store (groups) and to the poller (which nodes to
+ * poll), then every per-discovery collector of the registry (group versions, git settings, …). The scheduler runs it
+ * every discovery interval; src/runtime.ts wires it.
  */
 import type { Logger } from 'pino';
-import { fromProbe } from '../collectors/leader-health.js';
+import type { Collector } from '../collectors/collector.js';
+import { fromProbe, leaderHealth } from '../collectors/leader-health/index.js';
+import { groups as groupsCollector } from '../collectors/groups/index.js';
+import { listedNode, listing, withRestarts, type DiscoveryFacts } from '../collectors/listing/index.js';
 import type { Discoverer } from '../discovery/discovery.js';
 import { selectNodes, type ShardConfig } from '../discovery/select.js';
-import type { LeaderClient } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '../util/clock.js';
-import { carriedVersions, pollGitSettings, pollLeaderHealth, pollVersions } from './leader-requests.js';
-import type { Poller } from './poller.js';
+import type { CollectorRuns } from './collector-runs.js';
+import type { DiscoveredNode, Poller } from './poller.js';
 
 /** Where a discovery reports (the prom-client side lives in src/telemetry/). */
 export interface DiscoveryMetrics {
@@ -25,9 +27,10 @@ export interface DiscoveryMetrics {
 export interface LeaderJobOptions {
   discoverer: Discoverer;
   poller: Poller;
-  /** The leader's client (the listing's own): /health, commit histories, git settings. */
-  client: LeaderClient;
-  snapshot: Pick<LeaderSnapshot, 'setGroups' | 'setLeader' | 'getGroup' | 'leader'>;
+  /** The per-discovery collectors of the registry, in registry order (those that run `first` go before the listing). */
+  collectors: readonly Collector[];
+  runs: CollectorRuns;
+  snapshot: Pick<LeaderSnapshot, 'setGroups' | 'setLeaderFacts' | 'leader' | 'node'>;
   clock: Clock;
   logger: Logger;
   metrics: DiscoveryMetrics;
@@ -36,12 +39,12 @@ export interface LeaderJobOptions {
   shard: ShardConfig;
   /** 0 = no limit. */
   maxNodes: number;
-  /** GET /system/settings/git-settings once per discovery (`--[no-]collector.git-settings`). @default true */
-  gitSettings?: boolean;
 }
 
 export class LeaderJob {
   readonly #o: LeaderJobOptions;
+  readonly #first: Collector[];
+  readonly #after: Collector[];
   #discovered = false;
   #lastDiscoveryMs: number | undefined;
   #overLimitLogged = 0;
@@ -51,6 +54,9 @@ export class LeaderJob {
 
   constructor(opts: LeaderJobOptions) {
     this.#o = opts;
+    const mine = opts.collectors.filter((c) => c.schedule.kind === 'discovery' && opts.runs.enabled(c));
+    this.#first = mine.filter((c) => c.schedule.kind === 'discovery' && c.schedule.first === true);
+    this.#after = mine.filter((c) => !this.#first.includes(c));
   }
 
   /** True once a discovery succeeded. */
@@ -64,18 +70,18 @@ export class LeaderJob {
    */
   onHealthProbe(status: number, json: unknown): void {
     const health = fromProbe(status, json, this.#o.clock.now());
-    if (health) this.#o.snapshot.setLeader({ health });
+    if (health) this.#o.snapshot.setLeaderFacts(leaderHealth.name, health);
   }
 
   /** One discovery; the outcome goes to the snapshot and the poller. */
   async discover(signal: AbortSignal): Promise<void> {
-    const { clock, snapshot, metrics, logger, client } = this.#o;
+    const { clock, snapshot, metrics, logger, runs } = this.#o;
     const start = clock.now();
     const deadline = start + this.#o.discoveryIntervalMs;
     // The leader itself first: it answers (anonymously) even when the listing would not.
-    const health = await pollLeaderHealth(client, snapshot.leader()?.health, clock, deadline, signal);
+    let requests = 0;
+    for (const c of this.#first) requests += await runs.run(c, deadline, signal);
     if (signal.aborted) return;
-    snapshot.setLeader({ health });
     const out = await this.#o.discoverer.discover(deadline, signal);
     if (signal.aborted) return;
     if (!out.ok) {
@@ -83,7 +89,7 @@ export class LeaderJob {
       this.#failingSince ??= start;
       this.#failures++;
       logger.warn({ reason: out.reason, status: out.status, err: out.message }, 'discovery failed');
-      snapshot.setLeader({
+      const failed: DiscoveryFacts = {
         up: false,
         ...(this.#lastDiscoveryMs === undefined ? {} : { lastDiscoveryMs: this.#lastDiscoveryMs }),
         failure: {
@@ -91,27 +97,36 @@ export class LeaderJob {
           ...(out.status === undefined ? {} : { status: out.status }),
           message: out.message,
         },
-      });
+      };
+      snapshot.setLeaderFacts(listing.name, failed);
       return;
     }
     const sel = selectNodes(out.nodes, this.#o.shard, this.#o.maxNodes);
-    // Groups first: nodes are rendered against their group's deployed version (the store's group facts).
-    const groups = carriedVersions(out.groups, (g) => snapshot.getGroup(g.product, g.group.id)?.versions);
-    await snapshot.setGroups(groups);
-    await this.#o.poller.setNodes(sel.nodes);
+    snapshot.setGroups(
+      groupsCollector.name,
+      out.groups.map((g) => ({ product: g.product, id: g.group.id, facts: g.group })),
+    );
+    const nodes = new Map<string, DiscoveredNode>();
+    for (const [key, { product, listed }] of sel.nodes) {
+      const facts = withRestarts(listedNode.of(snapshot.node(key)), listed);
+      nodes.set(key, {
+        ident: { product, group: listed.group, nodeId: listed.id },
+        facts,
+        startTime: listed.startTime,
+      });
+    }
+    await this.#o.poller.setNodes(nodes);
     this.#lastDiscoveryMs = clock.now();
-    snapshot.setLeader({ up: true, failure: undefined, lastDiscoveryMs: this.#lastDiscoveryMs });
+    snapshot.setLeaderFacts(listing.name, {
+      up: true,
+      lastDiscoveryMs: this.#lastDiscoveryMs,
+    } satisfies DiscoveryFacts);
     metrics.nodes(sel.nodes.size, sel.overLimit);
-    // Then what needs a request per group, and the git settings; the listing's result is out already.
-    const [withVersions, git] = await Promise.all([
-      pollVersions(client, groups, deadline, signal),
-      this.#o.gitSettings === false ? undefined : pollGitSettings(client, snapshot.leader()?.git, deadline, signal),
-    ]);
+    // Then what needs a request per group, and the leader's settings; the listing's result is out already.
+    const sent = await Promise.all(this.#after.map((c) => runs.run(c, deadline, signal)));
     if (signal.aborted) return;
-    await snapshot.setGroups(withVersions);
-    if (git) snapshot.setLeader({ git });
     metrics.discovery((clock.now() - start) / 1000);
-    const requests = out.requests + 1 + groups.length + (git ? 1 : 0);
+    requests += out.requests + sent.reduce((a, b) => a + b, 0);
     if (sel.overLimit !== this.#overLimitLogged) {
       if (sel.overLimit > 0) {
         logger.warn(

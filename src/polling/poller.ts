@@ -1,16 +1,15 @@
 // Over 400 lines: one class, the per-node schedule; its wake-up loop, slot arithmetic and slow-node detaching share
 // the entries and the heap, and change together.
 import type { Logger } from 'pino';
-import { healthRequest, nextHealth } from '../collectors/node-health.js';
-import { metadataRequest, nextMetadata } from '../collectors/node-metadata.js';
-import type { DiscoveredNode } from '../discovery/discovery.js';
-import { fnv1a64Halves } from '../discovery/shard.js';
-import type { LeaderClient, LeaderResult } from '../leader/types.js';
+import type { NodeIdent } from '../collectors/collector.js';
+import type { LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '../util/clock.js';
+import { fnv1a64Halves } from '../util/hash.js';
 import { timeSlicer } from '../util/yield.js';
 import { CycleMonitor, type BudgetView, type CycleStatus, type RoundMember } from './cycle.js';
 import { DueHeap } from './due-heap.js';
+import type { NodePoll, PolledNode, RideState } from './node-poll.js';
 import type { MaxRpsSetting } from './rate.js';
 
 /** Where the poller reports (the prom-client side lives in src/telemetry/). */
@@ -23,27 +22,22 @@ export interface PollerMetrics {
   slowNodes?(count: number): void;
 }
 
-/** What the poller reads and writes of a leader's snapshot store. */
-export type PolledSnapshot = Pick<
-  LeaderSnapshot,
-  | 'setNode'
-  | 'setListing'
-  | 'deleteNode'
-  | 'hasNode'
-  | 'nodeId'
-  | 'nodeHealth'
-  | 'setNodeHealth'
-  | 'nodeMetadata'
-  | 'setNodeMetadata'
->;
+/** A node of a discovery: who it is, its listing facts and its start time (a change is a restart). */
+export interface DiscoveredNode {
+  readonly ident: NodeIdent;
+  readonly facts: unknown;
+  readonly startTime: number;
+}
 
 export interface PollerOptions {
-  client: LeaderClient;
-  snapshot: PolledSnapshot;
+  /** Polls a node: its primary collector, then the riders due. */
+  poll: NodePoll;
+  /** What the poller writes of the store: the nodes a discovery lists, under the listing collector's name. */
+  snapshot: Pick<LeaderSnapshot, 'putNode' | 'deleteNode' | 'hasNode'>;
+  /** The listing collector's name (its facts of each node come with a discovery). */
+  listing: string;
   clock: Clock;
   logger: Logger;
-  healthIntervalMs: number;
-  metadataIntervalMs: number;
   /**
    * Polls this poller keeps outstanding at most (waiting for the budget or in flight). The budget decides the
    * real concurrency; this bound keeps memory flat when the leader is slow.
@@ -106,30 +100,19 @@ export function quantumFor(maxMs: number, nodes: number, intervalMs: number): nu
 }
 
 /**
- * Where a node's polls fall, from the FNV-1a 64 hash h of its key: `bucket` = h mod `spread` (which of its first polls
- * fetches metadata) and `phase` = (h >> 16) mod `intervalMs` (its offset within the interval). In numbers, not
- * BigInt: h mod spread from the halves' residues (exact for a spread under 2^20), h >> 16 is under 2^48.
+ * Where a node's polls fall in the interval, from the FNV-1a 64 hash h of its key: (h >> 16) mod `intervalMs` (in
+ * numbers, not BigInt: h >> 16 is under 2^48).
  */
-export function nodeSlots(key: string, spread: number, intervalMs: number): { bucket: number; phase: number } {
+export function nodePhase(key: string, intervalMs: number): number {
   const [hi, lo] = fnv1a64Halves(key);
-  return {
-    bucket: ((hi % spread) * (0x1_0000_0000 % spread) + lo) % spread,
-    phase: (hi * 0x1_0000 + (lo >>> 16)) % intervalMs,
-  };
+  return (hi * 0x1_0000 + (lo >>> 16)) % intervalMs;
 }
 
 /** A node's polling schedule (its facts live in the snapshot, their only owner). */
-interface Entry extends RoundMember {
-  readonly key: string;
+interface Entry extends RoundMember, PolledNode {
   /** Node start time (listing) last seen; a change means the node restarted. */
   startTime: number;
-  /** The node restarted since its last metadata poll. */
-  restarted: boolean;
-  lastMetadataPollMs?: number;
-  /** Health polls completed. */
-  polls: number;
-  /** Which of its first polls fetches the node's metadata (spreads a new fleet's first fetch). */
-  readonly bucket: number;
+  readonly rides: RideState[];
   /** Offset of the node's slots within the interval (ms), from a hash of its key. */
   readonly phase: number;
   /** When its next health poll is due (epoch ms). */
@@ -146,15 +129,7 @@ interface Entry extends RoundMember {
   /** Its last health poll got an answer; when, if ever. */
   answered: boolean;
   lastSuccessMs: number | undefined;
-  removed: boolean;
 }
-
-/**
- * Most polls over which a new fleet's first metadata fetch is spread: at most 1/4 more requests per interval,
- * and every node's metadata within its first five polls. (Exported for the benchmarks, whose steady window starts
- * once that first round is done.)
- */
-export const FIRST_METADATA_SPREAD = 4;
 
 /**
  * Longest stretch of applying a listing between two yields to the event loop. Scrapes that arrive
@@ -175,17 +150,16 @@ const MAX_DETACHED = 1_000;
 const WAKE = new Error('poller woken');
 
 /**
- * Polls every node's health through the leader on its own schedule: each node has a due time, its phase spread
- * over the interval by a hash of its key (as Prometheus spreads scrape targets), so a slow or timed-out request
- * delays only that node. New nodes are polled at once, as fast as the budget allows. A node's metadata is polled
- * right after a health answer when due: every metadata interval, after a restart, and (for new nodes) spread over
- * their second to fifth polls. Writes every outcome to the snapshot.
+ * Polls every node through the leader on its own schedule (the primary node collector: health): each node has a
+ * due time, its phase spread over the interval by a hash of its key (as Prometheus spreads scrape targets), so a slow
+ * or timed-out request delays only that node. New nodes are polled at once, as fast as the budget allows. The riding
+ * collectors (metadata) follow a poll's answer when they are due (node-poll.ts). Outcomes go to the snapshot.
  */
 export class Poller {
   readonly #o: PollerOptions;
+  readonly #intervalMs: number;
   readonly #nodes = new Map<string, Entry>();
   readonly #heap = new DueHeap<Entry>();
-  readonly #spread: number;
   readonly #cycle: CycleMonitor;
   #outstanding = 0;
   readonly #inProgress = new Set<Entry>();
@@ -203,20 +177,22 @@ export class Poller {
 
   constructor(opts: PollerOptions) {
     this.#o = opts;
+    this.#intervalMs = opts.poll.primaryIntervalMs;
     this.#onFirstRound = opts.onFirstRound;
-    this.#spread = Math.max(
-      1,
-      Math.min(FIRST_METADATA_SPREAD, Math.round(opts.metadataIntervalMs / opts.healthIntervalMs)),
-    );
     this.#cycle = new CycleMonitor({
-      intervalMs: opts.healthIntervalMs,
-      metadataIntervalMs: opts.metadataIntervalMs,
+      intervalMs: this.#intervalMs,
+      perNodeRate: opts.poll.perNodeRate,
       logger: opts.logger,
       ...(opts.metrics ? { metrics: opts.metrics } : {}),
       ...(opts.budget ? { budget: opts.budget } : {}),
       ...(opts.rate ? { rate: opts.rate } : {}),
     });
     this.#reportSlow();
+  }
+
+  /** The primary's interval: each node is polled once per interval. */
+  get intervalMs(): number {
+    return this.#intervalMs;
   }
 
   /** Number of nodes polled. */
@@ -230,11 +206,11 @@ export class Poller {
   }
 
   /**
-   * Applies a discovery: updates listing facts, removes nodes that left (their series vanish), and
-   * marks restarted nodes for a metadata poll. New nodes are due at once.
+   * Applies a discovery: writes each node's listing facts, removes nodes that left (their series vanish), and
+   * marks restarted nodes for their riders. New nodes are due at once.
    */
   async setNodes(nodes: ReadonlyMap<string, DiscoveredNode>): Promise<void> {
-    const { snapshot, clock } = this.#o;
+    const { snapshot, clock, listing } = this.#o;
     for (const [key, e] of this.#nodes) {
       if (!nodes.has(key)) this.#remove(e);
     }
@@ -244,20 +220,17 @@ export class Poller {
     for (const [key, d] of nodes) {
       const pause = slice();
       if (pause) await pause;
-      const startTime = d.worker.info.cribl.startTime;
       const prev = this.#nodes.get(key);
       if (!prev || !snapshot.hasNode(key)) {
         if (prev) this.#remove(prev);
-        this.#add(key, startTime, clock.now());
-        snapshot.setNode(key, { product: d.product, group: d.worker.group, nodeId: d.worker.id, worker: d.worker });
+        this.#add(key, d.startTime, clock.now());
+        snapshot.putNode(key, d.ident, listing, d.facts);
         added = true;
         continue;
       }
-      if (prev.startTime !== startTime) prev.restarted = true;
-      prev.startTime = startTime;
-      // Only the listing's columns: reading and re-writing each whole state (twice) made about 200 MB of garbage
-      // per discovery at 50,000 nodes, most of it promoted (bench/notes-gc.md).
-      snapshot.setListing(key, d.product, d.worker.group, d.worker);
+      if (prev.startTime !== d.startTime) this.#o.poll.restarted(prev);
+      prev.startTime = d.startTime;
+      snapshot.putNode(key, d.ident, listing, d.facts);
     }
     this.#o.onNodes?.(this.#nodes.size);
     if (added) this.#nudge();
@@ -298,7 +271,7 @@ export class Poller {
 
   /** `at` rounded up to the next multiple of the quantum in force for the fleet (quantumFor). */
   #quantize(at: number): number {
-    const q = quantumFor(this.#o.quantumMs ?? 0, this.#nodes.size, this.#o.healthIntervalMs);
+    const q = quantumFor(this.#o.quantumMs ?? 0, this.#nodes.size, this.#intervalMs);
     return q > 0 ? Math.ceil(at / q) * q : at;
   }
 
@@ -353,14 +326,12 @@ export class Poller {
   }
 
   #add(key: string, startTime: number, now: number): void {
-    const { bucket, phase } = nodeSlots(key, this.#spread, this.#o.healthIntervalMs);
     const e: Entry = {
       key,
       startTime,
-      restarted: false,
+      rides: this.#o.poll.rides(),
       polls: 0,
-      bucket,
-      phase,
+      phase: nodePhase(key, this.#intervalMs),
       due: now,
       heapIndex: -1,
       busy: false,
@@ -405,13 +376,13 @@ export class Poller {
    */
   #outOfTurn(e: Entry, now: number): void {
     e.due = this.#slotAfter(e, now);
-    e.skipUntil = now + this.#o.healthIntervalMs / 2;
+    e.skipUntil = now + this.#intervalMs / 2;
     this.#heap.update(e);
   }
 
   /** The first slot of a node after `t`. */
   #slotAfter(e: Entry, t: number): number {
-    const interval = this.#o.healthIntervalMs;
+    const interval = this.#intervalMs;
     return e.phase + (Math.floor((t - e.phase) / interval) + 1) * interval;
   }
 
@@ -475,81 +446,36 @@ export class Poller {
     return Math.max(next, now + 1);
   }
 
-  /** A node's health poll, then its metadata poll when due and the node answered. */
+  /** A node's primary poll, then its riders when due and the node answered. */
   async #start(e: Entry, signal: AbortSignal): Promise<void> {
     e.busy = true;
     this.#cycle.cover(e, this.#o.clock.now());
     try {
-      const firstPoll = e.polls === 0;
-      const res = await this.#pollHealth(e, signal);
+      const res = await this.#pollPrimary(e, signal);
       if (!res || signal.aborted || e.removed) return;
       if (!refreshed(res)) this.#cycle.uncover(e);
-      if (res.ok && this.#metadataDue(e, firstPoll)) await this.#pollMetadata(e, signal);
+      if (res.ok) await this.#o.poll.riders(e, signal);
     } finally {
       e.busy = false;
     }
   }
 
-  /**
-   * Whether a node's metadata is to be fetched after its health answer: after a restart; when the last fetch is a
-   * metadata interval old; for a node never fetched, at its bucket's poll (its 2nd to 5th, never its first, which
-   * belongs to health alone; again `spread` polls later when that one fails).
-   */
-  #metadataDue(e: Entry, firstPoll: boolean): boolean {
-    if (e.restarted) return true;
-    if (e.lastMetadataPollMs === undefined) return !firstPoll && (e.polls - 2) % this.#spread === e.bucket;
-    return this.#o.clock.now() - e.lastMetadataPollMs >= this.#o.metadataIntervalMs - this.#o.healthIntervalMs / 2;
-  }
-
-  /** The node's health poll; its result, or undefined when the node left meanwhile. */
-  async #pollHealth(e: Entry, signal: AbortSignal): Promise<LeaderResult<unknown> | undefined> {
-    const { snapshot, clock } = this.#o;
-    const nodeId = snapshot.nodeId(e.key);
-    if (nodeId === undefined) return undefined;
+  /** The node's primary poll; its result, or undefined when the node left meanwhile. */
+  async #pollPrimary(e: Entry, signal: AbortSignal): Promise<LeaderResult<unknown> | undefined> {
+    const { clock } = this.#o;
     let exchangeMs: number | undefined;
     // A retry may run until this node's next poll is due, never later (at least half an interval).
-    const deadline = Math.max(e.due, clock.now() + this.#o.healthIntervalMs / 2);
-    const res = await this.#o.client.request(
-      healthRequest(nodeId, deadline, signal, (ms) => {
-        exchangeMs = ms;
-      }),
-    );
-    // Removed meanwhile: its series are already gone.
-    if (e.removed || !snapshot.hasNode(e.key) || signal.aborted) return undefined;
+    const deadline = Math.max(e.due, clock.now() + this.#intervalMs / 2);
+    const res = await this.#o.poll.primary(e, deadline, signal, (ms) => {
+      exchangeMs = ms;
+    });
+    if (!res) return undefined;
     if (e.polls++ === 0) this.#unpolled--;
-    const now = clock.now();
-    const held = snapshot.nodeHealth(e.key);
-    const health = nextHealth(held, res, now);
-    const before = held?.startTime;
-    if (before !== undefined && health.startTime !== before) e.restarted = true;
     e.answered = res.ok;
-    if (res.ok) e.lastSuccessMs = now;
+    if (res.ok) e.lastSuccessMs = clock.now();
     if (refreshed(res)) this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > this.#slowMs());
-    if (!res.ok)
-      this.#o.logger.debug(
-        { node: nodeId, reason: res.reason, status: res.status, err: res.message },
-        'health poll failed',
-      );
-    snapshot.setNodeHealth(e.key, health);
     if (this.#unpolled === 0) this.#firstRoundEnded();
     return res;
-  }
-
-  async #pollMetadata(e: Entry, signal: AbortSignal): Promise<void> {
-    const { snapshot, clock } = this.#o;
-    const nodeId = snapshot.nodeId(e.key);
-    if (nodeId === undefined) return;
-    e.restarted = false;
-    e.lastMetadataPollMs = clock.now();
-    const deadline = clock.now() + Math.min(this.#o.metadataIntervalMs, this.#o.healthIntervalMs);
-    const res = await this.#o.client.request(metadataRequest(nodeId, deadline, signal));
-    if (e.removed || !snapshot.hasNode(e.key) || signal.aborted) return;
-    if (!res.ok)
-      this.#o.logger.debug(
-        { node: nodeId, reason: res.reason, status: res.status, err: res.message },
-        'metadata poll failed',
-      );
-    snapshot.setNodeMetadata(e.key, nextMetadata(snapshot.nodeMetadata(e.key), res, clock.now()));
   }
 
   #slowMs(): number {

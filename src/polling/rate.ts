@@ -21,8 +21,8 @@ export const AUTO_RATE_MIN = 50;
 export interface PollingPlan {
   /** Nodes polled through this leader (after sharding and --max-nodes). */
   nodes: number;
-  healthIntervalMs: number;
-  metadataIntervalMs: number;
+  /** The node collectors' intervals, the primary (health: each node once per interval) first. */
+  nodeIntervalsMs: readonly { readonly name: string; readonly intervalMs: number }[];
   discoveryIntervalMs: number;
   /** Products listed per discovery: each costs a page per 1,000 of its nodes and one groups request. */
   products: number;
@@ -32,19 +32,24 @@ export interface PollingPlan {
 
 /** The rate a plan needs, part by part (requests per second, without headroom). */
 export interface RateNeed {
-  health: number;
-  metadata: number;
+  /** Per node collector, the primary first. */
+  nodes: readonly { readonly name: string; readonly rps: number }[];
+  /** The primary's (health: every node once per interval). */
+  primary: number;
+  /** The other node collectors' together (metadata). */
+  riders: number;
   discovery: number;
   total: number;
 }
 
-/** Requests per second the plan needs: every node's health once per interval, metadata and discovery. */
+/** Requests per second the plan needs: every node once per interval of each node collector, and discovery. */
 export function rateNeed(p: PollingPlan): RateNeed {
-  const health = p.nodes / (p.healthIntervalMs / 1000);
-  const metadata = p.nodes / (p.metadataIntervalMs / 1000);
+  const nodes = p.nodeIntervalsMs.map(({ name, intervalMs }) => ({ name, rps: p.nodes / (intervalMs / 1000) }));
+  const primary = nodes[0]?.rps ?? 0;
+  const riders = nodes.slice(1).reduce((sum, n) => sum + n.rps, 0);
   const pages = Math.ceil(p.nodes / DEFAULT_PAGE_SIZE) + p.products;
   const discovery = (pages + p.products + (p.extraPerDiscovery ?? 0)) / (p.discoveryIntervalMs / 1000);
-  return { health, metadata, discovery, total: health + metadata + discovery };
+  return { nodes, primary, riders, discovery, total: primary + riders + discovery };
 }
 
 /** The rate allowed for a plan, and whether it covers it. */
@@ -71,7 +76,7 @@ export function allowedRate(setting: MaxRpsSetting, ceiling: number, plan: Polli
   const need = rateNeed(plan);
   const wanted = Math.max(AUTO_RATE_MIN, need.total * AUTO_RATE_HEADROOM);
   const rps = setting === 'auto' ? Math.min(ceiling, wanted) : setting;
-  const forHealth = rps - need.metadata - need.discovery;
+  const forHealth = rps - need.riders - need.discovery;
   return {
     rps,
     needed: need.total,
@@ -149,7 +154,7 @@ export class LeaderRate {
           neededRps: round1(a.needed),
           allowedRps: round1(a.rps),
           cycleSeconds: round1(a.cycleSeconds),
-          targetSeconds: this.#o.plan.healthIntervalMs / 1000,
+          targetSeconds: (this.#o.plan.nodeIntervalsMs[0]?.intervalMs ?? 0) / 1000,
         },
         `the allowed request rate cannot poll every node once per --health.interval: ${setting}, or lengthen ` +
           '--health.interval',

@@ -7,7 +7,7 @@ import { bearerToken, tokenLabel } from './auth.js';
 import type { ConfigStore } from './config-store.js';
 import { windowProblem } from './dataflow.js';
 import type { DataflowModel, GroupFlow } from './dataflow.js';
-import type { Env, Plane, Request } from './env.js';
+import { AUTH_FAILED, type AppEnv, type Plane, type Request } from './env.js';
 import type { FaultEngine } from './fault-engine.js';
 import { DEFAULT_FAULTS, faultsPatchSchema, formatIssues, mergeFaults } from './faults.js';
 import type { Faults } from './faults.js';
@@ -26,7 +26,7 @@ import type { StatsRecorder } from './stats.js';
 import type { SimClient, SimUser } from './types.js';
 
 /** Message of the leader's 401 answers (spec 4.19 example). */
-export const AUTH_FAILED = 'Authentication failed (missing or invalid credentials or Bearer token).';
+export { AUTH_FAILED } from './env.js';
 
 const READS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 const NO_AUTH: ReadonlySet<Route> = new Set(['/health', '/auth/login', '/oauth/token']);
@@ -69,7 +69,7 @@ export interface AppInit {
 }
 
 /** The request pipeline of one simulator: routing, faults, authentication, handlers, statistics. */
-export class SimulatorApp implements Env {
+export class SimulatorApp implements AppEnv {
   readonly fleet: SimFleet;
   readonly config: ConfigStore;
   readonly search: SearchJobs;

@@ -1,5 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { Clock } from '../util/clock.js';
+import type { Route } from './routes.js';
 
 /** Outcome of checking a bearer token. */
 export type TokenCheck = 'ok' | 'read-only' | 'forbidden' | 'invalid';
@@ -139,4 +140,25 @@ export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m?.[1];
+}
+
+/** A user for POST /auth/login; its tokens get `access` (`permitted: false` = access `none`, 403 everywhere). */
+export interface SimUser {
+  username: string;
+  password: string;
+  permitted?: boolean;
+  /** @default 'full' */
+  access?: TokenAccess;
+  /** Route templates its tokens are refused on (403), e.g. ['/system/settings/git-settings']. */
+  deny?: Route[];
+}
+
+/** An OAuth client for the client-credentials token endpoint. */
+export interface SimClient {
+  clientId: string;
+  clientSecret: string;
+  /** @default 'full' */
+  access?: TokenAccess;
+  /** Route templates its tokens are refused on (403). */
+  deny?: Route[];
 }

@@ -1,5 +1,4 @@
-import type { SimulatorApp } from './app.js';
-import type { Request } from './env.js';
+import type { AppEnv, Request } from './env.js';
 import { credentials } from './handlers-auth.js';
 import * as config from './handlers-config.js';
 import * as fleetRoutes from './handlers-fleet.js';
@@ -21,7 +20,7 @@ export interface DispatchHooks {
 
 /** Calls the handler of a route (after routing, faults and authentication). */
 export async function dispatch(
-  app: SimulatorApp,
+  app: AppEnv,
   route: Route,
   r: Request,
   hooks: DispatchHooks,

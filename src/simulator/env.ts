@@ -7,8 +7,13 @@ import type { Faults } from './faults.js';
 import type { SimFleet } from './fleet.js';
 import type { Reply } from './http.js';
 import type { LeaderInfo } from './leader-info.js';
-import type { Workspaces } from './mgmt.js';
 import type { SearchJobs } from './search.js';
+import type { FaultEngine } from './fault-engine.js';
+import type { StatsRecorder } from './stats.js';
+import type { SimClient, SimUser } from './auth.js';
+
+/** The control plane's 401 message. */
+export const AUTH_FAILED = 'Authentication failed (missing or invalid credentials or Bearer token).';
 
 /** Which error body a failure gets: the control plane's Error, the management plane's DefaultErrorDTO, OAuth's. */
 export type Plane = 'control' | 'oauth' | 'mgmt';
@@ -30,7 +35,7 @@ export interface Env {
   readonly fleet: SimFleet;
   readonly config: ConfigStore;
   readonly search: SearchJobs;
-  readonly workspaces: Workspaces;
+  readonly workspaces: WorkspaceRoutes;
   readonly tokens: TokenStore;
   /** Destinations and sources of each group. */
   readonly dataflow: DataflowModel;
@@ -47,4 +52,19 @@ export interface Env {
   readonly version: readonly [number, number, number];
   /** An error answer in the plane's shape. */
   fail(plane: Plane, status: number, message: string): Reply;
+}
+
+/** The management plane's workspace routes (src/simulator/mgmt.ts). */
+export interface WorkspaceRoutes {
+  handle(env: Env, r: Request, route: 'list' | 'item'): Promise<Reply>;
+}
+
+/** What the router and the credential routes read besides Env (the simulator app implements it). */
+export interface AppEnv extends Env {
+  readonly engine: Pick<FaultEngine, 'loginLimit' | 'faults'>;
+  readonly stats: Pick<StatsRecorder, 'fault'>;
+  readonly users: readonly SimUser[];
+  readonly clients: readonly SimClient[];
+  /** The leader's own /health answer in a state. */
+  leaderHealthBody(state: 'healthy' | 'standby' | 'shutting down'): string;
 }

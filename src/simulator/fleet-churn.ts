@@ -1,15 +1,30 @@
 import type { Random } from '../util/clock.js';
 import type { ChurnFault } from './faults.js';
 import type { NodeRec } from './fleet-model.js';
-import { NODE_HEALTH_MODES } from './fleet-types.js';
-import type { SimFleet } from './fleet.js';
+import { NODE_HEALTH_MODES, type NodeHealthMode } from './fleet-types.js';
 import { pick } from './random.js';
+
+/** What a churn step changes of the fleet (src/simulator/fleet.ts). */
+export interface ChurnFleet {
+  finishRollouts(): void;
+  randomNode(ok: (r: NodeRec) => boolean): NodeRec | undefined;
+  addNode(): unknown;
+  removeNode(id: string): boolean;
+  setDisconnected(id: string, disconnected: boolean): void;
+  restart(id: string): void;
+  setHealth(id: string, mode: NodeHealthMode): void;
+  undeployedCommits(groupId: string): number | undefined;
+  versionAt(groupId: string, index: number): string | undefined;
+  setConfigVersion(id: string, version: string): void;
+  groupIds(): string[];
+  deployGroup(groupId: string, opts: { rollout: boolean }): string;
+}
 
 /**
  * One churn step: finish pending rollouts, then apply the given number of random changes. Draws from the fleet's
  * seeded stream in a fixed order, so a churning fleet repeats from its seed.
  */
-export function churnStep(fleet: SimFleet, random: Random, counts: Omit<ChurnFault, 'every'>): void {
+export function churnStep(fleet: ChurnFleet, random: Random, counts: Omit<ChurnFault, 'every'>): void {
   fleet.finishRollouts();
   const each = (n: number, ok: (r: NodeRec) => boolean, apply: (r: NodeRec) => void): void => {
     for (let i = 0; i < n; i++) {

@@ -1,12 +1,10 @@
-import type { SimulatorApp } from './app.js';
-import { AUTH_FAILED } from './app.js';
-import type { Request } from './env.js';
+import { AUTH_FAILED, type AppEnv, type Request } from './env.js';
 import { isObject, mediaType, readBody } from './http.js';
 import type { Reply } from './http.js';
 
 /** POST /auth/login (on-prem) and POST /oauth/token (Cribl.Cloud client credentials). */
 export async function credentials(
-  app: SimulatorApp,
+  app: AppEnv,
   r: Request,
   route: '/auth/login' | '/oauth/token',
   retryAfter: (reply: Reply, waitMs: number) => void,
@@ -14,11 +12,7 @@ export async function credentials(
   return route === '/auth/login' ? login(app, r, retryAfter) : oauth(app, r);
 }
 
-async function login(
-  app: SimulatorApp,
-  r: Request,
-  retryAfter: (reply: Reply, waitMs: number) => void,
-): Promise<Reply> {
+async function login(app: AppEnv, r: Request, retryAfter: (reply: Reply, waitMs: number) => void): Promise<Reply> {
   const wait = app.engine.loginLimit(`addr:${r.req.socket.remoteAddress ?? ''}`);
   if (wait !== undefined) {
     app.stats.fault('login-ratelimit');
@@ -52,7 +46,7 @@ function oauthError(status: number, error: string, description: string): Reply {
   return { status, body: JSON.stringify({ error, error_description: description }) };
 }
 
-async function oauth(app: SimulatorApp, r: Request): Promise<Reply> {
+async function oauth(app: AppEnv, r: Request): Promise<Reply> {
   const type = mediaType(r.req);
   if (type !== 'application/json' && type !== 'application/x-www-form-urlencoded') {
     const expected = 'Content-Type must be application/json or application/x-www-form-urlencoded';

@@ -17,26 +17,9 @@ import type { Route } from './routes.js';
 import type { Scenario } from './scenario.js';
 import type { SimulatorStats } from './stats.js';
 
-/** A user for POST /auth/login; its tokens get `access` (`permitted: false` = access `none`, 403 everywhere). */
-export interface SimUser {
-  username: string;
-  password: string;
-  permitted?: boolean;
-  /** @default 'full' */
-  access?: TokenAccess;
-  /** Route templates its tokens are refused on (403), e.g. ['/system/settings/git-settings']. */
-  deny?: Route[];
-}
+import type { SimClient, SimUser } from './auth.js';
 
-/** An OAuth client for the client-credentials token endpoint. */
-export interface SimClient {
-  clientId: string;
-  clientSecret: string;
-  /** @default 'full' */
-  access?: TokenAccess;
-  /** Route templates its tokens are refused on (403). */
-  deny?: Route[];
-}
+export type { SimClient, SimUser };
 
 /** Options of startSimulator; options win over the scenario's `fleet` section. */
 export interface SimulatorOptions {

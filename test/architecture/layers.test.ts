@@ -1,7 +1,9 @@
 /**
  * The layering of src/: a module may import modules of its own layer and of the layers below it, never above.
  * The order is written once, in docs/ARCHITECTURE.md (the line starting `layers, lowest first:`); this test reads
- * it there and checks every import of every file in src/ against it.
+ * it there and checks every import of every file in src/ against it. Besides: no two files import each other, even
+ * through others (type-only and lazy imports count), and the body engine (src/exposition/body/) is entered only
+ * through its index.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -43,6 +45,43 @@ function importsOf(file: string): string[] {
   return out;
 }
 
+/** An import's target as a source file (`./x.js` is `./x.ts`). */
+function asFile(target: string): string {
+  return target.replace(/\.js$/, '.ts');
+}
+
+/** The strongly connected components of more than one file (or a file importing itself), each sorted. */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const scc: string[] = [];
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      onStack.delete(w);
+      scc.push(w);
+      if (w === v) break;
+    }
+    if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(scc.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
 describe('layering of src/', () => {
   const order = layerOrder();
   const files = sourceFiles(SRC);
@@ -64,6 +103,43 @@ describe('layering of src/', () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it('has no import cycle between files (type-only and lazy imports included)', () => {
+    const known = new Set(files);
+    const graph = new Map(
+      files.map((f) => [
+        f,
+        importsOf(f)
+          .map(asFile)
+          .filter((t) => known.has(t)),
+      ]),
+    );
+    expect(cycles(graph).map((c) => c.map((f) => relative(ROOT, f)).join(' → '))).toEqual([]);
+  });
+
+  it('finds a cycle when there is one (the check itself)', () => {
+    const g = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+    ]);
+    expect(cycles(g)).toEqual([['a', 'b', 'c']]);
+    expect(cycles(new Map([['a', ['a']]]))).toEqual([['a']]);
+  });
+
+  it('enters the body engine only through src/exposition/body/index.ts', () => {
+    const engine = join(SRC, 'exposition/body') + '/';
+    const outside = files.filter((f) => !f.startsWith(engine));
+    const leaks = outside.flatMap((f) =>
+      importsOf(f)
+        .map(asFile)
+        .filter((t) => t.startsWith(engine) && t !== join(engine, 'index.ts'))
+        .map((t) => `${relative(ROOT, f)} imports ${relative(ROOT, t)}`),
+    );
+    expect(leaks).toEqual([]);
+    expect(outside.some((f) => importsOf(f).map(asFile).includes(join(engine, 'index.ts')))).toBe(true);
   });
 
   it('finds the imports it checks (a parser that found none would pass anything)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeHealth, decodeHealthText, healthRequest } from '../../src/collectors/node-health.js';
+import { decodeHealth, decodeHealthText, healthRequest } from '../../src/collectors/node-health/index.js';
 
 /** What the generic path gives (JSON.parse, then the zod decoder): a value, or that it failed. */
 function generic(text: string, status: number): unknown {

@@ -1,20 +1,16 @@
+import { describe, expect, it } from 'vitest';
 import {
+  family,
   GROUP_FAMILIES,
   LEADER_FAMILIES,
   NODE_FAMILIES,
-  NODE_FAMILY_INDEX,
   renderGroups,
   renderLeader,
   renderNode,
-} from '../../src/collectors/index.js';
-import { describe, expect, it } from 'vitest';
+} from '../helpers/render.js';
 import { node, worker } from '../exposition/fixtures.js';
 
 const B = 'product="stream",group="default",node_id="w1"';
-
-function family(texts: readonly string[], name: string): string {
-  return texts[NODE_FAMILY_INDEX[name] ?? -1] ?? 'missing';
-}
 
 function lines(...l: string[]): string {
   return l.map((x) => `${x}\n`).join('');
@@ -96,15 +92,6 @@ describe('renderNode', () => {
       '',
     );
     expect(family(texts, 'cribl_node_config_info')).toBe(`cribl_node_config_info{${B},config_version="meta1"} 1\n`);
-  });
-
-  it('skips numeric series whose value is not a finite number', () => {
-    const w = worker('w1');
-    (w.info as unknown as Record<string, unknown>).cpus = 'eight';
-    (w as unknown as Record<string, unknown>).workerProcesses = null;
-    const texts = renderNode(node('w1', { worker: w }), '');
-    expect(family(texts, 'cribl_node_cpus')).toBe('');
-    expect(family(texts, 'cribl_node_worker_processes')).toBe('');
   });
 
   describe('health', () => {
@@ -246,17 +233,22 @@ describe('renderLeader', () => {
     ],
     ['down, never discovered', { up: false }, 'workspace="w"', ['cribl_leader_up{workspace="w"} 0\n', '']],
   ] as const)('%s', (_name, state, target, expected) => {
-    expect(renderLeader(state, target)).toEqual(padded(LEADER_FAMILIES.length, expected));
+    expect(renderLeader({ facts: state ? { listing: state } : {} }, target)).toEqual(
+      padded(LEADER_FAMILIES.length, expected),
+    );
   });
 });
 
 describe('renderGroups', () => {
-  it('renders each group once, counts only where reported (golden)', () => {
+  it('renders each group, counts only where reported (golden)', () => {
     const out = renderGroups(
       [
-        { product: 'stream', group: { id: 'default', configVersion: 'abc', workerCount: 3, deployingWorkerCount: 0 } },
-        { product: 'stream', group: { id: 'default', configVersion: 'abc', workerCount: 3 } },
-        { product: 'edge', group: { id: 'fleet "1"' } },
+        {
+          product: 'stream',
+          id: 'default',
+          facts: { groups: { id: 'default', configVersion: 'abc', workerCount: 3, deployingWorkerCount: 0 } },
+        },
+        { product: 'edge', id: 'fleet "1"', facts: { groups: { id: 'fleet "1"' } } },
       ],
       'workspace="w"',
     );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeGitSettings, nextGit } from '../../src/collectors/git-settings.js';
+import type { GroupItem, ScopeItem } from '../../src/collectors/collector.js';
+import { decodeGitSettings, nextGit } from '../../src/collectors/git-settings/index.js';
 import {
   countUndeployed,
   decodeVersionPage,
@@ -7,25 +8,25 @@ import {
   parseCommitDate,
   sameCommit,
   VERSION_PAGE,
-} from '../../src/collectors/group-version.js';
-import {
-  NODE_FAMILY_INDEX,
-  renderGroups,
-  renderLeader,
-  renderManagement,
-  renderNode,
-} from '../../src/collectors/index.js';
-import { decodeLeaderHealth, fromProbe, nextLeaderHealth } from '../../src/collectors/leader-health.js';
+} from '../../src/collectors/group-version/index.js';
+import { decodeLeaderHealth, fromProbe, nextLeaderHealth } from '../../src/collectors/leader-health/index.js';
 import { requestFailureReason } from '../../src/collectors/failure-reason.js';
-import { decodePacks, decodePipelineCount } from '../../src/collectors/packs.js';
-import { decodeJob } from '../../src/collectors/search.js';
-import type { LeaderState } from '../../src/collectors/state.js';
-import { decodeWorkspaces } from '../../src/collectors/workspaces.js';
+import { decodePacks, decodePipelineCount } from '../../src/collectors/packs/index.js';
+import { decodeJob } from '../../src/collectors/search/index.js';
+import { withRestarts, type ListedNode } from '../../src/collectors/listing/index.js';
+import { decodeWorkspaces } from '../../src/collectors/workspaces/index.js';
 import { node, worker } from '../exposition/fixtures.js';
+import { family, MANAGEMENT_FAMILIES, renderGroups, renderLeader, renderNode } from '../helpers/render.js';
 
 const B = 'product="stream",group="default",node_id="w1"';
-const family = (texts: readonly string[], name: string): string => texts[NODE_FAMILY_INDEX[name] ?? -1] ?? 'missing';
-const leader = (state: LeaderState, target = ''): string => renderLeader(state, target).join('');
+/** The leader families' text, for the leader's facts by collector. */
+const leader = (facts: ScopeItem['facts'], target = ''): string => renderLeader({ facts }, target).join('');
+/** The group a node belongs to, as the groups listing gives it. */
+const deployed = (configVersion: string): GroupItem => ({
+  product: 'stream',
+  id: 'default',
+  facts: { groups: { id: 'default', configVersion } },
+});
 
 describe('sameCommit: short and full hashes', () => {
   const full = '43c00c799f49dda33d0dfd47b7e266fc4d68ad5d';
@@ -69,31 +70,30 @@ describe('commit history', () => {
   });
 
   it('keeps the counts through a failed read only while the deployed version is unchanged', () => {
-    const ok = nextVersions(
-      undefined,
-      { id: 'g', configVersion: 'bbbbbbb' },
-      { ok: true, status: 200, body: page('aaaaaaa1', 'bbbbbbb2') },
-    );
+    const ok = nextVersions(undefined, 'bbbbbbb', { ok: true, status: 200, body: page('aaaaaaa1', 'bbbbbbb2') });
     expect(ok).toEqual({ deployed: 'bbbbbbb', undeployed: 1, lastCommitMs: Date.UTC(2026, 10, 21, 12) });
     const fail = { ok: false, reason: 'http_4xx', status: 404, message: 'x' } as const;
-    expect(nextVersions(ok, { id: 'g', configVersion: 'bbbbbbb' }, fail)).toEqual({ ...ok, failure: 'not_found' });
-    expect(nextVersions(ok, { id: 'g', configVersion: 'aaaaaaa' }, fail)).toEqual({ failure: 'not_found' });
+    expect(nextVersions(ok, 'bbbbbbb', fail)).toEqual({ ...ok, failure: 'not_found' });
+    expect(nextVersions(ok, 'aaaaaaa', fail)).toEqual({ failure: 'not_found' });
   });
 
-  it('renders per group, with the incompatible workers', () => {
-    const out = renderGroups(
-      [
-        {
-          product: 'stream',
-          group: { id: 'default', configVersion: 'abc', incompatibleWorkerCount: 1 },
-          versions: { undeployed: 2, lastCommitMs: 1717200000000 },
-        },
-      ],
-      '',
-    ).join('');
+  it('renders per group, with the incompatible workers; the counts only while they are the deployed version’s', () => {
+    const group = (configVersion: string): GroupItem => ({
+      product: 'stream',
+      id: 'default',
+      facts: {
+        groups: { id: 'default', configVersion, incompatibleWorkerCount: 1 },
+        group_version: { deployed: 'abc', undeployed: 2, lastCommitMs: 1717200000000 },
+      },
+    });
+    const out = renderGroups([group('abc')], '').join('');
     expect(out).toContain('cribl_group_incompatible_workers{product="stream",group="default"} 1\n');
     expect(out).toContain('cribl_group_undeployed_commits{product="stream",group="default"} 2\n');
     expect(out).toContain('cribl_group_last_commit_timestamp_seconds{product="stream",group="default"} 1717200000\n');
+    // A deploy since the count: it is wrong until the next read.
+    const deployedSince = renderGroups([group('def')], '').join('');
+    expect(deployedSince).not.toContain('cribl_group_undeployed_commits');
+    expect(deployedSince).not.toContain('cribl_group_last_commit_timestamp_seconds');
   });
 });
 
@@ -104,23 +104,20 @@ describe('node families of this issue', () => {
     ['abc1234', 'fff0000', '1'],
     [undefined, 'abc1234', ''],
     ['abc1234', undefined, ''],
-  ])('config outdated: node %s, group %s → %s', (running, deployed, value) => {
+  ])('config outdated: node %s, group %s → %s', (running, version, value) => {
     const w = worker('w1');
     if (running === undefined) delete w.info.cribl.config.version;
     else w.info.cribl.config.version = running;
-    const texts = renderNode(node('w1', { worker: w, ...(deployed ? { deployedConfigVersion: deployed } : {}) }), '');
+    const texts = renderNode(node('w1', { worker: w }), '', version ? deployed(version) : undefined);
     expect(family(texts, 'cribl_node_config_outdated')).toBe(value && `cribl_node_config_outdated{${B}} ${value}\n`);
   });
 
   it('config outdated falls back on the metadata config version', () => {
     const w = worker('w1');
     delete w.info.cribl.config.version;
-    const n = node('w1', {
-      worker: w,
-      deployedConfigVersion: 'abc1234',
-      metadata: { item: { timestamp: 1, cribl: { config_version: 'fff0000' } } },
-    });
-    expect(family(renderNode(n, ''), 'cribl_node_config_outdated')).toBe(`cribl_node_config_outdated{${B}} 1\n`);
+    const n = node('w1', { worker: w, metadata: { item: { timestamp: 1, cribl: { config_version: 'fff0000' } } } });
+    const texts = renderNode(n, '', deployed('abc1234'));
+    expect(family(texts, 'cribl_node_config_outdated')).toBe(`cribl_node_config_outdated{${B}} 1\n`);
   });
 
   it.each<[string | undefined, string]>([
@@ -150,7 +147,16 @@ describe('node families of this issue', () => {
     expect(family(none, 'cribl_node_upgrade_status_timestamp_seconds')).toBe('');
   });
 
-  it('restarts: a counter, 0 until the store counts one', () => {
+  it('restarts: changes of the listed start time; the first sighting is none', () => {
+    const first = node('w1').facts.listing as ListedNode;
+    const same = withRestarts(first, { ...first, lastMsgTime: first.lastMsgTime + 10_000 });
+    expect(same.restarts).toBe(0);
+    const restarted = withRestarts(same, { ...first, startTime: first.startTime + 1 });
+    expect(restarted.restarts).toBe(1);
+    expect(withRestarts(restarted, { ...first, startTime: first.startTime + 1 }).restarts).toBe(1);
+  });
+
+  it('restarts: a counter, 0 until the listing counts one', () => {
     expect(family(renderNode(node('w1'), ''), 'cribl_node_restarts_total')).toBe(`cribl_node_restarts_total{${B}} 0\n`);
     expect(family(renderNode(node('w1', { restarts: 3 }), ''), 'cribl_node_restarts_total')).toBe(
       `cribl_node_restarts_total{${B}} 3\n`,
@@ -183,7 +189,7 @@ describe('the leader itself', () => {
       { ok: true, status: 420, body: { status: 'standby', startTime: 1717200000000, role: 'standby' } },
       1,
     );
-    const text = leader({ health: answered }, 'site="a"');
+    const text = leader({ leader_health: answered }, 'site="a"');
     expect(text).toBe(
       [
         'cribl_leader_health_status{site="a",status="healthy"} 0',
@@ -198,7 +204,7 @@ describe('the leader itself', () => {
     expect(held.answer?.status).toBe('standby');
     const down = nextLeaderHealth(answered, { ok: false, reason: 'connect', message: 'refused' }, 2);
     expect(down).toEqual({ lastSuccessMs: 1, failure: 'connect' });
-    expect(leader({ health: down })).toBe('');
+    expect(leader({ leader_health: down })).toBe('');
   });
 
   it.each<[number | undefined, string, string]>([
@@ -211,8 +217,10 @@ describe('the leader itself', () => {
   ])('discovery failure %s/%s → %s', (status, reason, label) => {
     const failure = { reason: reason as 'http_4xx', ...(status ? { status } : {}), message: 'GET /x: failed' };
     expect(requestFailureReason(failure)).toBe(label);
-    expect(leader({ up: false, failure })).toContain(`cribl_leader_discovery_failure_info{reason="${label}"} 1\n`);
-    expect(leader({ up: true, failure })).not.toContain('failure_info');
+    expect(leader({ listing: { up: false, failure } })).toContain(
+      `cribl_leader_discovery_failure_info{reason="${label}"} 1\n`,
+    );
+    expect(leader({ listing: { up: true, failure } })).not.toContain('failure_info');
   });
 
   it('git settings: whether there is a remote and a few settings, never the remote itself', () => {
@@ -223,14 +231,14 @@ describe('the leader itself', () => {
       ],
     });
     expect(s).toEqual({ remoteConfigured: true, branch: 'main', gitOps: 'push', autoAction: 'commitPush' });
-    const text = leader({ git: nextGit(undefined, { ok: true, status: 200, body: s }) });
+    const text = leader({ git_settings: nextGit(undefined, { ok: true, status: 200, body: s }) });
     expect(text).toBe(
       'cribl_leader_git_remote_configured 1\n' +
         'cribl_leader_git_settings_info{branch="main",git_ops="push",auto_action="commitPush"} 1\n',
     );
     expect(text).not.toContain('secret');
     expect(decodeGitSettings({ count: 1, items: [{ remote: '' }] }).remoteConfigured).toBe(false);
-    expect(leader({ git: { settings: { remoteConfigured: false } } })).toBe(
+    expect(leader({ git_settings: { settings: { remoteConfigured: false } } })).toBe(
       'cribl_leader_git_remote_configured 0\ncribl_leader_git_settings_info{branch="",git_ops="",auto_action=""} 1\n',
     );
   });
@@ -269,8 +277,11 @@ describe('packs and workspaces', () => {
       [
         {
           product: 'edge',
-          group: { id: 'f' },
-          packs: { packs: [{ id: 'a', version: '1.0.0', pipelines: 2 }, { id: 'b' }] },
+          id: 'f',
+          facts: {
+            groups: { id: 'f' },
+            packs: { packs: [{ id: 'a', version: '1.0.0', pipelines: 2 }, { id: 'b' }] },
+          },
         },
       ],
       '',
@@ -289,8 +300,10 @@ describe('packs and workspaces', () => {
         { workspaceId: 'main', state: 'Inactive' },
       ],
     });
-    expect(renderManagement(undefined).join('')).toBe('');
-    expect(renderManagement({ up: true, workspaces: workspaces! }).join('')).toBe(
+    const management = (facts: ScopeItem['facts']): string =>
+      MANAGEMENT_FAMILIES.map((f) => f.sample({ facts }, '', undefined)).join('');
+    expect(management({})).toBe('');
+    expect(management({ workspaces: { up: true, workspaces: workspaces! } })).toBe(
       'cribl_management_up 1\n' +
         'cribl_workspace_info{workspace="main",state="Active"} 1\n' +
         'cribl_workspace_info{workspace="old",state="Failed"} 1\n',

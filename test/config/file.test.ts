@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { config, configError, run, URL1 } from './helpers.js';
+import { config, configError, healthMs, metadataMs, run, URL1 } from './helpers.js';
 
 const FILE = '/etc/cribl-exporter/config.yml';
 const withFile = (yaml: string, env: Record<string, string> = {}, argv: string[] = []) => ({
@@ -34,7 +34,7 @@ shard:
       connectTimeoutMs: 2000,
       backoffMaxMs: 120_000,
     });
-    expect(c.intervals).toEqual({ discoveryMs: 60_000, healthMs: 15_000, metadataMs: 3_600_000 });
+    expect([c.discovery.discoveryMs, healthMs(c), metadataMs(c)]).toEqual([60_000, 15_000, 3_600_000]);
     expect(c.web).toEqual({
       maxConnections: 512,
       listenAddress: '127.0.0.1:9100',
@@ -55,11 +55,11 @@ shard:
       env: { CRIBL_CONFIG_FILE: 'c.yml', CRIBL_LEADER_URL: URL1 },
       files: { 'c.yml': '# nothing yet\n' },
     });
-    expect(c.intervals.healthMs).toBe(30_000);
+    expect(healthMs(c)).toBe(30_000);
   });
 
   it('treats a key without a value as unset', () => {
-    expect(config(withFile(`leader.url: ${URL1}\nhealth.interval:\n`)).intervals.healthMs).toBe(30_000);
+    expect(healthMs(config(withFile(`leader.url: ${URL1}\nhealth.interval:\n`)))).toBe(30_000);
   });
 
   it.each<[string, string, string]>([
@@ -168,7 +168,7 @@ leaders:
   it('builds one leader per entry with its own name, auth, budget and labels', () => {
     const { config: c, warnings } = run(withFile(leaders));
     expect(warnings).toEqual([]);
-    expect(c.intervals.healthMs).toBe(20_000);
+    expect(healthMs(c)).toBe(20_000);
     expect(c.leaders.map((l) => [l.name, l.url, l.labels, l.products])).toEqual([
       ['onprem', 'https://onprem.example.com:9000/api/v1', { leader: 'onprem' }, ['stream']],
       ['lab.example.com', 'https://lab.example.com/api/v1', { leader: 'lab.example.com' }, ['edge']],

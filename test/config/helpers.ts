@@ -2,6 +2,9 @@ import { expect } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
 import { parseCommandLine, type CommandLine } from '../../src/config/parse.js';
 import type { Config } from '../../src/config/types.js';
+import { nodeHealth } from '../../src/collectors/node-health/index.js';
+import { nodeMetadata } from '../../src/collectors/node-metadata/index.js';
+import { settingsOf } from '../../src/config/types.js';
 
 /** A leader URL used throughout the tests. */
 export const URL1 = 'https://leader.example.com:9000/api/v1';
@@ -50,3 +53,7 @@ export function configError(c: Case): string {
   }
   throw new Error('expected a ConfigError');
 }
+
+/** `--health.interval` and `--metadata.interval` of a Config (the node collectors' settings). */
+export const healthMs = (c: Config): number => settingsOf(c, nodeHealth).intervalMs;
+export const metadataMs = (c: Config): number => settingsOf(c, nodeMetadata).intervalMs;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NODE_FAMILIES } from '../../src/collectors/index.js';
+import { NODE_FAMILIES } from '../helpers/render.js';
 import { checkLabelName, RESERVED_LABELS } from '../../src/config/labels.js';
 import { configError, URL1 } from './helpers.js';
 

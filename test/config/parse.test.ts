@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Config } from '../../src/config/types.js';
-import { config, configError, fakeReadFile, parse, run, URL1, type Case } from './helpers.js';
+import { config, configError, fakeReadFile, healthMs, metadataMs, parse, run, URL1, type Case } from './helpers.js';
 
 const TOKEN = { CRIBL_TOKEN: 'sup3r-s3cret-t0ken' };
 const L = `--leader.url=${URL1}`;
@@ -33,18 +33,28 @@ describe('defaults', () => {
           },
         },
       ],
-      web: { listenAddress: ':9864', telemetryPath: '/metrics', maxConnections: 512 },
-      intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 600_000 },
-      collectors: { gitSettings: true, packsMs: 0 },
+      web: { listenAddress: ':9864', telemetryPath: '/metrics', configFile: undefined, maxConnections: 512 },
+      discovery: { discoveryMs: 60_000, maxNodes: 0 },
       shard: { index: 0, total: 1 },
-      maxNodes: 0,
       log: { level: 'info', format: 'json' },
+      collectors: {
+        workspaces: {},
+        listing: {},
+        leader_health: {},
+        git_settings: { enabled: true },
+        search: { intervalMs: 0, query: 'cribl dataset="cribl_search_sample" | limit 1', timeoutMs: 30_000 },
+        groups: {},
+        group_version: {},
+        packs: { enabled: false, intervalMs: 600_000 },
+        node_health: { intervalMs: 30_000 },
+        node_metadata: { intervalMs: 600_000 },
+      },
     };
     expect(parse(minimal)).toEqual({ kind: 'run', config: expected, warnings: [] });
     expect(parseConfig({ argv: minimal.argv!, env: TOKEN, readFile: fakeReadFile({}) })).toEqual(expected);
   });
 
-  it('turns the collectors of issue 12 on and off', () => {
+  it('turns the optional collectors on and off, each with its own settings', () => {
     const on = config({
       ...minimal,
       argv: [
@@ -56,16 +66,20 @@ describe('defaults', () => {
         '--search.probe-query=cribl dataset="x"',
       ],
     });
-    expect(on.collectors).toEqual({
-      gitSettings: false,
-      packsMs: 300_000,
-      searchProbe: { intervalMs: 120_000, query: 'cribl dataset="x"', timeoutMs: 30_000 },
+    expect(on.collectors).toMatchObject({
+      git_settings: { enabled: false },
+      packs: { enabled: true, intervalMs: 300_000 },
+      search: { intervalMs: 120_000, query: 'cribl dataset="x"', timeoutMs: 30_000 },
     });
-    expect(config({ ...minimal, env: { ...TOKEN, CRIBL_SEARCH_PROBE_INTERVAL: '0' } }).collectors).toEqual({
-      gitSettings: true,
-      packsMs: 0,
+    expect(config({ ...minimal, env: { ...TOKEN, CRIBL_SEARCH_PROBE_INTERVAL: '0' } }).collectors).toMatchObject({
+      git_settings: { enabled: true },
+      packs: { enabled: false },
+      search: { intervalMs: 0 },
     });
-    expect(config({ ...minimal, argv: [L, '--packs.interval=5m'] }).collectors.packsMs).toBe(0);
+    expect(config({ ...minimal, argv: [L, '--packs.interval=5m'] }).collectors.packs).toEqual({
+      enabled: false,
+      intervalMs: 300_000,
+    });
     expect(configError({ ...minimal, argv: [L, '--search.probe-interval=20s'] })).toBe(
       '--search.probe-timeout (30s) must be shorter than --search.probe-interval (20s): one probe at a time',
     );
@@ -108,7 +122,7 @@ describe('precedence: flag > env > file > default', () => {
       flag: '--health.interval=10s',
       env: { CRIBL_HEALTH_INTERVAL: '20s' },
       yaml: 'health.interval: 40s',
-      read: (c: Config) => c.intervals.healthMs,
+      read: (c: Config) => healthMs(c),
       want: [10_000, 20_000, 40_000, 30_000],
     },
     {
@@ -164,13 +178,13 @@ describe('precedence: flag > env > file > default', () => {
   });
 
   it('an empty environment variable counts as unset', () => {
-    expect(config({ ...minimal, env: { ...TOKEN, CRIBL_HEALTH_INTERVAL: '' } }).intervals.healthMs).toBe(30_000);
+    expect(healthMs(config({ ...minimal, env: { ...TOKEN, CRIBL_HEALTH_INTERVAL: '' } }))).toBe(30_000);
   });
 });
 
 describe('values', () => {
   it.each<[string, string[], Record<string, string>, (c: Config) => unknown, unknown]>([
-    ['durations', ['--metadata.interval=1h30m'], {}, (c) => c.intervals.metadataMs, 5_400_000],
+    ['durations', ['--metadata.interval=1h30m'], {}, (c) => metadataMs(c), 5_400_000],
     ['sizes', ['--leader.max-response-size=1GB'], {}, (c) => c.leaders[0]!.budget.maxResponseBytes, 1e9],
     [
       'env booleans as 1',
@@ -182,7 +196,7 @@ describe('values', () => {
     ['product lists deduplicated', ['--products=edge,edge'], {}, (c) => c.leaders[0]!.products, ['edge']],
     ['telemetry path', ['--web.telemetry-path=/cribl/metrics'], {}, (c) => c.web.telemetryPath, '/cribl/metrics'],
     ['web config file', ['--web.config.file=web.yml'], {}, (c) => c.web.configFile, 'web.yml'],
-    ['max nodes', ['--max-nodes=500'], {}, (c) => c.maxNodes, 500],
+    ['max nodes', ['--max-nodes=500'], {}, (c) => c.discovery.maxNodes, 500],
     ['pretty logs', ['--log.format=pretty'], {}, (c) => c.log.format, 'pretty'],
     ['explicit burst', ['--leader.burst=3'], {}, (c) => c.leaders[0]!.budget.burst, 3],
     ['leader name', ['--leader.name=prod'], {}, (c) => c.leaders[0]!.name, 'prod'],
@@ -387,8 +401,12 @@ describe('errors name the setting in one line', () => {
   });
 
   it('reports the first bad setting in flag-table order, before cross-setting checks', () => {
-    expect(configError({ argv: [L, '--log.level=loud', '--health.interval=1x'] })).toBe(
-      '--health.interval: "1x" is not a duration (use e.g. 30s, 5m, 1h30m)',
+    // The global settings come first in the table, then the collectors' (registry order).
+    expect(configError({ argv: [L, '--health.interval=1x', '--log.level=loud'] })).toBe(
+      '--log.level: "loud" is not one of trace, debug, info, warn, error, fatal, silent',
+    );
+    expect(configError({ argv: [L, '--metadata.interval=1x', '--health.interval=2x'] })).toBe(
+      '--health.interval: "2x" is not a duration (use e.g. 30s, 5m, 1h30m)',
     );
   });
 });
@@ -766,7 +784,7 @@ describe('the result is deeply frozen', () => {
     const c = config(minimal);
     const leader = c.leaders[0]!;
     expect(() => {
-      (c as { maxNodes: number }).maxNodes = 5;
+      (c.discovery as { maxNodes: number }).maxNodes = 5;
     }).toThrow(TypeError);
     expect(() => {
       (c.leaders as LeaderList).push(leader);
@@ -778,7 +796,7 @@ describe('the result is deeply frozen', () => {
       (leader.labels as Record<string, string>).x = 'y';
     }).toThrow(TypeError);
     expect(() => {
-      (c.intervals as { healthMs: number }).healthMs = 1;
+      (c.collectors.node_health as { intervalMs: number }).intervalMs = 1;
     }).toThrow(TypeError);
     expect(Object.isFrozen(leader.products)).toBe(true);
     expect(c.leaders[0]!.budget.maxRps).toBe('auto');

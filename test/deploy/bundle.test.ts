@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WORKER_MIN_NODES } from '../../src/exposition/body.js';
+import { WORKER_MIN_NODES } from '../../src/exposition/body/index.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { ROOT } from './prometheusrule.js';
 
@@ -41,7 +41,7 @@ describe('the bundle (scripts/bundle.mjs)', () => {
     expect(readFileSync(join(dist, 'util/files.js'), 'utf8')).toMatch(/^import\{[^}]*\}from"\.\.\/chunk-\w+\.js";/m);
     for (const f of js) expect(files(dist)).toContain(`${f}.map`);
     // Minified: one of src/'s local names (there, in builder.ts) is gone.
-    expect(readFileSync(join(ROOT, 'src/exposition/builder.ts'), 'utf8')).toContain('const failAll = ');
+    expect(readFileSync(join(ROOT, 'src/exposition/body/builder.ts'), 'utf8')).toContain('const failAll = ');
     expect(js.some((f) => readFileSync(join(dist, f), 'utf8').includes('failAll'))).toBe(false);
   });
 

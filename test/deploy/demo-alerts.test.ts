@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';
-import { sameCommit } from '../../src/collectors/group-version.js';
+import { sameCommit } from '../../src/collectors/group-version/index.js';
 import { parseScenario, startSimulator, type SimNode, type Simulator } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { PROMETHEUS_BIN, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FLAG_TABLE } from '../../src/config/flags.js';
-import { DEFAULT_PORT } from '../../src/config/types.js';
+import { DEFAULT_PORT } from '../../src/config/flags.js';
 import { instructions, keyValues, stages, substitute, type Stage } from './dockerfile.js';
 import { repositoryUrl, ROOT } from './prometheusrule.js';
 

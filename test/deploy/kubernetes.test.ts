@@ -6,7 +6,7 @@ import type { IContainer, IPodSpec, IService } from 'kubernetes-models/v1';
 import { stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FLAG_TABLE, SECRET_ENV } from '../../src/config/flags.js';
-import { DEFAULT_PORT } from '../../src/config/types.js';
+import { DEFAULT_PORT } from '../../src/config/flags.js';
 import { validateManifest, type Manifest } from './k8s-validate.js';
 import { alertJobPattern, CREDENTIALS_KEY, CREDENTIALS_SECRET, kustomize, loadDocs, selects } from './kustomize.js';
 import { ROOT } from './prometheusrule.js';

@@ -1,3 +1,4 @@
+import { decodeWorker } from '../../src/collectors/listing/index.js';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Discoverer } from '../../src/discovery/discovery.js';
@@ -177,7 +178,10 @@ describe('Discoverer', () => {
 
 describe('selectNodes', () => {
   const all = new Map(
-    Array.from({ length: 1000 }, (_, i) => [`n${i}`, { product: 'stream' as const, worker: workerEntry(`n${i}`) }]),
+    Array.from({ length: 1000 }, (_, i) => [
+      `n${i}`,
+      { product: 'stream' as const, listed: decodeWorker(workerEntry(`n${i}`))! },
+    ]),
   );
 
   it('N shards together select every node exactly once', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fnv1a64, fnv1a64Halves, jumpHash, ordinalFromPodName, shardOf } from '../../src/discovery/shard.js';
+import { fnv1a64, jumpHash, ordinalFromPodName, shardOf } from '../../src/discovery/shard.js';
+import { fnv1a64Halves } from '../../src/util/hash.js';
 
 describe('fnv1a64', () => {
   it.each([

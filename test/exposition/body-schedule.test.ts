@@ -1,28 +1,56 @@
+import { gunzipSync } from 'node:zlib';
 // When the body cache builds: driven by the scrapes it is told about (predicted per client), bounded in age,
 // never while clean. Builds take no fake time here (the clock moves only in advance()), so a build planned for a
 // predicted scrape starts exactly LEAD_MARGIN_MS (250 ms) before it.
 
-import { NODE_RENDERING, SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { describe, expect, it } from 'vitest';
-import { createBodyCache, MAX_BODY_AGE_MS, type BodyCacheOptions } from '../../src/exposition/body.js';
-import { createInlineBuilder } from '../../src/exposition/builder.js';
-import { createLeaderSnapshot } from '../../src/store/snapshot.js';
+import { COLLECTORS } from '../../src/collectors/registry.js';
+import { createBodyCache, MAX_BODY_AGE_MS, type BodyCacheOptions } from '../../src/exposition/body/index.js';
+// Builders that render inline stand in for the worker here: what matters is which one is asked, and when.
+import { createInlineBuilder, type Builder } from '../../src/exposition/body/builder.js';
+import { familySet } from '../../src/exposition/body/families.js';
+import { LeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 import { node } from './fixtures.js';
 
-const intervals = { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 };
+const intervals = { discoveryMs: 60_000 };
+const settingsOf = (): unknown => ({ intervalMs: 30_000, enabled: false });
+
+/** A store with its nodes written as the listing writes them. */
+class Store extends LeaderSnapshot {
+  setNode(id: string, n: ReturnType<typeof node>): void {
+    this.putNode(id, n.ident, 'listing', n.facts.listing);
+    for (const [c, f] of Object.entries(n.facts)) if (c !== 'listing') this.setNodeFacts(id, c, f);
+  }
+}
+
+/** An inline builder in the worker's place. */
+const inlineWorker = (reads: readonly (readonly string[])[]): Builder & { worker(): undefined } => ({
+  ...createInlineBuilder(familySet(COLLECTORS), reads),
+  worker: () => undefined,
+});
+
+const count = async (cache: ReturnType<typeof createBodyCache>): Promise<number> => {
+  const s = (await cache.rebuild()).serve('text');
+  return (
+    gunzipSync(Buffer.concat([...s.gzip, s.end]))
+      .toString('utf8')
+      .match(/^cribl_node_info\{/gm)?.length ?? 0
+  );
+};
 const LEAD = 250;
 /** Steps of the fake clock; a build takes up to one step of fake time, and the lead is 1.5 × that + LEAD. */
 const STEP = 50;
 
 function setup(options: Partial<BodyCacheOptions> = {}) {
   const clock = new FakeClock(0);
-  const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
+  const snapshot = new Store();
   /** Start time (fake clock) of each build, by generation. */
   const started = new Map<number, number>();
   const builds: number[] = [];
   const cache = createBodyCache({
-    snapshots: [snapshot],
+    sources: [snapshot],
+    settingsOf,
     intervals,
     clock,
     onBuild: (s) => {
@@ -208,43 +236,39 @@ describe('body builds driven by scrapes', () => {
 describe('the body builder chosen by the fleet size (auto)', () => {
   it('switches to the worker at workerMinNodes, back to inline below 80 % of it, every node in each body', async () => {
     const clock = new FakeClock(0);
-    const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
+    const snapshot = new Store();
     const switches: string[] = [];
     const made = { worker: 0, closed: 0 };
     const cache = createBodyCache({
-      snapshots: [snapshot],
+      sources: [snapshot],
+      settingsOf,
       intervals,
       clock,
       builder: 'auto',
       workerMinNodes: 10,
-      // A "worker" that assembles inline: what matters is which builder is asked.
-      createWorkerBuilder: (o) => {
+      createWorkerBuilder: (reads) => {
         made.worker++;
-        const b = createInlineBuilder(o, NODE_RENDERING);
+        const b = inlineWorker(reads);
         return { ...b, close: () => (made.closed++, b.close()) };
       },
       onBuilderSwitch: (to, nodes) => switches.push(`${to}@${nodes}`),
     });
-    const count = async () =>
-      Buffer.concat((await cache.rebuild()).identity ?? [])
-        .toString('utf8')
-        .match(/^cribl_node_info\{/gm)?.length ?? 0;
     for (let i = 0; i < 9; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
-    expect(await count()).toBe(9);
+    expect(await count(cache)).toBe(9);
     expect(switches).toEqual([]);
     snapshot.setNode('n9', node('n9'));
-    expect(await count()).toBe(10);
+    expect(await count(cache)).toBe(10);
     expect(switches).toEqual(['worker@10']);
     snapshot.deleteNode('n9');
     snapshot.deleteNode('n8');
-    expect(await count()).toBe(8); // 8 ≥ 80 % of 10: stays on the worker
+    expect(await count(cache)).toBe(8); // 8 ≥ 80 % of 10: stays on the worker
     expect(switches).toEqual(['worker@10']);
     snapshot.deleteNode('n7');
-    expect(await count()).toBe(7);
+    expect(await count(cache)).toBe(7);
     expect(switches).toEqual(['worker@10', 'inline@7']);
     expect(made).toEqual({ worker: 1, closed: 1 });
     for (let i = 7; i < 12; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
-    expect(await count()).toBe(12);
+    expect(await count(cache)).toBe(12);
     expect(switches).toEqual(['worker@10', 'inline@7', 'worker@12']);
     cache.close();
   });
@@ -253,16 +277,17 @@ describe('the body builder chosen by the fleet size (auto)', () => {
 describe('the age bound against the build-share floor', () => {
   it('a build too slow for maxBuildShare within the bound still starts by the bound', async () => {
     const clock = new FakeClock(0);
-    const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
+    const snapshot = new Store();
     const starts: number[] = [];
     // Every build takes 5 s of (fake) time: at a 10 % share the next could start only 45 s after its end.
     const cache = createBodyCache({
-      snapshots: [snapshot],
+      sources: [snapshot],
+      settingsOf,
       intervals,
       clock,
       builder: 'worker',
-      createWorkerBuilder: (o) => {
-        const b = createInlineBuilder(o, NODE_RENDERING);
+      createWorkerBuilder: (reads) => {
+        const b = inlineWorker(reads);
         return {
           ...b,
           build: async (r) => {

@@ -1,5 +1,8 @@
-import type { NodeState } from '../../src/collectors/state.js';
 import type { WorkerEntry } from '../../src/api/shapes.js';
+import type { NodeItem } from '../../src/collectors/collector.js';
+import { decodeWorker } from '../../src/collectors/listing/index.js';
+import type { HealthFacts } from '../../src/collectors/node-health/index.js';
+import type { MetadataFacts } from '../../src/collectors/node-metadata/index.js';
 
 /** A realistic stream worker entry as the leader lists it (no disk, no deployable). */
 export function worker(id = 'w1', overrides: Partial<WorkerEntry> = {}): WorkerEntry {
@@ -31,7 +34,29 @@ export function worker(id = 'w1', overrides: Partial<WorkerEntry> = {}): WorkerE
   };
 }
 
-/** A node that was listed and never polled. */
-export function node(id = 'w1', overrides: Partial<NodeState> = {}): NodeState {
-  return { product: 'stream', group: 'default', nodeId: id, worker: worker(id), ...overrides };
+/** What a test node is made of: its listing entry, health and metadata facts, identity. */
+export interface NodeParts {
+  product?: 'stream' | 'edge';
+  group?: string;
+  worker?: WorkerEntry;
+  health?: HealthFacts;
+  metadata?: MetadataFacts;
+  /** Restarts the listing counted. */
+  restarts?: number;
+}
+
+/** A node as the store holds it: listed (decoded as the exporter decodes it), and polled when `health` is given. */
+export function node(id = 'w1', parts: NodeParts = {}): NodeItem {
+  const listed = decodeWorker(parts.worker ?? worker(id));
+  if (!listed) throw new Error(`a test node whose listing entry does not decode: ${id}`);
+  const withCount = parts.restarts ? { ...listed, restarts: parts.restarts } : listed;
+  return {
+    key: id,
+    ident: { product: parts.product ?? 'stream', group: parts.group ?? 'default', nodeId: id },
+    facts: {
+      listing: withCount,
+      ...(parts.health ? { node_health: parts.health } : {}),
+      ...(parts.metadata ? { node_metadata: parts.metadata } : {}),
+    },
+  };
 }

@@ -6,11 +6,9 @@ import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
-import { createBodyCache } from '../../src/exposition/body.js';
 import { DEFAULT_SERVER_LIMITS, serverOptions } from '../../src/exposition/limits.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
-import { createLeaderSnapshot } from '../../src/store/snapshot.js';
+import { TestStore, testBody } from '../helpers/stores.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hardening-'));
@@ -38,18 +36,14 @@ function webConfig(lines: string[]): string {
 
 async function start(overrides: Partial<ServerOptions> = {}) {
   const clock = new FakeClock();
-  const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-  snapshot.setLeader({ up: true });
-  const body = createBodyCache({
-    snapshots: [snapshot],
-    intervals: { discoveryMs: 1000, healthMs: 1000, metadataMs: 1000 },
-    clock,
-  });
+  const snapshot = new TestStore().discovered();
+  const body = testBody([snapshot], { clock });
   const reloads: boolean[] = [];
   const errors: string[] = [];
   const server = await startServer({
     listenAddress: '127.0.0.1:0',
     body,
+    collectors: [],
     selfMetrics: { render: () => Promise.resolve(''), setWebConfigReloadSuccessful: (ok) => reloads.push(ok) },
     ready: () => true,
     version: 't',

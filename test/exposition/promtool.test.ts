@@ -1,11 +1,9 @@
-import { renderManagement, SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { createBodyCache } from '../../src/exposition/body.js';
 import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
-import { createLeaderSnapshot } from '../../src/store/snapshot.js';
-import { createScopeSnapshot } from '../../src/store/scope.js';
-import type { ManagementState } from '../../src/collectors/state.js';
+import { gunzipSync } from 'node:zlib';
+import { LeaderSnapshot } from '../../src/store/snapshot.js';
+import { TestStore, testBody } from '../helpers/stores.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { node, worker } from './fixtures.js';
 
@@ -16,42 +14,52 @@ const HOSTILE = ['say "hi"', 'C:\\cribl\\', 'two\nlines', 'lone \uD800 surrogate
 
 async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<string> {
   const clock = new FakeClock();
-  const management = createScopeSnapshot<ManagementState>(renderManagement);
-  management.set({
+  const management = new LeaderSnapshot();
+  management.setLeaderFacts('workspaces', {
     up: true,
     workspaces: [
       { workspaceId: 'main', state: 'Active', leaderFQDN: '', region: 'us-west-2' },
       { workspaceId: HOSTILE[0]!, state: 'Failed', leaderFQDN: '', region: '' },
     ],
   });
-  const leaders = [
-    createLeaderSnapshot({ labels: { workspace: 'main' }, render: SNAPSHOT_RENDERERS }),
-    createLeaderSnapshot({ labels: { workspace: 'dev "2"' }, render: SNAPSHOT_RENDERERS }),
-  ];
+  const leaders = [new TestStore({ workspace: 'main' }), new TestStore({ workspace: 'dev "2"' })];
   leaders.forEach((s, l) => {
-    s.setLeader({
+    s.setLeaderFacts('listing', {
       up: l === 0,
       ...(l === 0
         ? { lastDiscoveryMs: 1717200000000 }
         : { failure: { reason: 'http_4xx', status: 401, message: 'GET /x: HTTP 401' } }),
-      health: { answer: { status: l === 0 ? 'healthy' : 'standby', startTime: 1717100000000, role: 'primary' } },
-      git: { settings: { remoteConfigured: l === 0, branch: HOSTILE[l]!, gitOps: 'none', autoAction: 'none' } },
-      search: {
-        success: l === 0,
-        durationMs: 2500,
-        lastSuccessMs: 1717200000000,
-        ...(l ? { failure: 'timeout' } : {}),
-      },
     });
-    void s.setGroups([
+    s.setLeaderFacts('leader_health', {
+      answer: { status: l === 0 ? 'healthy' : 'standby', startTime: 1717100000000, role: 'primary' },
+    });
+    s.setLeaderFacts('git_settings', {
+      settings: { remoteConfigured: l === 0, branch: HOSTILE[l]!, gitOps: 'none', autoAction: 'none' },
+    });
+    s.setLeaderFacts('search', {
+      success: l === 0,
+      durationMs: 2500,
+      lastSuccessMs: 1717200000000,
+      ...(l ? { failure: 'timeout' } : {}),
+    });
+    s.setGroups('groups', [
       {
         product: 'stream',
-        group: { id: 'default', configVersion: 'abc1234', workerCount: 2, deployingWorkerCount: 1 },
-        versions: { undeployed: 2, lastCommitMs: 1717200000000 },
-        packs: { packs: [{ id: HOSTILE[1]!, version: '1.0.0', pipelines: 2 }, { id: 'p2' }] },
+        id: 'default',
+        facts: { id: 'default', configVersion: 'abc1234', workerCount: 2, deployingWorkerCount: 1 },
       },
-      { product: 'edge', group: { id: HOSTILE[0]!, incompatibleWorkerCount: 1 } },
+      { product: 'edge', id: HOSTILE[0]!, facts: { id: HOSTILE[0]!, incompatibleWorkerCount: 1 } },
     ]);
+    s.setGroupFacts(
+      'group_version',
+      new Map([['stream\u0000default', { deployed: 'abc1234', undeployed: 2, lastCommitMs: 1717200000000 }]]),
+    );
+    s.setGroupFacts(
+      'packs',
+      new Map([
+        ['stream\u0000default', { packs: [{ id: HOSTILE[1]!, version: '1.0.0', pipelines: 2 }, { id: 'p2' }] }],
+      ]),
+    );
     HOSTILE.forEach((value, i) => {
       const id = `${value}-${i}`;
       const w = worker(id, {
@@ -97,12 +105,7 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
       );
     });
   });
-  const body = createBodyCache({
-    snapshots: leaders,
-    management,
-    intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 },
-    clock,
-  });
+  const body = testBody(leaders, { management, clock });
   const self = createSelfMetrics({ version: '0.1.0', nodejsVersion: 'v20.18.1' });
   const l = self.forLeader('main');
   l.onRequest('/w/{nodeId}/health', '200', 0.05);
@@ -113,10 +116,10 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
   l.onFailure('cloud', 'unreachable');
   self.setShard(0, 1);
   self.setWebConfigReloadSuccessful(true);
-  const snapshot = (await body.current()).forFormat(format);
+  const served = (await body.current()).serve(format);
   body.close();
   const tail = format === 'openmetrics' ? '# EOF\n' : '';
-  return Buffer.concat(snapshot.identity ?? []).toString('utf8') + (await self.render(format)) + tail;
+  return gunzipSync(Buffer.concat([...served.gzip, served.end])).toString('utf8') + (await self.render(format)) + tail;
 }
 
 describe('promtool check metrics', () => {

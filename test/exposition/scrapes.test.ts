@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScrapeTracker } from '../../src/exposition/scrapes.js';
+import { ScrapeTracker } from '../../src/exposition/body/scrapes.js';
 
 /** A tracker that saw `times` of each client. */
 function seen(clients: Record<string, number[]>, options = {}): ScrapeTracker {

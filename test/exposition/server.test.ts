@@ -1,13 +1,12 @@
-import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createBodyCache } from '../../src/exposition/body.js';
 import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
-import { createLeaderSnapshot } from '../../src/store/snapshot.js';
+import { TestStore, testBody } from '../helpers/stores.js';
+import { COLLECTORS } from '../../src/collectors/registry.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { PROMETHEUS_3 } from '../helpers/accept.js';
 import { firstGzipMember } from '../helpers/gzip.js';
@@ -23,31 +22,17 @@ afterAll(async () => {
   await agent.close();
 });
 
-async function start(
-  overrides: Partial<ServerOptions> = {},
-  identityCacheMaxBytes?: number,
-  keepIdentityMs?: number,
-  chunkBytes?: number,
-  builder?: 'inline' | 'worker',
-) {
+async function start(overrides: Partial<ServerOptions> = {}, builder?: 'inline' | 'worker') {
   const clock = new FakeClock();
-  const snapshot = createLeaderSnapshot({ labels: { workspace: 'main' }, render: SNAPSHOT_RENDERERS });
-  snapshot.setLeader({ up: true, lastDiscoveryMs: 1717200000000 });
-  snapshot.setNode('stream/w1', node('w1', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 } }));
-  const body = createBodyCache({
-    snapshots: [snapshot],
-    intervals: { discoveryMs: 60_000, healthMs: 30_000, metadataMs: 300_000 },
-    clock,
-    ...(identityCacheMaxBytes !== undefined ? { identityCacheMaxBytes } : {}),
-    ...(keepIdentityMs !== undefined ? { keepIdentityMs } : {}),
-    ...(chunkBytes !== undefined ? { chunkBytes } : {}),
-    ...(builder ? { builder } : {}),
-  });
+  const snapshot = new TestStore({ workspace: 'main' }).discovered();
+  snapshot.setNode('w1', node('w1', { health: { up: true, status: 'healthy', lastSuccessMs: 1717200000000 } }));
+  const body = testBody([snapshot], { clock, ...(builder ? { builder } : {}) });
   const selfMetrics = createSelfMetrics({ version: '9.9.9', nodejsVersion: 'v22.0.0', defaultMetrics: false });
   let ready = false;
   const server = await startServer({
     listenAddress: '127.0.0.1:0',
     body,
+    collectors: COLLECTORS.map((c) => c.name),
     selfMetrics,
     ready: () => ready,
     version: '9.9.9',
@@ -86,16 +71,13 @@ describe('startServer', () => {
     expect(res.text).not.toContain('# EOF');
   });
 
-  it('tells the body cache of each GET scrape, its client (address, User-Agent) and encoding, not a HEAD', async () => {
+  it('tells the body cache of each GET scrape and its client (address, User-Agent), not a HEAD', async () => {
     const { server, body } = await start();
     const scrape = vi.spyOn(body, 'scrape');
     await get(`${server.url}/metrics`, { 'user-agent': 'Prometheus/3.1.0', 'accept-encoding': 'gzip' });
     await get(`${server.url}/metrics`, { 'user-agent': 'curl/8.5.0' });
     await get(`${server.url}/metrics`, {}, 'HEAD');
-    expect(scrape.mock.calls).toEqual([
-      ['127.0.0.1 Prometheus/3.1.0', false],
-      ['127.0.0.1 curl/8.5.0', true],
-    ]);
+    expect(scrape.mock.calls).toEqual([['127.0.0.1 Prometheus/3.1.0'], ['127.0.0.1 curl/8.5.0']]);
   });
 
   it('serves OpenMetrics 1.0.0 to Prometheus 3, ending with # EOF', async () => {
@@ -114,7 +96,7 @@ describe('startServer', () => {
     ['text', undefined],
     ['openmetrics', PROMETHEUS_3],
   ])('gzip (%s) is the identity body as one gzip member, self-metrics included', async (_format, accept) => {
-    const { server, snapshot, body } = await start({}, undefined, undefined, 512);
+    const { server, snapshot, body } = await start();
     for (let i = 0; i < 200; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
     await body.rebuild();
     const headers: Record<string, string> = accept ? { accept } : {};
@@ -132,7 +114,7 @@ describe('startServer', () => {
   });
 
   it('curl --compressed shows the whole body (it reads only the first gzip member)', async () => {
-    const { server, snapshot, body } = await start({}, 0, undefined, 512);
+    const { server, snapshot, body } = await start();
     for (let i = 0; i < 200; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
     await body.rebuild();
     const plainRes = await get(`${server.url}/metrics`);
@@ -143,10 +125,10 @@ describe('startServer', () => {
     expect(curl.stdout).toContain('node_id="n199"');
   });
 
-  it('serves identity by gunzipping when the body keeps no identity copy', async () => {
-    const { server, snapshot, body } = await start({}, 0);
+  it('serves identity by gunzipping the body', async () => {
+    const { server, snapshot, body } = await start();
     for (let i = 0; i < 200; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
-    expect((await body.rebuild()).identity).toBeUndefined();
+    await body.rebuild();
     const gz = await get(`${server.url}/metrics`, { 'accept-encoding': 'gzip' });
     const plainRes = await get(`${server.url}/metrics`);
     expect(plainRes.headers['content-encoding']).toBeUndefined();
@@ -154,19 +136,16 @@ describe('startServer', () => {
     expect(plainRes.text).toContain('node_id="n199"');
   });
 
-  it('serves a body built in the worker, its deflated pieces in shared memory, gzip and identity', async () => {
-    const { server, snapshot, body } = await start({}, 0, undefined, 512, 'worker');
+  it('serves a body built in the worker, gzip and identity, the same as one built inline', async () => {
+    const { server, snapshot, body } = await start({}, 'worker');
     try {
       for (let i = 0; i < 200; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
-      const built = await body.rebuild();
-      // Many pieces (512-byte pieces of text), each the worker's own bytes: no copy joined them on either thread.
-      const shared = built.gzip.filter((b) => b.buffer instanceof SharedArrayBuffer);
-      expect(shared.length).toBeGreaterThan(20);
+      await body.rebuild();
       const gz = await get(`${server.url}/metrics`, { 'accept-encoding': 'gzip' });
       const plainRes = await get(`${server.url}/metrics`);
       expect(plainRes.text).toBe(gunzipSync(gz.bytes).toString('utf8'));
       expect(plainRes.text).toContain('node_id="n199"');
-      const inline = await start({}, 0, undefined, 512, 'inline');
+      const inline = await start({}, 'inline');
       for (let i = 0; i < 200; i++) inline.snapshot.setNode(`n${i}`, node(`n${i}`));
       await inline.body.rebuild();
       const cut = (t: string): string => t.slice(0, t.indexOf('# HELP cribl_exporter_'));
@@ -177,25 +156,54 @@ describe('startServer', () => {
     }
   });
 
-  it('an uncompressed scrape tells the body cache: a gzip-only body gains identity bytes for the next', async () => {
-    const { server, snapshot, body } = await start({}, undefined, 60_000);
-    for (let i = 0; i < 200; i++) snapshot.setNode(`n${i}`, node(`n${i}`));
-    expect((await body.rebuild()).identity).toBeUndefined();
-    await get(`${server.url}/metrics`, { 'accept-encoding': 'gzip' });
-    await body.whenIdle();
-    expect((await body.current()).identity).toBeUndefined();
-    const first = await get(`${server.url}/metrics`);
-    await body.whenIdle();
-    expect((await body.current()).identity).toBeDefined();
-    const second = await get(`${server.url}/metrics`);
-    expect(first.text).toContain('node_id="n199"');
-    // Both end with the self-metrics, rendered per scrape: the snapshot part is the same bytes.
-    const cut = (t: string): string => {
-      const at = t.indexOf('# HELP cribl_exporter_');
-      expect(at).toBeGreaterThan(0);
-      return t.slice(0, at);
-    };
-    expect(cut(second.text)).toBe(cut(first.text));
+  describe('collect[] and exclude[] (as node_exporter)', () => {
+    const names = (text: string): string[] => [
+      ...new Set(text.split('\n').flatMap((l) => /^# TYPE (\S+)/.exec(l)?.[1] ?? [])),
+    ];
+
+    it('collect[] serves only the collectors named, and the exporter’s own metrics', async () => {
+      const { server } = await start();
+      const res = await get(`${server.url}/metrics?collect[]=node_health&collect[]=listing`, {
+        'accept-encoding': 'gzip',
+      });
+      expect(res.status).toBe(200);
+      const families = names(gunzipSync(res.bytes).toString('utf8'));
+      expect(families).toContain('cribl_node_health_up');
+      expect(families).toContain('cribl_node_info');
+      expect(families).toContain('cribl_leader_up');
+      expect(families).toContain('cribl_exporter_build_info');
+      expect(families).not.toContain('cribl_node_metadata_info');
+      expect(families.filter((f) => f.startsWith('cribl_group_'))).toEqual([]);
+    });
+
+    it('exclude[] serves every collector but those named', async () => {
+      const { server } = await start();
+      const families = names((await get(`${server.url}/metrics?exclude[]=listing`)).text);
+      expect(families).toContain('cribl_node_health_up');
+      expect(families).not.toContain('cribl_node_info');
+      expect(families).not.toContain('cribl_leader_up');
+      expect(families).toContain('cribl_exporter_build_info');
+    });
+
+    it('an unknown collector is a 400 naming the known ones; both at once is a 400 too', async () => {
+      const { server } = await start();
+      const res = await get(`${server.url}/metrics?collect[]=nodes`);
+      expect(res.status).toBe(400);
+      expect(res.text).toBe(
+        `unknown collector "nodes"; known collectors: ${COLLECTORS.map((c) => c.name).join(', ')}\n`,
+      );
+      const both = await get(`${server.url}/metrics?collect[]=listing&exclude[]=node_health`);
+      expect(both.status).toBe(400);
+      expect(both.text).toContain('cannot be used together');
+    });
+
+    it('without either, every collector', async () => {
+      const { server } = await start();
+      const all = names((await get(`${server.url}/metrics`)).text);
+      expect(names((await get(`${server.url}/metrics?`)).text)).toEqual(all);
+      for (const f of ['cribl_leader_up', 'cribl_node_info', 'cribl_node_health_up', 'cribl_exporter_build_info'])
+        expect(all).toContain(f);
+    });
   });
 
   it(
@@ -228,7 +236,7 @@ describe('startServer', () => {
   it('serves the latest built body: a deleted node vanishes after the rebuild', async () => {
     const { server, snapshot, body } = await start();
     expect((await get(`${server.url}/metrics`)).text).toContain('node_id="w1"');
-    snapshot.deleteNode('stream/w1');
+    snapshot.deleteNode('w1');
     await body.rebuild();
     expect((await get(`${server.url}/metrics`)).text).not.toContain('node_id="w1"');
   });

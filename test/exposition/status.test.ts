@@ -2,7 +2,8 @@ import pino from 'pino';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app.js';
-import type { NodeState } from '../../src/collectors/state.js';
+import type { NodeItem, ScopeItem } from '../../src/collectors/collector.js';
+import type { DiscoveryFacts } from '../../src/collectors/listing/index.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { NODE_CONDITIONS } from '../../src/exposition/status/conditions.js';
 import { createStatusPage, type LeaderStatusSource } from '../../src/exposition/status/page.js';
@@ -13,6 +14,7 @@ import { startSimulator } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { manualSchedule } from '../helpers/manual-schedule.js';
 import { workerEntry } from '../helpers/workers.js';
+import { node as listedNode } from './fixtures.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -21,21 +23,23 @@ function node(
   id: string,
   state: 'healthy' | 'shutting down' | 'standby' | 'unreachable' | 'disconnected' | 'pending',
   answeredAgoMs?: number,
-): NodeState {
+): NodeItem {
   const worker = { ...workerEntry(id), disconnected: state === 'disconnected', lastMsgTime: NOW - 90_000 };
   const lastSuccessMs = answeredAgoMs === undefined ? undefined : NOW - answeredAgoMs;
-  const base = { product: 'stream' as const, group: 'default', nodeId: id, worker };
   const since = lastSuccessMs === undefined ? {} : { lastSuccessMs };
   switch (state) {
     case 'pending':
-      return base;
+      return listedNode(id, { worker });
     case 'unreachable':
     case 'disconnected':
-      return { ...base, health: { up: false, failure: 'http_5xx', ...since } };
+      return listedNode(id, { worker, health: { up: false, failure: 'http_5xx', ...since } });
     default:
-      return { ...base, health: { up: true, status: state, lastSuccessMs: NOW } };
+      return listedNode(id, { worker, health: { up: true, status: state, lastSuccessMs: NOW } });
   }
 }
+
+/** The leader's facts as a discovery writes them. */
+const discovered = (facts: DiscoveryFacts | undefined): ScopeItem => ({ facts: facts ? { listing: facts } : {} });
 
 const countsOf = (counts: number[]): Record<string, number> =>
   Object.fromEntries(NODE_CONDITIONS.map((c, i) => [c.key, counts[i]!]));
@@ -63,7 +67,7 @@ describe('summarizeNodes', () => {
       pending: 1,
       healthy: 2,
     });
-    expect(s.worst.map((w) => `${w.node.nodeId}:${w.condition.key}`)).toEqual([
+    expect(s.worst.map((w) => `${w.node.ident.nodeId}:${w.condition.key}`)).toEqual([
       'd:disconnected',
       'u-never:unreachable',
       'u-old:unreachable',
@@ -82,7 +86,7 @@ describe('summarizeNodes', () => {
   });
 
   it('keeps only the `limit` worst of a large fleet, and the right ones', async () => {
-    const nodes: NodeState[] = [];
+    const nodes: NodeItem[] = [];
     for (let i = 0; i < 50_000; i++) nodes.push(node(`n${String(i).padStart(5, '0')}`, 'healthy'));
     // 60 unreachable nodes, silent for 1..60 minutes, spread through the fleet; 10 standby.
     for (let k = 1; k <= 60; k++) nodes[k * 800] = node(`u${k}`, 'unreachable', k * 60_000);
@@ -92,7 +96,7 @@ describe('summarizeNodes', () => {
     expect(countsOf(s.counts)).toMatchObject({ unreachable: 60, standby: 10, healthy: 50_000 - 70 });
     expect(s.worst).toHaveLength(50);
     // The 50 silent the longest: 60 minutes down to 11.
-    expect(s.worst.map((w) => w.node.nodeId)).toEqual(Array.from({ length: 50 }, (_, i) => `u${60 - i}`));
+    expect(s.worst.map((w) => w.node.ident.nodeId)).toEqual(Array.from({ length: 50 }, (_, i) => `u${60 - i}`));
   });
 });
 
@@ -107,7 +111,7 @@ describe('formatAge', () => {
   ])('%i ms → %s', (ms, text) => expect(formatAge(ms)).toBe(text));
 });
 
-function source(over: Partial<LeaderStatusSource> & { nodes?: NodeState[] } = {}): LeaderStatusSource {
+function source(over: Partial<LeaderStatusSource> & { nodes?: NodeItem[] } = {}): LeaderStatusSource {
   const nodes = over.nodes ?? [node('a', 'healthy')];
   const budget: BudgetState = {
     limit: 4,
@@ -129,7 +133,7 @@ function source(over: Partial<LeaderStatusSource> & { nodes?: NodeState[] } = {}
     name: 'prod',
     url: 'https://leader.example.com:9000/api/v1',
     authMode: 'token',
-    snapshot: { labels: {}, leader: () => ({ up: true, lastDiscoveryMs: NOW - 5_000 }), nodes: () => nodes.values() },
+    snapshot: { labels: {}, leader: () => discovered({ up: true, lastDiscoveryMs: NOW - 5_000 }), nodes: () => nodes },
     budget: () => ({
       ...budget,
       maxRps: 50,
@@ -156,12 +160,13 @@ describe('createStatusPage', () => {
           nodes: [hostile],
           snapshot: {
             labels: { workspace: 'a"b' },
-            leader: () => ({
-              up: false,
-              lastDiscoveryMs: NOW - 600_000,
-              failure: { reason: 'http_4xx', status: 401, message: 'GET /products/stream/workers: HTTP 401 <b>' },
-            }),
-            nodes: () => [hostile].values(),
+            leader: () =>
+              discovered({
+                up: false,
+                lastDiscoveryMs: NOW - 600_000,
+                failure: { reason: 'http_4xx', status: 401, message: 'GET /products/stream/workers: HTTP 401 <b>' },
+              }),
+            nodes: () => [hostile],
           },
           budget: () => ({
             limit: 2,
@@ -204,7 +209,7 @@ describe('createStatusPage', () => {
     const page = createStatusPage({
       leaders: () => [
         source({
-          snapshot: { labels: {}, leader: () => undefined, nodes: () => [node('a', 'healthy')].values() },
+          snapshot: { labels: {}, leader: () => discovered(undefined), nodes: () => [node('a', 'healthy')] },
           budget: () => ({
             limit: 1,
             inFlight: 0,
@@ -241,10 +246,10 @@ describe('createStatusPage', () => {
         source({
           snapshot: {
             labels: {},
-            leader: () => ({ up: true }),
+            leader: () => discovered({ up: true }),
             nodes: () => {
               passes++;
-              return nodes.values();
+              return nodes;
             },
           },
         }),

@@ -1,13 +1,11 @@
 import { parseWebConfig } from '../../src/exposition/web-config/parse.js';
-import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
 import { rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createBodyCache } from '../../src/exposition/body.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
-import { createLeaderSnapshot } from '../../src/store/snapshot.js';
+import { TestStore, testBody } from '../helpers/stores.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { createTestPki, type TestPki } from './certs.js';
 
@@ -177,16 +175,12 @@ describe('web config on the server', () => {
     writeConfig(path, lines);
     const clock = new FakeClock();
     const reloads: boolean[] = [];
-    const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-    snapshot.setLeader({ up: true });
-    const body = createBodyCache({
-      snapshots: [snapshot],
-      intervals: { discoveryMs: 1000, healthMs: 1000, metadataMs: 1000 },
-      clock,
-    });
+    const snapshot = new TestStore().discovered();
+    const body = testBody([snapshot], { clock });
     const server = await startServer({
       listenAddress: '127.0.0.1:0',
       body,
+      collectors: [],
       selfMetrics: { render: () => Promise.resolve(''), setWebConfigReloadSuccessful: (ok) => reloads.push(ok) },
       ready: () => true,
       version: 't',

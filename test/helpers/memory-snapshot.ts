@@ -1,66 +1,69 @@
-import type { GroupState, LeaderState, NodeState } from '../../src/collectors/state.js';
-import type { HealthFacts } from '../../src/collectors/node-health.js';
-import type { MetadataFacts } from '../../src/collectors/node-metadata.js';
-import type { PolledSnapshot } from '../../src/polling/poller.js';
-import type { LeaderSnapshot } from '../../src/store/snapshot.js';
+/** A real store, with reads that tests of the writers (the poller, the discovery step) find handy. */
+import type { Collector } from '../../src/collectors/collector.js';
+import { listedNode, type ListedNode } from '../../src/collectors/listing/index.js';
+import { healthFacts, nodeHealth, type HealthFacts } from '../../src/collectors/node-health/index.js';
+import { metadataFacts, nodeMetadata, type MetadataFacts } from '../../src/collectors/node-metadata/index.js';
+import type { DiscoveredNode } from '../../src/polling/poller.js';
+import { NodePoll, nodeCollectors } from '../../src/polling/node-poll.js';
+import { Poller, type PollerOptions } from '../../src/polling/poller.js';
+import type { LeaderClient } from '../../src/leader/types.js';
+import { LeaderSnapshot } from '../../src/store/snapshot.js';
+import type { Clock } from '../../src/util/clock.js';
+import type { Logger } from 'pino';
+import { decodeWorker } from '../../src/collectors/listing/index.js';
+import { workerEntry } from './workers.js';
 
-/** A LeaderSnapshot that only remembers, for tests of the writers. */
-export class MemorySnapshot
-  implements PolledSnapshot, Pick<LeaderSnapshot, 'nodeKeys' | 'setGroups' | 'setLeader' | 'leader' | 'getGroup'>
-{
-  readonly labels = {};
-  readonly nodes = new Map<string, NodeState>();
-  groups: readonly GroupState[] = [];
-  leaderState: LeaderState | undefined;
-  writes = 0;
-  setNode(key: string, state: NodeState): void {
-    this.writes++;
-    this.nodes.set(key, state);
+/** A node as these tests read it. */
+export interface NodeView {
+  listing?: ListedNode;
+  health?: HealthFacts;
+  metadata?: MetadataFacts;
+}
+
+export class MemorySnapshot extends LeaderSnapshot {
+  /** The nodes held, by key, in first-write order. */
+  get held(): Map<string, NodeView> {
+    return new Map(
+      this.moment().nodes.map((n) => [
+        n.key,
+        { listing: listedNode.of(n), health: healthFacts.of(n), metadata: metadataFacts.of(n) },
+      ]),
+    );
   }
-  setListing(key: string, product: NodeState['product'], group: string, worker: NodeState['worker']): void {
-    const n = this.nodes.get(key);
-    this.setNode(key, n ? { ...n, product, group, worker } : { product, group, nodeId: worker.id, worker });
-  }
-  deleteNode(key: string): void {
-    this.nodes.delete(key);
-  }
-  getNode(key: string): NodeState | undefined {
-    return this.nodes.get(key);
-  }
-  hasNode(key: string): boolean {
-    return this.nodes.has(key);
-  }
-  nodeId(key: string): string | undefined {
-    return this.nodes.get(key)?.nodeId;
-  }
-  nodeHealth(key: string): HealthFacts | undefined {
-    return this.nodes.get(key)?.health;
-  }
-  setNodeHealth(key: string, health: HealthFacts): void {
-    const n = this.nodes.get(key);
-    if (n) this.setNode(key, { ...n, health });
-  }
-  nodeMetadata(key: string): MetadataFacts | undefined {
-    return this.nodes.get(key)?.metadata;
-  }
-  setNodeMetadata(key: string, metadata: MetadataFacts): void {
-    const n = this.nodes.get(key);
-    if (n) this.setNode(key, { ...n, metadata });
-  }
-  nodeKeys(): IterableIterator<string> {
-    return this.nodes.keys();
-  }
-  setGroups(groups: readonly GroupState[]): Promise<void> {
-    this.groups = groups;
-    return Promise.resolve();
-  }
-  setLeader(state: Partial<LeaderState>): void {
-    this.leaderState = { ...this.leaderState, ...state };
-  }
-  leader(): LeaderState | undefined {
-    return this.leaderState;
-  }
-  getGroup(product: GroupState['product'], id: string): GroupState | undefined {
-    return this.groups.find((g) => g.product === product && g.group.id === id);
-  }
+}
+
+/** A listing of `ids` (stream nodes of group default), as a discovery hands it to the poller. */
+export function fleet(ids: readonly string[], startTime = 1717200000000): Map<string, DiscoveredNode> {
+  return new Map(
+    ids.map((id) => {
+      const w = workerEntry(id);
+      w.info.cribl.startTime = startTime;
+      const listed = decodeWorker(w)!;
+      return [id, { ident: { product: 'stream', group: listed.group, nodeId: id }, facts: listed, startTime }];
+    }),
+  );
+}
+
+/** A poller over the registry's node collectors (health, metadata) at the intervals given. */
+export function testPoller(
+  o: Omit<PollerOptions, 'poll' | 'snapshot' | 'listing'> & {
+    client: LeaderClient;
+    snapshot: LeaderSnapshot;
+    clock: Clock;
+    logger: Logger;
+    healthIntervalMs?: number;
+    metadataIntervalMs?: number;
+  },
+): Poller {
+  const { client, healthIntervalMs = 30_000, metadataIntervalMs = 600_000, ...rest } = o;
+  const settings = (c: Collector): unknown =>
+    c === nodeHealth ? { intervalMs: healthIntervalMs } : c === nodeMetadata ? { intervalMs: metadataIntervalMs } : {};
+  const poll = new NodePoll({
+    client,
+    store: o.snapshot,
+    clock: o.clock,
+    logger: o.logger,
+    ...nodeCollectors([nodeHealth, nodeMetadata], settings, () => true),
+  });
+  return new Poller({ ...rest, poll, listing: 'listing' });
 }

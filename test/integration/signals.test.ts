@@ -3,8 +3,8 @@
  * controls and the exact values are checked for every node or group, as is what the leader pays for them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP_FAMILIES, NODE_FAMILIES } from '../../src/collectors/index.js';
-import { VERSION_PAGE } from '../../src/collectors/group-version.js';
+import { GROUP_FAMILIES, NODE_FAMILIES } from '../helpers/render.js';
+import { VERSION_PAGE } from '../../src/collectors/group-version/index.js';
 import { startSimulator, type SimNode, type Simulator } from '../../src/simulator/index.js';
 import type { Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';

@@ -1,18 +1,36 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { SNAPSHOT_RENDERERS } from '../../src/collectors/index.js';
+import type { Collector } from '../../src/collectors/collector.js';
+import { COLLECTORS } from '../../src/collectors/registry.js';
+import { settingsOf } from '../../src/config/types.js';
 import { Discoverer, type DiscoveryOutcome } from '../../src/discovery/discovery.js';
-import type { LeaderRequest } from '../../src/leader/types.js';
+import type { LeaderClient, LeaderRequest } from '../../src/leader/types.js';
+import { CollectorRuns } from '../../src/polling/collector-runs.js';
 import { LeaderJob } from '../../src/polling/leader-job.js';
-import { Poller } from '../../src/polling/poller.js';
+import type { Poller } from '../../src/polling/poller.js';
 import { captureLogger } from '../auth/helpers.js';
-import { MemorySnapshot } from '../helpers/memory-snapshot.js';
-import { createLeaderSnapshot } from '../../src/store/snapshot.js';
+import { MemorySnapshot, testPoller } from '../helpers/memory-snapshot.js';
+import { DEFAULT_CONFIG } from '../helpers/stores.js';
 import { worker } from '../exposition/fixtures.js';
+import { renderLeader } from '../helpers/render.js';
+import type { Clock } from '../../src/util/clock.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { fakeLeaderClient, type FakeAnswer } from '../helpers/fake-leader-client.js';
 
 const logger = pino({ level: 'silent' });
+
+/** The registry's per-discovery collectors over a client, with the defaults (`--no-collector.git-settings`: off). */
+function runs(client: LeaderClient, snapshot: MemorySnapshot, clock: Clock, gitSettings = true): CollectorRuns {
+  return new CollectorRuns({
+    client,
+    store: snapshot,
+    clock,
+    logger,
+    settingsOf: (c: Collector) =>
+      c.name === 'git_settings' ? { enabled: gitSettings } : settingsOf(DEFAULT_CONFIG, c),
+    target: { cloud: false },
+  });
+}
 const HEALTHY = { status: 200, json: { status: 'healthy', startTime: 1, role: 'primary' } };
 
 function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer | undefined, gitSettings = true) {
@@ -31,20 +49,13 @@ function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer | undefined, 
     if (req.path === '/system/settings/git-settings') return { status: 200, json: { count: 1, items: [{}] } };
     return { status: 404, json: {} };
   });
-  const snapshot = createLeaderSnapshot({ render: SNAPSHOT_RENDERERS });
-  const poller = new Poller({
-    client,
-    snapshot,
-    clock,
-    logger,
-    healthIntervalMs: 30_000,
-    metadataIntervalMs: 600_000,
-    maxOutstanding: 8,
-  });
+  const snapshot = new MemorySnapshot();
+  const poller = testPoller({ client, snapshot, clock, logger, maxOutstanding: 8 });
   const job = new LeaderJob({
     discoverer: new Discoverer({ client, products: ['stream', 'edge'], logger }),
     poller,
-    client,
+    collectors: COLLECTORS,
+    runs: runs(client, snapshot, clock, gitSettings),
     snapshot,
     clock,
     logger,
@@ -52,7 +63,6 @@ function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer | undefined, 
     discoveryIntervalMs: 60_000,
     shard: { index: 0, total: 1 },
     maxNodes: 0,
-    gitSettings,
   });
   return { client, snapshot, job, clock };
 }
@@ -63,21 +73,27 @@ describe('LeaderJob', () => {
   it('asks the leader’s /health first (no auth), then lists, then a version request per group and git', async () => {
     const { client, snapshot, job } = setup(() => undefined);
     await run(job);
-    expect(client.calls.map((c) => c.path)).toEqual([
+    const paths = client.calls.map((c) => c.path);
+    expect(paths.slice(0, 5)).toEqual([
       '/health',
       '/products/stream/workers',
       '/products/edge/workers',
       '/products/stream/groups',
       '/products/edge/groups',
-      '/m/default/version',
-      '/system/settings/git-settings',
     ]);
+    expect(paths.slice(5).sort()).toEqual(['/m/default/version', '/system/settings/git-settings']);
     expect(client.calls[0]).toMatchObject({ anonymous: true, accept: [200, 420] });
     // Every request is bounded by the discovery's deadline.
     for (const c of client.calls) expect(c.deadline, c.path).toBe(client.calls[0]!.deadline);
-    expect(snapshot.getGroup('stream', 'default')?.versions?.undeployed).toBe(1);
-    expect(snapshot.getNode('w1')?.deployedConfigVersion).toBe('abc1234');
-    expect(snapshot.leader()).toMatchObject({ up: true, health: { answer: { status: 'healthy' } } });
+    expect(snapshot.group('stream', 'default')?.facts).toMatchObject({
+      groups: { configVersion: 'abc1234' },
+      group_version: { undeployed: 1 },
+    });
+    expect(snapshot.held.get('w1')?.listing?.configVersion).toBe('abc1234');
+    expect(snapshot.leader().facts).toMatchObject({
+      listing: { up: true },
+      leader_health: { answer: { status: 'healthy' } },
+    });
   });
 
   it('without --collector.git-settings, sends no git request', async () => {
@@ -92,12 +108,13 @@ describe('LeaderJob', () => {
     );
     await run(job);
     expect(client.calls.map((c) => c.path)).toEqual(['/health', '/products/stream/workers']);
-    expect(snapshot.leader()).toMatchObject({
-      up: false,
-      failure: { reason: 'http_4xx', status: 401 },
-      health: { answer: { status: 'healthy' } },
+    expect(snapshot.leader().facts).toMatchObject({
+      listing: { up: false, failure: { reason: 'http_4xx', status: 401 } },
+      leader_health: { answer: { status: 'healthy' } },
     });
-    expect(snapshot.leaderTexts().join('')).toContain('cribl_leader_discovery_failure_info{reason="unauthorized"} 1\n');
+    expect(renderLeader(snapshot.leader()).join('')).toContain(
+      'cribl_leader_discovery_failure_info{reason="unauthorized"} 1\n',
+    );
   });
 
   it('while the leader is held (420), keeps the last answer and takes the probe’s answers', async () => {
@@ -109,12 +126,13 @@ describe('LeaderJob', () => {
     await run(job);
     held = true;
     await run(job);
-    expect(snapshot.leader()?.health?.answer?.status).toBe('healthy');
+    const answer = (): unknown => (snapshot.leader().facts.leader_health as { answer?: unknown } | undefined)?.answer;
+    expect(answer()).toMatchObject({ status: 'healthy' });
     job.onHealthProbe(420, { status: 'standby', startTime: 1, role: 'standby' });
-    expect(snapshot.leader()?.health?.answer).toEqual({ status: 'standby', startTime: 1, role: 'standby' });
+    expect(answer()).toEqual({ status: 'standby', startTime: 1, role: 'standby' });
     job.onHealthProbe(200, { nonsense: true }); // not a health answer: ignored
-    expect(snapshot.leader()?.health?.answer?.status).toBe('standby');
-    expect(snapshot.leaderTexts().join('')).toContain('cribl_leader_health_status{status="standby"} 1\n');
+    expect(answer()).toMatchObject({ status: 'standby' });
+    expect(renderLeader(snapshot.leader()).join('')).toContain('cribl_leader_health_status{status="standby"} 1\n');
   });
 });
 
@@ -125,12 +143,18 @@ describe('LeaderJob logs', () => {
   function job(outcomes: DiscoveryOutcome[]) {
     const clock = new FakeClock();
     const log = captureLogger();
+    const snapshot = new MemorySnapshot();
     const j = new LeaderJob({
       discoverer: { discover: () => Promise.resolve(outcomes.shift()!) } as unknown as Discoverer,
       poller: { setNodes: () => Promise.resolve() } as unknown as Poller,
+      collectors: COLLECTORS,
       // The leader's own /health and the other per-discovery requests: answered 404 here.
-      client: fakeLeaderClient(() => ({ status: 404, json: {} })),
-      snapshot: new MemorySnapshot(),
+      runs: runs(
+        fakeLeaderClient(() => ({ status: 404, json: {} })),
+        snapshot,
+        clock,
+      ),
+      snapshot,
       clock,
       logger: log.logger,
       metrics: { discovery: () => undefined, nodes: () => undefined },

@@ -1,26 +1,15 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { DiscoveredNode } from '../../src/discovery/discovery.js';
 import { fnv1a64 } from '../../src/discovery/shard.js';
 import type { LeaderClient, LeaderRequest } from '../../src/leader/types.js';
-import { nodeSlots, Poller } from '../../src/polling/poller.js';
+import { hashBucket } from '../../src/util/hash.js';
+import { nodePhase } from '../../src/polling/poller.js';
 import { dueTracker, serialRunner } from '../../src/polling/scheduler.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 import { fakeLeaderClient, type FakeAnswer } from '../helpers/fake-leader-client.js';
-import { MemorySnapshot } from '../helpers/memory-snapshot.js';
-import { workerEntry } from '../helpers/workers.js';
+import { fleet, MemorySnapshot, testPoller } from '../helpers/memory-snapshot.js';
 
 const logger = pino({ level: 'silent' });
-
-function fleet(ids: string[], startTime = 1717200000000): Map<string, DiscoveredNode> {
-  return new Map(
-    ids.map((id) => {
-      const w = workerEntry(id);
-      w.info.cribl.startTime = startTime;
-      return [id, { product: 'stream' as const, worker: w }];
-    }),
-  );
-}
 
 const healthy = { status: 200, json: { status: 'healthy', startTime: 1, role: 'primary' } };
 
@@ -39,7 +28,7 @@ function setup(
   const client = Object.assign(wrap(fake), { calls: fake.calls });
   const cycles: [number, number][] = [];
   const overruns: boolean[] = [];
-  const poller = new Poller({
+  const poller = testPoller({
     client,
     snapshot,
     clock,
@@ -61,7 +50,7 @@ describe('Poller health', () => {
     const calls: number[] = [];
     const { poller, snapshot } = setup(
       (req) => (req.path === '/w/c/health' ? { fail: { ok: false, reason: 'timeout', message: 't' } } : healthy),
-      { maxOutstanding: 2, onFirstRound: () => calls.push(ids.filter((k) => snapshot.nodes.get(k)?.health).length) },
+      { maxOutstanding: 2, onFirstRound: () => calls.push(ids.filter((k) => snapshot.held.get(k)?.health).length) },
     );
     await poller.setNodes(fleet(ids));
     await poller.runHealthCycle(new AbortController().signal);
@@ -105,7 +94,7 @@ describe('Poller health', () => {
     await poller.setNodes(fleet(['a', 'b', 'c', 'd', 'e']));
     const now = clock.now();
     await poller.runHealthCycle(new AbortController().signal);
-    const h = (k: string) => snapshot.nodes.get(k)?.health;
+    const h = (k: string) => snapshot.held.get(k)?.health;
     expect(h('a')).toEqual({ up: true, status: 'healthy', lastSuccessMs: now, startTime: 1 });
     expect(h('b')).toEqual({ up: true, status: 'shutting down', lastSuccessMs: now, startTime: 1 });
     expect(h('c')).toEqual({ up: true, status: 'standby', lastSuccessMs: now, startTime: 1 });
@@ -124,7 +113,7 @@ describe('Poller health', () => {
     fail = true;
     await clock.advance(30_000);
     await poller.runHealthCycle(new AbortController().signal);
-    expect(snapshot.nodes.get('a')?.health).toEqual({ up: false, failure: 'timeout', lastSuccessMs: t0, startTime: 1 });
+    expect(snapshot.held.get('a')?.health).toEqual({ up: false, failure: 'timeout', lastSuccessMs: t0, startTime: 1 });
   });
 
   it('encodes every node id as one path segment and marks node requests as node-scoped', async () => {
@@ -169,7 +158,7 @@ describe('Poller health', () => {
         return client.request(req);
       },
     };
-    const poller = new Poller({
+    const poller = testPoller({
       client: slow,
       snapshot,
       clock,
@@ -183,7 +172,7 @@ describe('Poller health', () => {
     await clock.advance(2_000);
     await run;
     expect(peak).toBe(3);
-    expect(snapshot.nodes.get('n19')?.health?.up).toBe(true);
+    expect(snapshot.held.get('n19')?.health?.up).toBe(true);
   });
 });
 
@@ -194,11 +183,11 @@ describe('Poller discovery updates and metadata', () => {
     let ranDuring = false;
     const applied = poller.setNodes(fleet(Array.from({ length: 2_000 }, (_, i) => `n${i}`)));
     setImmediate(() => {
-      ranDuring = snapshot.nodes.size < 2_000;
+      ranDuring = snapshot.held.size < 2_000;
     });
     await applied;
     expect(ranDuring).toBe(true);
-    expect(snapshot.nodes.size).toBe(2_000);
+    expect(snapshot.held.size).toBe(2_000);
   });
 
   it('removes nodes that left the listing from the snapshot', async () => {
@@ -206,7 +195,7 @@ describe('Poller discovery updates and metadata', () => {
     await poller.setNodes(fleet(['a', 'b']));
     await poller.runHealthCycle(new AbortController().signal);
     await poller.setNodes(fleet(['b']));
-    expect([...snapshot.nodes.keys()]).toEqual(['b']);
+    expect([...snapshot.held.keys()]).toEqual(['b']);
     expect(poller.size).toBe(1);
   });
 
@@ -248,7 +237,7 @@ describe('Poller discovery updates and metadata', () => {
     // 10m metadata / 30s health: first fetches spread over 4 cycles, each node exactly once.
     expect(perCycle.reduce((a, b) => a + b, 0)).toBe(40);
     expect(Math.max(...perCycle)).toBeLessThan(20);
-    expect(snapshot.nodes.get('n7')?.metadata?.item?.os?.os_name).toBe('Ubuntu');
+    expect(snapshot.held.get('n7')?.metadata?.item?.os?.os_name).toBe('Ubuntu');
     // Nothing more until the metadata interval has passed.
     client.calls.length = 0;
     await cycle();
@@ -271,8 +260,7 @@ describe('Poller discovery updates and metadata', () => {
     expect(metaCalls(client)).toEqual([]);
 
     // b restarted: its start time in the listing changed.
-    const next = fleet(['a', 'b']);
-    next.get('b')!.worker.info.cribl.startTime += 1000;
+    const next = new Map([...fleet(['a']), ...fleet(['b'], 1717200000000 + 1000)]);
     await poller.setNodes(next);
     await cycle();
     expect(metaCalls(client)).toEqual(['/w/b/edge/metadata']);
@@ -311,8 +299,8 @@ describe('Poller discovery updates and metadata', () => {
   });
 });
 
-describe('nodeSlots', () => {
-  /** The formula in BigInt, as the poller computed it before (fnv1a64 is checked against its reference in shard). */
+describe('a node’s slots: its phase in the interval, its bucket among the first polls', () => {
+  /** The formulas in BigInt (fnv1a64 is checked against its reference in shard.test.ts). */
   function reference(key: string, spread: number, intervalMs: number): { bucket: number; phase: number } {
     const h = fnv1a64(key);
     return { bucket: Number(h % BigInt(spread)), phase: Number((h >> 16n) % BigInt(intervalMs)) };
@@ -323,6 +311,10 @@ describe('nodeSlots', () => {
     'edge/fleet/nœud-é',
     ...Array.from({ length: 300 }, (_, i) => `worker/g${i % 7}/node-${i}-${(i * 2654435761) % 1000003}`),
   ];
+  const slots = (key: string, spread: number, intervalMs: number) => ({
+    bucket: hashBucket(key, spread),
+    phase: nodePhase(key, intervalMs),
+  });
   it.each([
     [1, 30_000],
     [2, 30_000],
@@ -332,13 +324,13 @@ describe('nodeSlots', () => {
     [5, 86_400_000],
     [1_000_003, 7 * 86_400_000],
   ])('spread %i, interval %i ms: the same slots as the BigInt formula for %#', (spread, intervalMs) => {
-    for (const key of keys) expect(nodeSlots(key, spread, intervalMs)).toEqual(reference(key, spread, intervalMs));
+    for (const key of keys) expect(slots(key, spread, intervalMs)).toEqual(reference(key, spread, intervalMs));
   });
 
   it('spreads phases over the interval and buckets evenly', () => {
-    const phases = keys.map((k) => nodeSlots(k, 4, 30_000).phase);
+    const phases = keys.map((k) => nodePhase(k, 30_000));
     const buckets = [0, 0, 0, 0];
-    for (const k of keys) buckets[nodeSlots(k, 4, 30_000).bucket]!++;
+    for (const k of keys) buckets[hashBucket(k, 4)]!++;
     expect(Math.min(...phases)).toBeLessThan(3_000);
     expect(Math.max(...phases)).toBeGreaterThan(27_000);
     for (const b of buckets) expect(b).toBeGreaterThan(50);

@@ -5,8 +5,10 @@ import { allowedRate, burstFor, LeaderRate, rateNeed, type PollingPlan } from '.
 
 const plan = (nodes: number, healthS = 30): PollingPlan => ({
   nodes,
-  healthIntervalMs: healthS * 1000,
-  metadataIntervalMs: 600_000,
+  nodeIntervalsMs: [
+    { name: 'node_health', intervalMs: healthS * 1000 },
+    { name: 'node_metadata', intervalMs: 600_000 },
+  ],
   discoveryIntervalMs: 60_000,
   products: 2,
 });
@@ -14,11 +16,12 @@ const plan = (nodes: number, healthS = 30): PollingPlan => ({
 describe('rateNeed', () => {
   it('adds every node once per health interval, metadata, and the listing pages and groups per discovery', () => {
     const n = rateNeed(plan(20_000));
-    expect(n.health).toBeCloseTo(666.67, 2);
-    expect(n.metadata).toBeCloseTo(33.33, 2);
+    expect(n.primary).toBeCloseTo(666.67, 2);
+    expect(n.riders).toBeCloseTo(33.33, 2);
+    expect(n.nodes.map((c) => c.name)).toEqual(['node_health', 'node_metadata']);
     // A page per 1,000 nodes (one more per product at most), and a groups request per product.
     expect(n.discovery).toBeCloseTo((20 + 2 + 2) / 60, 5);
-    expect(n.total).toBeCloseTo(n.health + n.metadata + n.discovery, 9);
+    expect(n.total).toBeCloseTo(n.primary + n.riders + n.discovery, 9);
   });
 });
 

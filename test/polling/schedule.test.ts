@@ -4,21 +4,15 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { DiscoveredNode } from '../../src/discovery/discovery.js';
 import type { BudgetState } from '../../src/leader/budget.js';
 import type { LeaderRequest, LeaderResult } from '../../src/leader/types.js';
 import type { BudgetView } from '../../src/polling/cycle.js';
-import { Poller, QUANTUM_MAX_POLLS, quantumFor, type PollerOptions } from '../../src/polling/poller.js';
+import { QUANTUM_MAX_POLLS, quantumFor, type PollerOptions } from '../../src/polling/poller.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { fakeLeaderClient } from '../helpers/fake-leader-client.js';
-import { MemorySnapshot } from '../helpers/memory-snapshot.js';
-import { workerEntry } from '../helpers/workers.js';
+import { fleet, MemorySnapshot, testPoller } from '../helpers/memory-snapshot.js';
 
 const INTERVAL = 30_000;
-
-function fleet(ids: string[]): Map<string, DiscoveredNode> {
-  return new Map(ids.map((id) => [id, { product: 'stream' as const, worker: workerEntry(id) }]));
-}
 
 const ids = (n: number): string[] => Array.from({ length: n }, (_, i) => `node-${i}`);
 
@@ -38,7 +32,7 @@ function capture(): { logger: pino.Logger; lines: { msg: string; cause?: string 
  */
 function setup(
   answer: (id: string, now: number) => { ms: number; timeout?: boolean },
-  opts: Partial<PollerOptions> = {},
+  opts: Partial<Omit<PollerOptions, 'poll' | 'snapshot' | 'listing'>> = {},
 ) {
   const clock = new FakeClock();
   const snapshot = new MemorySnapshot();
@@ -61,7 +55,7 @@ function setup(
   const slow: number[] = [];
   const ages: number[] = [];
   const { logger, lines } = capture();
-  const poller = new Poller({
+  const poller = testPoller({
     client,
     snapshot,
     clock,

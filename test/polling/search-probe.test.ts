@@ -1,7 +1,9 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { SearchProbe } from '../../src/polling/search-probe.js';
+import { search, searchFacts } from '../../src/collectors/search/index.js';
 import type { LeaderRequest } from '../../src/leader/types.js';
+import { CollectorRuns } from '../../src/polling/collector-runs.js';
+import { serialRunner } from '../../src/polling/scheduler.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { fakeLeaderClient, type FakeAnswer } from '../helpers/fake-leader-client.js';
 import { MemorySnapshot } from '../helpers/memory-snapshot.js';
@@ -13,14 +15,15 @@ function setup(answer: (req: LeaderRequest<unknown>, n: number) => FakeAnswer) {
   let n = 0;
   const client = fakeLeaderClient((req) => answer(req, n++));
   const snapshot = new MemorySnapshot();
-  const probe = new SearchProbe({
+  const runs = new CollectorRuns({
     client,
-    snapshot,
+    store: snapshot,
     clock,
     logger: pino({ level: 'silent' }),
-    query: 'cribl dataset="x" | limit 1',
-    timeoutMs: 10_000,
+    settingsOf: () => ({ intervalMs: 60_000, query: 'cribl dataset="x" | limit 1', timeoutMs: 10_000 }),
+    target: { cloud: false },
   });
+  const probe = { run: (signal: AbortSignal) => runs.run(search, clock.now() + 60_000, signal).then(() => undefined) };
   return { clock, client, snapshot, probe };
 }
 
@@ -49,19 +52,27 @@ describe('SearchProbe', () => {
     expect(polls.map((p) => `${p.method ?? 'GET'} ${p.path}`)).toEqual(
       Array(3).fill('GET /m/default_search/search/jobs/1.abcdef'),
     );
-    expect(snapshot.leaderState?.search).toMatchObject({ success: true, lastSuccessMs: clock.now() });
+    expect(searchFacts.of(snapshot.leader())).toMatchObject({ success: true, lastSuccessMs: clock.now() });
   });
 
-  it('never runs two jobs at once: a run while one is in progress does nothing', async () => {
+  it('never runs two jobs at once: a tick of its schedule while one is in progress waits for it', async () => {
     const { clock, client, probe } = setup((req) => (req.method === 'POST' ? job('new') : job('running')));
-    const signal = new AbortController().signal;
-    const first = probe.run(signal);
-    const second = probe.run(signal);
-    await runWithTime(
-      clock,
-      Promise.all([first, second]).then(() => undefined),
+    // The interval runner's schedule (src/polling/scheduler.ts) starts the collector's runs.
+    const runner = serialRunner(
+      probe.run,
+      () => undefined,
+      () => undefined,
     );
+    runner.tick();
+    runner.tick();
+    await clock.advance(100);
     expect(client.calls.filter((c) => c.method === 'POST')).toHaveLength(1);
+    await runWithTime(clock, runner.idle());
+    const posts = client.calls.flatMap((c, i) => (c.method === 'POST' ? [i] : []));
+    // The second job was created only after the first was canceled.
+    const firstCancel = client.calls.findIndex((c) => c.method === 'PATCH');
+    expect(posts).toHaveLength(2);
+    expect(posts[1]).toBeGreaterThan(firstCancel);
   });
 
   it('cancels a job that outlives the timeout (PATCH status canceled) and reports timeout', async () => {
@@ -72,13 +83,13 @@ describe('SearchProbe', () => {
     const cancel = client.calls.at(-1)!;
     expect(cancel).toMatchObject({ method: 'PATCH', path: '/m/default_search/search/jobs/1.abcdef' });
     expect(JSON.parse(cancel.body!.payload)).toEqual({ status: 'canceled' });
-    expect(snapshot.leaderState?.search).toMatchObject({ success: false, failure: 'timeout' });
-    expect(snapshot.leaderState?.search?.durationMs).toBeLessThanOrEqual(10_000);
+    expect(searchFacts.of(snapshot.leader())).toMatchObject({ success: false, failure: 'timeout' });
+    expect(searchFacts.of(snapshot.leader())?.durationMs).toBeLessThanOrEqual(10_000);
   });
 
   it('a create refused for credentials is a failure with that reason', async () => {
     const { clock, snapshot, probe } = setup(() => ({ status: 403, json: {} }));
     await runWithTime(clock, probe.run(new AbortController().signal));
-    expect(snapshot.leaderState?.search).toMatchObject({ success: false, failure: 'forbidden' });
+    expect(searchFacts.of(snapshot.leader())).toMatchObject({ success: false, failure: 'forbidden' });
   });
 });

@@ -6,7 +6,9 @@
  * To add a state, add a line. Issue 12's outdated config, for example, once the node state carries it:
  *   condition('config_outdated', 'outdated config', 15, (n) => (n.configOutdated ? 'runs …, deploys …' : undefined)),
  */
-import type { NodeState } from '../../collectors/state.js';
+import type { NodeItem } from '../../collectors/collector.js';
+import { listedNode } from '../../collectors/listing/index.js';
+import { healthFacts } from '../../collectors/node-health/index.js';
 import type { FailureReason } from '../../http/failure.js';
 import { formatAge } from './time.js';
 
@@ -19,7 +21,7 @@ export interface NodeCondition {
   /** 0 for a node that is fine; higher is worse. */
   readonly severity: number;
   /** Why `node` is in this state, or undefined when it is not. Cheap: it runs for every node. */
-  readonly reason: (node: NodeState, nowMs: number) => string | undefined;
+  readonly reason: (node: NodeItem, nowMs: number) => string | undefined;
 }
 
 const condition = (key: string, label: string, severity: number, reason: NodeCondition['reason']): NodeCondition => ({
@@ -40,33 +42,40 @@ const FAILURE_WORDS: Readonly<Record<FailureReason, string>> = {
   leader_unavailable: 'the leader is not serving (420)',
 };
 
-const lastAnswer = (n: NodeState, now: number): string =>
-  n.health?.lastSuccessMs === undefined
-    ? 'never answered'
-    : `last answer ${formatAge(now - n.health.lastSuccessMs)} ago`;
+const lastAnswer = (n: NodeItem, now: number): string => {
+  const last = healthFacts.of(n)?.lastSuccessMs;
+  return last === undefined ? 'never answered' : `last answer ${formatAge(now - last)} ago`;
+};
 
 /** Worst first; the page shows one column per state, in this order. */
 export const NODE_CONDITIONS: readonly NodeCondition[] = [
-  condition('disconnected', 'disconnected', 50, (n, now) =>
-    n.worker.disconnected === true
-      ? `the leader reports it disconnected (last heartbeat ${formatAge(now - n.worker.lastMsgTime)} ago)`
-      : undefined,
-  ),
-  condition('unreachable', 'unreachable', 40, (n, now) =>
-    n.health !== undefined && !n.health.up
-      ? `health poll failed: ${n.health.failure ? FAILURE_WORDS[n.health.failure] : 'unknown'} (${lastAnswer(n, now)})`
-      : undefined,
-  ),
-  condition('shutting_down', 'shutting down', 30, (n) =>
-    n.health?.up === true && n.health.status === 'shutting down' ? 'answers "shutting down" (420)' : undefined,
-  ),
-  condition('standby', 'standby', 20, (n) =>
-    n.health?.up === true && n.health.status === 'standby' ? 'answers "standby" (420)' : undefined,
-  ),
+  condition('disconnected', 'disconnected', 50, (n, now) => {
+    const l = listedNode.of(n);
+    return l?.disconnected === true
+      ? `the leader reports it disconnected (last heartbeat ${formatAge(now - l.lastMsgTime)} ago)`
+      : undefined;
+  }),
+  condition('unreachable', 'unreachable', 40, (n, now) => {
+    const h = healthFacts.of(n);
+    return h !== undefined && !h.up
+      ? `health poll failed: ${h.failure ? FAILURE_WORDS[h.failure] : 'unknown'} (${lastAnswer(n, now)})`
+      : undefined;
+  }),
+  condition('shutting_down', 'shutting down', 30, (n) => {
+    const h = healthFacts.of(n);
+    return h?.up === true && h.status === 'shutting down' ? 'answers "shutting down" (420)' : undefined;
+  }),
+  condition('standby', 'standby', 20, (n) => {
+    const h = healthFacts.of(n);
+    return h?.up === true && h.status === 'standby' ? 'answers "standby" (420)' : undefined;
+  }),
   condition('pending', 'not polled yet', 5, (n) =>
-    n.health === undefined && n.worker.disconnected !== true ? 'waiting for its first health poll' : undefined,
+    healthFacts.of(n) === undefined && listedNode.of(n)?.disconnected !== true
+      ? 'waiting for its first health poll'
+      : undefined,
   ),
-  condition('healthy', 'healthy', 0, (n) =>
-    n.health?.up === true && n.health.status === 'healthy' && n.worker.disconnected !== true ? 'healthy' : undefined,
-  ),
+  condition('healthy', 'healthy', 0, (n) => {
+    const h = healthFacts.of(n);
+    return h?.up === true && h.status === 'healthy' && listedNode.of(n)?.disconnected !== true ? 'healthy' : undefined;
+  }),
 ];

@@ -7,7 +7,7 @@
  * Cost: one O(nodes) pass per leader, time-sliced, at most once per `maxAgeMs` whatever the request rate (requests
  * in between get the same page); the page itself is bounded (one row per leader, `worstLimit` node rows).
  */
-import type { LeaderState } from '../../collectors/state.js';
+import { discoveryFacts, listedNode, type DiscoveryFacts } from '../../collectors/listing/index.js';
 import type { BudgetState } from '../../leader/budget.js';
 import type { LeaderSnapshot } from '../../store/snapshot.js';
 import type { Clock } from '../../util/clock.js';
@@ -59,7 +59,7 @@ export interface StatusPage {
 
 interface LeaderView {
   source: LeaderStatusSource;
-  state: LeaderState | undefined;
+  state: DiscoveryFacts | undefined;
   nodes: NodeSummary;
   budget: BudgetView;
   cycle: CycleView;
@@ -76,7 +76,7 @@ export function createStatusPage(o: StatusPageOptions): StatusPage {
     for (const source of o.leaders()) {
       views.push({
         source,
-        state: source.snapshot.leader(),
+        state: discoveryFacts.of(source.snapshot.leader()),
         nodes: await summarizeNodes(source.snapshot.nodes(), now, limit),
         budget: source.budget(),
         cycle: source.cycle(),
@@ -152,7 +152,7 @@ function leaderCell(v: LeaderView): string {
 <code>${e(v.source.url)}</code> <span class="muted">(auth: ${e(v.source.authMode)})</span></td>`;
 }
 
-function stateCell(state: LeaderState | undefined): string {
+function stateCell(state: DiscoveryFacts | undefined): string {
   // The leader's own /health may be known before the first discovery ended (up is absent until then).
   if (state?.up === undefined) return '<td class="warn">starting (no discovery yet)</td>';
   if (state.up) return '<td class="up">up</td>';
@@ -208,9 +208,10 @@ const rps = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
 function worstTable(worst: { leader: string; w: WorstNode }[], limit: number): string {
   const rows = worst.map(({ leader, w }) => {
     const n = w.node;
-    const host = n.worker.info.hostname;
-    return `<tr class="${w.condition.key}"><td>${e(leader)}</td><td>${e(n.product)}</td><td>${e(n.group)}</td>
-<td><code>${e(n.nodeId)}</code></td><td>${e(host)}</td><td>${e(w.condition.label)}</td>
+    const host = listedNode.of(n)?.hostname ?? '';
+    const { product, group, nodeId } = n.ident;
+    return `<tr class="${w.condition.key}"><td>${e(leader)}</td><td>${e(product)}</td><td>${e(group)}</td>
+<td><code>${e(nodeId)}</code></td><td>${e(host)}</td><td>${e(w.condition.label)}</td>
 <td>${w.reasons.map(e).join('<br>')}</td></tr>`;
   });
   return `<p class="muted">The ${limit} worst at most: the worst state first, then the longest without an answer.</p>

@@ -3,13 +3,14 @@
  * reasons. One pass over the snapshot's node states, time-sliced so that scrapes keep being served, with a bounded
  * selection of the worst: O(N) time and O(limit) memory whatever the fleet's size.
  */
-import type { NodeState } from '../../collectors/state.js';
+import type { NodeItem } from '../../collectors/collector.js';
+import { healthFacts } from '../../collectors/node-health/index.js';
 import { timeSlicer } from '../../util/yield.js';
 import { NODE_CONDITIONS, type NodeCondition } from './conditions.js';
 
 /** A node among the worst. */
 export interface WorstNode {
-  node: NodeState;
+  node: NodeItem;
   /** The worst of its states. */
   condition: NodeCondition;
   /** Every state it is in but healthy, with why. */
@@ -35,7 +36,7 @@ export function compareWorst(a: WorstNode, b: WorstNode): number {
   return (
     b.condition.severity - a.condition.severity ||
     a.lastAnswerMs - b.lastAnswerMs ||
-    (a.node.nodeId < b.node.nodeId ? -1 : a.node.nodeId > b.node.nodeId ? 1 : 0)
+    (a.node.ident.nodeId < b.node.ident.nodeId ? -1 : a.node.ident.nodeId > b.node.ident.nodeId ? 1 : 0)
   );
 }
 
@@ -55,7 +56,7 @@ export function insertBounded(list: WorstNode[], item: WorstNode, limit: number)
 }
 
 /** Sums up `nodes` at `nowMs`, keeping the `limit` worst. */
-export async function summarizeNodes(nodes: Iterable<NodeState>, nowMs: number, limit: number): Promise<NodeSummary> {
+export async function summarizeNodes(nodes: Iterable<NodeItem>, nowMs: number, limit: number): Promise<NodeSummary> {
   const counts = NODE_CONDITIONS.map(() => 0);
   const worst: WorstNode[] = [];
   const slice = timeSlicer(SLICE_MS);
@@ -76,7 +77,7 @@ export async function summarizeNodes(nodes: Iterable<NodeState>, nowMs: number, 
       node,
       condition: top,
       reasons: [],
-      lastAnswerMs: node.health?.lastSuccessMs ?? -Infinity,
+      lastAnswerMs: healthFacts.of(node)?.lastSuccessMs ?? -Infinity,
     };
     if (worst.length === limit && compareWorst(candidate, worst[limit - 1]!) >= 0) continue;
     // Reasons only for the few that make the list: building strings for every node would cost more than ranking.

@@ -1,0 +1,104 @@
+/**
+ * GET /products/{product}/groups (4.17+) and GET /master/groups?product= (earlier leaders), read by every discovery:
+ * the worker groups and Edge fleets, with the config version the leader deploys to each and its node counts.
+ */
+import * as z from 'zod';
+import type { Product } from '../../api/products.js';
+import { ENDPOINTS, segment } from '../../api/routes.js';
+import { configGroupSchema, GROUP_TYPES, pageSchema } from '../../api/shapes.js';
+import { series } from '../../format/family.js';
+import type { LeaderRequest } from '../../leader/types.js';
+import { collector, discoveryFreshness, factsKey, type GroupFamily, type GroupItem } from '../collector.js';
+import { groupGauge, q } from '../sample.js';
+
+export const NAME = 'groups';
+
+const listedGroupSchema = configGroupSchema
+  .pick({
+    id: true,
+    name: true,
+    configVersion: true,
+    workerCount: true,
+    incompatibleWorkerCount: true,
+    deployingWorkerCount: true,
+    onPrem: true,
+    isFleet: true,
+  })
+  // A type this exporter does not know is treated like an unreported one.
+  .extend({ type: z.enum(GROUP_TYPES).optional().catch(undefined) });
+
+/** The part of a group the exporter keeps (this collector's facts of a group). */
+export type ListedGroup = z.infer<typeof listedGroupSchema>;
+
+export const groupsFacts = factsKey<ListedGroup>(NAME);
+
+/** One decoded groups page. */
+export interface GroupPage {
+  items: ListedGroup[];
+  received: number;
+  totalCount?: number;
+}
+
+/** Decodes a groups page; malformed groups are skipped. */
+export function decodeGroupPage(json: unknown): GroupPage {
+  const page = pageSchema.parse(json);
+  const items: ListedGroup[] = [];
+  for (const raw of page.items) {
+    const r = listedGroupSchema.safeParse(raw);
+    if (r.success) items.push(r.data);
+  }
+  return {
+    items,
+    received: page.items.length,
+    ...(page.totalCount === undefined ? {} : { totalCount: page.totalCount }),
+  };
+}
+
+/** One page of the groups of a product, on a current leader or (legacy) one before 4.17. */
+export function groupsPage(
+  product: Product,
+  limit: number,
+  offset: number,
+  legacy: boolean,
+): Omit<LeaderRequest<GroupPage>, 'decode'> {
+  return legacy
+    ? { endpoint: ENDPOINTS.masterGroups, path: '/master/groups', query: { product, limit, offset } }
+    : { endpoint: ENDPOINTS.groups, path: `/products/${segment(product)}/groups`, query: { limit, offset } };
+}
+
+/** Groups of other kinds (search, lake, outpost) are not ours. */
+export function groupBelongs(g: ListedGroup, product: Product): boolean {
+  return g.type === undefined || g.type === product;
+}
+
+const G = (g: GroupItem): ListedGroup | undefined => groupsFacts.of(g);
+
+const FAMILIES: readonly GroupFamily[] = [
+  {
+    name: 'cribl_group_info',
+    what: 'Config group or fleet (value 1) with the config version the leader deploys to it; empty when unreported.',
+    labels: ['config_version'],
+    sample: (g, base) => {
+      const l = G(g);
+      return l ? `${series('cribl_group_info', base, `config_version=${q(l.configVersion)}`)} 1\n` : '';
+    },
+  },
+  groupGauge('cribl_group_workers', 'Nodes in the group, as the leader counts them.', (g) => G(g)?.workerCount),
+  groupGauge(
+    'cribl_group_deploying_workers',
+    'Nodes of the group receiving a config deployment, as the leader counts them.',
+    (g) => G(g)?.deployingWorkerCount,
+  ),
+  groupGauge(
+    'cribl_group_incompatible_workers',
+    'Nodes of the group whose version is incompatible with the leader (incompatibleWorkerCount).',
+    (g) => G(g)?.incompatibleWorkerCount,
+  ),
+];
+
+export const groups = collector({
+  name: NAME,
+  freshness: (_s, intervals) => discoveryFreshness(intervals),
+  families: { group: FAMILIES },
+  schedule: { kind: 'listing' },
+});

@@ -1,0 +1,132 @@
+/**
+ * GET /health in the global context (no auth): the leader itself, once per discovery, before the listing (it answers
+ * anonymously even when the listing would not). 200 is healthy; 420 with the same body is an answer too (standby,
+ * shutting down), and here it is the leader's state, not a reason to hold the budget. While the budget is held (the
+ * leader answered 420 elsewhere), the hold's own /health probe brings the answers (src/leader/probe.ts, `fromProbe`)
+ * and the per-discovery request is not sent.
+ */
+import * as z from 'zod';
+import { ENDPOINTS } from '../../api/routes.js';
+import { healthSchema, type HealthStatus } from '../../api/shapes.js';
+import { series } from '../../format/family.js';
+import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
+import { collector, discoveryFreshness, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
+import { requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
+import { q, scopeGauge, stateSet } from '../sample.js';
+
+export const NAME = 'leader_health';
+
+const leaderHealthSchema = healthSchema.pick({ status: true }).extend({
+  startTime: z.number().finite().optional().catch(undefined),
+  role: z.enum(['primary', 'standby']).optional().catch(undefined),
+});
+
+/** The leader's /health answer, as kept. */
+export type LeaderHealth = z.infer<typeof leaderHealthSchema>;
+
+/** Decodes the leader's /health answer (200 or 420); a 200 must say healthy, a 420 must not. */
+export function decodeLeaderHealth(json: unknown, status: number): LeaderHealth {
+  const h = leaderHealthSchema.parse(json);
+  if ((status === 200) !== (h.status === 'healthy')) throw new Error(`status ${status} with health "${h.status}"`);
+  return h;
+}
+
+/** The leader's own health check: anonymous, and a 420 is its state (accepted, so it never starts a hold). */
+export function leaderHealthRequest(deadline: number, signal?: AbortSignal): LeaderRequest<LeaderHealth> {
+  return {
+    endpoint: ENDPOINTS.leaderHealth,
+    path: '/health',
+    anonymous: true,
+    accept: [200, 420],
+    deadline,
+    decode: decodeLeaderHealth,
+    ...(signal ? { signal } : {}),
+  };
+}
+
+/** What the exporter knows of the leader's own health. */
+export interface LeaderHealthFacts {
+  /** From the last answer; absent while the leader does not answer. */
+  answer?: LeaderHealth;
+  lastSuccessMs?: number;
+  failure?: RequestFailureReason;
+}
+
+export const leaderHealthFacts = factsKey<LeaderHealthFacts>(NAME);
+
+/**
+ * The facts after a result. A request the budget did not send because the leader is held unavailable (420
+ * elsewhere; no status) keeps the last answer: the hold's probe keeps it current (`fromProbe`).
+ */
+export function nextLeaderHealth(
+  prev: LeaderHealthFacts | undefined,
+  res: LeaderResult<LeaderHealth>,
+  nowMs: number,
+): LeaderHealthFacts {
+  if (res.ok) return { answer: res.body, lastSuccessMs: nowMs };
+  const held = res.reason === 'leader_unavailable' && res.status === undefined;
+  return {
+    ...(held && prev?.answer ? { answer: prev.answer } : {}),
+    ...(prev?.lastSuccessMs === undefined ? {} : { lastSuccessMs: prev.lastSuccessMs }),
+    failure: requestFailureReason(res),
+  };
+}
+
+/** The facts from an answer of the hold's /health probe (status 200 or 420 and its JSON), when it decodes. */
+export function fromProbe(status: number, json: unknown, nowMs: number): LeaderHealthFacts | undefined {
+  try {
+    return { answer: decodeLeaderHealth(json, status), lastSuccessMs: nowMs };
+  } catch {
+    return undefined;
+  }
+}
+
+async function run(ctx: RunContext<unknown>): Promise<void> {
+  const res = await ctx.client.request(leaderHealthRequest(ctx.deadline, ctx.signal));
+  if (ctx.signal.aborted) return;
+  ctx.setLeaderFacts(nextLeaderHealth(ctx.leaderFacts() as LeaderHealthFacts | undefined, res, ctx.clock.now()));
+}
+
+const STATE_LABELS: Readonly<Record<HealthStatus, string>> = {
+  healthy: 'healthy',
+  'shutting down': 'shutting_down',
+  standby: 'standby',
+};
+
+const FAMILIES: readonly ScopeFamily[] = [
+  {
+    name: 'cribl_leader_health_status',
+    what:
+      "The leader's own health state set (GET /health): status is healthy, shutting_down or standby, the " +
+      'answered one 1 and the others 0; no series while the leader does not answer.',
+    labels: ['status'],
+    sample: (l, base) => {
+      const status = leaderHealthFacts.of(l)?.answer?.status;
+      const current = status === undefined ? undefined : STATE_LABELS[status];
+      return stateSet('cribl_leader_health_status', base, 'status', Object.values(STATE_LABELS), current);
+    },
+  },
+  {
+    name: 'cribl_leader_role_info',
+    what: "The leader's role as its /health reports it (value 1): primary or standby; absent before 4.17.",
+    labels: ['role'],
+    sample: (l, base) => {
+      const role = leaderHealthFacts.of(l)?.answer?.role;
+      return role === undefined ? '' : `${series('cribl_leader_role_info', base, `role=${q(role)}`)} 1\n`;
+    },
+  },
+  scopeGauge(
+    'cribl_leader_start_timestamp_seconds',
+    'Start time of the leader process, from its /health.',
+    (l) => leaderHealthFacts.of(l)?.answer?.startTime,
+    1000,
+  ),
+];
+
+export const leaderHealth = collector({
+  name: NAME,
+  freshness: (_s, intervals) => discoveryFreshness(intervals),
+  families: { leader: FAMILIES },
+  schedule: { kind: 'discovery', first: true, run },
+  probe: (_s, _g, deadline) => leaderHealthRequest(deadline),
+});

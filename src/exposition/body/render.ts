@@ -1,0 +1,230 @@
+/**
+ * One build's rendering: every family's samples of every leader, in body order, compressed on zlib's threads as they
+ * come. It runs on the main thread (yielding every few ms) or in the body worker; the builder (builder.ts) decides.
+ *
+ * A node family's text of a leader is kept, compressed, for the next build: the builder asks to render it again only
+ * when the facts it reads changed (`stale`), which between two builds is the few families of a poll (health and its
+ * timestamps), not the listing's (once per discovery). The small scopes (management, leader, groups) are rendered
+ * every build.
+ */
+import { constants as zlibConstants } from 'node:zlib';
+import type { GroupItem, NodeContext, NodeItem, ScopeItem } from '../../collectors/collector.js';
+import { groupKey } from '../../collectors/collector.js';
+import { q } from '../../collectors/sample.js';
+import { openLabels } from '../../format/family.js';
+import { timeSlicer } from '../../util/yield.js';
+import { PieceDeflater, type DeflatedPiece } from './gzip.js';
+import type { FamilySet } from './families.js';
+
+/** One leader's part of a build. */
+export interface RenderLeader {
+  /** Stable across builds (the store's id): a kept text belongs to a leader. */
+  readonly id: number;
+  readonly targetPairs: string;
+  readonly leader: ScopeItem;
+  readonly groups: readonly GroupItem[];
+  /** Node families (indexes into FamilySet.node) to render anew; the others are the last build's for this leader. */
+  readonly stale: readonly number[];
+}
+
+/** What a build renders, besides the nodes (which follow with `nodes`, leader by leader, in body order). */
+export interface RenderJob {
+  readonly management?: ScopeItem;
+  readonly leaders: readonly RenderLeader[];
+}
+
+/** The build's compressed text of each family (FamilySet order: management, leader, group, node), in body order. */
+export type Rendered = readonly (readonly DeflatedPiece[])[];
+
+/** Characters of text in a piece, about: deflated apart, so that a piece of a kept text is reused as it is. */
+const PIECE_CHARS = 128 * 1024;
+
+/** Pieces being compressed before rendering waits for the oldest (bounds the bytes waiting). */
+const MAX_IN_FLIGHT = 8;
+
+/** Longest stretch of rendering between two yields to the event loop on the main thread. */
+const SLICE_MS = 4;
+
+/**
+ * The compressed bytes in a buffer of their own size: never a slice of a larger zlib output chunk (whose unused tail
+ * would be kept with it). In the worker (`shared`), in a SharedArrayBuffer: the pieces posted to the main thread are
+ * then the bytes the worker keeps for the next build, not a copy (29 MB at 50,000 nodes).
+ */
+function own(bytes: Buffer, shared: boolean): Buffer {
+  if (!shared && bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
+  const out = shared ? Buffer.from(new SharedArrayBuffer(bytes.length)) : Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(out);
+  return out;
+}
+
+/** A family's text, cut into pieces compressed as they fill. */
+class Writer {
+  readonly pieces: Promise<DeflatedPiece>[] = [];
+  #text: string[] = [];
+  #chars = 0;
+
+  constructor(
+    readonly deflate: (bytes: Buffer) => Promise<DeflatedPiece>,
+    readonly onPiece: (piece: Promise<DeflatedPiece>) => void,
+  ) {}
+
+  append(text: string): void {
+    this.#text.push(text);
+    this.#chars += text.length;
+    if (this.#chars >= PIECE_CHARS) this.flush();
+  }
+
+  flush(): void {
+    if (this.#chars === 0) return;
+    const piece = this.deflate(Buffer.from(this.#text.join(''), 'utf8'));
+    this.pieces.push(piece);
+    this.onPiece(piece);
+    this.#text = [];
+    this.#chars = 0;
+  }
+}
+
+/** Renders builds; keeps each leader's node family texts of the last build. */
+export class Renderer {
+  readonly #families: FamilySet;
+  readonly #inline: boolean;
+  readonly #level: number;
+  /** Per leader id, per node family: the pieces of the last build. */
+  #kept = new Map<number, (readonly DeflatedPiece[])[]>();
+
+  constructor(families: FamilySet, inline: boolean, level = zlibConstants.Z_BEST_SPEED) {
+    this.#families = families;
+    this.#inline = inline;
+    this.#level = level;
+  }
+
+  /** Starts a build: the small scopes at once; the nodes follow (`Build.nodes`), then `finish`. */
+  begin(job: RenderJob): Build {
+    return new Build(this.#families, job, this.#kept, new PieceDeflater(this.#level), this.#inline, (kept) => {
+      this.#kept = kept;
+    });
+  }
+}
+
+/** One build in progress. */
+export class Build {
+  readonly #f: FamilySet;
+  readonly #job: RenderJob;
+  readonly #deflater: PieceDeflater;
+  readonly #small: Writer[];
+  /** Per leader, per stale node family: its writer. */
+  readonly #nodeWriters: Map<number, Writer>[];
+  readonly #groupsOf: Map<string, GroupItem>[];
+  readonly #slice: (() => Promise<void> | undefined) | undefined;
+  readonly #before: Map<number, (readonly DeflatedPiece[])[]>;
+  readonly #keep: (kept: Map<number, (readonly DeflatedPiece[])[]>) => void;
+  #queue: Promise<void> = Promise.resolve();
+  readonly #inFlight: Promise<unknown>[] = [];
+
+  constructor(
+    families: FamilySet,
+    job: RenderJob,
+    before: Map<number, (readonly DeflatedPiece[])[]>,
+    deflater: PieceDeflater,
+    inline: boolean,
+    keep: (kept: Map<number, (readonly DeflatedPiece[])[]>) => void,
+  ) {
+    this.#f = families;
+    this.#job = job;
+    this.#before = before;
+    this.#deflater = deflater;
+    this.#keep = keep;
+    this.#slice = inline ? timeSlicer(SLICE_MS) : undefined;
+    const deflate = (bytes: Buffer): Promise<DeflatedPiece> =>
+      deflater.deflate(bytes).then((p) => ({ ...p, deflated: own(p.deflated, !inline) }));
+    const writer = (): Writer => new Writer(deflate, (p) => this.#inFlight.push(p.catch(() => undefined)));
+    this.#small = [...families.management, ...families.leader, ...families.group].map(writer);
+    this.#nodeWriters = job.leaders.map((l) => new Map(l.stale.map((f) => [f, writer()])));
+    this.#groupsOf = job.leaders.map((l) => new Map(l.groups.map((g) => [groupKey(g.product, g.id), g])));
+    this.#renderSmall();
+  }
+
+  /** Renders nodes of the leader at `leader` (its index in the job), after those given before. */
+  nodes(leader: number, nodes: readonly NodeItem[]): Promise<void> {
+    const run = this.#queue.then(() => this.#renderNodes(leader, nodes));
+    this.#queue = run;
+    return run;
+  }
+
+  /** Every family's compressed text, once every node given is rendered. */
+  async finish(): Promise<Rendered> {
+    try {
+      await this.#queue;
+      const out: (readonly DeflatedPiece[])[] = [];
+      for (const w of this.#small) {
+        w.flush();
+        out.push(await Promise.all(w.pieces));
+      }
+      const kept = new Map<number, (readonly DeflatedPiece[])[]>();
+      const perLeader: (readonly DeflatedPiece[])[][] = [];
+      for (const [i, l] of this.#job.leaders.entries()) {
+        const before = this.#before.get(l.id);
+        const texts: (readonly DeflatedPiece[])[] = [];
+        for (let f = 0; f < this.#f.node.length; f++) {
+          const w = this.#nodeWriters[i]?.get(f);
+          if (w) {
+            w.flush();
+            texts.push(await Promise.all(w.pieces));
+          } else texts.push(before?.[f] ?? []);
+        }
+        kept.set(l.id, texts);
+        perLeader.push(texts);
+      }
+      for (let f = 0; f < this.#f.node.length; f++) out.push(perLeader.flatMap((texts) => texts[f] ?? []));
+      this.#keep(kept);
+      return out;
+    } finally {
+      this.#deflater.close();
+    }
+  }
+
+  /** Management, leader and group families: every leader's items, family by family. */
+  #renderSmall(): void {
+    const { management, leader, group } = this.#f;
+    const { leaders } = this.#job;
+    let w = 0;
+    for (const f of management) {
+      const m = this.#job.management;
+      if (m) this.#small[w]?.append(f.sample(m, '', undefined));
+      w++;
+    }
+    for (const f of leader) {
+      for (const l of leaders) this.#small[w]?.append(f.sample(l.leader, openLabels(l.targetPairs, ''), undefined));
+      w++;
+    }
+    for (const f of group) {
+      for (const l of leaders) {
+        for (const g of l.groups) {
+          const base = openLabels(l.targetPairs, `product=${q(g.product)},group=${q(g.id)}`);
+          this.#small[w]?.append(f.sample(g, base, undefined));
+        }
+      }
+      w++;
+    }
+  }
+
+  async #renderNodes(leader: number, nodes: readonly NodeItem[]): Promise<void> {
+    const l = this.#job.leaders[leader];
+    const writers = this.#nodeWriters[leader];
+    const groups = this.#groupsOf[leader];
+    if (!l || !writers || !groups || writers.size === 0) return;
+    const families = l.stale.map((f) => [this.#f.node[f]!, writers.get(f)!] as const);
+    for (const n of nodes) {
+      const { product, group, nodeId } = n.ident;
+      const base = openLabels(l.targetPairs, `product=${q(product)},group=${q(group)},node_id=${q(nodeId)}`);
+      const context: NodeContext = { group: groups.get(groupKey(product, group)) };
+      for (const [family, writer] of families) {
+        const text = family.sample(n, base, context);
+        if (text) writer.append(text);
+      }
+      if (this.#inFlight.length > MAX_IN_FLIGHT) await this.#inFlight.shift();
+      const pause = this.#slice?.();
+      if (pause) await pause;
+    }
+  }
+}
