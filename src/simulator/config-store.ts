@@ -1,5 +1,6 @@
 import type { Product } from '../api/products.js';
-import type { GitSettings, Output, PackInfo, Pipeline } from '../api/resources.js';
+import type { GitSettings } from '../api/resources.js';
+import type { Output, PackInfo, Pipeline } from './resources.js';
 
 /** A pack as scenarios and tests give it: its PackInfo plus the pipelines inside it. */
 export interface PackSpec extends PackInfo {

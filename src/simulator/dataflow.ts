@@ -1,5 +1,6 @@
 import type { Product } from '../api/products.js';
-import type { HealthColor, HealthCounts, InputOutputStatus, StatusError } from '../api/shapes.js';
+import type { HealthColor, HealthCounts } from '../api/shapes.js';
+import type { InputOutputStatus, StatusError } from './signal-shapes.js';
 import { activeAt } from './faults-signals.js';
 import type { DataflowBehaviour, DataflowWindow, ProcessCount, StateCounts } from './faults-signals.js';
 import { HEARTBEAT_PERIOD_MS } from './fleet-types.js';

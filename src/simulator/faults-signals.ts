@@ -1,6 +1,8 @@
 import * as z from 'zod';
-import { LICENSE_CLASSES, MESSAGE_SEVERITIES } from '../api/shapes.js';
-import type { LicenseClass, MessageSeverity } from '../api/shapes.js';
+import { MESSAGE_SEVERITIES } from '../api/shapes.js';
+import { LICENSE_CLASSES } from './signal-shapes.js';
+import type { MessageSeverity } from '../api/shapes.js';
+import type { LicenseClass } from './signal-shapes.js';
 import { duration, share, size } from './schema-util.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Output, PackInfo } from '../api/resources.js';
+import type { Output, PackInfo } from './resources.js';
 import type { Env, Request } from './env.js';
 import { isObject, ok, pageEnvelope, parsePaging, readJsonBody } from './http.js';
 import type { Reply } from './http.js';

@@ -1,4 +1,4 @@
-import type { InputOutputStatus, SystemInfo } from '../api/shapes.js';
+import type { InputOutputStatus, SystemInfo } from './signal-shapes.js';
 import type { Env, Request } from './env.js';
 import { renderStatus } from './dataflow.js';
 import type { FlowKind } from './dataflow.js';

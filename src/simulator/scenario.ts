@@ -1,7 +1,8 @@
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import type { Workspace } from '../api/shapes.js';
-import type { GitSettings, Output } from '../api/resources.js';
+import type { GitSettings } from '../api/resources.js';
+import type { Output } from './resources.js';
 import { TOKEN_ACCESS } from './auth.js';
 import type { TokenAccess } from './auth.js';
 import type { PackSpec } from './config-store.js';

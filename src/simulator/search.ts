@@ -1,11 +1,6 @@
 import type { Random } from '../util/clock.js';
-import type {
-  SearchJob,
-  SearchJobRequest,
-  SearchJobResultsHeader,
-  SearchJobStatus,
-  SearchJobStatusResponse,
-} from '../api/resources.js';
+import type { SearchJob, SearchJobRequest, SearchJobStatus } from '../api/resources.js';
+import type { SearchJobResultsHeader, SearchJobStatusResponse } from './resources.js';
 import type { SearchBehaviour, SearchOutcome } from './faults.js';
 
 /** The search group of Cribl.Cloud: search routes live under /m/default_search only (§19.1). */

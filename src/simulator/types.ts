@@ -1,13 +1,8 @@
-import type {
-  BulletinMessage,
-  InputOutputStatus,
-  License,
-  LicenseUsage,
-  SystemInfo,
-  Workspace,
-} from '../api/shapes.js';
+import type { Workspace } from '../api/shapes.js';
+import type { BulletinMessage, InputOutputStatus, License, LicenseUsage, SystemInfo } from './signal-shapes.js';
 import type { Clock, Random } from '../util/clock.js';
-import type { GitSettings, Output, PackInfo, Pipeline, SearchJob } from '../api/resources.js';
+import type { GitSettings, SearchJob } from '../api/resources.js';
+import type { Output, PackInfo, Pipeline } from './resources.js';
 import type { TokenAccess } from './auth.js';
 import type { GroupConfigSpec } from './config-store.js';
 import type { GroupFlow } from './dataflow.js';

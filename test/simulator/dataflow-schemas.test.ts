@@ -10,14 +10,14 @@ import { fileURLToPath } from 'node:url';
 import type * as Ajv2020Module from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
+import { configGroupSchema } from '../../src/api/shapes.js';
 import {
   bulletinMessageListSchema,
-  configGroupSchema,
   ioStatusListSchema,
   licenseListSchema,
   licenseUsageListSchema,
   systemInfoListSchema,
-} from '../../src/api/shapes.js';
+} from '../../src/simulator/signal-shapes.js';
 import { parseScenario, startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
