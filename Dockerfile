@@ -87,7 +87,7 @@ EXPOSE 9864
 # back-to-back pairs, the machine's noise is larger than the difference), steady CPU at 50,000 0.505 against 0.503
 # cores. bench/run.mjs runs the exporter with these flags and the ENV lines above, on node NODE_MAJOR (bench/lib/image.mjs;
 # until 2026-11-28 the benchmarks ran on Node.js 20, on which the exporter holds 10–15 MB less at 2,000 nodes).
-# Tried on Node.js 22 and not adopted (bench/notes-gc.md and bench/ANALYSIS.md, seventeenth round):
+# Tried on Node.js 22 and not adopted:
 # --no-node-snapshot with --max-semi-space-size=1 took 2,000 nodes from 101 / 107 to 97 / 99 MB (by 1 MB under the
 # 100 MB target, within two runs' spread) for 0.05–0.10 more cores at 50,000 (0.337–0.375 against 0.271–0.289, the
 # same hour); --optimize-for-size cost 0.05 cores at 50,000.

@@ -11,7 +11,7 @@ import type { AuthProvider } from './auth/types.js';
 import type { Collector } from './collectors/collector.js';
 import { listing } from './collectors/listing/index.js';
 import { COLLECTORS } from './collectors/registry.js';
-import { settingsOf, type Config, type LeaderConfig } from './config/types.js';
+import { settingsOf, targetOf, type Config, type LeaderConfig } from './config/types.js';
 import { Discoverer } from './discovery/discovery.js';
 import type { LeaderStatusSource } from './exposition/status/page.js';
 import type { BudgetState, RequestBudget } from './leader/budget.js';
@@ -138,7 +138,8 @@ export class LeaderRuntime {
       clock,
       logger: log,
       settingsOf: settings,
-      target: { cloud: cfg.auth.mode === 'cloud' },
+      target: targetOf(cfg),
+      metrics,
     });
     let firstRound: () => void = () => undefined;
     this.firstRound = new Promise((resolve) => (firstRound = resolve));
@@ -201,7 +202,8 @@ export class LeaderRuntime {
   /**
    * Starts the discovery schedule and the poller's loop (each node on its own schedule; the riding collectors
    * follow its answers; a hand-driven schedule runs one pass per `run` instead), and the interval collectors'
-   * schedules: at once, or for those that read the groups, once the first discovery has listed them.
+   * schedules: at once, or for those that read the groups, once the first discovery has listed them; none of them
+   * runs while discovery is failing.
    */
   start(schedule: Schedule): void {
     const { config } = this.#deps;
@@ -227,6 +229,9 @@ export class LeaderRuntime {
       const intervalMs = c.schedule.intervalMs(settings(c));
       this.#jobs.push(
         schedule(`${c.name}:${this.cfg.name}`, intervalMs, async (s) => {
+          // While the listing fails (the leader down, or the credentials refused: node polling paused), the other
+          // reads would fail the same way; they wait for the next run after a discovery works again.
+          if (this.job.failing) return;
           await this.#runs.run(c, this.#deps.clock.now() + intervalMs, s);
         }),
       );

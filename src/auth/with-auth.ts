@@ -3,11 +3,12 @@
  * its bearer, and a 401 gets one refresh of the credentials and one more try (when the mode can obtain a
  * different token). The client underneath knows nothing of auth.
  *
- * When the leader still refuses (401 after that refresh, or 403), the failure is counted
- * (`cribl_exporter_auth_failures_total{reason="rejected"|"forbidden"}`, whatever the mode) and node polling for the
- * leader pauses with capped exponential backoff: host-context requests are not sent until the pause ends, then
- * one goes out as a probe. Discovery keeps going at its own pace and probes too; the first accepted request
- * ends the pause.
+ * When the leader still refuses (401 after that refresh, or 403) the listing or a host-context request, the failure
+ * is counted (`cribl_exporter_auth_failures_total{reason="rejected"|"forbidden"}`, whatever the mode) and node polling
+ * for the leader pauses with capped exponential backoff: host-context requests are not sent until the pause ends,
+ * then one goes out as a probe. Discovery keeps going at its own pace and probes too; the first accepted request
+ * ends the pause. A refusal of an optional collector's request (`optional`) is its endpoint's alone: it changes
+ * nothing here (the collector turns itself off: src/polling/collector-runs.ts).
  */
 import type { Logger } from 'pino';
 import type { FailureReason } from '../http/failure.js';
@@ -94,7 +95,7 @@ class AuthPause {
   outcome<T>(req: LeaderRequest<T>, res: LeaderResult<T> | undefined): void {
     const probe = this.#probing && req.nodeScoped === true;
     if (probe) this.#probing = false;
-    if (!res) return;
+    if (!res || req.optional === true) return;
     const refused = !res.ok && (res.status === 401 || res.status === 403) ? res.status : undefined;
     if (refused === undefined) {
       // An answer past the leader's credentials check says they are accepted again (429, 503 and 420 come before it).

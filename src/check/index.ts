@@ -9,7 +9,9 @@ import { connectLeader, type LeaderConnection, type LeaderTarget } from '../auth
 import { createAuthProvider } from '../auth/index.js';
 import type { AuthProvider } from '../auth/types.js';
 import { COLLECTORS } from '../collectors/registry.js';
-import { settingsOf, type Config, type LeaderConfig } from '../config/types.js';
+import { settingsOf, targetOf, type Config, type LeaderConfig } from '../config/types.js';
+import type { Collector } from '../collectors/collector.js';
+import { leaderHealth } from '../collectors/leader-health/index.js';
 import { leaderConfigForWorkspace } from '../config/leaders.js';
 import { listWorkspaceTargets, type WorkspaceListOptions } from '../discovery/workspaces.js';
 import { createDispatcher, tlsOptions, type TlsOptions, type TransportConfig } from '../http/transport.js';
@@ -19,7 +21,7 @@ import type { Clock } from '../util/clock.js';
 import type { ReadFile } from '../util/files.js';
 import { withoutCredentials } from '../util/url.js';
 import { checkCredentials } from './credentials.js';
-import { checkLeaderApi } from './leader.js';
+import { checkLeaderApi, type CollectorProbe } from './leader.js';
 import { checkNetwork, systemLookup, type Lookup } from './network.js';
 import type { CheckReport, CheckResult } from './report.js';
 
@@ -189,6 +191,7 @@ async function checkOne(p: Prepared, config: Config, deps: CheckDeps, report: Ch
       discoveryMs: config.discovery.discoveryMs,
       nodeIntervalsMs: nodeIntervals(config),
       shards: config.shard.total,
+      collectors: collectorProbes(config, cfg),
       requestTimeoutMs: cfg.budget.connectTimeoutMs + cfg.budget.headersTimeoutMs + cfg.budget.bodyTimeoutMs,
       clock: deps.clock,
       logger: deps.logger.child({ leader: cfg.name }),
@@ -199,18 +202,45 @@ async function checkOne(p: Prepared, config: Config, deps: CheckDeps, report: Ch
   }
 }
 
-/** The requests of the per-discovery collectors that run for a leader, besides the listing. */
+/** Whether a collector runs for a leader. */
+const runs = (config: Config, cfg: LeaderConfig, c: Collector): boolean =>
+  c.enabled?.(settingsOf(config, c), targetOf(cfg)) !== false;
+
+/**
+ * The requests of the per-discovery and interval collectors that run for a leader, besides the listing, per
+ * discovery interval (an interval collector's at its own interval, scaled to the discovery's).
+ */
 function discoveryCost(config: Config, cfg: LeaderConfig): { perDiscovery: number; perGroup: number } {
   let perDiscovery = 0;
   let perGroup = 0;
   for (const c of COLLECTORS) {
     const s = c.schedule;
-    if (s.kind !== 'discovery' || c.enabled?.(settingsOf(config, c), { cloud: cfg.auth.mode === 'cloud' }) === false)
-      continue;
-    perDiscovery += s.cost?.perRun ?? 1;
-    perGroup += s.cost?.perGroup ?? 0;
+    if ((s.kind !== 'discovery' && s.kind !== 'interval') || !runs(config, cfg, c)) continue;
+    const scale = s.kind === 'interval' ? config.discovery.discoveryMs / s.intervalMs(settingsOf(config, c)) : 1;
+    perDiscovery += (s.cost?.perRun ?? (s.kind === 'interval' && s.perGroup ? 0 : 1)) * scale;
+    perGroup += (s.cost?.perGroup ?? (s.kind === 'interval' && s.perGroup ? 1 : 0)) * scale;
   }
   return { perDiscovery, perGroup };
+}
+
+/** The probes of the collectors that run for a leader (its own /health is checked apart, first). */
+function collectorProbes(config: Config, cfg: LeaderConfig): CollectorProbe[] {
+  const out: CollectorProbe[] = [];
+  for (const c of COLLECTORS) {
+    if (!c.probe || c.name === leaderHealth.name || !runs(config, cfg, c)) continue;
+    const probe = c.probe.bind(c);
+    const s = settingsOf(config, c);
+    const flag = Object.values(c.settings ?? {}).find((r) => r.name.startsWith('collector.'))?.name;
+    out.push({
+      name: c.name,
+      request: (group, deadline) => probe(s, group, deadline),
+      optional: c.optional === true,
+      refusalExpected: c.refusalExpected?.(targetOf(cfg)) ?? false,
+      ...(c.permission ? { permission: c.permission } : {}),
+      ...(flag ? { flag } : {}),
+    });
+  }
+  return out;
 }
 
 /** The node collectors' intervals, the primary first. */

@@ -38,10 +38,25 @@ export interface LeaderCheckOptions {
   /** The node collectors' intervals, the primary (health) first. */
   nodeIntervalsMs: readonly { readonly name: string; readonly intervalMs: number }[];
   shards: number;
+  /** The collectors with a probe that run for this leader (the leader's /health aside: checked first). */
+  collectors: readonly CollectorProbe[];
   /** Bounds each request and its retries. */
   requestTimeoutMs: number;
   clock: Clock;
   logger: Logger;
+}
+
+/** What `check` asks of one collector: its probe request, and what a refusal of it means. */
+export interface CollectorProbe {
+  readonly name: string;
+  request(group: string | undefined, deadline: number): LeaderRequest<unknown>;
+  /** A refusal turns it off (else it is the credentials' problem). */
+  readonly optional: boolean;
+  /** The leader refuses it by design (the license on Cribl.Cloud). */
+  readonly refusalExpected: boolean;
+  readonly permission?: string;
+  /** The flag that turns it off (`--no-collector.license`), when it has one. */
+  readonly flag?: string;
 }
 
 /** Clock differences up to this are fine; up to SKEW_FAIL_MS a warning; beyond, a problem. */
@@ -148,6 +163,9 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     add('permission', 'skip', 'GET /w/{nodeId}/health and /edge/metadata: no node to ask');
   }
 
+  const group = discovery.groups.find((g) => g.product === 'stream') ?? discovery.groups[0];
+  for (const c of o.collectors) collectorLine(c, await request('auth', c.request(group?.group.id, deadline())));
+
   versionLine(legacy, nodes);
   rateLine(nodes.length, discovery.groups.length);
   return out;
@@ -160,6 +178,37 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     }
     const f = describeFailure(what, res, o.auth);
     add('permission', 'fail', f.message, f.fix);
+  }
+
+  /** One line per collector: allowed, or what its refusal means (off, for an optional collector). */
+  function collectorLine(c: CollectorProbe, res: LeaderResult<unknown>): void {
+    const req = c.request(undefined, 0);
+    const what = `${req.method ?? 'GET'} ${req.endpoint} (collector ${c.name})`;
+    if (res.ok) return add('collector', 'ok', `${what}: allowed`);
+    const refused =
+      res.status === 403
+        ? 'forbidden (403)'
+        : res.status === 404
+          ? 'absent (404)'
+          : res.status === 401
+            ? 'refused (401)'
+            : undefined;
+    if (refused === undefined || !c.optional) {
+      const f = describeFailure(what, res, o.auth);
+      return add('collector', c.optional ? 'warn' : 'fail', f.message, f.fix);
+    }
+    const off = c.flag ? ` (or turn it off: --no-${c.flag})` : '';
+    const fix =
+      res.status === 404
+        ? `the leader has no such endpoint (an older version, or Cribl.Cloud)${off}`
+        : `give the exporter's credentials ${c.permission ?? 'read access to it'}${off}`;
+    add(
+      'collector',
+      c.refusalExpected ? 'ok' : 'warn',
+      `${what}: ${refused}: collector ${c.name} will be off` +
+        (c.refusalExpected ? ' (as on every Cribl.Cloud leader)' : ''),
+      ...(c.refusalExpected ? [] : [fix]),
+    );
   }
 
   function fleetLine(product: Product, list: ListedFleetNode[], groups: readonly ListedFleetGroup[]): void {

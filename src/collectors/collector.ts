@@ -83,9 +83,6 @@ export interface Families {
 
 export type Scope = keyof Families;
 
-/** The scopes, in body order. */
-export const SCOPES: readonly Scope[] = ['management', 'leader', 'group', 'node'];
-
 /** The leader a collector runs against. */
 export interface Target {
   /** A Cribl.Cloud workspace (`--cloud.*`, or discovered). */
@@ -114,6 +111,10 @@ export interface RunContext<S> {
   setLeaderFacts(facts: unknown): void;
   /** Replaces the collector's facts of the groups named (groupKey); the others keep theirs. */
   setGroupFacts(facts: ReadonlyMap<string, unknown>): void;
+  /** Sets one of the collector's own gauges (`gauges`). */
+  setGauge(name: string, value: number): void;
+  /** Logs one warning per distinct `key` while the collector lives (a cap that bites, say). */
+  warnOnce(key: string, fields: Record<string, unknown>, message: string): void;
 }
 
 /** What a node poll knows when a riding collector decides whether it is due. */
@@ -160,6 +161,8 @@ export interface DiscoverySchedule<S> {
 export interface IntervalSchedule<S> {
   readonly kind: 'interval';
   readonly perGroup?: true;
+  /** Requests a run sends, for the rate a fleet needs (`check`). @default one a group (`perGroup`), else one */
+  readonly cost?: { readonly perRun?: number; readonly perGroup?: number };
   intervalMs(settings: S): number;
   run(ctx: RunContext<S>): Promise<void>;
 }
@@ -189,6 +192,15 @@ export interface Collector<S = unknown> {
    * succeeds; the others are required (their refusals are the leader's credentials).
    */
   readonly optional?: true;
+  /**
+   * Where a refusal of this optional collector is what the leader does by design (the license on Cribl.Cloud): it is
+   * turned off with an info line, not a warning. @default never
+   */
+  refusalExpected?(target: Target): boolean;
+  /** The permission its requests need, named in the warning when the leader refuses them. */
+  readonly permission?: string;
+  /** Self-metrics of its own (`cribl_exporter_…{leader}` gauges), set by its runs (`RunContext.setGauge`). */
+  readonly gauges?: readonly { readonly name: string; readonly help: string }[];
   /** How fresh its families of a scope are: the sentence that ends their HELP. */
   freshness(settings: S, intervals: Intervals, scope: Scope): string;
   readonly families: Families;

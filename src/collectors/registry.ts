@@ -4,10 +4,14 @@
  * a folder beside the others and a line here (docs/ARCHITECTURE.md, "How to add a collector").
  */
 import type { Collector } from './collector.js';
+import { dataflow } from './dataflow/index.js';
 import { gitSettings } from './git-settings/index.js';
 import { groupVersion } from './group-version/index.js';
 import { groups } from './groups/index.js';
 import { leaderHealth } from './leader-health/index.js';
+import { leaderInfo } from './leader-info/index.js';
+import { leaderMessages } from './leader-messages/index.js';
+import { license } from './license/index.js';
 import { listing } from './listing/index.js';
 import { nodeHealth } from './node-health/index.js';
 import { nodeMetadata } from './node-metadata/index.js';
@@ -21,9 +25,13 @@ export const COLLECTORS: readonly Collector[] = [
   leaderHealth,
   gitSettings,
   search,
+  leaderInfo,
+  leaderMessages,
+  license,
   groups,
   groupVersion,
   packs,
+  dataflow,
   nodeHealth,
   nodeMetadata,
 ];

@@ -3,7 +3,7 @@ import type { AuthConfig } from '../auth/types.js';
 import type { ShardConfig } from '../discovery/select.js';
 import type { TransportConfig } from '../http/transport.js';
 import type { BudgetConfig } from '../leader/settings.js';
-import type { Collector } from '../collectors/collector.js';
+import type { Collector, Target } from '../collectors/collector.js';
 import type { SectionValues } from '../settings/table.js';
 import type { DISCOVERY, LOG, WEB } from './flags.js';
 
@@ -48,4 +48,18 @@ export interface Config {
 /** A collector's settings in a Config. */
 export function settingsOf<S>(config: Pick<Config, 'collectors'>, c: Collector<S>): S {
   return config.collectors[c.name] as S;
+}
+
+/** Cribl.Cloud hosts: `<workspace>-<org>.cribl.cloud` and the government cloud's `….cribl-gov.cloud`. */
+const CLOUD_HOST = /\.cribl(-gov)?\.cloud$/i;
+
+/** The leader a collector runs against: a Cribl.Cloud workspace by its credentials or its host. */
+export function targetOf(cfg: Pick<LeaderConfig, 'auth' | 'url'>): Target {
+  let host = '';
+  try {
+    host = new URL(cfg.url).hostname;
+  } catch {
+    // A URL the config accepted always parses; nothing else to know here.
+  }
+  return { cloud: cfg.auth.mode === 'cloud' || CLOUD_HOST.test(host) };
 }

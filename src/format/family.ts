@@ -55,6 +55,11 @@ export function series(name: string, base: string, extra = ''): string {
   return extra ? `${name}${base},${extra}}` : `${name}${base}}`;
 }
 
+/** An open label set (`{a="1"`, or '') with `extra` pairs added. */
+export function withLabels(base: string, extra: string): string {
+  return base ? `${base},${extra}` : `{${extra}`;
+}
+
 /** `{a="1",b="2"` (no closing brace): target labels first, then `rest`; '' when both are empty. */
 export function openLabels(targetPairs: string, rest: string): string {
   if (!targetPairs) return rest ? `{${rest}` : '';

@@ -2,7 +2,7 @@
  * Abort listeners on long-lived signals (the poller's, a client's closing signal) without an EventTarget listener
  * per request: one listener per signal, and a Set of the requests that wait on it. addEventListener and
  * removeEventListener with an AbortController per request were about 7 % of the exporter's CPU in its start-up
- * burst at 10,000 nodes (node:internal/event_target and abort_controller, bench/notes-req.md); a Set entry costs
+ * burst at 10,000 nodes (node:internal/event_target and abort_controller); a Set entry costs
  * a fraction of that.
  */
 

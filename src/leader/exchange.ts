@@ -110,7 +110,7 @@ const DEFAULT_ACCEPT: readonly number[] = [200];
  * One exchange on undici's dispatch API instead of `request()`: no Readable for the body, no async iterator,
  * no AbortController and no abort listener per exchange (undici's controller aborts it), one promise. With the
  * abort fan-out, this took the request path (bench/req-path.mjs: client, budget, auth, decoder, self-metrics) from
- * 0.14–0.16 to about 0.08 ms of CPU per request, undici's request() alone being 0.04 (bench/notes-req.md). The
+ * 0.14–0.16 to about 0.08 ms of CPU per request, undici's request() alone being 0.04. The
  * outcomes are those of `request()` + a capped read: the tests in test/leader hold them.
  */
 class Call<T> implements Dispatcher.DispatchHandler, Abortable {
@@ -119,7 +119,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
    * The request and the caller's resolve, dropped (with the controller, headers, watch and signal sets) once the
    * exchange ends: undici keeps a finished handler referenced for a while, and a Call still holding its request
    * graph kept about 3 KB per request alive past two scavenges (bench/promotion-probe.mjs: 6.3 -> 1.1 MB/s promoted
-   * at about 1,950 requests/s; bench/notes-gc.md). test/leader/exchange-dispatch.test.ts holds it.
+   * at about 1,950 requests/s). test/leader/exchange-dispatch.test.ts holds it.
    */
   #req: LeaderRequest<T> | undefined;
   /** The token for the Authorization header (also redacted from every message). */

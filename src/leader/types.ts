@@ -26,6 +26,11 @@ export interface LeaderRequest<T> {
    * never pauses the budget.
    */
   nodeScoped?: boolean;
+  /**
+   * An optional collector's request: a refusal (401/403) of it belongs to its endpoint, not to the credentials, and
+   * never pauses node polling (src/auth/with-auth.ts); the collector turns itself off instead.
+   */
+  optional?: boolean;
   /** Epoch ms after which the request is not sent or retried (end of its poll cycle). */
   deadline?: number;
   /**

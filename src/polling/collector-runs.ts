@@ -1,12 +1,27 @@
 /**
  * Runs the per-discovery and interval collectors of one leader: each run gets the leader's client (so its budget and
  * credentials), its settings, a deadline, and writes its facts under its own name in the leader's store.
+ *
+ * An optional collector whose requests the leader refuses (401, 403) or does not know (404), all of them in a run,
+ * turns itself off for this leader: `cribl_exporter_collector_enabled{collector}` 0, the failure counted, one line
+ * naming the endpoint (and the permission it needs); it is tried again at its next run, and on again at the first
+ * answer. Its refusals never pause node polling (they are marked `optional`: src/auth/with-auth.ts) and change no
+ * other collector.
  */
 import type { Logger } from 'pino';
-import type { Collector, RunContext, Target } from '../collectors/collector.js';
+import { groupKey, type Collector, type RunContext, type Target } from '../collectors/collector.js';
+import { requestFailureReason } from '../collectors/failure-reason.js';
 import type { LeaderClient, LeaderRequest, LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '../util/clock.js';
+
+/** Where the runs report (the prom-client side lives in src/telemetry/). */
+export interface CollectorMetrics {
+  collectorEnabled(collector: string, on: boolean): void;
+  collectorFailure(collector: string, reason: string): void;
+  /** A collector's own gauge (Collector.gauges). */
+  collectorGauge(name: string, value: number): void;
+}
 
 export interface CollectorRunsOptions {
   client: LeaderClient;
@@ -15,11 +30,28 @@ export interface CollectorRunsOptions {
   logger: Logger;
   settingsOf: (c: Collector) => unknown;
   target: Target;
+  metrics?: CollectorMetrics;
 }
+
+/** Why a collector is off for this leader. */
+export type OffReason = 'forbidden' | 'unauthorized' | 'not_found';
+
+/** A collector's state for this leader, for the status page. */
+export interface CollectorState {
+  readonly name: string;
+  readonly on: boolean;
+  readonly off?: { reason: OffReason; endpoint: string; sinceMs: number };
+  /** When one of its runs last got an answer. */
+  readonly lastSuccessMs?: number;
+}
+
+const REFUSED: Readonly<Record<number, OffReason>> = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' };
 
 /** The collectors of a leader that run on a schedule kind (per discovery, or on their own interval). */
 export class CollectorRuns {
   readonly #o: CollectorRunsOptions;
+  readonly #states = new Map<string, CollectorState>();
+  readonly #warned = new Set<string>();
 
   constructor(o: CollectorRunsOptions) {
     this.#o = o;
@@ -30,17 +62,30 @@ export class CollectorRuns {
     return c.enabled?.(this.#o.settingsOf(c), this.#o.target) ?? true;
   }
 
+  /** The state of every collector that ran, in the order they first ran. */
+  states(): CollectorState[] {
+    return [...this.#states.values()];
+  }
+
   /** One run of `c`, its requests bounded by `deadline`; returns the requests it sent. */
   async run(c: Collector, deadline: number, signal: AbortSignal): Promise<number> {
     const s = c.schedule;
     if (s.kind !== 'discovery' && s.kind !== 'interval') return 0;
-    const { store, clock, logger } = this.#o;
+    const { store, clock, logger, metrics } = this.#o;
     let requests = 0;
+    let answered = 0;
+    let refusal: { reason: OffReason; endpoint: string } | undefined;
+    const optional = c.optional === true;
     const client: LeaderClient = {
       baseUrl: this.#o.client.baseUrl,
-      request: <T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> => {
+      request: async <T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> => {
         requests++;
-        return this.#o.client.request(req);
+        const res = await this.#o.client.request(optional ? { ...req, optional: true } : req);
+        const reason = res.ok || res.status === undefined ? undefined : REFUSED[res.status];
+        if (res.ok) answered++;
+        else if (reason) refusal ??= { reason, endpoint: `${req.method ?? 'GET'} ${req.endpoint}` };
+        if (!res.ok && !signal.aborted) metrics?.collectorFailure(c.name, requestFailureReason(res));
+        return res;
       },
       close: () => Promise.resolve(),
     };
@@ -55,8 +100,52 @@ export class CollectorRuns {
       leaderFacts: () => store.leader().facts[c.name],
       setLeaderFacts: (facts) => store.setLeaderFacts(c.name, facts),
       setGroupFacts: (facts) => store.setGroupFacts(c.name, facts),
+      setGauge: (name, value) => metrics?.collectorGauge(name, value),
+      warnOnce: (key, fields, message) => {
+        if (this.#warned.has(`${c.name}:${key}`)) return;
+        this.#warned.add(`${c.name}:${key}`);
+        logger.warn({ collector: c.name, ...fields }, message);
+      },
     };
     await s.run(ctx);
+    if (signal.aborted) return requests;
+    const off = optional && refusal !== undefined && answered === 0 ? refusal : undefined;
+    this.#settle(c, off, answered > 0);
     return requests;
+  }
+
+  /** The collector's state after a run: off with the refusal, or on (from the first run, or again). */
+  #settle(c: Collector, off: { reason: OffReason; endpoint: string } | undefined, answered: boolean): void {
+    const { clock, logger, metrics, target } = this.#o;
+    const prev = this.#states.get(c.name);
+    const now = clock.now();
+    const lastSuccessMs = answered ? now : prev?.lastSuccessMs;
+    const next: CollectorState = off
+      ? {
+          name: c.name,
+          on: false,
+          off: { ...off, sinceMs: prev?.off?.sinceMs ?? now },
+          ...(lastSuccessMs ? { lastSuccessMs } : {}),
+        }
+      : { name: c.name, on: true, ...(lastSuccessMs ? { lastSuccessMs } : {}) };
+    this.#states.set(c.name, next);
+    if (prev?.on !== next.on || prev === undefined) metrics?.collectorEnabled(c.name, next.on);
+    if (off && prev?.on !== false) {
+      // What it read before the refusal is not current any more: its series go until it answers again.
+      const { store } = this.#o;
+      store.setLeaderFacts(c.name, undefined);
+      store.setGroupFacts(c.name, new Map(store.groups().map((g) => [groupKey(g.product, g.id), undefined])));
+      const fields = { collector: c.name, endpoint: off.endpoint, reason: off.reason };
+      const what =
+        off.reason === 'not_found'
+          ? `the leader has no ${off.endpoint} (404)`
+          : `the leader refuses ${off.endpoint} to our credentials (${off.reason === 'forbidden' ? 403 : 401})` +
+            (c.permission ? `: it needs ${c.permission}` : '');
+      const message = `${what}; the ${c.name} collector is off for this leader, tried again at its next run`;
+      if (c.refusalExpected?.(target)) logger.info(fields, message);
+      else logger.warn(fields, message);
+    } else if (!off && prev?.on === false) {
+      logger.info({ collector: c.name }, `the ${c.name} collector answers again: on`);
+    }
   }
 }

@@ -8,7 +8,14 @@ import type { Logger } from 'pino';
 import type { Collector } from '../collectors/collector.js';
 import { fromProbe, leaderHealth } from '../collectors/leader-health/index.js';
 import { groups as groupsCollector } from '../collectors/groups/index.js';
-import { listedNode, listing, withRestarts, type DiscoveryFacts } from '../collectors/listing/index.js';
+import {
+  countRemoved,
+  listedNode,
+  listing,
+  withRestarts,
+  type DiscoveryFacts,
+  type ListingGroupFacts,
+} from '../collectors/listing/index.js';
 import type { Discoverer } from '../discovery/discovery.js';
 import { selectNodes, type ShardConfig } from '../discovery/select.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
@@ -30,7 +37,7 @@ export interface LeaderJobOptions {
   /** The per-discovery collectors of the registry, in registry order (those that run `first` go before the listing). */
   collectors: readonly Collector[];
   runs: CollectorRuns;
-  snapshot: Pick<LeaderSnapshot, 'setGroups' | 'setLeaderFacts' | 'leader' | 'node'>;
+  snapshot: Pick<LeaderSnapshot, 'setGroups' | 'setGroupFacts' | 'setLeaderFacts' | 'leader' | 'node' | 'nodes'>;
   clock: Clock;
   logger: Logger;
   metrics: DiscoveryMetrics;
@@ -51,12 +58,19 @@ export class LeaderJob {
   /** When the failures since the last successful discovery began, while there are some. */
   #failingSince: number | undefined;
   #failures = 0;
+  /** Nodes the listing dropped while disconnected, by groupKey, since the start. */
+  readonly #removed = new Map<string, number>();
 
   constructor(opts: LeaderJobOptions) {
     this.#o = opts;
     const mine = opts.collectors.filter((c) => c.schedule.kind === 'discovery' && opts.runs.enabled(c));
     this.#first = mine.filter((c) => c.schedule.kind === 'discovery' && c.schedule.first === true);
     this.#after = mine.filter((c) => !this.#first.includes(c));
+  }
+
+  /** True while the last discovery failed (the leader down, or refusing the exporter's credentials). */
+  get failing(): boolean {
+    return this.#failingSince !== undefined;
   }
 
   /** True once a discovery succeeded. */
@@ -102,10 +116,16 @@ export class LeaderJob {
       return;
     }
     const sel = selectNodes(out.nodes, this.#o.shard, this.#o.maxNodes);
+    countRemoved(this.#removed, snapshot.nodes(), out.nodes);
     snapshot.setGroups(
       groupsCollector.name,
       out.groups.map((g) => ({ product: g.product, id: g.group.id, facts: g.group })),
     );
+    if (this.#removed.size > 0) {
+      const facts = new Map<string, ListingGroupFacts>();
+      for (const [key, removed] of this.#removed) facts.set(key, { removed });
+      snapshot.setGroupFacts(listing.name, facts);
+    }
     const nodes = new Map<string, DiscoveredNode>();
     for (const [key, { product, listed }] of sel.nodes) {
       const facts = withRestarts(listedNode.of(snapshot.node(key)), listed);

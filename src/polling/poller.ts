@@ -70,7 +70,7 @@ export interface PollerOptions {
 /**
  * The exporter's `quantumMs`. Waking once per node (every 15 ms at 2,000 nodes, health every 30 s) cost more than the
  * polls: the exporter used 0.070–0.076 cores in the steady state at 2,000 nodes against 0.034–0.035 with a quantum of
- * 250 ms or 1 s (per-thread CPU from /proc over 60 s, `dist/cli.js`, runs back to back: bench/notes-render.md). A
+ * 250 ms or 1 s (per-thread CPU from /proc over 60 s, `dist/cli.js`, runs back to back). A
  * node's polls stay one interval apart (its slot moves by less than a quantum, the same way each time); the budget
  * still paces the requests of a quantum.
  */
@@ -81,7 +81,7 @@ export const POLL_QUANTUM_MS = 250;
  * the process would idle between polls; a large fleet never idles (2,000 polls a second at 50,000 nodes), and a
  * quantum's polls released at once (500 there) outlive a few of V8's young-generation collections and are promoted.
  * At 50,000 nodes a 10 ms quantum against 250 ms: 0.385 and 0.416 cores against 0.424 and 0.474 in the steady state,
- * runs alternated, and 7.5 against 8.6 MB/s promoted to old space (bench/notes-gc.md). 20 keeps 250 ms up to 2,400
+ * runs alternated, and 7.5 against 8.6 MB/s promoted to old space. 20 keeps 250 ms up to 2,400
  * nodes at a 30 s health interval.
  */
 export const QUANTUM_MAX_POLLS = 20;

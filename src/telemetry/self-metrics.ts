@@ -11,6 +11,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { AuthMetrics, AuthMode } from '../auth/types.js';
 import type { LeaderClientMetrics, ThrottleCode } from '../leader/client.js';
 import type { Endpoint } from '../api/routes.js';
+import { COLLECTORS } from '../collectors/registry.js';
+import type { CollectorMetrics } from '../polling/collector-runs.js';
 import type { DiscoveryMetrics } from '../polling/leader-job.js';
 import type { PollerMetrics } from '../polling/poller.js';
 import { escapeHelp, escapeLabelValue, formatValue, labelText } from '../format/escape.js';
@@ -29,14 +31,15 @@ export interface SelfMetricsOptions {
 }
 
 /** Every metric hook of one leader, ready to hand to its client, budget, poller, discovery and auth. */
-export interface LeaderSelfMetrics extends LeaderClientMetrics, PollerMetrics, AuthMetrics, DiscoveryMetrics {}
+export interface LeaderSelfMetrics
+  extends LeaderClientMetrics, PollerMetrics, AuthMetrics, DiscoveryMetrics, CollectorMetrics {}
 
 /** Buckets of `cribl_exporter_leader_request_duration_seconds`. */
 const REQUEST_BUCKETS: readonly number[] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 // prom-client's labelled children validate and hash their label set again on every inc(), set() and observe():
 // about 9 µs per leader request (3.7 % of the exporter's CPU in its start-up burst at 10,000 nodes, and the
-// in-flight gauge, set twice per request, another 1.4 %; bench/notes-req.md).
+// in-flight gauge, set twice per request, another 1.4 %).
 // The updates of every request go straight to the entry prom-client keeps for the label set, found once
 // through the child; each call checks that the metric still holds that entry (remove() or reset() drop it) and
 // otherwise goes through the child again, which makes a new one.
@@ -234,6 +237,25 @@ function createHandles(registry: Registry) {
       labelNames: ['encoding'] as const,
       registers,
     }),
+    collectorEnabled: new Gauge({
+      name: 'cribl_exporter_collector_enabled',
+      help:
+        '1 while a collector runs for the leader, 0 while it is off because the leader refused (401, 403) or does ' +
+        'not know (404) its requests; tried again at its next run. Collectors off by configuration have no series.',
+      labelNames: ['leader', 'collector'] as const,
+      registers,
+    }),
+    collectorFailures: new Counter({
+      name: 'cribl_exporter_collector_failures_total',
+      help:
+        'Failed requests of a collector, by reason (unauthorized, forbidden, not_found, or the request failure ' +
+        'reason).',
+      labelNames: ['leader', 'collector', 'reason'] as const,
+      registers,
+    }),
+    ...Object.fromEntries(
+      COLLECTORS.flatMap((c) => c.gauges ?? []).map((g) => [g.name, leaderGauge(g.name, g.help)] as const),
+    ),
     bodyWorkerRestarts: new Counter({
       name: 'cribl_exporter_body_worker_restarts_total',
       help:
@@ -300,7 +322,7 @@ export function renderJsonFamily(metric: JsonMetric, format: Format): string {
  * Sampling interval of the event-loop delay behind prom-client's `nodejs_eventloop_lag_*` (its default is 10 ms).
  * Each sample is a timer that wakes the process: at 10 ms the exporter used 0.009–0.011 cores with one node and
  * 0.004–0.005 with 100 ms (30 s of /proc per run on the 2-core bench VM, where a wake-up from idle costs about
- * 0.1 ms; bench/notes-rate.md), a tenth of its whole CPU at 1,000–2,000 nodes. At 50 ms a block of 50 ms or more
+ * 0.1 ms), a tenth of its whole CPU at 1,000–2,000 nodes. At 50 ms a block of 50 ms or more
  * (the longest any of its work is meant to take) is always seen; a shorter one with a chance of its length / 50 ms.
  */
 export const EVENT_LOOP_MONITORING_MS = 50;
@@ -339,6 +361,14 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
     h.nodes,
     h.nodesOverLimit,
   ];
+  // The collectors' own gauges (Collector.gauges), by name; one child per leader.
+  const collectorGauges = new Map(
+    COLLECTORS.flatMap((c) => c.gauges ?? []).map((g) => [
+      g.name,
+      (h as Record<string, unknown>)[g.name] as Gauge<'leader'>,
+    ]),
+  );
+  leaderGauges.push(...collectorGauges.values());
 
   // Left out of the exposition: prom-client's gauges named like counters (promtool rejects them; their
   // per-type siblings nodejs_active_handles{type} etc. carry the same numbers), and the shard gauges until
@@ -419,6 +449,17 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
           h.nodes.set({ leader }, exported);
           h.nodesOverLimit.set({ leader }, overLimit);
         },
+        collectorEnabled(collector: string, on: boolean) {
+          h.collectorEnabled.set({ leader, collector }, on ? 1 : 0);
+          remember(leader, JSON.stringify(['collector', collector]));
+        },
+        collectorFailure(collector: string, reason: string) {
+          h.collectorFailures.inc({ leader, collector, reason });
+          remember(leader, JSON.stringify(['collectorFailure', collector, reason]));
+        },
+        collectorGauge(name: string, value: number) {
+          collectorGauges.get(name)?.set({ leader }, value);
+        },
       };
     },
     removeLeader(leader: string) {
@@ -429,6 +470,8 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
           h.leaderRequests.remove({ leader, endpoint: a, code: b });
           h.leaderRequestDuration.remove({ leader, endpoint: a });
         } else if (kind === 'throttled') h.leaderThrottled.remove({ leader, code: a });
+        else if (kind === 'collector') h.collectorEnabled.remove({ leader, collector: a });
+        else if (kind === 'collectorFailure') h.collectorFailures.remove({ leader, collector: a, reason: b });
         else if (kind === 'expiry') h.authTokenExpiry.remove({ leader, mode: a });
         else h.authFailures.remove({ leader, mode: a, reason: b });
       }

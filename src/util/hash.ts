@@ -3,7 +3,7 @@
 /**
  * FNV-1a 64 of the UTF-8 bytes of `s` as its two 32-bit halves, `[high, low]`, in plain numbers: the poller hashes
  * every new node's key, and the BigInt loop this replaces allocated about 4 KB a key (four BigInts a byte), 200 MB
- * in a 50,000-node start-up burst (bench/notes-gc.md, sixteenth round).
+ * in a 50,000-node start-up burst.
  */
 export function fnv1a64Halves(s: string): [hi: number, lo: number] {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return fnvBytes(Buffer.from(s, 'utf8'));

@@ -58,8 +58,17 @@ describe('cribl-exporter check: a healthy leader', () => {
       'fleet:ok',
       'permission:ok',
       'permission:ok',
+      ...Array<string>(6).fill('collector:ok'),
       'version:ok',
       'rate:ok',
+    ]);
+    expect(r.results.filter((x) => x.check === 'collector').map((x) => x.message)).toEqual([
+      'GET /system/settings/git-settings (collector git_settings): allowed',
+      'GET /system/info (collector leader_info): allowed',
+      'GET /system/messages (collector leader_messages): allowed',
+      'GET /system/licenses (collector license): allowed',
+      'GET /m/{group}/version (collector group_version): allowed',
+      'GET /m/{group}/system/status/outputs (collector dataflow): allowed',
     ]);
     expect(r.out.join('')).not.toContain(SECRET);
     // Contacted once: one health poll and one metadata poll of a node, never a poll cycle.
@@ -74,6 +83,38 @@ describe('cribl-exporter check: a healthy leader', () => {
     expect(s.stats().requests['/products/{product}/workers']?.['429']).toBeGreaterThan(0);
     expect(s.stats().retryAfterViolations).toBe(0);
   }, 30_000);
+});
+
+describe('cribl-exporter check: what each collector may read', () => {
+  it('a refused or absent endpoint names the collector that will be off and the fix; the rest is allowed', async () => {
+    const s = await sim();
+    s.addToken('limited-token', 'full', ['/system/messages']);
+    s.setFaults({ license: { cloud: 404 } });
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: 'limited-token' });
+    expect(r.code, r.out.join('\n')).toBe(0);
+    expect(r.line('collector', 'collector leader_messages')).toMatchObject({
+      status: 'warn',
+      message:
+        'GET /system/messages (collector leader_messages): forbidden (403): collector leader_messages will be off',
+      fix: expect.stringContaining('(or turn it off: --no-collector.leader-messages)'),
+    });
+    expect(r.line('collector', 'collector license')).toMatchObject({
+      status: 'warn',
+      message: 'GET /system/licenses (collector license): absent (404): collector license will be off',
+    });
+    expect(r.line('collector', 'collector dataflow').status).toBe('ok');
+  });
+
+  it('a collector turned off is not probed', async () => {
+    const s = await sim();
+    const r = await check(['--leader.url', s.baseUrl, '--no-collector.license', '--no-collector.dataflow'], {
+      CRIBL_TOKEN: SECRET,
+    });
+    const names = r.results.filter((x) => x.check === 'collector').map((x) => x.message.split(':')[0]);
+    expect(names).not.toContain('GET /system/licenses (collector license)');
+    expect(names).not.toContain('GET /m/{group}/system/status/outputs (collector dataflow)');
+    expect(s.stats().requests['/system/licenses']).toBeUndefined();
+  });
 });
 
 describe('cribl-exporter check: failure modes', () => {

@@ -254,6 +254,11 @@ describe('renderGroups', () => {
     );
     expect(out).toEqual(
       padded(GROUP_FAMILIES.length, [
+        // Nodes removed while disconnected: a counter every group has, from 0.
+        lines(
+          'cribl_group_nodes_removed_total{workspace="w",product="stream",group="default"} 0',
+          'cribl_group_nodes_removed_total{workspace="w",product="edge",group="fleet \\"1\\""} 0',
+        ),
         lines(
           'cribl_group_info{workspace="w",product="stream",group="default",config_version="abc"} 1',
           'cribl_group_info{workspace="w",product="edge",group="fleet \\"1\\"",config_version=""} 1',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GroupItem, ScopeItem } from '../../src/collectors/collector.js';
-import { decodeGitSettings, nextGit } from '../../src/collectors/git-settings/index.js';
+import { decodeGitSettings } from '../../src/collectors/git-settings/index.js';
+import { nextRead } from '../../src/collectors/read.js';
 import {
   countUndeployed,
   decodeVersionPage,
@@ -177,7 +178,7 @@ describe('the leader itself', () => {
     expect(decodeLeaderHealth({ status: 'healthy', startTime: 5, role: 'captain' }, 200).role).toBeUndefined();
     expect(() => decodeLeaderHealth({ status: 'standby', startTime: 5 }, 200)).toThrow();
     expect(fromProbe(420, { status: 'shutting down', startTime: 1 }, 9)).toEqual({
-      answer: { status: 'shutting down', startTime: 1 },
+      value: { status: 'shutting down', startTime: 1 },
       lastSuccessMs: 9,
     });
     expect(fromProbe(200, 'nonsense', 9)).toBeUndefined();
@@ -201,7 +202,7 @@ describe('the leader itself', () => {
       ].join('\n'),
     );
     const held = nextLeaderHealth(answered, { ok: false, reason: 'leader_unavailable', message: 'held' }, 2);
-    expect(held.answer?.status).toBe('standby');
+    expect(held.value?.status).toBe('standby');
     const down = nextLeaderHealth(answered, { ok: false, reason: 'connect', message: 'refused' }, 2);
     expect(down).toEqual({ lastSuccessMs: 1, failure: 'connect' });
     expect(leader({ leader_health: down })).toBe('');
@@ -231,14 +232,14 @@ describe('the leader itself', () => {
       ],
     });
     expect(s).toEqual({ remoteConfigured: true, branch: 'main', gitOps: 'push', autoAction: 'commitPush' });
-    const text = leader({ git_settings: nextGit(undefined, { ok: true, status: 200, body: s }) });
+    const text = leader({ git_settings: nextRead(undefined, { ok: true, status: 200, body: s }, 0) });
     expect(text).toBe(
       'cribl_leader_git_remote_configured 1\n' +
         'cribl_leader_git_settings_info{branch="main",git_ops="push",auto_action="commitPush"} 1\n',
     );
     expect(text).not.toContain('secret');
     expect(decodeGitSettings({ count: 1, items: [{ remote: '' }] }).remoteConfigured).toBe(false);
-    expect(leader({ git_settings: { settings: { remoteConfigured: false } } })).toBe(
+    expect(leader({ git_settings: { value: { remoteConfigured: false } } })).toBe(
       'cribl_leader_git_remote_configured 0\ncribl_leader_git_settings_info{branch="",git_ops="",auto_action=""} 1\n',
     );
   });

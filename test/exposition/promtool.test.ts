@@ -31,10 +31,10 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
         : { failure: { reason: 'http_4xx', status: 401, message: 'GET /x: HTTP 401' } }),
     });
     s.setLeaderFacts('leader_health', {
-      answer: { status: l === 0 ? 'healthy' : 'standby', startTime: 1717100000000, role: 'primary' },
+      value: { status: l === 0 ? 'healthy' : 'standby', startTime: 1717100000000, role: 'primary' },
     });
     s.setLeaderFacts('git_settings', {
-      settings: { remoteConfigured: l === 0, branch: HOSTILE[l]!, gitOps: 'none', autoAction: 'none' },
+      value: { remoteConfigured: l === 0, branch: HOSTILE[l]!, gitOps: 'none', autoAction: 'none' },
     });
     s.setLeaderFacts('search', {
       success: l === 0,
@@ -60,6 +60,37 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
         ['stream\u0000default', { packs: [{ id: HOSTILE[1]!, version: '1.0.0', pipelines: 2 }, { id: 'p2' }] }],
       ]),
     );
+    // The data-flow, licence, vitals and bulletin collectors, with hostile ids, types and titles.
+    const io = (id: string, pq?: string) => ({ id, type: HOSTILE[2]!, health: 'red', processes: [3, 0, 1, 0], pq });
+    s.setGroupFacts(
+      'dataflow',
+      new Map([
+        [
+          'stream\u0000default',
+          { destinations: { value: [io(HOSTILE[3]!, 'yellow'), io('s3')] }, sources: { value: [io(HOSTILE[4]!)] } },
+        ],
+      ]),
+    );
+    s.setLeaderFacts('license', {
+      licenses: {
+        value: {
+          licenses: [{ id: HOSTILE[5]!, type: 'prod', title: HOSTILE[6]!, expiresMs: 1.8e12, quotaBytesPerDay: 1e12 }],
+        },
+      },
+      usage: { value: { billedBytes: 9e11, endMs: 1.7e12 } },
+    });
+    s.setLeaderFacts('leader_info', {
+      value: {
+        version: HOSTILE[7]!,
+        distMode: 'master',
+        build: HOSTILE[1]!,
+        diskAvailableBytes: 5e9,
+        limits: [[HOSTILE[0]!, 5]],
+      },
+    });
+    s.setLeaderFacts('leader_messages', {
+      value: { counts: [1, 0, 2, 0, 1], lastMs: [1.7e12, undefined, 1.7e12, undefined, undefined], strange: [] },
+    });
     HOSTILE.forEach((value, i) => {
       const id = `${value}-${i}`;
       const w = worker(id, {
@@ -162,6 +193,8 @@ describe('promtool check metrics', () => {
       for (const l of samples) expect(l, c).toMatch(new RegExp(`^${c}_(total|created)[{ ]`));
     }
     const snapshotPart = (b: string) => b.slice(0, b.indexOf('# HELP cribl_exporter_'));
-    expect(snapshotPart(om).replace(/^(# (?:HELP|TYPE) cribl_node_restarts) /gm, '$1_total ')).toBe(snapshotPart(text));
+    let renamed = snapshotPart(om);
+    for (const c of counters) renamed = renamed.replace(new RegExp(`^(# (?:HELP|TYPE) ${c}) `, 'gm'), '$1_total ');
+    expect(renamed).toBe(snapshotPart(text));
   });
 });

@@ -101,6 +101,10 @@ beforeAll(async () => {
   nodes.slice(6, 8).forEach((n) => sim.fleet.setHealth(n.id, 'standby'));
   nodes.slice(8, 11).forEach((n) => sim.fleet.setHealth(n.id, 'unreachable'));
   sim.fleet.addHostileNodes('stream');
+  sim.setFaults({
+    dataflow: { windows: [{ group: 'default', destination: 'splunk_lb', red: 1 }] },
+    messages: [{ severity: 'error', text: 'Destination splunk_lb is experiencing backpressure' }],
+  });
 
   const file = [
     'leaders:',
@@ -148,6 +152,9 @@ beforeAll(async () => {
   // Metadata of a new fleet is fetched over its second to fifth health cycles.
   for (let i = 0; i < 5; i++) await sched.run('health');
   await sched.run('discovery');
+  // The interval collectors on by default, once (they start after the first discovery).
+  await sched.run('dataflow');
+  await sched.run('license');
 });
 
 afterAll(async () => {

@@ -178,7 +178,7 @@ describe('restarts, upgrades and the leader’s view of each node', () => {
 });
 
 describe('what it costs', () => {
-  it('per discovery: one /health, a version request per group, one git read; ≤ 1 health request per node', async () => {
+  it('per discovery: /health, versions per group, git, leader info, bulletins; ≤ 1 health per node', async () => {
     await cycle();
     sim.resetStats();
     await exp.run('discovery');
@@ -187,6 +187,8 @@ describe('what it costs', () => {
     expect(count('/health')).toBe(1);
     expect(count('/m/{group}/version')).toBe(groups);
     expect(count('/system/settings/git-settings')).toBe(1);
+    expect(count('/system/info')).toBe(1);
+    expect(count('/system/messages')).toBe(1);
     expect(count('/products/{product}/workers') + count('/products/{product}/groups')).toBe(4);
     expect(Object.keys(req).sort()).toEqual(
       [
@@ -195,8 +197,14 @@ describe('what it costs', () => {
         '/products/{product}/groups',
         '/products/{product}/workers',
         '/system/settings/git-settings',
+        '/system/info',
+        '/system/messages',
       ].sort(),
     );
+    sim.resetStats();
+    await exp.run('dataflow');
+    expect(count('/m/{group}/system/status/outputs')).toBe(groups);
+    expect(count('/m/{group}/system/status/inputs')).toBe(groups);
     sim.resetStats();
     await exp.run('health');
     expect(count('/w/{nodeId}/health')).toBeLessThanOrEqual(sim.fleet.nodes().length);

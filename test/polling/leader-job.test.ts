@@ -12,7 +12,7 @@ import { captureLogger } from '../auth/helpers.js';
 import { MemorySnapshot, testPoller } from '../helpers/memory-snapshot.js';
 import { DEFAULT_CONFIG } from '../helpers/stores.js';
 import { worker } from '../exposition/fixtures.js';
-import { renderLeader } from '../helpers/render.js';
+import { renderGroups, renderLeader } from '../helpers/render.js';
 import type { Clock } from '../../src/util/clock.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { fakeLeaderClient, type FakeAnswer } from '../helpers/fake-leader-client.js';
@@ -81,7 +81,12 @@ describe('LeaderJob', () => {
       '/products/stream/groups',
       '/products/edge/groups',
     ]);
-    expect(paths.slice(5).sort()).toEqual(['/m/default/version', '/system/settings/git-settings']);
+    expect(paths.slice(5).sort()).toEqual([
+      '/m/default/version',
+      '/system/info',
+      '/system/messages',
+      '/system/settings/git-settings',
+    ]);
     expect(client.calls[0]).toMatchObject({ anonymous: true, accept: [200, 420] });
     // Every request is bounded by the discovery's deadline.
     for (const c of client.calls) expect(c.deadline, c.path).toBe(client.calls[0]!.deadline);
@@ -92,8 +97,30 @@ describe('LeaderJob', () => {
     expect(snapshot.held.get('w1')?.listing?.configVersion).toBe('abc1234');
     expect(snapshot.leader().facts).toMatchObject({
       listing: { up: true },
-      leader_health: { answer: { status: 'healthy' } },
+      leader_health: { value: { status: 'healthy' } },
     });
+  });
+
+  it('counts the nodes the listing drops while they are disconnected, per group, from 0', async () => {
+    let listed = [worker('w1'), worker('w2', { disconnected: true }), worker('w3')];
+    const { snapshot, job } = setup((req) =>
+      req.path === '/products/stream/workers'
+        ? { status: 200, json: { count: listed.length, items: listed } }
+        : undefined,
+    );
+    const removed = () =>
+      renderGroups(snapshot.groups())
+        .join('')
+        .match(/^cribl_group_nodes_removed_total.*$/gm);
+    await run(job);
+    expect(removed()).toEqual(['cribl_group_nodes_removed_total{product="stream",group="default"} 0']);
+    // w2 aged out while disconnected; w3 left while connected (a scale-down): only w2 counts.
+    listed = [worker('w1')];
+    await run(job);
+    expect(removed()).toEqual(['cribl_group_nodes_removed_total{product="stream",group="default"} 1']);
+    expect([...snapshot.held.keys()]).toEqual(['w1']);
+    await run(job);
+    expect(removed()).toEqual(['cribl_group_nodes_removed_total{product="stream",group="default"} 1']);
   });
 
   it('without --collector.git-settings, sends no git request', async () => {
@@ -110,7 +137,7 @@ describe('LeaderJob', () => {
     expect(client.calls.map((c) => c.path)).toEqual(['/health', '/products/stream/workers']);
     expect(snapshot.leader().facts).toMatchObject({
       listing: { up: false, failure: { reason: 'http_4xx', status: 401 } },
-      leader_health: { answer: { status: 'healthy' } },
+      leader_health: { value: { status: 'healthy' } },
     });
     expect(renderLeader(snapshot.leader()).join('')).toContain(
       'cribl_leader_discovery_failure_info{reason="unauthorized"} 1\n',
@@ -126,7 +153,7 @@ describe('LeaderJob', () => {
     await run(job);
     held = true;
     await run(job);
-    const answer = (): unknown => (snapshot.leader().facts.leader_health as { answer?: unknown } | undefined)?.answer;
+    const answer = (): unknown => (snapshot.leader().facts.leader_health as { value?: unknown } | undefined)?.value;
     expect(answer()).toMatchObject({ status: 'healthy' });
     job.onHealthProbe(420, { status: 'standby', startTime: 1, role: 'standby' });
     expect(answer()).toEqual({ status: 'standby', startTime: 1, role: 'standby' });

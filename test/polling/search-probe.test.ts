@@ -24,7 +24,7 @@ function setup(answer: (req: LeaderRequest<unknown>, n: number) => FakeAnswer) {
     target: { cloud: false },
   });
   const probe = { run: (signal: AbortSignal) => runs.run(search, clock.now() + 60_000, signal).then(() => undefined) };
-  return { clock, client, snapshot, probe };
+  return { clock, client, snapshot, probe, runs };
 }
 
 async function runWithTime(clock: FakeClock, run: Promise<void>): Promise<void> {
@@ -87,9 +87,12 @@ describe('SearchProbe', () => {
     expect(searchFacts.of(snapshot.leader())?.durationMs).toBeLessThanOrEqual(10_000);
   });
 
-  it('a create refused for credentials is a failure with that reason', async () => {
-    const { clock, snapshot, probe } = setup(() => ({ status: 403, json: {} }));
+  it('a create refused for credentials turns the probe off for the leader: no probe result, said once', async () => {
+    const { clock, snapshot, probe, runs } = setup(() => ({ status: 403, json: {} }));
     await runWithTime(clock, probe.run(new AbortController().signal));
-    expect(searchFacts.of(snapshot.leader())).toMatchObject({ success: false, failure: 'forbidden' });
+    expect(searchFacts.of(snapshot.leader())).toBeUndefined();
+    expect(runs.states()).toMatchObject([
+      { name: 'search', on: false, off: { reason: 'forbidden', endpoint: 'POST /m/default_search/search/jobs' } },
+    ]);
   });
 });

@@ -6,10 +6,9 @@
 import * as z from 'zod';
 import { ENDPOINTS } from '../../api/routes.js';
 import { series } from '../../format/family.js';
-import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
-import { boolRow } from '../../settings/table.js';
-import { collector, discoveryFreshness, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
-import { requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
+import type { LeaderRequest } from '../../leader/types.js';
+import { factsKey, type ScopeFamily } from '../collector.js';
+import { get, leaderReader, type Read } from '../read.js';
 import { bit, q, scopeGauge } from '../sample.js';
 
 export const NAME = 'git_settings';
@@ -40,47 +39,24 @@ export function decodeGitSettings(json: unknown): GitSettings {
 }
 
 /** The leader's git settings. */
-export function gitSettingsRequest(deadline: number, signal?: AbortSignal): LeaderRequest<GitSettings> {
-  return {
-    endpoint: ENDPOINTS.gitSettings,
-    path: '/system/settings/git-settings',
-    deadline,
-    decode: decodeGitSettings,
-    ...(signal ? { signal } : {}),
-  };
-}
+export const gitSettingsRequest = (deadline: number, signal?: AbortSignal): LeaderRequest<GitSettings> =>
+  get(ENDPOINTS.gitSettings, '/system/settings/git-settings', decodeGitSettings, deadline, signal);
 
 /** What the exporter knows of the git settings: the last answer, kept through a failed read. */
-export interface GitFacts {
-  settings?: GitSettings;
-  failure?: RequestFailureReason;
-}
-
-export const gitFacts = factsKey<GitFacts>(NAME);
-
-/** The facts after a result. */
-export function nextGit(prev: GitFacts | undefined, res: LeaderResult<GitSettings>): GitFacts {
-  if (res.ok) return { settings: res.body };
-  return { ...(prev?.settings ? { settings: prev.settings } : {}), failure: requestFailureReason(res) };
-}
-
-async function run(ctx: RunContext<unknown>): Promise<void> {
-  const res = await ctx.client.request(gitSettingsRequest(ctx.deadline, ctx.signal));
-  if (!ctx.signal.aborted) ctx.setLeaderFacts(nextGit(ctx.leaderFacts() as GitFacts | undefined, res));
-}
+export const gitFacts = factsKey<Read<GitSettings>>(NAME);
 
 const FAMILIES: readonly ScopeFamily[] = [
   scopeGauge(
     'cribl_leader_git_remote_configured',
     '1 when the leader pushes its config to a remote git repository (git settings have a remote), else 0.',
-    (l) => bit(gitFacts.of(l)?.settings?.remoteConfigured),
+    (l) => bit(gitFacts.of(l)?.value?.remoteConfigured),
   ),
   {
     name: 'cribl_leader_git_settings_info',
     what: "The leader's git settings (value 1): branch, git_ops (none, pull, push) and auto_action; empty if unset.",
     labels: ['branch', 'git_ops', 'auto_action'],
     sample: (l, base) => {
-      const s = gitFacts.of(l)?.settings;
+      const s = gitFacts.of(l)?.value;
       if (!s) return '';
       const extra = `branch=${q(s.branch)},git_ops=${q(s.gitOps)},auto_action=${q(s.autoAction)}`;
       return `${series('cribl_leader_git_settings_info', base, extra)} 1\n`;
@@ -88,20 +64,12 @@ const FAMILIES: readonly ScopeFamily[] = [
   },
 ];
 
-export const gitSettings = collector({
+export const gitSettings = leaderReader({
   name: NAME,
-  settings: {
-    enabled: boolRow(
-      'collector.git-settings',
-      true,
-      'Read the git settings of each leader once per discovery (cribl_leader_git_remote_configured): one request ' +
-        'per discovery.',
-    ),
-  },
-  enabled: (s) => s.enabled,
-  optional: true,
-  freshness: (_s, intervals) => discoveryFreshness(intervals),
-  families: { leader: FAMILIES },
-  schedule: { kind: 'discovery', run },
-  probe: (_s, _g, deadline) => gitSettingsRequest(deadline),
+  flag: 'collector.git-settings',
+  help:
+    'Read the git settings of each leader once per discovery (cribl_leader_git_remote_configured): one request per ' +
+    'discovery.',
+  request: gitSettingsRequest,
+  families: FAMILIES,
 });

@@ -24,8 +24,14 @@ const listedGroupSchema = configGroupSchema
     onPrem: true,
     isFleet: true,
   })
-  // A type this exporter does not know is treated like an unreported one.
-  .extend({ type: z.enum(GROUP_TYPES).optional().catch(undefined) });
+  // A type this exporter does not know is treated like an unreported one; so is a git state that is not a count.
+  .extend({
+    type: z.enum(GROUP_TYPES).optional().catch(undefined),
+    git: z
+      .object({ localChanges: z.number().finite().nonnegative().optional().catch(undefined) })
+      .optional()
+      .catch(undefined),
+  });
 
 /** The part of a group the exporter keeps (this collector's facts of a group). */
 export type ListedGroup = z.infer<typeof listedGroupSchema>;
@@ -61,9 +67,11 @@ export function groupsPage(
   offset: number,
   legacy: boolean,
 ): Omit<LeaderRequest<GroupPage>, 'decode'> {
+  // `git.localChanges`: the number of local config changes not committed (§25.3), only when asked for.
+  const fields = 'git.localChanges';
   return legacy
-    ? { endpoint: ENDPOINTS.masterGroups, path: '/master/groups', query: { product, limit, offset } }
-    : { endpoint: ENDPOINTS.groups, path: `/products/${segment(product)}/groups`, query: { limit, offset } };
+    ? { endpoint: ENDPOINTS.masterGroups, path: '/master/groups', query: { product, fields, limit, offset } }
+    : { endpoint: ENDPOINTS.groups, path: `/products/${segment(product)}/groups`, query: { fields, limit, offset } };
 }
 
 /** Groups of other kinds (search, lake, outpost) are not ours. */
@@ -93,6 +101,11 @@ const FAMILIES: readonly GroupFamily[] = [
     'cribl_group_incompatible_workers',
     'Nodes of the group whose version is incompatible with the leader (incompatibleWorkerCount).',
     (g) => G(g)?.incompatibleWorkerCount,
+  ),
+  groupGauge(
+    'cribl_group_uncommitted_changes',
+    'Local config changes of the group not yet committed (git.localChanges); absent when the leader does not say.',
+    (g) => G(g)?.git?.localChanges,
   ),
 ];
 

@@ -11,7 +11,8 @@ import { healthSchema, type HealthStatus } from '../../api/shapes.js';
 import { series } from '../../format/family.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { collector, discoveryFreshness, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
-import { requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
+import { requestFailureReason } from '../failure-reason.js';
+import type { Read } from '../read.js';
 import { q, scopeGauge, stateSet } from '../sample.js';
 
 export const NAME = 'leader_health';
@@ -44,13 +45,8 @@ export function leaderHealthRequest(deadline: number, signal?: AbortSignal): Lea
   };
 }
 
-/** What the exporter knows of the leader's own health. */
-export interface LeaderHealthFacts {
-  /** From the last answer; absent while the leader does not answer. */
-  answer?: LeaderHealth;
-  lastSuccessMs?: number;
-  failure?: RequestFailureReason;
-}
+/** What the exporter knows of the leader's own health: the last answer (absent while the leader does not answer). */
+export type LeaderHealthFacts = Read<LeaderHealth>;
 
 export const leaderHealthFacts = factsKey<LeaderHealthFacts>(NAME);
 
@@ -63,10 +59,10 @@ export function nextLeaderHealth(
   res: LeaderResult<LeaderHealth>,
   nowMs: number,
 ): LeaderHealthFacts {
-  if (res.ok) return { answer: res.body, lastSuccessMs: nowMs };
+  if (res.ok) return { value: res.body, lastSuccessMs: nowMs };
   const held = res.reason === 'leader_unavailable' && res.status === undefined;
   return {
-    ...(held && prev?.answer ? { answer: prev.answer } : {}),
+    ...(held && prev?.value ? { value: prev.value } : {}),
     ...(prev?.lastSuccessMs === undefined ? {} : { lastSuccessMs: prev.lastSuccessMs }),
     failure: requestFailureReason(res),
   };
@@ -75,7 +71,7 @@ export function nextLeaderHealth(
 /** The facts from an answer of the hold's /health probe (status 200 or 420 and its JSON), when it decodes. */
 export function fromProbe(status: number, json: unknown, nowMs: number): LeaderHealthFacts | undefined {
   try {
-    return { answer: decodeLeaderHealth(json, status), lastSuccessMs: nowMs };
+    return { value: decodeLeaderHealth(json, status), lastSuccessMs: nowMs };
   } catch {
     return undefined;
   }
@@ -101,7 +97,7 @@ const FAMILIES: readonly ScopeFamily[] = [
       'answered one 1 and the others 0; no series while the leader does not answer.',
     labels: ['status'],
     sample: (l, base) => {
-      const status = leaderHealthFacts.of(l)?.answer?.status;
+      const status = leaderHealthFacts.of(l)?.value?.status;
       const current = status === undefined ? undefined : STATE_LABELS[status];
       return stateSet('cribl_leader_health_status', base, 'status', Object.values(STATE_LABELS), current);
     },
@@ -111,14 +107,14 @@ const FAMILIES: readonly ScopeFamily[] = [
     what: "The leader's role as its /health reports it (value 1): primary or standby; absent before 4.17.",
     labels: ['role'],
     sample: (l, base) => {
-      const role = leaderHealthFacts.of(l)?.answer?.role;
+      const role = leaderHealthFacts.of(l)?.value?.role;
       return role === undefined ? '' : `${series('cribl_leader_role_info', base, `role=${q(role)}`)} 1\n`;
     },
   },
   scopeGauge(
     'cribl_leader_start_timestamp_seconds',
     'Start time of the leader process, from its /health.',
-    (l) => leaderHealthFacts.of(l)?.answer?.startTime,
+    (l) => leaderHealthFacts.of(l)?.value?.startTime,
     1000,
   ),
 ];

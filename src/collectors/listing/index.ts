@@ -22,6 +22,8 @@ import {
   collector,
   discoveryFreshness,
   factsKey,
+  groupKey,
+  type GroupFamily,
   type NodeFamily,
   type NodeItem,
   type ScopeFamily,
@@ -383,12 +385,51 @@ const LEADER_FAMILIES: readonly ScopeFamily[] = [
   },
 ];
 
+/** What the listing keeps of a group: nodes it dropped while they were disconnected, since the exporter started. */
+export interface ListingGroupFacts {
+  readonly removed: number;
+}
+
+export const listingGroupFacts = factsKey<ListingGroupFacts>(NAME);
+
+/**
+ * Adds to `counts` (by groupKey) the nodes known before a listing that are gone from it (not merely moved to another
+ * shard or past --max-nodes: gone from the whole listing) and were disconnected when last listed: the leader aged
+ * them out (maxWorkerAge) rather than a clean scale-down. Returns the groups that changed.
+ */
+export function countRemoved(
+  counts: Map<string, number>,
+  before: Iterable<NodeItem>,
+  listed: { has(key: string): boolean },
+): Set<string> {
+  const changed = new Set<string>();
+  for (const n of before) {
+    if (listed.has(n.key) || !disconnected(n)) continue;
+    const key = groupKey(n.ident.product, n.ident.group);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    changed.add(key);
+  }
+  return changed;
+}
+
+const GROUP_FAMILIES: readonly GroupFamily[] = [
+  {
+    name: 'cribl_group_nodes_removed_total',
+    type: 'counter',
+    what:
+      "Nodes that left the leader's listing while it listed them disconnected (aged out after maxWorkerAge), since " +
+      'the exporter started; their own series go with them.',
+    labels: [],
+    sample: (g, base) => gauge('cribl_group_nodes_removed_total', base, listingGroupFacts.of(g)?.removed ?? 0),
+  },
+];
+
 export const listing = collector({
   name: NAME,
   freshness: (_s, intervals, scope) =>
-    scope === 'node'
-      ? `From the leader's node listing, refreshed every ${formatDuration(intervals.discoveryMs)}; cached in between.`
-      : discoveryFreshness(intervals),
-  families: { leader: LEADER_FAMILIES, node: NODE_FAMILIES },
+    scope === 'leader'
+      ? discoveryFreshness(intervals)
+      : `From the leader's node listing, refreshed every ${formatDuration(intervals.discoveryMs)}; cached in between.`,
+  families: { leader: LEADER_FAMILIES, group: GROUP_FAMILIES, node: NODE_FAMILIES },
   schedule: { kind: 'listing' },
 });

@@ -52,6 +52,17 @@ export function createJobRequest(query: string, deadline: number, signal?: Abort
   };
 }
 
+/** GET /m/default_search/search/jobs?limit=1: whether the credentials may read search jobs (`check`; creates none). */
+export function listJobsRequest(deadline: number): LeaderRequest<unknown> {
+  return {
+    endpoint: ENDPOINTS.searchJobs,
+    path: JOBS,
+    query: { limit: 1 },
+    deadline,
+    decode: (json) => z.object({ items: z.array(z.unknown()) }).parse(json),
+  };
+}
+
 /** GET /m/default_search/search/jobs/{id}. */
 export function jobRequest(id: string, deadline: number, signal?: AbortSignal): LeaderRequest<JobState> {
   return {
@@ -232,5 +243,5 @@ export const search = collector({
       if (facts && !ctx.signal.aborted) ctx.setLeaderFacts(facts);
     },
   },
-  probe: (s, _g, deadline) => createJobRequest(s.query, deadline),
+  probe: (_s, _g, deadline) => listJobsRequest(deadline),
 });
