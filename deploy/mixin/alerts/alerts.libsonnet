@@ -7,6 +7,10 @@
 // - per-node series carry product, group and node_id on top of the labels cribl_leader_up has, so
 //   `ignoring(product, group, node_id)` pairs a node with its leader and node alerts stay quiet while the
 //   whole leader is unreachable (one page per outage, not one per node);
+// - an alert on the families of an optional collector (git settings, search, group versions, groups, workspaces,
+//   data flow, licence, leader info, leader messages) ends in `unlessCollectorOff(collector)`: an off collector
+//   (refused, absent, or off by configuration) never pages by what it last exported (issue 40);
+// - data-flow alerts end in `unlessGroupDown` and `unlessLeaderDownFlow`, as node alerts in `unlessLeaderDown`;
 // - thresholds assume the default intervals (config.libsonnet); raise them if you poll less often.
 local util = import '../lib/util.libsonnet';
 local fold = util.fold;
