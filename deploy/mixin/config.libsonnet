@@ -37,6 +37,32 @@
     // Share of a group's nodes not healthy above which the group pages once (and its node alerts are inhibited).
     groupUnhealthyShare: 0.5,
 
+    // Data flow, config, the licence and the leader's own vitals (issue 39).
+    // How long a destination stays red (critical) or yellow (warning), a source red, a persistent queue not
+    // green, before they page. Shorter than a deploy's restarts of worker processes would page on every deploy.
+    destinationRedFor: '5m',
+    destinationYellowFor: '30m',
+    sourceRedFor: '10m',
+    persistentQueueNotGreenFor: '15m',
+    // Local config changes (git.localChanges) not committed for this long page the group's owner.
+    uncommittedChangesFor: '24h',
+    // A deploy that still counts deploying workers after this is stuck.
+    deployStuckFor: '30m',
+    // Nodes the leader counts as incompatible with it, for longer than an upgrade rollout takes.
+    incompatibleWorkersFor: '30m',
+    // Days before the last paid or trial licence expires: warning, then critical.
+    licenseExpiryWarningDays: 14,
+    licenseExpiryCriticalDays: 3,
+    // Share of the daily quota that the last complete day's billed ingest may reach.
+    licenseQuotaShare: 0.9,
+    // Share of the leader's disk that must stay free.
+    leaderDiskFreeShare: 0.1,
+    // An error or fatal bulletin younger than this pages.
+    leaderMessageRecentSeconds: 900,
+    // Collectors whose refusal is expected somewhere and pages nowhere (a regular expression on `collector`):
+    // Cribl.Cloud leaders refuse the licence endpoints by design.
+    collectorRefusedIgnored: 'license',
+
     // The Grafana dashboard.
     dashboardUID: 'cribl-exporter',
     dashboardTitle: 'Cribl fleet (cribl-exporter)',

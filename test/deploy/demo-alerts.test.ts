@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConfigGroup } from '../../src/api/shapes.js';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';
 import { sameCommit } from '../../src/collectors/group-version/index.js';
@@ -32,21 +33,34 @@ const NODE_CONDITIONS: Readonly<Record<string, (n: SimNode, sim: Simulator) => b
   CriblNodeUpgradeFailed: (n) => n.upgrade?.state === 2,
 };
 
+/** Group states (as the leader lists them) that make a group alert's condition true. */
+const GROUP_CONDITIONS: Readonly<Record<string, (g: ConfigGroup) => boolean>> = {
+  CriblGroupDeployStuck: (g) => (g.deployingWorkerCount ?? 0) > 0,
+};
+
 /** Leader states that make a leader alert's condition true (the demo's leader keeps them throughout). */
 const LEADER_CONDITIONS: Readonly<Record<string, (sim: Simulator) => boolean>> = {
   CriblGitRemoteMissing: (sim) => (sim.gitSettings().remote ?? '') === '',
 };
 
-/** What holds now: `<alert> <node id or "leader">`. */
+/** What holds now: `<alert> <node id, product/group or "leader">`. */
 function holding(sim: Simulator): Set<string> {
   const nodes = Object.entries(NODE_CONDITIONS);
+  const groups = (['stream', 'edge'] as const).flatMap((p) => sim.fleet.groups(p).map((g) => [p, g] as const));
   return new Set([
     ...sim.fleet.nodes().flatMap((n) => nodes.flatMap(([alert, holds]) => (holds(n, sim) ? [`${alert} ${n.id}`] : []))),
+    ...groups.flatMap(([p, g]) =>
+      Object.entries(GROUP_CONDITIONS).flatMap(([alert, holds]) => (holds(g) ? [`${alert} ${p}/${g.id}`] : [])),
+    ),
     ...Object.entries(LEADER_CONDITIONS).flatMap(([alert, holds]) => (holds(sim) ? [`${alert} leader`] : [])),
   ]);
 }
 
-const CONDITIONS = [...Object.keys(NODE_CONDITIONS), ...Object.keys(LEADER_CONDITIONS)];
+const CONDITIONS = [
+  ...Object.keys(NODE_CONDITIONS),
+  ...Object.keys(GROUP_CONDITIONS),
+  ...Object.keys(LEADER_CONDITIONS),
+];
 
 const HORIZON_S = 30 * 60;
 const alerts = loadRuleGroups().flatMap((g) => g.rules.filter((r) => r.alert !== undefined));

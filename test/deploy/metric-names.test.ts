@@ -109,6 +109,36 @@ describe('metric names in the dashboard and the rules', async () => {
     expect(used.filter((u) => !allowed.has(u.name)).map((u) => `${u.where}: ${u.name}`)).toEqual([]);
   });
 
+  it('uses every family of the contract in a panel, but for the few the rules and the status page cover', () => {
+    const used = new Set(queries.flatMap((q) => metricNames(q.expr)));
+    // Families of the contract that no panel shows (each has a reason: an alert reads it, or it is per-node detail).
+    const notShown = new Set([
+      'cribl_leader_last_discovery_timestamp_seconds',
+      'cribl_leader_start_timestamp_seconds',
+      'cribl_leader_git_settings_info',
+      'cribl_search_probe_last_success_timestamp_seconds',
+      'cribl_search_probe_failure_info',
+      'cribl_node_reported_healthy',
+      'cribl_node_upgrade_status_timestamp_seconds',
+      'cribl_group_last_commit_timestamp_seconds',
+      'cribl_exporter_health_poll_age_max_seconds',
+      'cribl_exporter_slow_nodes',
+      'cribl_exporter_leader_rate_limit_requests_per_second',
+      'cribl_exporter_body_build_duration_seconds',
+      'cribl_exporter_body_bytes',
+      'cribl_exporter_body_worker_restarts_total',
+    ]);
+    // A histogram is shown through its buckets.
+    const shown = (n: string): boolean =>
+      used.has(n) || used.has(`${n}_bucket`) || used.has(n.replace(/_(sum|count|bucket)$/, '_bucket'));
+    const families = [...contract].filter((n) => n.startsWith('cribl_'));
+    expect(families.filter((n) => !shown(n) && !notShown.has(n))).toEqual([]);
+    expect(
+      [...notShown].filter((n) => shown(n)),
+      'shown after all: drop it from the list',
+    ).toEqual([]);
+  });
+
   it('the rules use only exported names and the rules they record', () => {
     const used = rules.flatMap((r) => metricNames(r.expr).map((name) => ({ rule: r.alert ?? r.record, name })));
     expect(used.length).toBeGreaterThan(20);
@@ -117,10 +147,12 @@ describe('metric names in the dashboard and the rules', async () => {
     ).toEqual([]);
   });
 
-  it('the dashboard has the four sections, with a node_id variable and a Prometheus data source variable', () => {
+  it('the dashboard has the six sections, with a node_id variable and a Prometheus data source variable', () => {
     expect(dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title)).toEqual([
       'Fleet overview',
       'Groups and fleets',
+      'Data flow',
+      'License and leader',
       'Node $node_id',
       'Exporter and leader budget',
     ]);

@@ -73,6 +73,62 @@ describe.each(alerts.map((a) => [a.alert, a] as const))('alert %s', (alertname, 
   }
 });
 
+// Where a family comes from, for the families of optional collectors (the ones a refusal or a 404 turns off).
+const OPTIONAL_FAMILIES: readonly [RegExp, string][] = [
+  [/^cribl_leader_git_/, 'git_settings'],
+  [/^cribl_search_probe_/, 'search'],
+  [/^cribl_group_(undeployed_commits|last_commit_timestamp_seconds)$/, 'group_version'],
+  [/^cribl_group_(uncommitted_changes|deploying_workers|incompatible_workers)$/, 'groups'],
+  [/^cribl_group_pack_/, 'packs'],
+  [/^cribl_workspace_/, 'workspaces'],
+  [/^cribl_(destination|source)_/, 'dataflow'],
+  [/^cribl_license_limit$/, 'leader_info'],
+  [/^cribl_license_/, 'license'],
+  [/^cribl_leader_(info|disk_|memory_|uptime_)/, 'leader_info'],
+  [/^cribl_leader_message/, 'leader_messages'],
+];
+
+describe('alerts on optional collectors', () => {
+  const collectorOf = (family: string): string | undefined => OPTIONAL_FAMILIES.find(([re]) => re.test(family))?.[1];
+
+  it.each(alerts.map((a) => [a.alert, a] as const))('%s is silent where a collector it reads is off', (_, a) => {
+    const collectors = new Set([...a.expr.matchAll(/\bcribl_[a-z_]+\b/g)].flatMap((m) => collectorOf(m[0]) ?? []));
+    for (const c of collectors) {
+      expect(a.expr, c).toContain(
+        `unless on (cluster, job, instance) (cribl_exporter_collector_enabled{collector="${c}"} == 0)`,
+      );
+    }
+  });
+
+  it('are held back by the collectors they read: these', () => {
+    const read = new Set(alerts.flatMap((a) => [...a.expr.matchAll(/collector="(\w+)"\} == 0/g)].map((m) => m[1])));
+    expect([...read].sort()).toEqual([
+      'dataflow',
+      'git_settings',
+      'group_version',
+      'groups',
+      'leader_info',
+      'leader_messages',
+      'license',
+      'search',
+      'workspaces',
+    ]);
+  });
+});
+
+describe('data-flow alerts', () => {
+  it.each(
+    alerts.filter((a) => /^Cribl(Destination|Source|PersistentQueue)/.test(a.alert)).map((a) => [a.alert, a] as const),
+  )('%s stays quiet while its group has no node connected and while its leader is unreachable', (_, a) => {
+    expect(a.expr).toContain(
+      'unless ignoring (destination, source, type, state) (max without (node_id) (cribl_node_connected) == 0)',
+    );
+    expect(a.expr).toContain(
+      'unless ignoring (product, group, destination, source, type, state) (cribl_leader_up == 0)',
+    );
+  });
+});
+
 describe('recording rules', () => {
   it.each(records)('%s has a promtool case', (record) => {
     const tested = unitTests.flatMap((t) => t.promql_expr_test ?? []).map((c) => c.expr);
@@ -115,6 +171,32 @@ describe('Alertmanager inhibition', () => {
       expect.arrayContaining(['CriblNodeUnhealthy', 'CriblNodeHealthUnreachable', 'CriblNodeConfigOutdated']),
     );
     expect(rule?.equal).toEqual(expect.arrayContaining(['job', 'instance', 'product', 'group']));
+  });
+
+  const dataflow = names.filter((n) => /^Cribl(Destination|Source|PersistentQueue)/.test(n));
+  /** The rule whose source is `source` and whose targets include a data-flow alert. */
+  const dataflowRule = (source: string): Inhibit | undefined =>
+    inhibit.find(
+      (r) => selected(r.source_matchers)[0] === source && selected(r.target_matchers).some((t) => dataflow.includes(t)),
+    );
+
+  it('lets one leader outage hold back every data-flow alert of that leader', () => {
+    expect(dataflow.length).toBe(4);
+    const rule = dataflowRule('CriblLeaderUnreachable');
+    expect(selected(rule?.target_matchers ?? []).sort()).toEqual([...dataflow].sort());
+    expect(rule?.equal).toEqual(expect.arrayContaining(['job', 'instance', 'workspace']));
+  });
+
+  it('lets a group that pages as a whole hold back the data-flow alerts of that group only', () => {
+    const rule = dataflowRule('CriblGroupNodesUnhealthy');
+    expect(selected(rule?.target_matchers ?? []).sort()).toEqual([...dataflow].sort());
+    expect(rule?.equal).toEqual(expect.arrayContaining(['job', 'instance', 'workspace', 'product', 'group']));
+  });
+
+  it('lets a licence about to expire page once, as critical', () => {
+    const rule = inhibit.find((r) => selected(r.source_matchers)[0] === 'CriblLicenseExpiryImminent');
+    expect(selected(rule?.target_matchers ?? [])).toEqual(['CriblLicenseExpiringSoon']);
+    expect(rule?.equal).toEqual(expect.arrayContaining(['job', 'instance', 'workspace']));
   });
 
   it('is shown in docs/deploy.md as it is in the file', () => {

@@ -7,6 +7,10 @@
 // - per-node series carry product, group and node_id on top of the labels cribl_leader_up has, so
 //   `ignoring(product, group, node_id)` pairs a node with its leader and node alerts stay quiet while the
 //   whole leader is unreachable (one page per outage, not one per node);
+// - an alert on the families of an optional collector (git settings, search, group versions, groups, workspaces,
+//   data flow, licence, leader info, leader messages) ends in `unlessCollectorOff(collector)`: an off collector
+//   (refused, absent, or off by configuration) never pages by what it last exported (issue 40);
+// - data-flow alerts end in `unlessGroupDown` and `unlessLeaderDownFlow`, as node alerts in `unlessLeaderDown`;
 // - thresholds assume the default intervals (config.libsonnet); raise them if you poll less often.
 local util = import '../lib/util.libsonnet';
 local fold = util.fold;
@@ -20,6 +24,45 @@ local fold = util.fold;
     local unlessLeaderDownGroup = 'unless ignoring (product, group) (cribl_leader_up == 0)',
     // Labels that identify one set of shards: the same job in the same namespace of the same cluster.
     local shardSet = '%s, namespace, job' % c.clusterLabel,
+    // Why a node's health poll failed, when the cause is the leader or the exporter's credentials, not the node:
+    // the leader throttled us or was unavailable, or it refused the token (CriblLeaderAuthFailing speaks for those).
+    local leaderSideReasons = 'throttled|leader_unavailable|unauthorized|forbidden',
+    // An alert on an optional collector's families ends with this: silent while the collector is off (refused,
+    // absent, or off by configuration, as git settings on Cribl.Cloud). cribl_exporter_collector_enabled carries
+    // `leader`, the leader's families its target labels: the two meet on the exporter (job, instance), so on an
+    // exporter that watches several leaders a collector off for one of them holds the alert back for all.
+    local unlessCollectorOff(collector) =
+      'unless on (%s, job, instance) (cribl_exporter_collector_enabled{collector="%s"} == 0)'
+      % [c.clusterLabel, collector],
+    // Data-flow alerts end with these: silent while their group has no node connected to the leader (the leader's
+    // roll-up then says nothing about data) and while the leader is unreachable, as node alerts are.
+    local unlessGroupDown =
+      'unless ignoring (destination, source, type, state) (max without (node_id) (cribl_node_connected) == 0)',
+    local unlessLeaderDownFlow =
+      'unless ignoring (product, group, destination, source, type, state) (cribl_leader_up == 0)',
+    // The last paid or trial licence's expiry (a free licence never expires, and would hide it).
+    local licenseExpiry = |||
+      max without (license_id) (
+        cribl_license_expiry_timestamp_seconds
+        and ignoring (type, title) cribl_license_info{type!="free"}
+      )
+    |||,
+    // The daily quota in force: the paid or trial licences not expired, or else the free one. Quotas of several
+    // licences add up; a quota of 0 (unreported or unlimited) counts as none.
+    local licenseQuota = |||
+      sum without (license_id) (
+        (cribl_license_quota_bytes_per_day > 0)
+        and ignoring (type, title) cribl_license_info{type!="free"}
+        and (cribl_license_expiry_timestamp_seconds > time())
+      )
+      or
+      sum without (license_id) (
+        (cribl_license_quota_bytes_per_day > 0)
+        and ignoring (type, title) cribl_license_info{type="free"}
+      )
+    |||,
+    // A ||| block inside another, indented by `n` spaces after its first line.
+    local nest(text, n) = std.strReplace(std.rstripChars(text, '\n'), '\n', '\n' + std.repeat(' ', n)),
 
     groups+: util.withRunbookURLs([
       {
@@ -78,7 +121,8 @@ local fold = util.fold;
               description: fold(|||
                 For 15 minutes the request budget (rate, concurrency, or pauses the leader asked for) has kept
                 the nodes of leader {{ $labels.leader }} from being refreshed every health interval, or a round over
-                all of them took more than 1.5 times its target; the exporter log names the cause.
+                all of them took more than 1.5 times its target; the exporter's status page and log name the cause
+                (what the leader allows against what the fleet needs).
               |||),
             },
           },
@@ -162,9 +206,9 @@ local fold = util.fold;
             expr: |||
               (cribl_node_health_up == 0)
               unless (cribl_node_connected == 0)
-              unless ignoring (reason) (cribl_node_poll_failure_info{reason=~"throttled|leader_unavailable"} == 1)
+              unless ignoring (reason) (cribl_node_poll_failure_info{reason=~"%s"} == 1)
               %s
-            ||| % unlessLeaderDown,
+            ||| % [leaderSideReasons, unlessLeaderDown],
             'for': '10m',
             labels: { severity: 'warning' },
             annotations: {
@@ -324,13 +368,18 @@ local fold = util.fold;
         rules: [
           {
             alert: 'CriblGroupNodesUnhealthy',
+            // A node whose poll the leader throttled or refused is not counted as unhealthy: that is the
+            // leader's or the credentials' doing, and other alerts say so.
             expr: |||
               (
-                count without (node_id) (cribl_node_healthy == 0)
+                count without (node_id) (
+                  (cribl_node_healthy == 0)
+                  unless ignoring (reason) (cribl_node_poll_failure_info{reason=~"%s"} == 1)
+                )
                 / count without (node_id) (cribl_node_healthy)
               ) > %s
               %s
-            ||| % [c.groupUnhealthyShare, unlessLeaderDownGroup],
+            ||| % [leaderSideReasons, c.groupUnhealthyShare, unlessLeaderDownGroup],
             'for': '5m',
             labels: { severity: 'critical' },
             annotations: {
@@ -347,7 +396,8 @@ local fold = util.fold;
             expr: |||
               (cribl_group_undeployed_commits > 0)
               %s
-            ||| % unlessLeaderDownGroup,
+              %s
+            ||| % [unlessLeaderDownGroup, unlessCollectorOff('group_version')],
             'for': c.undeployedCommitsFor,
             labels: { severity: 'warning' },
             annotations: {
@@ -383,33 +433,47 @@ local fold = util.fold;
           },
           {
             alert: 'CriblLeaderAuthFailing',
-            expr: 'cribl_leader_discovery_failure_info{reason=~"unauthorized|forbidden"} == 1',
+            // Refused on the listing (discovery fails), or on the health checks sent through the leader
+            // (/w/{id}/health: the exporter pauses node polling). One alert per leader, not one per node.
+            expr: |||
+              (cribl_leader_discovery_failure_info{reason=~"unauthorized|forbidden"} == 1)
+              or
+              count without (product, group, node_id) (cribl_node_poll_failure_info{reason=~"unauthorized|forbidden"} == 1)
+            |||,
             'for': '5m',
             labels: { severity: 'critical' },
             annotations: {
               summary: 'The Cribl leader watched by {{ $labels.instance }} refuses the exporter’s credentials.',
               description: fold(|||
-                Node discovery has failed with {{ $labels.reason }} (HTTP 401 or 403) for 5 minutes: the leader is
-                up, but the exporter's token, password or client secret is wrong, expired or lacks rights.
+                The leader has answered node discovery or the health checks sent through it with
+                {{ $labels.reason }} (HTTP 401 or 403) for 5 minutes: it is up, but the exporter's token, password or
+                client secret is wrong, expired or lacks rights.
               |||),
             },
           },
           {
             alert: 'CriblGitRemoteMissing',
-            expr: 'cribl_leader_git_remote_configured == 0',
+            expr: |||
+              (cribl_leader_git_remote_configured == 0)
+              %s
+            ||| % unlessCollectorOff('git_settings'),
             'for': '1h',
             labels: { severity: 'info' },
             annotations: {
               summary: 'The Cribl leader watched by {{ $labels.instance }} backs its config up to no remote git.',
               description: fold(|||
                 The leader's git settings have no remote: its config is versioned on the leader only and is lost
-                with it. Cribl.Cloud does not support remotes: turn this off there (--no-collector.git-settings).
+                with it. (Cribl.Cloud manages git itself: the git-settings collector is off there, and this alert
+                with it.)
               |||),
             },
           },
           {
             alert: 'CriblSearchProbeFailing',
-            expr: 'cribl_search_probe_success == 0',
+            expr: |||
+              (cribl_search_probe_success == 0)
+              %s
+            ||| % unlessCollectorOff('search'),
             'for': '15m',
             labels: { severity: 'warning' },
             annotations: {
@@ -422,7 +486,10 @@ local fold = util.fold;
           },
           {
             alert: 'CriblWorkspaceNotActive',
-            expr: 'cribl_workspace_info{state!="Active"} == 1',
+            expr: |||
+              (cribl_workspace_info{state!="Active"} == 1)
+              %s
+            ||| % unlessCollectorOff('workspaces'),
             'for': '30m',
             labels: { severity: 'warning' },
             annotations: {
@@ -430,6 +497,325 @@ local fold = util.fold;
               description: fold(|||
                 The management plane has listed workspace {{ $labels.workspace }} as {{ $labels.state }} for 30
                 minutes; the exporter monitors Active workspaces only, so its nodes are not watched.
+              |||),
+            },
+          },
+        ],
+      },
+      // Data flow (issue 39): the leader's roll-up of each destination's and source's health over the worker
+      // processes of its group (GET /m/{group}/system/status/outputs and …/inputs).
+      {
+        name: 'cribl-dataflow',
+        rules: [
+          {
+            alert: 'CriblDestinationRed',
+            expr: |||
+              (cribl_destination_health{state="red"} == 1)
+              %s
+              %s
+              %s
+            ||| % [unlessGroupDown, unlessLeaderDownFlow, unlessCollectorOff('dataflow')],
+            'for': c.destinationRedFor,
+            labels: { severity: 'critical' },
+            annotations: {
+              summary: 'Destination {{ $labels.destination }} of {{ $labels.group }} is red.',
+              description: fold(|||
+                The leader has rolled up the health of {{ $labels.product }} destination {{ $labels.destination }}
+                {{ with $labels.type }}({{ . }}) {{ end }}in group {{ $labels.group }} as red for %s: data is not
+                leaving through it, and backpressure may block or drop it upstream
+                (cribl_destination_worker_processes says how many worker processes report red).
+              ||| % c.destinationRedFor),
+            },
+          },
+          {
+            alert: 'CriblDestinationYellow',
+            expr: |||
+              (cribl_destination_health{state="yellow"} == 1)
+              %s
+              %s
+              %s
+            ||| % [unlessGroupDown, unlessLeaderDownFlow, unlessCollectorOff('dataflow')],
+            'for': c.destinationYellowFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Destination {{ $labels.destination }} of {{ $labels.group }} has been degraded for long.',
+              description: fold(|||
+                The leader has rolled up the health of {{ $labels.product }} destination {{ $labels.destination }}
+                {{ with $labels.type }}({{ . }}) {{ end }}in group {{ $labels.group }} as yellow for %s: some of
+                its worker processes report problems (cribl_destination_worker_processes by state).
+              ||| % c.destinationYellowFor),
+            },
+          },
+          {
+            alert: 'CriblSourceRed',
+            expr: |||
+              (cribl_source_health{state="red"} == 1)
+              %s
+              %s
+              %s
+            ||| % [unlessGroupDown, unlessLeaderDownFlow, unlessCollectorOff('dataflow')],
+            'for': c.sourceRedFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Source {{ $labels.source }} of {{ $labels.group }} is red.',
+              description: fold(|||
+                The leader has rolled up the health of {{ $labels.product }} source {{ $labels.source }}
+                {{ with $labels.type }}({{ . }}) {{ end }}in group {{ $labels.group }} as red for %s: data from it
+                is not arriving (cribl_source_worker_processes says how many worker processes report red).
+              ||| % c.sourceRedFor),
+            },
+          },
+          {
+            alert: 'CriblPersistentQueueNotGreen',
+            // Green at 0 rather than yellow or red at 1: a queue going from yellow to red keeps its `for`.
+            expr: |||
+              (
+                (max without (state) (cribl_destination_pq_health{state="green"}) == 0)
+                or
+                (max without (state) (cribl_source_pq_health{state="green"}) == 0)
+              )
+              %s
+              %s
+              %s
+            ||| % [unlessGroupDown, unlessLeaderDownFlow, unlessCollectorOff('dataflow')],
+            'for': c.persistentQueueNotGreenFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: fold(|||
+                The persistent queue of {{ if $labels.destination }}destination {{ $labels.destination }}{{ else
+                }}source {{ $labels.source }}{{ end }} ({{ $labels.group }}) is not green.
+              |||),
+              description: fold(|||
+                The leader has rolled up the persistent queue of {{ $labels.product }}
+                {{ if $labels.destination }}destination {{ $labels.destination }}{{ else }}source
+                {{ $labels.source }}{{ end }} in group {{ $labels.group }} as other than green for %s: the queue is
+                engaged or filling, or its state is unknown (cribl_destination_pq_health and cribl_source_pq_health
+                by state).
+              ||| % c.persistentQueueNotGreenFor),
+            },
+          },
+        ],
+      },
+      // Config that does not run, and nodes the leader forgets (the groups listing with git.localChanges).
+      {
+        name: 'cribl-group-config',
+        rules: [
+          {
+            alert: 'CriblGroupUncommittedChanges',
+            expr: |||
+              (cribl_group_uncommitted_changes > 0)
+              %s
+              %s
+            ||| % [unlessLeaderDownGroup, unlessCollectorOff('groups')],
+            'for': c.uncommittedChangesFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Group {{ $labels.group }} has config changes that nobody committed.',
+              description: fold(|||
+                The leader has counted {{ $value }} local config changes of {{ $labels.product }} group
+                {{ $labels.group }} that are not committed for over %s: they cannot be deployed, and a commit of
+                anything else would carry them along unreviewed.
+              ||| % c.uncommittedChangesFor),
+            },
+          },
+          {
+            alert: 'CriblGroupDeployStuck',
+            expr: |||
+              (cribl_group_deploying_workers > 0)
+              %s
+              %s
+            ||| % [unlessLeaderDownGroup, unlessCollectorOff('groups')],
+            'for': c.deployStuckFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'A deploy to group {{ $labels.group }} does not finish.',
+              description: fold(|||
+                The leader has counted nodes of {{ $labels.product }} group {{ $labels.group }} as deploying for
+                %s ({{ $value }} now): the deploy does not land on them.
+              ||| % c.deployStuckFor),
+            },
+          },
+          {
+            alert: 'CriblGroupIncompatibleWorkers',
+            expr: |||
+              (cribl_group_incompatible_workers > 0)
+              %s
+              %s
+            ||| % [unlessLeaderDownGroup, unlessCollectorOff('groups')],
+            'for': c.incompatibleWorkersFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Group {{ $labels.group }} has nodes incompatible with the leader.',
+              description: fold(|||
+                The leader has counted {{ $value }} nodes of {{ $labels.product }} group {{ $labels.group }} as
+                incompatible with it (incompatibleWorkerCount) for %s: their Cribl version does not match the
+                leader's, so they get no config.
+              ||| % c.incompatibleWorkersFor),
+            },
+          },
+          {
+            alert: 'CriblGroupNodesRemoved',
+            // The second half catches a counter that appears at its first removal: increase() needs two samples.
+            expr: |||
+              (
+                increase(cribl_group_nodes_removed_total[1h]) > 0
+                or
+                (cribl_group_nodes_removed_total > 0 unless cribl_group_nodes_removed_total offset 1h)
+              )
+            |||,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'The leader dropped nodes of {{ $labels.group }} that were disconnected.',
+              description: fold(|||
+                In the last hour the leader dropped {{ $value | printf "%.0f" }} disconnected node(s) of
+                {{ $labels.product }} group {{ $labels.group }} from its listing (after maxWorkerAge): their own
+                alerts resolved without them coming back.
+              |||),
+            },
+          },
+        ],
+      },
+      // The licence, and the leader's own disk and system messages (GET /system/licenses, /system/info,
+      // /system/messages).
+      {
+        name: 'cribl-license-and-leader',
+        rules: [
+          {
+            alert: 'CriblLicenseExpiringSoon',
+            expr: |||
+              (
+                %s
+                - time()
+              ) < %d * 86400
+              %s
+            ||| % [nest(licenseExpiry, 2), c.licenseExpiryWarningDays, unlessCollectorOff('license')],
+            'for': '15m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'The Cribl licence of the leader watched by {{ $labels.instance }} expires soon.',
+              description: fold(|||
+                The last paid or trial licence of the leader {{ if lt $value 0.0 }}has expired{{ else }}expires in
+                {{ $value | humanizeDuration }}{{ end }} (under %d days): when it does, the leader falls back to a
+                free licence, or blocks incoming data.
+              ||| % c.licenseExpiryWarningDays),
+            },
+          },
+          {
+            alert: 'CriblLicenseExpiryImminent',
+            expr: |||
+              (
+                %s
+                - time()
+              ) < %d * 86400
+              %s
+            ||| % [nest(licenseExpiry, 2), c.licenseExpiryCriticalDays, unlessCollectorOff('license')],
+            'for': '15m',
+            labels: { severity: 'critical' },
+            annotations: {
+              summary: 'The Cribl licence of the leader watched by {{ $labels.instance }} is about to expire.',
+              description: fold(|||
+                The last paid or trial licence of the leader {{ if lt $value 0.0 }}has expired{{ else }}expires in
+                {{ $value | humanizeDuration }}{{ end }} (under %d days): when it does, the leader falls back to a
+                free licence, or blocks incoming data.
+              ||| % c.licenseExpiryCriticalDays),
+            },
+          },
+          {
+            alert: 'CriblLicenseIngestNearQuota',
+            expr: |||
+              (
+                cribl_license_usage_in_bytes
+                / (
+                  %s
+                )
+              ) > %g
+              and (time() - cribl_license_usage_timestamp_seconds < 2 * 86400)
+              %s
+            ||| % [nest(licenseQuota, 4), c.licenseQuotaShare, unlessCollectorOff('license')],
+            'for': '15m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Cribl ingest of the leader watched by {{ $labels.instance }} nears its licence quota.',
+              description: fold(|||
+                The last complete day's billed ingest (inBytes minus exemptedLicenseInBytes) was
+                {{ $value | humanizePercentage }} of the daily quota of the licences in force (more than %g %%).
+              ||| % (c.licenseQuotaShare * 100)),
+            },
+          },
+          {
+            alert: 'CriblLeaderDiskLow',
+            expr: |||
+              (cribl_leader_disk_available_bytes / cribl_leader_disk_total_bytes < %g)
+              %s
+            ||| % [c.leaderDiskFreeShare, unlessCollectorOff('leader_info')],
+            'for': '15m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'The disk of the Cribl leader watched by {{ $labels.instance }} is almost full.',
+              description: fold(|||
+                Only {{ $value | humanizePercentage }} of the leader's disk (its config, git history and state) has
+                been free for 15 minutes: when it fills, commits, deploys and the leader itself fail.
+              |||),
+            },
+          },
+          {
+            alert: 'CriblLeaderErrorMessages',
+            // The message's own severity moves to message_severity: `severity` is the alert's.
+            expr: |||
+              max without (severity) (
+                label_replace(
+                  time() - cribl_leader_message_last_timestamp_seconds{severity=~"error|fatal"},
+                  "message_severity", "$1", "severity", "(.+)"
+                )
+              ) < %d
+              %s
+            ||| % [c.leaderMessageRecentSeconds, unlessCollectorOff('leader_messages')],
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'The Cribl leader watched by {{ $labels.instance }} posted a message of severity '
+                       + '{{ $labels.message_severity }}.',
+              description: fold(|||
+                The leader's newest {{ $labels.message_severity }} system message (bulletin) is
+                {{ $value | humanizeDuration }} old: read it among the leader's system messages in Cribl.
+                cribl_leader_messages counts the messages it lists by severity.
+              |||),
+            },
+          },
+        ],
+      },
+      // The exporter's own collectors: what it cannot see.
+      {
+        name: 'cribl-exporter-collectors',
+        rules: [
+          {
+            alert: 'CriblExporterCollectorRefused',
+            expr: |||
+              (cribl_exporter_collector_enabled{collector!~"%s"} == 0)
+              and ignoring (reason) (cribl_exporter_collector_failures_total{reason=~"unauthorized|forbidden"} > 0)
+            ||| % c.collectorRefusedIgnored,
+            'for': '15m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Leader {{ $labels.leader }} refuses the {{ $labels.collector }} collector of cribl-exporter.',
+              description: fold(|||
+                The leader {{ $labels.leader }} answered the {{ $labels.collector }} collector's request with 401 or
+                403, so the exporter turned that collector off (it retries at the collector's interval): its
+                metrics are missing and the alerts on them cannot fire. The exporter log names the endpoint and
+                the permission it needs.
+              |||),
+            },
+          },
+          {
+            alert: 'CriblExporterDataflowOverLimit',
+            expr: 'cribl_exporter_dataflow_over_limit == 1',
+            'for': '15m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'cribl-exporter cuts the data-flow metrics of leader {{ $labels.leader }}.',
+              description: fold(|||
+                The destinations and sources of leader {{ $labels.leader }} need more series than
+                --dataflow.max-series allows: {{ $labels.instance }} exports only part of them, so some
+                destination and source alerts cannot fire.
               |||),
             },
           },

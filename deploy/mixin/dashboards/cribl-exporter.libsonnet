@@ -1,4 +1,5 @@
-// The Grafana dashboard: fleet overview, groups and fleets, one node, the exporter and its leader budget.
+// The Grafana dashboard: fleet overview, groups and fleets, data flow, the licence and the leader, one node, the
+// exporter and its leader budget.
 // Every query uses only metric names of the contract in docs/ARCHITECTURE.md (test/deploy/metric-names.test.ts).
 local g = import '../lib/grafana.libsonnet';
 
@@ -24,7 +25,8 @@ local g = import '../lib/grafana.libsonnet';
       title: c.dashboardTitle,
       uid: c.dashboardUID,
       description: 'Cribl Stream and Edge fleet health through cribl-exporter: fleet overview, groups and fleets, '
-                   + 'one node, and the exporter with its leader request budget.',
+                   + 'data flow (destinations, sources, queues), the licence and the leader, one node, and the '
+                   + 'exporter with its leader request budget.',
       tags: c.dashboardTags,
       editable: true,
       graphTooltip: 1,
@@ -150,6 +152,8 @@ local g = import '../lib/grafana.libsonnet';
                   'sum by (job, product, group) (cribl_node_config_outdated{%s})' % fleet,
                   'cribl_group_undeployed_commits{%s}' % fleet,
                   'cribl_group_incompatible_workers{%s}' % fleet,
+                  'cribl_group_uncommitted_changes{%s}' % fleet,
+                  'increase(cribl_group_nodes_removed_total{%s}[1h])' % fleet,
                 ],
                 hide={ 'Value #D': true },
                 rename={
@@ -160,6 +164,8 @@ local g = import '../lib/grafana.libsonnet';
                   'Value #E': 'outdated config',
                   'Value #F': 'undeployed commits',
                   'Value #G': 'incompatible',
+                  'Value #H': 'uncommitted changes',
+                  'Value #I': 'nodes removed (1h)',
                 }),
         g.timeseries('Healthy nodes per group',
                      [['sum by (product, group) (cribl_node_healthy{%s})' % fleet, '{{product}} / {{group}}']],
@@ -200,12 +206,197 @@ local g = import '../lib/grafana.libsonnet';
                      w=8,
                      stacked=true,
                      description='nodeUpgradeStatus of the Edge nodes that report it (CriblNodeUpgradeFailed).'),
+        g.timeseries('Uncommitted changes per group',
+                     [['cribl_group_uncommitted_changes{%s}' % fleet, '{{product}} / {{group}}']],
+                     w=12,
+                     description='Local config changes not committed, as the leader counts them (git.localChanges; '
+                                 + 'CriblGroupUncommittedChanges).'),
+        g.timeseries('Nodes removed while disconnected (1h)',
+                     [[
+                       'sum by (product, group) (increase(cribl_group_nodes_removed_total{%s}[1h]))' % fleet,
+                       '{{product}} / {{group}}',
+                     ]],
+                     w=12,
+                     description='Nodes the leader dropped from its listing while they were disconnected '
+                                 + '(CriblGroupNodesRemoved).'),
         g.table('Packs',
                 ['cribl_group_pack_info{%s}' % fleet, 'cribl_group_pack_pipelines{%s}' % fleet],
                 h=6,
                 hide={ 'Value #A': true },
                 rename={ 'Value #B': 'pipelines' },
                 description='Packs installed per group, with their versions (with --collector.packs).'),
+
+        g.row('Data flow'),
+        g.stat('Destinations red',
+               'count(cribl_destination_health{%s, state="red"} == 1) or vector(0)' % fleet,
+               redFrom=1,
+               description='Destinations the leader rolls up as red over their worker processes (CriblDestinationRed).'),
+        g.stat('Destinations yellow',
+               'count(cribl_destination_health{%s, state="yellow"} == 1) or vector(0)' % fleet,
+               redFrom=1,
+               description='Destinations rolled up as yellow: degraded (CriblDestinationYellow).'),
+        g.stat('Sources red',
+               'count(cribl_source_health{%s, state="red"} == 1) or vector(0)' % fleet,
+               redFrom=1,
+               description='Sources rolled up as red (CriblSourceRed).'),
+        g.stat('Queues not green',
+               '(count(cribl_destination_pq_health{%s, state="green"} == 0) or vector(0)) + ' % fleet
+               + '(count(cribl_source_pq_health{%s, state="green"} == 0) or vector(0))' % fleet,
+               redFrom=1,
+               description='Persistent queues of destinations and sources not green (CriblPersistentQueueNotGreen).'),
+        g.stat('Worker processes red',
+               '(sum(cribl_destination_worker_processes{%s, state="red"}) or vector(0)) + ' % fleet
+               + '(sum(cribl_source_worker_processes{%s, state="red"}) or vector(0))' % fleet,
+               redFrom=1,
+               description='Worker processes reporting a destination or source red: one shows here even when the '
+                           + 'roll-up is still yellow.'),
+        g.stat('Series capped',
+               'max(cribl_exporter_dataflow_over_limit{%s}) or vector(0)' % leader,
+               mappings=[{ type: 'value', options: { '0': upDown.outdatedNo, '1': upDown.outdatedYes } }],
+               description='YES while --dataflow.max-series cuts the data-flow metrics: some destinations and sources '
+                           + 'are not shown (CriblExporterDataflowOverLimit).'),
+        g.table('Destinations and sources not green',
+                [
+                  'cribl_destination_health{%s, state!="green"} == 1' % fleet,
+                  'cribl_source_health{%s, state!="green"} == 1' % fleet,
+                ],
+                hide={ 'Value #A': true, 'Value #B': true },
+                description='Every destination and source whose roll-up is yellow, red or unknown, with its state.'),
+        g.timeseries('Destinations by health',
+                     [['count by (state) (cribl_destination_health{%s} == 1)' % fleet, '{{state}}']],
+                     w=12,
+                     stacked=true),
+        g.timeseries('Sources by health',
+                     [['count by (state) (cribl_source_health{%s} == 1)' % fleet, '{{state}}']],
+                     w=12,
+                     stacked=true),
+        g.timeseries('Destination worker processes not green',
+                     [[
+                       'sum by (product, group, destination, state) '
+                       + '(cribl_destination_worker_processes{%s, state!="green"}) > 0' % fleet,
+                       '{{group}} {{destination}} {{state}}',
+                     ]],
+                     w=12,
+                     description="Worker processes per state (the API's healthCounts), for each destination."),
+        g.timeseries('Source worker processes not green',
+                     [[
+                       'sum by (product, group, source, state) '
+                       + '(cribl_source_worker_processes{%s, state!="green"}) > 0' % fleet,
+                       '{{group}} {{source}} {{state}}',
+                     ]],
+                     w=12),
+        g.timeseries('Persistent queues by health',
+                     [
+                       ['count by (state) (cribl_destination_pq_health{%s} == 1)' % fleet, 'destinations {{state}}'],
+                       ['count by (state) (cribl_source_pq_health{%s} == 1)' % fleet, 'sources {{state}}'],
+                     ],
+                     w=12,
+                     stacked=true,
+                     description='Only destinations and sources with a persistent queue enabled.'),
+        g.table('Persistent queues not green',
+                [
+                  'cribl_destination_pq_health{%s, state!="green"} == 1' % fleet,
+                  'cribl_source_pq_health{%s, state!="green"} == 1' % fleet,
+                ],
+                w=12,
+                hide={ 'Value #A': true, 'Value #B': true }),
+
+        g.row('License and leader'),
+        g.stat('Last paid licence expires',
+               'max(cribl_license_expiry_timestamp_seconds{%s} and ignoring (type, title) ' % exporter
+               + 'cribl_license_info{%s, type!="free"}) * 1000' % exporter,
+               unit='dateTimeFromNow',
+               description='The latest expiry among the paid and trial licences (CriblLicenseExpiringSoon, '
+                           + 'CriblLicenseExpiryImminent).'),
+        g.stat('Usage day ended',
+               'max(cribl_license_usage_timestamp_seconds{%s}) * 1000' % exporter,
+               unit='dateTimeFromNow',
+               description='The end of the last complete day the leader reports usage for.'),
+        g.stat('Leader disk free',
+               'min(cribl_leader_disk_available_bytes{%s} / cribl_leader_disk_total_bytes{%s})' % [exporter, exporter],
+               unit='percentunit',
+               description="Free share of the leader's Cribl volume (CriblLeaderDiskLow)."),
+        g.stat('Leader uptime', 'min(cribl_leader_uptime_seconds{%s})' % exporter, unit='s'),
+        g.stat('Error messages (15m)',
+               'count(time() - cribl_leader_message_last_timestamp_seconds{%s, severity=~"error|fatal"} < 900) '
+               % exporter + 'or vector(0)',
+               redFrom=1,
+               description='Severities (error, fatal) with a system message newer than 15 minutes '
+                           + '(CriblLeaderErrorMessages).'),
+        g.stat('Collectors off',
+               'count(cribl_exporter_collector_enabled{%s} == 0) or vector(0)' % leader,
+               redFrom=1,
+               description='Collectors refused (401/403), absent (404) or off by configuration: their metrics and '
+                           + 'alerts are missing (see the Collectors table below).'),
+        g.table('Licences',
+                [
+                  'cribl_license_info{%s}' % exporter,
+                  '(cribl_license_expiry_timestamp_seconds{%s} - time()) / 86400' % exporter,
+                  'cribl_license_quota_bytes_per_day{%s} / 1e9' % exporter,
+                ],
+                w=12,
+                h=6,
+                hide={ 'Value #A': true },
+                rename={ 'Value #B': 'days left', 'Value #C': 'quota (GB per day)' },
+                description='Installed licences, their expiry and daily quota.'),
+        g.timeseries('Billed ingest of the last complete day, and quotas',
+                     [
+                       ['cribl_license_usage_in_bytes{%s}' % exporter, 'billed ingest {{instance}}'],
+                       ['cribl_license_quota_bytes_per_day{%s}' % exporter, 'quota {{license_id}}'],
+                     ],
+                     w=12,
+                     h=6,
+                     unit='bytes',
+                     description='inBytes minus exemptedLicenseInBytes of the last complete day, against each '
+                                 + "licence's quota (CriblLicenseIngestNearQuota)."),
+        g.table('Leader',
+                [
+                  'cribl_leader_info{%s}' % exporter,
+                  'cribl_leader_uptime_seconds{%s} / 86400' % exporter,
+                ],
+                w=8,
+                h=6,
+                hide={ 'Value #A': true },
+                rename={ 'Value #B': 'uptime (days)' },
+                description='Version, distributed mode and build of the leader (GET /system/info).'),
+        g.table('Licence limits',
+                ['cribl_license_limit{%s}' % exporter],
+                w=8,
+                h=6,
+                rename={ Value: 'limit' },
+                description='The limits of the licence in force, as the leader names them (worker_procs, '
+                            + 'worker_groups, edge_procs, …): compare with the fleet.'),
+        g.timeseries('Leader disk and memory',
+                     [
+                       ['cribl_leader_disk_available_bytes{%s}' % exporter, 'disk free {{instance}}'],
+                       ['cribl_leader_disk_total_bytes{%s}' % exporter, 'disk total {{instance}}'],
+                       ['cribl_leader_memory_free_bytes{%s}' % exporter, 'memory free {{instance}}'],
+                       ['cribl_leader_memory_total_bytes{%s}' % exporter, 'memory total {{instance}}'],
+                     ],
+                     w=8,
+                     h=6,
+                     unit='bytes'),
+        g.timeseries('System messages by severity',
+                     [['sum by (severity) (cribl_leader_messages{%s})' % exporter, '{{severity}}']],
+                     w=12,
+                     stacked=true,
+                     description='The system messages (bulletins) the leader lists.'),
+        g.timeseries('Age of the newest system message',
+                     [[
+                       'time() - cribl_leader_message_last_timestamp_seconds{%s}' % exporter,
+                       '{{instance}} {{severity}}',
+                     ]],
+                     w=12,
+                     unit='s'),
+        g.table('Collectors',
+                [
+                  'cribl_exporter_collector_enabled{%s}' % leader,
+                  'cribl_exporter_collector_failures_total{%s}' % leader,
+                ],
+                h=6,
+                rename={ 'Value #A': 'enabled', 'Value #B': 'failures since start' },
+                description='Each collector of each leader: 0 while off (refused, absent or off by configuration), '
+                            + 'and its failures by reason (CriblExporterCollectorRefused).'),
 
         g.row('Node $node_id'),
         g.table('Node', [
@@ -277,6 +468,18 @@ local g = import '../lib/grafana.libsonnet';
         g.timeseries('Pause remaining', [
           ['clamp_min(cribl_exporter_leader_pause_until_timestamp_seconds{%s} - time(), 0)' % leader, '{{leader}}'],
         ], w=8, unit='s'),
+        g.timeseries('Overrun and capped pauses',
+                     [
+                       ['cribl_exporter_health_cycle_overrun{%s}' % leader, 'overrun {{leader}}'],
+                       [
+                         'increase(cribl_exporter_leader_pause_capped_total{%s}[1h])' % leader,
+                         'pauses capped by --leader.max-pause (1h) {{leader}}',
+                       ],
+                     ],
+                     w=8,
+                     description='Overrun is 1 while a round over the nodes takes longer than --health.interval '
+                                 + '(CriblExporterHealthCycleOverrun); a Retry-After or 420 hold longer than '
+                                 + '--leader.max-pause is honoured up to it and counted.'),
         g.timeseries('Health cycle',
                      [
                        ['cribl_exporter_health_cycle_duration_seconds{%s}' % leader, 'last cycle {{leader}}'],
