@@ -1,4 +1,5 @@
 // Types of leader-cost.mjs (for the TypeScript tests in test/bench).
 
-/** The simulator's flags for groups and destinations, as far as its `simulate --help` lists them. */
-export function simulatorFleetArgs(helpText: string, want: { groups: number; destinations: number }): string[];
+/** Requests per discovery interval before the data-flow collectors, by endpoint (per-node routes left out). */
+export const BEFORE_DATAFLOW: { commit: string; endpoints: Record<string, number>; perDiscovery: number };
+export const LEADER_COST_SCENARIO: string;

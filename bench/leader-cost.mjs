@@ -1,12 +1,11 @@
 // Leader cost per discovery interval (issue 39), part of npm run bench: the exporter with its default flags against
-// a simulated leader of LEADER_COST.groups groups and LEADER_COST.destinations destinations (where the simulator has
-// flags for them; otherwise the groups it has, said in the report), and the requests of LEADER_COST.intervals
+// a simulated leader of LEADER_COST.groups groups and LEADER_COST.destinations destinations (bench/leader-cost.yaml),
+// and the requests of LEADER_COST.intervals
 // discovery intervals by endpoint, counted twice: by the simulator (GET /_sim/stats, by route template) and by the
 // exporter (cribl_exporter_leader_requests_total{endpoint}, the difference of two scrapes). The window opens half an
 // interval after the first discovery, so that it holds exactly `intervals` discoveries. Per-node routes (/w/{nodeId}/…)
 // are counted apart: they follow the health and metadata intervals, not discovery.
 
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
@@ -18,16 +17,25 @@ export const LEADER_COST = { nodes: 500, groups: 10, destinations: 100, interval
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The fleet of the measurement: LEADER_COST.groups groups and LEADER_COST.destinations destinations (a scenario). */
+export const LEADER_COST_SCENARIO = 'leader-cost.yaml';
+
 /**
- * The simulator's flags for the fleet's groups and destinations, as far as its `simulate --help` lists them (the
- * simulator gains them on another branch): `--groups N`, `--destinations N`.
+ * Requests per discovery interval before the data-flow collectors (issue 39): the same run (this scenario, 500
+ * nodes, default flags) at bbd8545, 2026-11-28. The per-node routes are left out: they follow the health and
+ * metadata intervals.
  */
-export function simulatorFleetArgs(helpText, { groups, destinations }) {
-  const args = [];
-  if (/^\s*--groups\b/m.test(helpText)) args.push('--groups', String(groups));
-  if (/^\s*--destinations\b/m.test(helpText)) args.push('--destinations', String(destinations));
-  return args;
-}
+export const BEFORE_DATAFLOW = {
+  commit: 'bbd8545',
+  endpoints: {
+    '/health': 1,
+    '/m/{group}/version': 10,
+    '/products/{product}/groups': 2,
+    '/products/{product}/workers': 2,
+    '/system/settings/git-settings': 1,
+  },
+  perDiscovery: 16,
+};
 
 /** Requests by route template from the simulator's stats (every status). */
 function byRoute(stats) {
@@ -39,12 +47,10 @@ function byRoute(stats) {
   );
 }
 
-/** `simArgs`: the simulator's extra flags (default: simulatorFleetArgs of its help). */
+/** `simArgs`: the simulator's extra flags (default: the scenario of LEADER_COST_SCENARIO). */
 export async function runLeaderCost({ children, here, log, simArgs, intervals = LEADER_COST.intervals }) {
   const L = LEADER_COST;
-  const repo = join(here, '..');
-  const help = spawnSync(process.execPath, [join(repo, 'dist', 'cli.js'), 'simulate', '--help'], { encoding: 'utf8' });
-  const extra = simArgs ?? simulatorFleetArgs(`${help.stdout ?? ''}${help.stderr ?? ''}`, L);
+  const extra = simArgs ?? ['--scenario', join(here, LEADER_COST_SCENARIO)];
   log(`leader cost: ${L.nodes} nodes, simulator flags [${extra.join(' ')}], ${intervals} discovery intervals`);
   const s = await children.simulator('simulator leader cost', L.nodes, extra);
   const agent = new Agent({ connections: 1 });
@@ -95,6 +101,7 @@ export async function runLeaderCost({ children, here, log, simArgs, intervals = 
       endpoints,
       perDiscovery: total(false),
       perNodeRoutes: total(true),
+      before: BEFORE_DATAFLOW,
     };
   } finally {
     await agent.close();

@@ -12,8 +12,8 @@
 //   npm run bench -- --skip-fair                    without the 20k default-flags run and the rate-limit run
 //   npm run bench -- --skip-leader-cost             without the leader-cost run
 //   npm run bench -- --skip-explain                 without the profiled runs that say where the CPU goes
-//   npm run bench -- --leader-cost-sim-args "--groups 10 --destinations 100"   the simulator's flags of the
-//                                                   leader-cost run (default: those its --help lists)
+//   npm run bench -- "--leader-cost-sim-args=--scenario FILE"   the simulator's flags of the
+//                                                   leader-cost run (default: --scenario bench/leader-cost.yaml)
 //   npm run bench -- --exporter-env K=V             extra environment of the exporter (experiments, e.g.
 //                                                   MALLOC_ARENA_MAX=2); repeatable, recorded in the report
 //   npm run bench -- --from-json .bench-tmp/results.json   re-render the report of an earlier run

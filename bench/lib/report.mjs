@@ -721,18 +721,33 @@ function leaderCostSection(c) {
   if (!c) return 'Not measured in this run: `npm run bench -- --only leader-cost --out -`.';
   if (c.error) return `The run failed: ${c.error}`;
   const v = (x) => (x === undefined ? 'n/a' : Number.isInteger(x) ? fmtInt(x) : x.toFixed(1));
+  const before = c.before?.endpoints ?? {};
   const rows = [...c.endpoints]
     .sort((a, b) => Number(a.perNode) - Number(b.perNode) || a.endpoint.localeCompare(b.endpoint))
-    .map((e) => [`\`${e.endpoint}\`${e.perNode ? ' (per node)' : ''}`, v(e.simulator), v(e.exporter)]);
-  rows.push(['**per discovery (every route but the per-node ones)**', `**${v(c.perDiscovery)}**`, '']);
-  const asked = c.simArgs?.length
-    ? `simulator flags \`${c.simArgs.join(' ')}\``
-    : `the simulator's own: it has no flags for ${c.wantGroups} groups and ${c.wantDestinations} destinations yet`;
-  return [
-    `${fmtInt(c.nodes)} nodes, ${c.listedGroups} groups listed (${asked}), the exporter's default flags; ${c.intervals} discovery intervals of ${c.discoveryS} s, counted by the simulator and by \`cribl_exporter_leader_requests_total{endpoint}\`, divided by ${c.intervals}. ` +
-      `Issue 39 allows at most 1 + 2 × groups + 2 = ${1 + 2 * c.listedGroups + 2} more per interval than before the data-flow collectors.`,
+    .map((e) => [
+      `\`${e.endpoint}\`${e.perNode ? ' (per node)' : ''}`,
+      e.perNode ? '' : v(before[e.endpoint] ?? 0),
+      v(e.simulator),
+      v(e.exporter),
+    ]);
+  const allowed = 1 + 2 * c.listedGroups + 2;
+  const more = c.before ? c.perDiscovery - c.before.perDiscovery : undefined;
+  rows.push([
+    '**per discovery (every route but the per-node ones)**',
+    c.before ? `**${v(c.before.perDiscovery)}**` : '',
+    `**${v(c.perDiscovery)}**`,
     '',
-    table(['endpoint', 'per discovery interval (simulator)', '(exporter)'], rows),
+  ]);
+  const verdict =
+    more === undefined
+      ? ''
+      : ` This run: ${v(more)} more than before (${c.before.commit}), ${more <= allowed ? 'within' : 'OVER'} the allowance. ` +
+        'The licence collector adds 2 requests an hour (--license.interval), outside this window.';
+  return [
+    `${fmtInt(c.nodes)} nodes, ${c.listedGroups} groups listed (simulator flags \`${(c.simArgs ?? []).join(' ')}\`), the exporter's default flags; ${c.intervals} discovery intervals of ${c.discoveryS} s, counted by the simulator and by \`cribl_exporter_leader_requests_total{endpoint}\`, divided by ${c.intervals}. ` +
+      `Issue 39 allows at most 1 + 2 × groups + 2 = ${allowed} more per interval than before the data-flow collectors.${verdict}`,
+    '',
+    table(['endpoint', `before (${c.before?.commit ?? 'n/a'})`, 'per discovery interval (simulator)', '(exporter)'], rows),
   ].join('\n');
 }
 
@@ -861,7 +876,7 @@ const REPRODUCE = `Every figure above comes from \`npm run bench\` (about 40 min
 | one size (targets, figures, ratios, status page, profiled run) | \`npm run bench -- --sizes 10k --out -\` (\`--skip-explain\`: without the profiled run) |
 | 20,000 nodes with the default flags | \`npm run bench -- --only fair --out -\` |
 | leader-imposed rate limit (issue 40) | \`npm run bench -- --only rate-limit --out -\` |
-| leader cost per discovery (issue 39) | \`npm run bench -- --only leader-cost --out -\` (\`--leader-cost-sim-args "--groups 10 --destinations 100"\` to pass the simulator's flags yourself) |
+| leader cost per discovery (issue 39) | \`npm run bench -- --only leader-cost --out -\` (its fleet: \`bench/leader-cost.yaml\`; \`"--leader-cost-sim-args=--scenario FILE"\` for another) |
 | against blackbox_exporter | \`npm run bench:alternative\` (Debian's \`prometheus\` and \`prometheus-blackbox-exporter\`) |
 | one size's steady state, quickly, with CPU profiles | \`npm run build && node bench/steady-probe.mjs --nodes 2000 --profile DIR\`, then \`node bench/profile-summary.mjs FILE\` |
 

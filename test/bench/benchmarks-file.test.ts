@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keptSections } from '../../bench/lib/kept.mjs';
 import { REPORT_BUDGET_BYTES } from '../../bench/lib/report.mjs';
-import { simulatorFleetArgs } from '../../bench/leader-cost.mjs';
+import { LEADER_COST_SCENARIO } from '../../bench/leader-cost.mjs';
+import { parseScenario, startSimulator } from '../../src/simulator/index.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const doc = readFileSync(join(ROOT, 'BENCHMARKS.md'), 'utf8');
@@ -53,12 +54,17 @@ describe('bench/', () => {
   });
 });
 
-describe('simulatorFleetArgs', () => {
-  it.each<[string, string[]]>([
-    ['  --nodes N   fleet size\n  --seed N', []],
-    ['  --nodes N\n  --groups N   number of groups\n', ['--groups', '10']],
-    ['  --groups N\n  --destinations N   per group\n', ['--groups', '10', '--destinations', '100']],
-  ])('%j → %j', (help, want) => {
-    expect(simulatorFleetArgs(help, { groups: 10, destinations: 100 })).toEqual(want);
+describe('the leader-cost fleet', () => {
+  it('is 10 groups and 100 destinations, as issue 39 measures it', async () => {
+    const file = join(ROOT, 'bench', LEADER_COST_SCENARIO);
+    const sim = await startSimulator({ nodes: 20, scenario: parseScenario(readFileSync(file, 'utf8'), file) });
+    try {
+      const groups = [...sim.fleet.groups('stream'), ...sim.fleet.groups('edge')].map((g) => g.id);
+      expect(groups).toHaveLength(10);
+      const destinations = groups.reduce((n, g) => n + (sim.dataflow(g)?.outputs.length ?? 0), 0);
+      expect(destinations).toBe(100);
+    } finally {
+      await sim.close();
+    }
   });
 });
