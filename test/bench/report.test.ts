@@ -356,32 +356,41 @@ describe('renderReport: the leader cost per discovery (issue 39)', () => {
     nodes: 500,
     wantGroups: 10,
     wantDestinations: 100,
-    simArgs: [],
-    listedGroups: 6,
+    simArgs: ['--scenario', 'bench/leader-cost.yaml'],
+    listedGroups: 10,
     intervals: 2,
     discoveryS: 60,
     endpoints: [
       { endpoint: '/w/{nodeId}/health', perNode: true, simulator: 1000, exporter: 1000 },
       { endpoint: '/products/{product}/workers', perNode: false, simulator: 2, exporter: 2 },
-      { endpoint: '/m/{group}/version', perNode: false, simulator: 6, exporter: 6 },
+      { endpoint: '/m/{group}/version', perNode: false, simulator: 10, exporter: 10 },
+      { endpoint: '/m/{group}/system/status/outputs', perNode: false, simulator: 10, exporter: 10 },
     ],
-    perDiscovery: 8,
+    perDiscovery: 22,
     perNodeRoutes: 1000,
+    before: { commit: 'abc1234', endpoints: { '/products/{product}/workers': 2, '/m/{group}/version': 10 }, perDiscovery: 12 },
   };
 
-  it('lists requests per interval by endpoint, the per-node routes apart, and the allowance for new collectors', () => {
+  it('lists requests per interval by endpoint against the run before, and checks the allowance for new collectors', () => {
     const md = renderReport({ ...base, results: [], leaderCost });
     expect(md).toContain('## Leader cost per discovery interval (issue 39)');
-    expect(md).toContain("6 groups listed (the simulator's own: it has no flags for 10 groups");
-    expect(md).toContain('1 + 2 × groups + 2 = 15 more per interval');
+    expect(md).toContain('10 groups listed (simulator flags `--scenario bench/leader-cost.yaml`)');
+    expect(md).toContain('1 + 2 × groups + 2 = 23 more per interval');
+    expect(md).toContain('This run: 10 more than before (abc1234), within the allowance.');
     expect(md).toContain(
       [
-        '| `/m/{group}/version` | 6 | 6 |',
-        '| `/products/{product}/workers` | 2 | 2 |',
-        '| `/w/{nodeId}/health` (per node) | 1,000 | 1,000 |',
+        '| `/m/{group}/system/status/outputs` | 0 | 10 | 10 |',
+        '| `/m/{group}/version` | 10 | 10 | 10 |',
+        '| `/products/{product}/workers` | 2 | 2 | 2 |',
+        '| `/w/{nodeId}/health` (per node) |  | 1,000 | 1,000 |',
       ].join('\n'),
     );
-    expect(md).toContain('| **per discovery (every route but the per-node ones)** | **8** |  |');
+    expect(md).toContain('| **per discovery (every route but the per-node ones)** | **12** | **22** |  |');
+  });
+
+  it('says when a run is over the allowance', () => {
+    const md = renderReport({ ...base, results: [], leaderCost: { ...leaderCost, perDiscovery: 40 } });
+    expect(md).toContain('This run: 28 more than before (abc1234), OVER the allowance.');
   });
 
   it('says how to measure it when the run did not', () => {
