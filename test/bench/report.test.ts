@@ -368,10 +368,14 @@ describe('renderReport: the leader cost per discovery (issue 39)', () => {
     ],
     perDiscovery: 22,
     perNodeRoutes: 1000,
-    before: { commit: 'abc1234', endpoints: { '/products/{product}/workers': 2, '/m/{group}/version': 10 }, perDiscovery: 12 },
+    before: {
+      commit: 'abc1234',
+      endpoints: { '/products/{product}/workers': 2, '/m/{group}/version': 10 },
+      perDiscovery: 12,
+    },
   };
 
-  it('lists requests per interval by endpoint against the run before, and checks the allowance for new collectors', () => {
+  it('lists requests per interval by endpoint against the run before, and checks the allowance', () => {
     const md = renderReport({ ...base, results: [], leaderCost });
     expect(md).toContain('## Leader cost per discovery interval (issue 39)');
     expect(md).toContain('10 groups listed (simulator flags `--scenario bench/leader-cost.yaml`)');
