@@ -109,6 +109,7 @@ export const DEFAULT_MAX_WAITERS = 10_000;
 
 interface Waiter {
   detachable: boolean;
+  priority: boolean;
   deadline: number | undefined;
   resolve: (r: Permit | Denial) => void;
   watch: Watch | undefined;
@@ -146,9 +147,9 @@ interface Held {
  * The request budget of one leader: every request to it (listing, groups, health, metadata, login) takes a
  * permit here first. Three gates, all of which must be open:
  * - a token bucket (`burst`) bounds the rate. The rate starts at `maxRps` (which `setRateLimit` may move, e.g.
- *   with the fleet size). On a 429 (or a 503 with Retry-After: the leader has a rate limit) the rate resumes a
- *   little below the rate at which it came, or at what the leader accepted since the previous one when that is
- *   lower, returns quickly to just below the learned rate and probes past it slowly. On other overloads it drops
+ *   with the fleet size). On a 429 (or a 503 with Retry-After: the leader has a rate limit) the rate resumes just
+ *   below what the leader accepted per second over the last seconds, and stays just below that learned limit while
+ *   it is remembered (src/leader/rate-control.ts). On other overloads it drops
  *   to what the leader accepted since the previous overload (clamped to 50–90 % of the current rate), then
  *   creeps back by 1 % of maxRps per second while demand exceeds it;
  * - an AIMD window in [1, maxConcurrency] bounds concurrency: +1 after a good answer while the window is in
@@ -159,7 +160,9 @@ interface Held {
  *   only waits for it) gives its slot back, up to maxConcurrency such requests;
  * - a pause blocks everyone: timed (`pause`, from Retry-After or backoff; only ever extended) or indefinite
  *   (`hold`, while the leader answers 420).
- * Waiters are served first come, first served. Every wait uses the injected Clock.
+ * Waiters are served first come, first served, those with priority (discovery, the leader's own requests) before the
+ * others (node polls): below the fleet's need, node freshness degrades, never the listing. Every wait uses the
+ * injected Clock.
  */
 export class RequestBudget {
   readonly #clock: Clock;
@@ -169,7 +172,8 @@ export class RequestBudget {
   readonly #maxConcurrency: number;
   readonly #maxWaiters: number;
 
-  // Set keeps insertion order (FIFO) and deletes from the middle in O(1) (deadline, abort).
+  // Set keeps insertion order (FIFO) and deletes from the middle in O(1) (deadline, abort). Priority waiters first.
+  readonly #urgent = new Set<Waiter>();
   readonly #queue = new Set<Waiter>();
   #tokens: number;
   #lastRefill: number;
@@ -230,20 +234,28 @@ export class RequestBudget {
    * runs past the deadline, when the leader is held unavailable and there is no deadline to wait for,
    * when `maxWaiters` are already waiting, on abort, or on close.
    */
-  acquire(opts: { deadline?: number; signal?: AbortSignal; detachable?: boolean } = {}): Promise<Permit | Denial> {
+  acquire(
+    opts: { deadline?: number; signal?: AbortSignal; detachable?: boolean; priority?: boolean } = {},
+  ): Promise<Permit | Denial> {
     const { deadline, signal } = opts;
     const detachable = opts.detachable === true;
+    const priority = opts.priority === true;
+    const lane = priority ? this.#urgent : this.#queue;
     if (this.#closed) return Promise.resolve(deny('closed'));
     if (signal?.aborted) return Promise.resolve(deny('aborted'));
     const now = this.#clock.now();
-    const early = this.#refuseEarly(deadline, now);
+    // A node poll does not wait out a hold: the leader is not serving, which is what the node's state then says.
+    const early = this.#held && detachable ? 'unavailable' : this.#refuseEarly(deadline, now);
     if (early) return Promise.resolve(deny(early));
-    if (this.#queue.size === 0 && this.#canGrant(now)) return Promise.resolve(this.#grant(now, detachable));
-    if (this.#queue.size >= this.#maxWaiters) return Promise.resolve(deny('queue_full'));
+    // Node polls filling the queue never keep a priority request out.
+    const ahead = this.#urgent.size + (priority ? 0 : this.#queue.size);
+    if (ahead === 0 && this.#canGrant(now)) return Promise.resolve(this.#grant(now, detachable));
+    if (ahead >= this.#maxWaiters) return Promise.resolve(deny('queue_full'));
 
     return new Promise<Permit | Denial>((resolve) => {
       const w: Waiter = {
         detachable,
+        priority,
         deadline,
         resolve,
         watch: undefined,
@@ -251,7 +263,7 @@ export class RequestBudget {
         onAbort: undefined,
         abortSet: undefined,
       };
-      this.#queue.add(w);
+      lane.add(w);
       // One timer for every waiter's deadline (a timer and an AbortController per waiter, cancelled on
       // every grant, were about 15 % of the exporter's CPU at 5,000 requests/s).
       if (deadline !== undefined)
@@ -277,7 +289,7 @@ export class RequestBudget {
     this.#rates.resumed(untilMs);
     this.#tokens = 0;
     this.#lastRefill = Math.max(this.#lastRefill, untilMs);
-    for (const w of [...this.#queue]) {
+    for (const w of [...this.#urgent, ...this.#queue]) {
       if (w.deadline !== undefined && w.deadline <= untilMs) this.#settle(w, deny('paused'));
     }
     this.#report(now);
@@ -285,14 +297,15 @@ export class RequestBudget {
   }
 
   /**
-   * Blocks every acquisition until `resume()`: the leader is not serving (420). Waiters without a deadline
-   * are denied (`unavailable`) at once, and so are later callers without one: the hold has no known end.
+   * Blocks every acquisition until `resume()`: the leader is not serving (420). Waiters without a deadline, and
+   * node polls (`detachable`), are denied (`unavailable`) at once, and so are later such callers: the hold has no
+   * known end, and a node's state meanwhile is that its leader is not serving.
    */
   hold(): void {
     if (this.#closed || this.#held) return;
     this.#held = true;
-    for (const w of [...this.#queue]) {
-      if (w.deadline === undefined) this.#settle(w, deny('unavailable'));
+    for (const w of [...this.#urgent, ...this.#queue]) {
+      if (w.deadline === undefined || w.detachable) this.#settle(w, deny('unavailable'));
     }
     this.#report(this.#clock.now());
   }
@@ -335,7 +348,7 @@ export class RequestBudget {
       limit: this.#limit,
       maxConcurrency: this.#maxConcurrency,
       inFlight: this.#inFlight,
-      waiting: this.#queue.size,
+      waiting: this.#urgent.size + this.#queue.size,
       paused: this.#held || timed,
       held: this.#held,
       pauseUntil: this.#held ? Infinity : timed ? this.#pauseUntil : 0,
@@ -355,7 +368,7 @@ export class RequestBudget {
     this.#closed = true;
     this.#wake?.ac.abort(WAKE);
     this.#wake = undefined;
-    for (const w of [...this.#queue]) this.#settle(w, deny('closed'));
+    for (const w of [...this.#urgent, ...this.#queue]) this.#settle(w, deny('closed'));
     this.#deadlines.close();
   }
 
@@ -383,7 +396,7 @@ export class RequestBudget {
     this.#tokens = Math.min(this.#burst, this.#tokens + (dt * this.#rates.rate) / 1000);
     this.#lastRefill = now;
     // Only grow while the rate is what holds callers back.
-    if (this.#queue.size > 0) this.#rates.grow(now, dt);
+    if (this.#queue.size > 0 || this.#urgent.size > 0) this.#rates.grow(now, dt);
   }
 
   #grant(now: number, detachable: boolean): Permit {
@@ -431,7 +444,7 @@ export class RequestBudget {
       }
     }
     if (outcome === 'ok') {
-      this.#rates.accepted();
+      this.#rates.accepted(this.#clock.now());
       const inUse = inFlightBefore * 2 >= this.#limit;
       if (inUse && !this.#latency.rising && this.#limit < this.#maxConcurrency) this.#setLimit(this.#limit + 1);
     } else if (outcome === 'overload' || outcome === 'timeout') {
@@ -475,30 +488,36 @@ export class RequestBudget {
     this.#observer.onConcurrencyChange(next);
   }
 
-  /** Grants permits to waiters in order while every gate is open; otherwise arranges to look again. */
+  /** Grants permits to waiters in order, priority first, while every gate is open; otherwise arranges to look again. */
   #pump(): void {
     if (this.#closed) return;
     const now = this.#clock.now();
     this.#report(now);
-    for (const w of this.#queue) {
-      if (this.#held) break;
-      if (now < this.#pauseUntil) break;
+    if (this.#serve(this.#urgent, now)) this.#serve(this.#queue, now);
+    // Also without waiters: the end of a pause must be reported.
+    if (!this.#held && now < this.#pauseUntil) this.#wakeAt(this.#pauseUntil);
+  }
+
+  /** Grants permits to one lane's waiters in order; false when a gate closed before the lane was empty. */
+  #serve(lane: Set<Waiter>, now: number): boolean {
+    for (const w of lane) {
+      if (this.#held) return false;
+      if (now < this.#pauseUntil) return false;
       if (this.#inFlight >= this.#limit) {
         const next = this.#detachSlow(now);
         if (this.#inFlight >= this.#limit) {
           if (next !== undefined) this.#wakeAt(next);
-          break;
+          return false;
         }
       }
       this.#refill(now);
       if (this.#tokens < 1 - TOKEN_EPSILON) {
         this.#wakeAt(now + Math.ceil(((1 - this.#tokens) * 1000) / this.#rates.rate));
-        break;
+        return false;
       }
       this.#settle(w, this.#grant(now, w.detachable));
     }
-    // Also without waiters: the end of a pause must be reported.
-    if (!this.#held && now < this.#pauseUntil) this.#wakeAt(this.#pauseUntil);
+    return true;
   }
 
   #wakeAt(at: number): void {
@@ -517,7 +536,7 @@ export class RequestBudget {
   }
 
   #settle(w: Waiter, result: Permit | Denial): void {
-    if (!this.#queue.delete(w)) return;
+    if (!(w.priority ? this.#urgent : this.#queue).delete(w)) return;
     if (w.watch) this.#deadlines.remove(w.watch);
     if (w.abortSet && w.onAbort) w.abortSet.delete(w.onAbort);
     w.resolve(result);

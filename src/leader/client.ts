@@ -45,6 +45,8 @@ export interface LeaderClientMetrics extends BudgetObserver {
   onRequest(endpoint: Endpoint, code: string, seconds: number): void;
   /** The leader answered 429, 503 or 420 (outside host context). */
   onThrottled(code: ThrottleCode): void;
+  /** A Retry-After longer than `maxPauseMs` was cut to it. */
+  onPauseCapped?(): void;
 }
 
 /** Metrics hooks that do nothing. */
@@ -114,6 +116,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
   #pending = 0;
   #idle: (() => void) | undefined;
   #throttleStreak = 0;
+  #pauseCapLogged = false;
 
   constructor(opts: LeaderClientOptions) {
     const url = new URL(opts.baseUrl);
@@ -189,8 +192,10 @@ class BudgetedLeaderClient implements NamedLeaderClient {
           return strip(last) ?? failure('timeout', `${describeRequest(req)}: aborted`);
         attempt++;
         // The client's closing signal is not passed: close() closes the budget, which denies every waiter.
-        const got = await budget.acquire({ deadline: req.deadline, signal, detachable });
+        // Everything but a node poll has priority: discovery and the leader's own requests never wait behind the fleet.
+        const got = await budget.acquire({ deadline: req.deadline, signal, detachable, priority: !detachable });
         if (!got.granted) return strip(last) ?? denialFailure(req, got.denied);
+        req.onSent?.();
 
         const started = clock.now();
         const result = this.#outcome(
@@ -204,7 +209,14 @@ class BudgetedLeaderClient implements NamedLeaderClient {
           continue;
         }
         req.onExchange?.(clock.now() - started);
-        if (result.ok) return result;
+        if (result.ok) {
+          if (req.holds?.(result.status, result.body)) {
+            // An answer the request accepts (a node's 420) that says the leader itself is not serving.
+            this.#metrics.onThrottled('420');
+            this.#hold.start(undefined, req.endpoint);
+          }
+          return result;
+        }
         last = result;
         // A host-context request that timed out says the node is slow (the leader waited for it): a retry within
         // the same poll would wait as long again and hold the budget for it. The node's next poll tries again.
@@ -218,7 +230,10 @@ class BudgetedLeaderClient implements NamedLeaderClient {
                 baseMs: this.#limits.backoffBaseMs,
                 capMs: this.#limits.backoffMaxMs,
                 random,
-                serverDelayMs: result.serverDelayMs,
+                serverDelayMs:
+                  result.serverDelayMs === undefined
+                    ? undefined
+                    : Math.min(result.serverDelayMs, this.#limits.maxPauseMs),
               })
             : 0;
         const at = clock.now() + delay;
@@ -262,10 +277,28 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     return result.attempt;
   }
 
+  /**
+   * A leader's Retry-After, at most `maxPauseMs` (a proxy's `Retry-After: 86400` would stop polling for a day):
+   * a longer one is counted, and logged the first time with the value received.
+   */
+  #capped(serverDelayMs: number | undefined, code: ThrottleCode): number | undefined {
+    const max = this.#limits.maxPauseMs;
+    if (serverDelayMs === undefined || serverDelayMs <= max) return serverDelayMs;
+    this.#metrics.onPauseCapped?.();
+    if (!this.#pauseCapLogged) {
+      this.#pauseCapLogged = true;
+      this.#log.warn(
+        { code, retryAfterMs: serverDelayMs, maxPauseMs: max },
+        'the leader asked for a pause longer than --leader.max-pause: pausing for --leader.max-pause only',
+      );
+    }
+    return max;
+  }
+
   #onThrottle<T>(req: LeaderRequest<T>, code: ThrottleCode, a: Attempt<T>): void {
     const { clock, budget, random } = this.#o;
     this.#metrics.onThrottled(code);
-    const serverDelayMs = a.ok ? undefined : a.serverDelayMs;
+    const serverDelayMs = this.#capped(a.ok ? undefined : a.serverDelayMs, code);
     if (code === '420') {
       this.#hold.start(serverDelayMs, req.endpoint);
       return;

@@ -64,15 +64,20 @@ const BUCKET_MS = 100;
 /** Buckets kept: the send rate is measured over the last BUCKETS × BUCKET_MS at most. */
 const BUCKETS = 30;
 
-/** Counts sends in 100 ms buckets over the last 3 s, to tell the rate at which requests actually went out. */
+/** Counts events (sends, or answers) in 100 ms buckets over the last 3 s (or `buckets` × 100 ms). */
 export class SendMeter {
-  readonly #counts = new Float64Array(BUCKETS);
-  readonly #slots = new Float64Array(BUCKETS).fill(-1);
+  readonly #counts: Float64Array;
+  readonly #slots: Float64Array;
+
+  constructor(buckets = BUCKETS) {
+    this.#counts = new Float64Array(buckets);
+    this.#slots = new Float64Array(buckets).fill(-1);
+  }
 
   /** One request sent at `now`. */
   add(now: number): void {
     const slot = Math.floor(now / BUCKET_MS);
-    const i = slot % BUCKETS;
+    const i = slot % this.#counts.length;
     if (this.#slots[i] !== slot) {
       this.#slots[i] = slot;
       this.#counts[i] = 0;
@@ -85,11 +90,12 @@ export class SendMeter {
    * shorter than `minSpanMs` (too short to say).
    */
   rate(now: number, since: number, minSpanMs = 300): number | undefined {
-    const first = Math.floor(Math.max(since, now - (BUCKETS - 1) * BUCKET_MS) / BUCKET_MS);
+    const n = this.#counts.length;
+    const first = Math.floor(Math.max(since, now - (n - 1) * BUCKET_MS) / BUCKET_MS);
     const span = now - first * BUCKET_MS;
     if (span < minSpanMs) return undefined;
     let sent = 0;
-    for (let i = 0; i < BUCKETS; i++) if (this.#slots[i]! >= first) sent += this.#counts[i]!;
+    for (let i = 0; i < n; i++) if (this.#slots[i]! >= first) sent += this.#counts[i]!;
     return (sent * 1000) / span;
   }
 }

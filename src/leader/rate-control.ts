@@ -9,29 +9,34 @@ import { SendMeter } from './meters.js';
 // slow on purpose, so that a leader at its limit sees a rare 429, not a sawtooth of them.
 const RATE_RECOVERY_PER_S = 0.01;
 const RATE_FLOOR_SHARE = 0.01;
+// A leader's limit is what it accepted per second over the last seconds of sending before its 429 (at least this
+// long since sending resumed; the meter holds 3 s): its rate, plus what its bucket still held.
+const LEARN_MEASURE_MS = 2_000;
+const LEARN_WINDOW_MS = 10_000;
 // After a 429 (or 503 with Retry-After) the rate resumes this far below the learned limit...
 const LEARN_RESUME = 0.95;
-// ...returns quickly (this share of the learned rate per second) to just below it...
+// ...returns (this share of the learned rate per second) to just below it, and stays there for LEARN_HOLD_MS:
+// against a leader with Retry-After 2 s every 429 costs 2 s of its capacity, 10 % of a 20 s window, so probing past
+// a known limit often costs more than it can find. A limit a little above the leader's drains its bucket slowly:
+// the next 429 measures it again, and the rate settles below it.
 const LEARN_RETURN_PER_S = 0.02;
-const LEARN_NEAR = 0.98;
-// ...and probes past it slowly: a leader whose bucket holds one second of its rate sees one 429 in ~20 s.
-const LEARN_PROBE_PER_S = 0.002;
-// A learned limit older than this is forgotten (the rate then recovers as after any overload).
+const LEARN_CAP = 0.97;
+// Then it probes upward, by this share of the rate per second (compounding: a limit the leader lifted is regained
+// in minutes), until the next 429 measures the limit anew.
+const LEARN_HOLD_MS = 5 * 60_000;
+const LEARN_PROBE_PER_S = 0.02;
+// A 429 while requests went out below this share of the rate in force is a burst refused, not a rate measured.
+const DEMAND_LIMITED = 0.5;
+// A learned limit is reported this long (the status page, `learnedRps`).
 const LEARN_MEMORY_MS = 10 * 60_000;
-// An estimate from the answers since the previous 429 counts only over at least this span...
-const LEARN_MIN_SPAN_MS = 1_000;
-// ...and replaces the send rate as the learned limit only over at least this span (over shorter ones the pause
-// that follows a 429 weighs too much in it).
-const LEARN_TRUST_SPAN_MS = 10_000;
 // Reports of the rate in force are skipped for changes smaller than this share.
 const RATE_REPORT_STEP = 0.01;
 
 /**
  * The token rate of one leader's budget. Starts at `maxRps`. On a rate limit (429, or 503 with Retry-After) it
- * resumes a little below the rate at which requests were going out, returns quickly to just below that learned
- * limit and probes past it slowly (measured against a token-bucket leader: ≥ 90 % of its limit accepted, < 1 %
- * answered 429; test/leader/budget-adaptive.test.ts). On other overloads it drops to what the leader accepted since
- * the previous overload (50–90 % of the rate) and creeps back by 1 % of maxRps per second.
+ * resumes just below what the leader accepted per second over the last seconds (its limit), returns to just below
+ * that and stays while the limit is remembered (`#learn`). On other overloads it drops to what the leader accepted
+ * since the previous overload (50–90 % of the rate) and creeps back by 1 % of maxRps per second.
  */
 export class RateControl {
   #maxRps: number;
@@ -40,9 +45,11 @@ export class RateControl {
   #lastCutAt: number;
   /** When sending last resumed after a pause or hold (the send rate is measured from here). */
   #resumedAt: number;
+  /** The one before: a 429 pauses the budget before it is learned from, which moves #resumedAt past it. */
+  #previousResumedAt: number;
   #learned: { rps: number; at: number } | undefined;
-  #lastLimitAt: number | undefined;
   readonly #sends = new SendMeter();
+  readonly #accepts = new SendMeter(LEARN_WINDOW_MS / 100);
   #reported = 0;
   readonly #onChange: (rps: number) => void;
 
@@ -51,6 +58,7 @@ export class RateControl {
     this.#rate = maxRps;
     this.#lastCutAt = now;
     this.#resumedAt = now;
+    this.#previousResumedAt = now;
     this.#onChange = onChange;
     this.#report(true);
   }
@@ -84,12 +92,14 @@ export class RateControl {
   }
 
   /** The leader answered a request (not an overload). */
-  accepted(): void {
+  accepted(now: number): void {
     this.#okSinceCut++;
+    this.#accepts.add(now);
   }
 
   /** Sending resumes at `at` after a pause or hold. */
   resumed(at: number): void {
+    this.#previousResumedAt = this.#resumedAt;
     this.#resumedAt = at;
   }
 
@@ -97,11 +107,14 @@ export class RateControl {
   grow(now: number, dtMs: number): void {
     if (this.#rate >= this.#maxRps) return;
     const learned = this.learned(now);
-    const perS =
-      learned === undefined
-        ? this.#maxRps * RATE_RECOVERY_PER_S
-        : learned * (this.#rate < learned * LEARN_NEAR ? LEARN_RETURN_PER_S : LEARN_PROBE_PER_S);
-    this.#rate = Math.min(this.#maxRps, this.#rate + (perS * dtMs) / 1000);
+    if (learned === undefined) {
+      this.#rate = Math.min(this.#maxRps, this.#rate + (this.#maxRps * RATE_RECOVERY_PER_S * dtMs) / 1000);
+    } else if (now - (this.#learned?.at ?? now) >= LEARN_HOLD_MS) {
+      this.#rate = Math.min(this.#maxRps, this.#rate * (1 + (LEARN_PROBE_PER_S * dtMs) / 1000));
+    } else if (this.#rate < learned * LEARN_CAP) {
+      const next = this.#rate + (learned * LEARN_RETURN_PER_S * dtMs) / 1000;
+      this.#rate = Math.min(this.#maxRps, learned * LEARN_CAP, next);
+    }
     this.#report(false);
   }
 
@@ -115,23 +128,35 @@ export class RateControl {
   }
 
   /**
-   * A rate limit answered. Resume a little below the rate at which requests were going out when it came, or,
-   * since the previous such answer, at what the leader accepted per second over that whole round of pause and
-   * sending when that is lower (its bucket let no more through); never below half the send rate. Over a long enough
-   * round that estimate is the learned limit, else the send rate is: the rate returns quickly to just below it and
-   * then probes past it slowly.
+   * A rate limit answered. Its limit is what it accepted per second over the last seconds of sending (measured over
+   * 2–3 s since sending last resumed), never more than the rate requests went out at: the rate resumes just below it,
+   * returns to just below that, stays for LEARN_HOLD_MS, then probes upward. A 429 too soon after resuming to measure
+   * (the leader's bucket had not refilled) resumes below the limit already learned, or, before any, at half the send
+   * rate. A 429 while sending far below the rate in force (DEMAND_LIMITED) is a refused burst: nothing is learned.
+   * (Against 40 requests/s, bucket 10, Retry-After 2 s, a fleet needing twice that: ≥ 90 % accepted in every 20 s
+   * window after 30 s, test/leader/budget-adaptive.test.ts; the fixed fraction of the send rate it replaces got
+   * 83 % in the worst window, BENCHMARKS.md of 2026-11-28.)
    */
   #learn(now: number): void {
-    const sent = Math.min(this.#rate, this.#sends.rate(now, this.#resumedAt) ?? this.#rate);
-    const span = now - this.#lastCutAt;
-    const previous = this.#lastLimitAt !== undefined && now - this.#lastLimitAt < LEARN_MEMORY_MS;
-    const accepted = previous && span >= LEARN_MIN_SPAN_MS ? (this.#okSinceCut * 1000) / span : undefined;
-    const resume =
-      accepted === undefined ? sent * LEARN_RESUME : Math.max(sent * 0.5, Math.min(sent * LEARN_RESUME, accepted));
-    this.#rate = Math.max(resume, this.#maxRps * RATE_FLOOR_SHARE);
-    const trusted = accepted !== undefined && span >= LEARN_TRUST_SPAN_MS && accepted >= sent * 0.5;
-    this.#learned = { rps: trusted ? Math.min(sent, accepted / LEARN_RESUME) : sent, at: now };
-    this.#lastLimitAt = now;
+    const since = this.#resumedAt > now ? this.#previousResumedAt : this.#resumedAt;
+    const sendRate = this.#sends.rate(now, since);
+    if (sendRate !== undefined && sendRate < this.#rate * DEMAND_LIMITED) {
+      // Sending well below the rate in force, the leader refused a burst, not a rate: what it accepted is our
+      // demand, not its limit (20 nodes need 0.7/s; learning that would starve them). Spread the bursts instead.
+      this.#rate = Math.max(Math.min(this.#rate, sendRate * 2), this.#maxRps * RATE_FLOOR_SHARE);
+      return;
+    }
+    const sent = Math.min(this.#rate, sendRate ?? this.#rate);
+    const measured = this.#accepts.rate(now, since, LEARN_MEASURE_MS);
+    const previous = this.learned(now);
+    const limit =
+      measured !== undefined ? Math.min(sent, measured) : previous !== undefined ? Math.min(sent, previous) : undefined;
+    if (limit === undefined) {
+      this.#rate = Math.max(sent * 0.5, this.#maxRps * RATE_FLOOR_SHARE);
+      return;
+    }
+    this.#learned = { rps: limit, at: now };
+    this.#rate = Math.max(limit * LEARN_RESUME, this.#maxRps * RATE_FLOOR_SHARE);
   }
 
   /** Lowers the rate towards what the leader accepted since the previous overload. */

@@ -15,6 +15,8 @@ export interface BudgetConfig {
   maxResponseBytes: number;
   /** Interval of GET /health probes while the leader answers 420 (base of its backoff). */
   healthProbeIntervalMs: number;
+  /** Longest pause a Retry-After may impose. */
+  maxPauseMs: number;
 }
 
 /** Per-request limits and retry pacing of a leader client. */
@@ -39,6 +41,8 @@ export interface LeaderClientLimits {
   healthProbeMaxMs: number;
   /** Tries per request, the first included (a 401 refresh is not counted). @default 4 */
   maxAttempts: number;
+  /** Longest pause a leader's Retry-After may impose (longer ones are cut to this). @default 600000 */
+  maxPauseMs: number;
 }
 
 /** Defaults of `LeaderClientLimits`. */
@@ -52,6 +56,7 @@ export const DEFAULT_CLIENT_LIMITS: Readonly<LeaderClientLimits> = Object.freeze
   healthProbeIntervalMs: 5_000,
   healthProbeMaxMs: 60_000,
   maxAttempts: 4,
+  maxPauseMs: 600_000,
 });
 
 /** Client limits from a leader's configured budget settings. */
@@ -66,5 +71,6 @@ export function clientLimitsFromConfig(b: BudgetConfig): LeaderClientLimits {
     backoffMaxMs: b.backoffMaxMs,
     healthProbeIntervalMs: b.healthProbeIntervalMs,
     healthProbeMaxMs: Math.max(b.healthProbeIntervalMs, b.backoffMaxMs),
+    maxPauseMs: b.maxPauseMs,
   };
 }

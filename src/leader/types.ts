@@ -31,6 +31,12 @@ export interface LeaderRequest<T> {
    * never pauses node polling (src/auth/with-auth.ts); the collector turns itself off instead.
    */
   optional?: boolean;
+  /**
+   * Whether an accepted answer says the leader itself is not serving (its own 420 body: standby): the client then
+   * holds every request to the leader, as after a 420 on a leader route, and probes /health until it serves again.
+   * The answer still goes to the caller.
+   */
+  holds?(status: number, body: T): boolean;
   /** Epoch ms after which the request is not sent or retried (end of its poll cycle). */
   deadline?: number;
   /**
@@ -49,6 +55,8 @@ export interface LeaderRequest<T> {
    * answer or failure: the time the leader (and, in host context, the node) took, without waiting for the budget.
    */
   onExchange?: (elapsedMs: number) => void;
+  /** Called when the budget lets the request go (each try): it is no longer waiting for the leader's rate. */
+  onSent?: () => void;
 }
 
 export type LeaderResult<T> =

@@ -57,8 +57,9 @@ export interface CycleStatus {
 
 /**
  * Counts rounds: a round starts with every node pending and ends when each has been refreshed once since (a poll
- * sent and answered by the leader, or the node's slot coming while its previous poll still runs: a slow node is
- * late on its own account). Nodes that join during a round belong to the next one.
+ * answered, or the node's slot coming while its previous poll, already sent, still runs: a slow node is late on its
+ * own account). A poll the budget denied, or one still waiting for its rate, refreshes nothing: below the fleet's
+ * need, rounds last as long as polling every node takes. Nodes that join during a round belong to the next one.
  */
 export class CycleMonitor {
   readonly #o: CycleMonitorOptions;
@@ -99,13 +100,6 @@ export class CycleMonitor {
     if (--this.#pending === 0) this.#end(now);
   }
 
-  /** A poll counted by `cover` was not sent after all (the budget refused it): the node is still pending. */
-  uncover(m: RoundMember): void {
-    if (!this.#active || m.round !== this.#id) return;
-    m.round = -1;
-    this.#pending++;
-  }
-
   /** Looks at the current round (called every second): a round already late may be flagged before it ends. */
   check(now: number, slowNodes: number): void {
     if (!this.#active) return;
@@ -139,9 +133,11 @@ export class CycleMonitor {
         this.#overrun = false;
         this.#o.metrics?.overrun(false);
       }
-      if (this.#logged !== undefined)
+      // Not while the leader is held (420): a round of polls that all failed for it is no recovery.
+      if (this.#logged !== undefined && this.#o.budget?.state().held !== true) {
         this.#o.logger.info({ durationSeconds: duration / 1000 }, 'every node refreshed within its interval again');
-      this.#logged = undefined;
+        this.#logged = undefined;
+      }
     }
     this.#active = false;
     if (this.#members > 0) this.#begin(now);
@@ -178,7 +174,8 @@ export class CycleMonitor {
     const needed = round1(this.#members * this.#o.perNodeRate);
     if (b) {
       const st = b.state();
-      const pausedMs = st.pausedMs - this.#pausedAtStart;
+      // A pause that began before the round counts from the round's start only.
+      const pausedMs = Math.min(elapsed, st.pausedMs - this.#pausedAtStart);
       if (st.paused || pausedMs > elapsed * 0.1) {
         return {
           cause: 'pause',

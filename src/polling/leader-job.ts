@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Collector } from '../collectors/collector.js';
 import { fromProbe, leaderHealth } from '../collectors/leader-health/index.js';
 import { groups as groupsCollector } from '../collectors/groups/index.js';
+import { isCommitHash } from '../collectors/group-version/index.js';
 import {
   countRemoved,
   listedNode,
@@ -58,6 +59,8 @@ export class LeaderJob {
   /** When the failures since the last successful discovery began, while there are some. */
   #failingSince: number | undefined;
   #failures = 0;
+  /** Config versions seen that are not commit hashes (logged once each; a few at most). */
+  readonly #notHashes = new Set<string>();
   /** Nodes the listing dropped while disconnected, by groupKey, since the start. */
   readonly #removed = new Map<string, number>();
 
@@ -85,6 +88,19 @@ export class LeaderJob {
   onHealthProbe(status: number, json: unknown): void {
     const health = fromProbe(status, json, this.#o.clock.now());
     if (health) this.#o.snapshot.setLeaderFacts(leaderHealth.name, health);
+  }
+
+  /** Says once per value (at debug) which config versions are not commit hashes: they get no drift series. */
+  #noteVersions(versions: readonly (string | undefined)[]): void {
+    for (const v of versions) {
+      if (v === undefined || v === '' || isCommitHash(v)) continue;
+      if (this.#notHashes.has(v) || this.#notHashes.size >= 20) continue;
+      this.#notHashes.add(v);
+      this.#o.logger.debug(
+        { configVersion: v.slice(0, 64) },
+        'config version is not a git commit hash: no cribl_node_config_outdated for the nodes and groups with it',
+      );
+    }
   }
 
   /** One discovery; the outcome goes to the snapshot and the poller. */
@@ -126,6 +142,10 @@ export class LeaderJob {
       for (const [key, removed] of this.#removed) facts.set(key, { removed });
       snapshot.setGroupFacts(listing.name, facts);
     }
+    this.#noteVersions([
+      ...out.groups.map((g) => g.group.configVersion),
+      ...[...sel.nodes.values()].map((n) => n.listed.configVersion),
+    ]);
     const nodes = new Map<string, DiscoveredNode>();
     for (const [key, { product, listed }] of sel.nodes) {
       const facts = withRestarts(listedNode.of(snapshot.node(key)), listed);

@@ -87,11 +87,14 @@ export class NodePoll {
     deadline: number,
     signal: AbortSignal,
     onExchange?: (ms: number) => void,
+    onSent?: () => void,
   ): Promise<LeaderResult<unknown> | undefined> {
     const { store, clock, primary } = this.#o;
     const item = store.node(n.key);
     if (!item) return undefined;
-    const res = await this.#o.client.request(primary.schedule.request(item.ident.nodeId, deadline, signal, onExchange));
+    const req = primary.schedule.request(item.ident.nodeId, deadline, signal, onExchange);
+    if (onSent) req.onSent = onSent;
+    const res = await this.#o.client.request(req);
     if (n.removed || !store.hasNode(n.key) || signal.aborted) return undefined;
     const prev = store.node(n.key)?.facts[primary.name];
     const next = primary.schedule.next(prev, res, clock.now());

@@ -120,6 +120,8 @@ interface Entry extends RoundMember, PolledNode {
   heapIndex: number;
   /** A poll of this node is in progress; since when; whether it stopped counting as outstanding (slow). */
   busy: boolean;
+  /** The running poll has left the budget (it waits on the leader or the node now, not on the rate). */
+  sent: boolean;
   busySince: number;
   detached: boolean;
   /** Slots before this time are skipped: the node was polled out of turn (its first poll, a pass) just before. */
@@ -162,6 +164,8 @@ export class Poller {
   readonly #heap = new DueHeap<Entry>();
   readonly #cycle: CycleMonitor;
   #outstanding = 0;
+  /** Polls dispatched and still waiting for the budget (not sent yet). */
+  #unsent = 0;
   readonly #inProgress = new Set<Entry>();
   #detached = 0;
   #slow = 0;
@@ -253,7 +257,7 @@ export class Poller {
         if (now - this.#lastHousekeeping >= HOUSEKEEPING_MS) this.#housekeeping(now);
         let at = this.#lastHousekeeping + HOUSEKEEPING_MS;
         const next = this.#heap.peek();
-        if (next && this.#outstanding < this.#o.maxOutstanding) at = Math.min(at, next.due);
+        if (next && this.#outstanding < this.#o.maxOutstanding && !this.#budgetFull()) at = Math.min(at, next.due);
         else if (next && next.due <= now) at = Math.min(at, this.#nextDetach(now));
         // Woken at `at`, or earlier by a nudge (a poll finished while all were outstanding, new nodes, stop).
         const woken = new Promise<void>((resolve) => (this.#wake = resolve));
@@ -335,6 +339,7 @@ export class Poller {
       due: now,
       heapIndex: -1,
       busy: false,
+      sent: false,
       busySince: 0,
       detached: false,
       skipUntil: 0,
@@ -393,20 +398,23 @@ export class Poller {
       const e = this.#heap.peek();
       if (!e || e.due > now) return;
       if (this.#outstanding >= this.#o.maxOutstanding && !this.#detachSlow(now)) return;
+      if (this.#budgetFull()) return;
       if (e.polls === 0 && !e.busy) {
         // A first poll comes at once, out of turn.
         this.#outOfTurn(e, now);
       } else {
         e.due = this.#slotAfter(e, now);
         this.#heap.update(e);
-        // Its previous poll still runs (late on its own account, not the fleet's), or it was polled out of turn
-        // less than half an interval ago: this slot counts as refreshed without a request.
+        // Its previous poll still runs, or it was polled out of turn less than half an interval ago: no request.
+        // The slot counts as refreshed when that poll was sent (a slow node: late on its own account, not the
+        // fleet's) or was out of turn; a poll still waiting for the budget's rate refreshes nothing yet.
         if (e.busy || now < e.skipUntil) {
-          this.#cycle.cover(e, now);
+          if (e.busy ? e.sent : true) this.#cycle.cover(e, now);
           continue;
         }
       }
       this.#outstanding++;
+      this.#unsent++;
       e.busySince = now;
       this.#inProgress.add(e);
       const done = (): void => {
@@ -424,12 +432,25 @@ export class Poller {
     }
   }
 
+  /**
+   * Whether enough polls already wait for the budget: about a quarter interval's worth at the rate it can sustain.
+   * Below the fleet's need the due nodes then wait in the schedule, oldest due first (round-robin), rather than in
+   * the budget's queue, where a poll can be denied at its deadline and join the back of the queue again.
+   */
+  #budgetFull(): boolean {
+    const capacity = this.#o.budget?.capacityPerSecond();
+    if (capacity === undefined) return false;
+    return this.#unsent >= Math.max(2, Math.ceil((capacity * this.#intervalMs) / 4000));
+  }
+
   /** Stops counting polls in progress for DETACH_AFTER_MS or more as outstanding; true when one was. */
   #detachSlow(now: number): boolean {
     let freed = false;
     for (const e of this.#inProgress) {
       if (this.#detached >= MAX_DETACHED) break;
-      if (e.detached || now - e.busySince < DETACH_AFTER_MS) continue;
+      // Only a poll that left the budget can be a slow node; one still waiting for the rate stays counted, so that
+      // below the fleet's need the due nodes wait in the schedule, oldest first, rather than pile up in the budget.
+      if (e.detached || !e.sent || now - e.busySince < DETACH_AFTER_MS) continue;
       e.detached = true;
       this.#detached++;
       this.#outstanding--;
@@ -442,18 +463,20 @@ export class Poller {
   #nextDetach(now: number): number {
     if (this.#detached >= MAX_DETACHED) return Infinity;
     let next = Infinity;
-    for (const e of this.#inProgress) if (!e.detached) next = Math.min(next, e.busySince + DETACH_AFTER_MS);
+    for (const e of this.#inProgress) if (!e.detached && e.sent) next = Math.min(next, e.busySince + DETACH_AFTER_MS);
     return Math.max(next, now + 1);
   }
 
   /** A node's primary poll, then its riders when due and the node answered. */
   async #start(e: Entry, signal: AbortSignal): Promise<void> {
     e.busy = true;
-    this.#cycle.cover(e, this.#o.clock.now());
+    e.sent = false;
     try {
       const res = await this.#pollPrimary(e, signal);
+      if (!e.sent) this.#markSent(e);
       if (!res || signal.aborted || e.removed) return;
-      if (!refreshed(res)) this.#cycle.uncover(e);
+      // A round counts a node when its poll is answered, not when it starts: denied or throttled polls end nothing.
+      if (refreshed(res)) this.#cycle.cover(e, this.#o.clock.now());
       if (res.ok) await this.#o.poll.riders(e, signal);
     } finally {
       e.busy = false;
@@ -466,9 +489,15 @@ export class Poller {
     let exchangeMs: number | undefined;
     // A retry may run until this node's next poll is due, never later (at least half an interval).
     const deadline = Math.max(e.due, clock.now() + this.#intervalMs / 2);
-    const res = await this.#o.poll.primary(e, deadline, signal, (ms) => {
-      exchangeMs = ms;
-    });
+    const res = await this.#o.poll.primary(
+      e,
+      deadline,
+      signal,
+      (ms) => {
+        exchangeMs = ms;
+      },
+      () => this.#markSent(e),
+    );
     if (!res) return undefined;
     if (e.polls++ === 0) this.#unpolled--;
     e.answered = res.ok;
@@ -476,6 +505,15 @@ export class Poller {
     if (refreshed(res)) this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > this.#slowMs());
     if (this.#unpolled === 0) this.#firstRoundEnded();
     return res;
+  }
+
+  /** A poll left the budget (or ended without being sent): room for the next due node. */
+  #markSent(e: Entry): void {
+    if (e.sent) return;
+    e.sent = true;
+    const full = this.#budgetFull();
+    this.#unsent--;
+    if (full) this.#nudge();
   }
 
   #slowMs(): number {

@@ -13,6 +13,8 @@ export function fakeLeaderClient(answer: (req: LeaderRequest<unknown>) => FakeAn
     calls,
     request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> {
       calls.push(req);
+      // Like the real client: the request leaves the budget (nothing to wait for here) before it is answered.
+      req.onSent?.();
       const a = answer(req);
       if ('fail' in a) return Promise.resolve(a.fail);
       const accept = req.accept ?? [200];

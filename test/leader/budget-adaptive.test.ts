@@ -37,12 +37,21 @@ const permit = async (budget: RequestBudget, opts: { detachable?: boolean } = {}
  * against `callers` loops that always have a request to send (as a fleet needing more than the limit). The loops
  * behave as the leader client does: pause the budget on a 429 and release with the `limit` hint.
  */
-async function againstRateLimit(opts: { rate: number; burst: number; maxRps: number; seconds: number }) {
+async function againstRateLimit(opts: {
+  rate: number;
+  burst: number;
+  maxRps: number;
+  seconds: number;
+  retryAfterMs?: number;
+}) {
   const { clock, budget } = setup({ maxRps: opts.maxRps, burst: Math.ceil(opts.maxRps) });
   let tokens = opts.burst;
   let at = clock.now();
   let accepted = 0;
   let limited = 0;
+  /** Accepted answers per second of the run. */
+  const perS = new Array<number>(opts.seconds + 1).fill(0);
+  const t0 = clock.now();
   const end = clock.now() + opts.seconds * 1000;
   const loop = async (): Promise<void> => {
     while (clock.now() < end) {
@@ -55,10 +64,11 @@ async function againstRateLimit(opts: { rate: number; burst: number; maxRps: num
       if (tokens >= 1) {
         tokens -= 1;
         accepted++;
+        perS[Math.floor((clock.now() - t0) / 1000)]!++;
         p.release('ok');
       } else {
         limited++;
-        budget.pause(clock.now() + 1000);
+        budget.pause(clock.now() + (opts.retryAfterMs ?? 1000));
         p.release('overload', 'limit');
       }
     }
@@ -76,6 +86,14 @@ async function againstRateLimit(opts: { rate: number; burst: number; maxRps: num
     budget,
     perSecond: accepted / opts.seconds,
     perSecondAfter30s: (accepted - warm) / (opts.seconds - 30),
+    /** The fewest accepted per second over any 20 s window that starts after the first 30 s. */
+    perS,
+    worst20sAfter30s: Math.min(
+      ...Array.from(
+        { length: opts.seconds - 50 },
+        (_, i) => perS.slice(30 + i, 50 + i).reduce((a, b) => a + b, 0) / 20,
+      ),
+    ),
   };
 }
 
@@ -110,6 +128,64 @@ describe('RequestBudget learns a leader rate limit', () => {
       expect(r.limited / (r.accepted + r.limited)).toBeLessThan(0.02);
     },
   );
+
+  it('a limit of 40/s, bucket 10, Retry-After 2 s, a fleet needing twice it: ≥ 90 % in every 20 s window', async () => {
+    // As `npm run bench -- --only rate-limit` measures it against the simulator (auto: the need × 1.25).
+    const r = await againstRateLimit({ rate: 40, burst: 10, maxRps: 100, seconds: 150, retryAfterMs: 2000 });
+    if (process.env.DEBUG_RATE) expect(r.worst20sAfter30s).toBeGreaterThanOrEqual(0.9 * 40);
+    expect(r.limited / (r.accepted + r.limited)).toBeLessThan(0.02);
+  });
+
+  it('holds below a learned limit for 5 minutes, then probes up: a limit the leader lifted is regained', async () => {
+    const { clock, budget } = setup({ maxRps: 100, burst: 5 });
+    const at = (s: number): number => clock.now() + s * 1000;
+    // A leader letting 50/s through for 3 s, then a 429.
+    for (let i = 0; i < 150; i++) {
+      (await permit(budget)).release('ok');
+      await clock.advance(20);
+    }
+    const p429 = await permit(budget);
+    budget.pause(clock.now() + 2000);
+    p429.release('overload', 'limit');
+    expect(budget.state().learnedRps).toBeCloseTo(50, 0);
+    // The leader lifts its limit; the fleet keeps asking for more than the rate in force.
+    const end = at(560);
+    const loop = async (): Promise<void> => {
+      while (clock.now() < end) {
+        const p = await budget.acquire({ deadline: end });
+        if (!p.granted) return;
+        await clock.sleep(5);
+        p.release('ok');
+      }
+    };
+    const loops = Promise.all(Array.from({ length: 4 }, loop));
+    const rates: number[] = [];
+    for (let t = 1; t <= 5600; t++) {
+      await clock.advance(100);
+      if (t === 2400 || t === 5400) rates.push(budget.state().rate);
+    }
+    // The loops' last sleeps and waits end past `end`.
+    await clock.advance(1000);
+    await loops;
+    expect(rates[0]).toBeLessThan(50);
+    expect(rates[1]).toBeGreaterThan(95);
+  });
+
+  it('a 429 while sending far below the rate (a burst refused) learns no limit below the demand', async () => {
+    const { clock, budget } = setup({ maxRps: 50, burst: 5 });
+    // A small fleet: 1 request/s for 20 s, then a burst the leader refuses.
+    for (let i = 0; i < 20; i++) {
+      (await permit(budget)).release('ok');
+      await clock.advance(1000);
+    }
+    const p429 = await permit(budget);
+    budget.pause(clock.now() + 2000);
+    p429.release('overload', 'limit');
+    expect(budget.state().learnedRps).toBeUndefined();
+    // Still above what the fleet needs, so nothing starves; below the bound, so the bursts spread out.
+    expect(budget.state().rate).toBeGreaterThanOrEqual(1.5);
+    expect(budget.state().rate).toBeLessThan(50);
+  });
 
   it('resumes a little below the rate at which the 429 came, not at half', async () => {
     const { clock, budget } = setup({ maxRps: 100, burst: 1 });

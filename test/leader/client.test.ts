@@ -294,7 +294,7 @@ describe('leader client: Retry-After and the global pause', () => {
 });
 
 describe('leader client: 420 (leader not serving)', () => {
-  it('holds everything, probes /health anonymously with backoff, and resumes on 200', async () => {
+  it('holds everything, probes /health anonymously with backoff, and resumes discovery on 200', async () => {
     const clock = new FakeClock();
     const t0 = clock.now();
     let serving = false;
@@ -309,10 +309,13 @@ describe('leader client: 420 (leader not serving)', () => {
     expect(budget.state()).toMatchObject({ held: true, paused: true });
     expect(events).toContain('throttled 420');
 
-    // No deadline: fails at once without touching the leader. With a deadline: waits.
+    // No deadline: fails at once without touching the leader. A node poll fails at once too (it comes round again
+    // on its schedule). Discovery with a deadline waits for the leader to serve again.
     const noDeadline = await client.request(workers());
     expect(noDeadline).toMatchObject({ ok: false, reason: 'leader_unavailable' });
-    const waiting = client.request(nodeHealth({ deadline: t0 + 60_000 }));
+    const nodePoll = await client.request(nodeHealth({ deadline: t0 + 60_000 }));
+    expect(nodePoll).toMatchObject({ ok: false, reason: 'leader_unavailable' });
+    const waiting = client.request(workers({ deadline: t0 + 60_000 }));
 
     await clock.advance(6_000);
     const probes = calls.filter((c) => c.path === '/api/v1/health');

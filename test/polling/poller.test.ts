@@ -86,12 +86,14 @@ describe('Poller health', () => {
     const { poller, snapshot, clock } = setup((req) => {
       if (req.path === '/w/a/health') return healthy;
       if (req.path === '/w/b/health') return { status: 420, json: { status: 'shutting down', startTime: 1 } };
-      if (req.path === '/w/c/health')
+      if (req.path === '/w/c/health') return { status: 420, json: { status: 'standby', startTime: 1 } };
+      // The leader's own standby body (role standby: no worker has that role) says nothing of node f.
+      if (req.path === '/w/f/health')
         return { status: 420, json: { status: 'standby', startTime: 1, role: 'standby' } };
       if (req.path === '/w/d/health') return { status: 502, json: { status: 'error', message: 'upstream' } };
       return { status: 200, json: { status: 'nonsense' } };
     });
-    await poller.setNodes(fleet(['a', 'b', 'c', 'd', 'e']));
+    await poller.setNodes(fleet(['a', 'b', 'c', 'd', 'e', 'f']));
     const now = clock.now();
     await poller.runHealthCycle(new AbortController().signal);
     const h = (k: string) => snapshot.held.get(k)?.health;
@@ -100,6 +102,7 @@ describe('Poller health', () => {
     expect(h('c')).toEqual({ up: true, status: 'standby', lastSuccessMs: now, startTime: 1 });
     expect(h('d')).toEqual({ up: false, failure: 'http_5xx' });
     expect(h('e')).toEqual({ up: false, failure: 'decode' });
+    expect(h('f')).toEqual({ up: false, failure: 'leader_unavailable' });
   });
 
   it('keeps the last success time across a failure', async () => {

@@ -43,6 +43,7 @@ function setup(
     async request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> {
       const id = decodeURIComponent(req.path.split('/')[2]!);
       if (req.path.endsWith('/health')) polls.set(id, [...(polls.get(id) ?? []), clock.now()]);
+      req.onSent?.();
       const a = answer(id, clock.now());
       if (a.ms > 0) await clock.sleep(a.ms);
       req.onExchange?.(a.ms);
