@@ -25,6 +25,8 @@ export const DEMO_DEFAULTS: Readonly<Record<string, string>> = {
   'discovery.interval': '10s',
   'health.interval': '5s',
   'metadata.interval': '1m',
+  'dataflow.interval': '10s',
+  'license.interval': '1m',
   'log.format': 'pretty',
 };
 
@@ -52,8 +54,18 @@ export function nextSteps(
   app: Pick<App, 'url' | 'metricsUrl'>,
   sim: Pick<Simulator, 'baseUrl' | 'adminUrl'>,
   nodes: number,
+  ownScenario = false,
 ): string[] {
   const target = new URL(app.url).host;
+  const shows = ownScenario
+    ? []
+    : [
+        '  Within two minutes it shows nodes disconnected, unhealthy, drifting and restarting, then a red',
+        '  destination, a yellow one, a failing source, a filling persistent queue, uncommitted changes, a',
+        "  licence near expiry and its quota, the leader's disk at 5 % free, error and fatal bulletins, and",
+        '  nodes the leader ages out (examples/scenarios/demo.yaml).',
+        '',
+      ];
   return [
     `cribl-exporter demo: metrics at ${app.metricsUrl} (simulated leader ${sim.baseUrl}, ${nodes} nodes)`,
     '',
@@ -62,6 +74,7 @@ export function nextSteps(
     `  Simulated leader  ${sim.adminUrl} (its admin API, from this machine only: curl -s ${sim.adminUrl}/stats)`,
     '  Stop              Ctrl-C',
     '',
+    ...shows,
     '  Scrape it with Prometheus (prometheus.yml):',
     '    scrape_configs:',
     '      - job_name: cribl-exporter',
@@ -147,7 +160,7 @@ export async function runDemo(argv: readonly string[], io: CommandIo, runExporte
     const demoIo: CommandIo = {
       ...io,
       onStarted: (app, s) => {
-        for (const line of nextSteps(app, sim, sim.fleet.nodes().length)) io.stdout(line);
+        for (const line of nextSteps(app, sim, sim.fleet.nodes().length, args.scenario !== undefined)) io.stdout(line);
         io.onStarted?.(app, s);
       },
     };

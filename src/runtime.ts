@@ -163,6 +163,7 @@ export class LeaderRuntime {
           ...(c.lastSeconds === undefined ? {} : { lastMs: c.lastSeconds * 1000 }),
           overrun: c.overrun,
           ...(c.cause === undefined ? {} : { cause: c.cause }),
+          neededRps: this.#rate.current.needed,
         };
       },
     };

@@ -136,6 +136,8 @@ describe('runCommand: demo', () => {
     expect(text).toMatch(new RegExp(String.raw`Simulated leader  ${url}/_sim \(its admin API`));
     expect(text).toContain('Stop              Ctrl-C');
     expect(text).toContain(`- targets: ['${new URL(d.app.url).host}']`);
+    // What the default scenario shows, said once.
+    expect(text).toContain('Within two minutes it shows nodes disconnected');
     const admin = /(http:\S+\/_sim) /.exec(text)?.[1];
     expect((await request(`${admin}/stats`)).statusCode).toBe(200);
     let body = '';
@@ -149,6 +151,10 @@ describe('runCommand: demo', () => {
     // The demo scenario puts nodes in every state: some do not answer, some answer shutting down or standby.
     expect(body).toMatch(/^cribl_node_health_up\{[^}]*\} 0$/m);
     expect(body).toMatch(/^cribl_node_connected\{[^}]*\} 0$/m);
+    // The leader's troubles from the first seconds: uncommitted changes, the licence two days from expiry.
+    expect(body).toMatch(/^cribl_group_uncommitted_changes\{[^}]*group="prod-east"\} 3$/m);
+    const expiry = Number(/^cribl_license_expiry_timestamp_seconds\{[^}]*\} (\S+)$/m.exec(body)?.[1]);
+    expect(expiry - Date.now() / 1000).toBeLessThan(3 * 86400);
     expect(await d.stop()).toBe(0);
     await expect(request(d.app.metricsUrl)).rejects.toThrow();
   }, 90_000);

@@ -116,6 +116,11 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
   // Credentials: can a token be had, and how long is it good for.
   const cred = await checkCredentials(o.conn.auth, o.auth, o.clock);
   add('auth', cred.status, cred.message, cred.fix);
+  // Without a token every request below would be refused for the same reason: one problem, said once.
+  if (cred.status === 'fail') {
+    add('api', 'skip', 'API not checked: no usable token (see auth above)');
+    return out;
+  }
 
   // Permission on the listing and the groups of every product (401 vs 403 vs 404).
   let legacy = false;

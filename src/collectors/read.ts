@@ -70,6 +70,8 @@ export function leaderReader<T>(o: {
   readonly flag: string;
   readonly help: string;
   readonly permission?: string;
+  /** Not read from Cribl.Cloud leaders (where the endpoint means nothing), whatever the flag says. */
+  readonly notOnCloud?: true;
   readonly request: (deadline: number, signal?: AbortSignal) => LeaderRequest<T>;
   readonly oddities?: (value: T) => readonly Oddity[];
   readonly families: readonly ScopeFamily[];
@@ -77,7 +79,7 @@ export function leaderReader<T>(o: {
   return collector({
     name: o.name,
     settings: { enabled: boolRow(o.flag, true, o.help) },
-    enabled: (s) => s.enabled,
+    enabled: (s, target) => s.enabled && !(o.notOnCloud && target.cloud),
     optional: true,
     ...(o.permission ? { permission: o.permission } : {}),
     freshness: (_s, intervals) => discoveryFreshness(intervals),

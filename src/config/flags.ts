@@ -277,6 +277,14 @@ export const BUDGET = {
     default: '5s',
     help: 'Base interval of GET /health probes while the leader answers 420 (shutting down or standby).',
   }),
+  maxPauseMs: leader('max-pause', {
+    parse: asDuration,
+    kind: 'duration',
+    default: '10m',
+    help:
+      'Longest pause a Retry-After (of a 429, 503 or 420) may impose: longer ones are honoured up to this, counted ' +
+      '(cribl_exporter_leader_pause_capped_total) and logged once with the value received.',
+  }),
 } as const;
 
 const ROWS = [

@@ -281,6 +281,9 @@ describe('cribl-exporter check: failure modes', () => {
     const bad = await check(['--leader.url', s.baseUrl, '--leader.username', 'admin'], { CRIBL_PASSWORD: 'wrong-pw' });
     expect(bad.line('auth').status).toBe('fail');
     expect(bad.line('auth').fix).toMatch(/--leader\.username and the password/);
+    // One cause, one problem: nothing below the failed login is reported as refused.
+    expect(bad.results.filter((x) => x.status === 'fail')).toHaveLength(1);
+    expect(bad.line('api').status).toBe('skip');
     expect(bad.out.join('')).not.toContain('wrong-pw');
     expect(bad.code).toBe(1);
   });

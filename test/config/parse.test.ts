@@ -30,6 +30,7 @@ describe('defaults', () => {
             bodyTimeoutMs: 30_000,
             maxResponseBytes: 64 * 1024 * 1024,
             healthProbeIntervalMs: 5_000,
+            maxPauseMs: 600_000,
           },
         },
       ],

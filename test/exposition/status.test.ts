@@ -184,7 +184,7 @@ describe('createStatusPage', () => {
             pausedMs: 0,
             maxConcurrency: 8,
           }),
-          cycle: () => ({ targetMs: 30_000, lastMs: 95_000, overrun: true }),
+          cycle: () => ({ targetMs: 30_000, lastMs: 95_000, overrun: true, cause: 'rate', neededRps: 60 }),
         }),
       ],
       version: '1.2.3',
@@ -197,7 +197,7 @@ describe('createStatusPage', () => {
     );
     expect(html).toContain('10m 0s ago');
     expect(html).toContain('paused for 30s (Retry-After or backoff)');
-    expect(html).toContain('1m 35s (target 30s): overrun, the budget cannot cover the fleet');
+    expect(html).toContain('1m 35s (target 30s): overrun: the leader allows 25/s, the fleet needs 60/s (rate)');
     expect(html).toContain('<span class="warn">25</span> of 50 requests/s');
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
     expect(html).toContain('workspace="a&#34;b"');

@@ -105,10 +105,13 @@ describe('a misbehaving leader', () => {
     sim.resetStats();
     const discovering = run('discovery');
     await new Promise((r) => setTimeout(r, 400));
-    // While the leader is not serving, only anonymous GET /health probes reach it.
+    // While the leader is not serving, only GET /health reaches it: the first 420 (on the leader's own /health or on
+    // the listing, whichever went first) holds everything else.
     const during = sim.stats().requests;
-    expect(Object.keys(during).filter((r) => r !== '/health')).toEqual(['/products/{product}/workers']);
-    expect(Object.values(during['/products/{product}/workers'] ?? {}).reduce((a, b) => a + b, 0)).toBe(1);
+    expect(during['/health']).toBeDefined();
+    expect(Object.keys(during).filter((r) => r !== '/health' && r !== '/products/{product}/workers')).toEqual([]);
+    const listings = Object.values(during['/products/{product}/workers'] ?? {}).reduce((a, b) => a + b, 0);
+    expect(listings).toBeLessThanOrEqual(1);
     sim.fleet.setLeaderState('healthy');
     await discovering;
     await run('health');

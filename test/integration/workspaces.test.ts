@@ -98,6 +98,15 @@ describe('Cribl.Cloud workspace discovery, end to end', () => {
           .sort();
       expect(workspaces()).toEqual(['dev:Active=1', 'main:Active=1', 'staging:Provisioning=1']);
       expect(samples.filter((s) => s.name === 'cribl_management_up').map((s) => s.value)).toEqual([1]);
+      // Cribl.Cloud manages git itself: its leaders are never asked for git settings, so no git family (and no
+      // git alert) exists for them. It is not "off" either (that would page "collector off"): it is not there.
+      expect(sched.names().filter((n) => n.startsWith('git_settings'))).toEqual([]);
+      await sched.run('');
+      samples = await scrape();
+      expect(samples.filter((s) => s.name.startsWith('cribl_leader_git_'))).toEqual([]);
+      const collectors = samples.filter((s) => s.name === 'cribl_exporter_collector_enabled');
+      expect(collectors.filter((s) => s.labels.collector === 'git_settings')).toEqual([]);
+      expect(collectors.filter((s) => s.labels.collector === 'dataflow').map((s) => s.value)).toEqual([1, 1]);
 
       // dev goes away, staging becomes Active.
       sim.setWorkspaces([ws('main'), ws('staging')]);

@@ -69,7 +69,9 @@ export const gitSettings = leaderReader({
   flag: 'collector.git-settings',
   help:
     'Read the git settings of each leader once per discovery (cribl_leader_git_remote_configured): one request per ' +
-    'discovery.',
+    'discovery. Never on Cribl.Cloud leaders: Cribl.Cloud keeps their config in git itself.',
+  notOnCloud: true,
+  permission: 'the global settings (Org Admin or Owner, or a policy allowing GET /system/settings/git-settings)',
   request: gitSettingsRequest,
   families: FAMILIES,
 });

@@ -28,6 +28,14 @@ export const VERSION_PAGE = 50;
 /** Shortest abbreviation git itself prints; shorter strings are never taken for a prefix of a hash. */
 const MIN_ABBREV = 7;
 
+/** A git commit hash, full or abbreviated (hex, 7–40 characters): what config versions are on every leader seen. */
+const COMMIT_HASH = /^[0-9a-f]{7,40}$/i;
+
+/** Whether a config version looks like a git commit hash (the API does not promise it: the spec's example is 1.0.0). */
+export function isCommitHash(v: string | undefined): boolean {
+  return v !== undefined && COMMIT_HASH.test(v.trim());
+}
+
 /**
  * Whether two config versions name the same commit: equal, or (case aside) one an abbreviation of the other, as a
  * 7-character short hash is of its 40-character hash. Never "different" because of length alone.
@@ -100,7 +108,8 @@ export const versionFacts = factsKey<VersionFacts>(NAME);
 
 /** Counts the commits newer than `deployed` on a page (newest first). */
 export function countUndeployed(commits: readonly Commit[], deployed: string | undefined): number | undefined {
-  if (!deployed) return undefined;
+  // A deployed version that is not a commit hash cannot be found among the commits: nothing to count.
+  if (deployed === undefined || !isCommitHash(deployed)) return undefined;
   const i = commits.findIndex((c) => c.hash !== undefined && sameCommit(c.hash, deployed));
   return i >= 0 ? i : commits.length;
 }

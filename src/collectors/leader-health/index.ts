@@ -1,7 +1,8 @@
 /**
  * GET /health in the global context (no auth): the leader itself, once per discovery, before the listing (it answers
  * anonymously even when the listing would not). 200 is healthy; 420 with the same body is an answer too (standby,
- * shutting down), and here it is the leader's state, not a reason to hold the budget. While the budget is held (the
+ * shutting down): the leader's state, kept, and the start of a hold (nothing else is sent to a leader that does not
+ * serve; node polls read leader_unavailable). While the budget is held (the
  * leader answered 420 elsewhere), the hold's own /health probe brings the answers (src/leader/probe.ts, `fromProbe`)
  * and the per-discovery request is not sent.
  */
@@ -32,13 +33,15 @@ export function decodeLeaderHealth(json: unknown, status: number): LeaderHealth 
   return h;
 }
 
-/** The leader's own health check: anonymous, and a 420 is its state (accepted, so it never starts a hold). */
+/** The leader's own health check: anonymous; a 420 is its state (accepted, and the answer is kept) and holds it. */
 export function leaderHealthRequest(deadline: number, signal?: AbortSignal): LeaderRequest<LeaderHealth> {
   return {
     endpoint: ENDPOINTS.leaderHealth,
     path: '/health',
     anonymous: true,
     accept: [200, 420],
+    // Shutting down or standby: the leader is not serving; every request to it waits while /health is probed.
+    holds: (status) => status === 420,
     deadline,
     decode: decodeLeaderHealth,
     ...(signal ? { signal } : {}),

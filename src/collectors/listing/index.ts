@@ -30,7 +30,7 @@ import {
 } from '../collector.js';
 import { REQUEST_FAILURE_REASONS, requestFailureReason } from '../failure-reason.js';
 import { groupsFacts } from '../groups/index.js';
-import { sameCommit } from '../group-version/index.js';
+import { isCommitHash, sameCommit } from '../group-version/index.js';
 import { metadataFacts } from '../node-metadata/index.js';
 import { bit, gauge, nodeGauge, q, scopeGauge, stateSet } from '../sample.js';
 import { formatDuration } from '../../util/duration.js';
@@ -314,13 +314,15 @@ const NODE_FAMILIES: readonly NodeFamily[] = [
     name: 'cribl_node_config_outdated',
     what:
       "1 when the node's config version differs from the configVersion its group has deployed, 0 when they name " +
-      'the same commit (short and full hashes compared by prefix); absent when either is unknown.',
+      'the same commit (short and full hashes compared by prefix); absent when either is unknown or is not a ' +
+      'commit hash (hex, 7–40 characters).',
     labels: [],
     reads: [metadataFacts.collector, groupsFacts.collector],
     sample: (n, base, { group }) => {
       const running = L(n) && runningConfigVersion(n);
       const deployed = groupsFacts.of(group)?.configVersion;
-      if (!running || !deployed) return '';
+      // Versions that are not commit hashes (1.0.0) cannot be compared by prefix: no drift series (discovery logs it).
+      if (!running || !deployed || !isCommitHash(running) || !isCommitHash(deployed)) return '';
       return gauge('cribl_node_config_outdated', base, sameCommit(running, deployed) ? 0 : 1);
     },
   },

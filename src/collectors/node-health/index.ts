@@ -71,11 +71,18 @@ export function healthRequest(
     deadline,
     decode: decodeHealth,
     decodeText: decodeHealthText,
+    holds: leaderAnswered,
   };
   if (signal) req.signal = signal;
   if (onExchange) req.onExchange = onExchange;
   return req;
 }
+
+/**
+ * A 420 whose body is the leader's own (`role: standby`: a worker has no such role): a standby leader answers every
+ * route so, host context included. It says nothing of the node; the leader is held (src/leader/client.ts).
+ */
+export const leaderAnswered = (status: number, h: NodeHealth): boolean => status === 420 && h.role === 'standby';
 
 /** What the exporter knows of a node's health. */
 export interface HealthFacts {
@@ -86,15 +93,27 @@ export interface HealthFacts {
   /** Epoch ms of the last answered poll. */
   lastSuccessMs?: number;
   /** Reason of the last failed poll, when the last poll failed. */
-  failure?: FailureReason;
+  failure?: NodeFailureReason;
   /** The node's process start time from its last answer (epoch ms), when it said. */
   startTime?: number;
 }
 
 export const healthFacts = factsKey<HealthFacts>(NAME);
 
+/** Why a node poll failed: the client's reason, and the leader's refusals by name (401, 403; other 4xx http_4xx). */
+export const NODE_FAILURE_REASONS = [...FAILURE_REASONS, 'unauthorized', 'forbidden'] as const;
+export type NodeFailureReason = (typeof NODE_FAILURE_REASONS)[number];
+
+/** The reason of a failed node poll. */
+export function nodeFailureReason(f: { reason: FailureReason; status?: number }): NodeFailureReason {
+  return f.status === 401 ? 'unauthorized' : f.status === 403 ? 'forbidden' : f.reason;
+}
+
 /** The health facts after a poll's result. */
 export function nextHealth(prev: HealthFacts | undefined, res: LeaderResult<NodeHealth>, nowMs: number): HealthFacts {
+  if (res.ok && leaderAnswered(res.status, res.body)) {
+    return nextHealth(prev, { ok: false, reason: 'leader_unavailable', status: 420, message: '' }, nowMs);
+  }
   if (res.ok) {
     const startTime = res.body.startTime ?? prev?.startTime;
     return {
@@ -106,7 +125,7 @@ export function nextHealth(prev: HealthFacts | undefined, res: LeaderResult<Node
   }
   return {
     up: false,
-    failure: res.reason,
+    failure: nodeFailureReason(res),
     ...(prev?.lastSuccessMs === undefined ? {} : { lastSuccessMs: prev.lastSuccessMs }),
     ...(prev?.startTime === undefined ? {} : { startTime: prev.startTime }),
   };
@@ -151,7 +170,9 @@ const FAMILIES: readonly NodeFamily[] = [
   ),
   {
     name: 'cribl_node_poll_failure_info',
-    what: `1 while the last health poll of the node failed, with the reason (${FAILURE_REASONS.join(', ')}).`,
+    what:
+      `1 while the last health poll of the node failed, with the reason (${NODE_FAILURE_REASONS.join(', ')}): ` +
+      'unauthorized (401) and forbidden (403) are the credentials, http_4xx any other 4xx.',
     labels: ['reason'],
     sample: (n, base) => {
       const h = healthFacts.of(n);

@@ -8,8 +8,7 @@
  */
 import type { NodeItem } from '../../collectors/collector.js';
 import { listedNode } from '../../collectors/listing/index.js';
-import { healthFacts } from '../../collectors/node-health/index.js';
-import type { FailureReason } from '../../http/failure.js';
+import { healthFacts, type NodeFailureReason } from '../../collectors/node-health/index.js';
 import { formatAge } from './time.js';
 
 /** One state of a node. */
@@ -32,9 +31,11 @@ const condition = (key: string, label: string, severity: number, reason: NodeCon
 });
 
 /** What each poll failure reason means for a node, in words. */
-const FAILURE_WORDS: Readonly<Record<FailureReason, string>> = {
+const FAILURE_WORDS: Readonly<Record<NodeFailureReason, string>> = {
   timeout: 'timed out',
   connect: 'no connection to the leader',
+  unauthorized: 'the leader refused our credentials (401)',
+  forbidden: 'our credentials may not read nodes (403)',
   http_4xx: 'the leader refused the request (4xx)',
   http_5xx: 'the leader got no answer from the node (5xx)',
   throttled: 'throttled by the leader (429/503)',

@@ -26,6 +26,8 @@ export interface CycleView {
   overrun: boolean;
   /** What keeps nodes from their interval while overrun (rate, concurrency, pause). */
   cause?: string;
+  /** Requests per second the fleet needs (every node once per interval of each node collector, and discovery). */
+  neededRps?: number;
 }
 
 /** What the page reads of one monitored leader. */
@@ -179,6 +181,14 @@ ${rows.join('\n')}
 <p class="muted">A node can be in more than one state (for example disconnected and unreachable).</p>`;
 }
 
+/** Why a health round overruns, in words: what the leader allows against what the fleet needs. */
+function overrunWhy(b: BudgetView, c: CycleView): string {
+  const cause = e(c.cause ?? 'budget');
+  return c.neededRps === undefined
+    ? `the budget cannot cover the fleet (${cause})`
+    : `the leader allows ${rps(b.rate)}/s, the fleet needs ${rps(c.neededRps)}/s (${cause})`;
+}
+
 function budgetTable(views: LeaderView[], now: number): string {
   const rows = views.map((v) => {
     const b = v.budget;
@@ -192,7 +202,7 @@ function budgetTable(views: LeaderView[], now: number): string {
       c.lastMs === undefined
         ? `<td class="muted">no complete cycle yet (target ${formatAge(c.targetMs)})</td>`
         : `<td${c.overrun ? ' class="warn"' : ''}>${formatAge(c.lastMs)} (target ${formatAge(c.targetMs)})` +
-          `${c.overrun ? `: overrun, the budget cannot cover the fleet (${e(c.cause ?? 'budget')})` : ''}</td>`;
+          `${c.overrun ? `: overrun: ${overrunWhy(b, c)}` : ''}</td>`;
     const rate = b.rate < b.maxRps ? `<span class="warn">${rps(b.rate)}</span>` : rps(b.rate);
     return `<tr><td>${e(v.source.name)}</td><td class="n">${rate} of ${rps(b.maxRps)} requests/s</td>${pause}
 <td class="n">${b.limit} of ${b.maxConcurrency} (${b.inFlight} in flight, ${b.waiting} waiting)</td>${cycle}</tr>`;
