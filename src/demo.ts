@@ -2,15 +2,22 @@
  * `cribl-exporter demo`: the simulated leader on a free loopback port and the exporter against it, in one process,
  * with settings for a first look (short intervals, pretty logs) and the next steps printed once it listens.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { App } from './app.js';
 import type { CommandIo } from './command-io.js';
+import type { Clock } from './util/clock.js';
 import { parseListenAddress } from './util/listen-address.js';
 import { parseScenario, startSimulator, type Scenario, type Simulator } from './simulator/index.js';
 import { CONFIG_MAX_BYTES } from './util/files.js';
 
 /** The demo's default scenario, shipped in the package (examples/ is in package.json "files"). */
-const DEMO_SCENARIO = new URL('../examples/scenarios/demo.yaml', import.meta.url);
+export const DEMO_SCENARIO = new URL('../examples/scenarios/demo.yaml', import.meta.url);
+/** The Cribl.Cloud workspace beside it (management plane, OAuth, what Cloud refuses). */
+export const DEMO_CLOUD_SCENARIO = new URL('../examples/scenarios/demo-cloud.yaml', import.meta.url);
+const DEMO_ORGANIZATION = 'demo';
 
 /** Where the demo listens unless told: loopback, since a simulated fleet on every interface of a laptop surprises. */
 export const DEMO_LISTEN_ADDRESS = '127.0.0.1:9864';
@@ -27,6 +34,10 @@ export const DEMO_DEFAULTS: Readonly<Record<string, string>> = {
   'metadata.interval': '1m',
   'dataflow.interval': '10s',
   'license.interval': '1m',
+  'collector.packs': 'true',
+  'packs.interval': '1m',
+  'search.probe-interval': '1m',
+  'search.probe-timeout': '20s',
   'log.format': 'pretty',
 };
 
@@ -35,7 +46,9 @@ export const DEMO_USAGE = `Usage: cribl-exporter demo [--nodes N] [--seed N] [--
 Runs the simulated leader and the exporter in one process, the exporter pointed at the simulator,
 and prints where the status page and /metrics are. The simulated fleet follows
 examples/scenarios/demo.yaml (50 nodes in every state, changing every 20s) unless --scenario names
-another. Exporter flags (see cribl-exporter --help) apply to the exporter. Unless a flag, the
+another. Beside it, unless --scenario or --config.file is given, a simulated Cribl.Cloud workspace
+(examples/scenarios/demo-cloud.yaml) is found through its management plane and read with client
+credentials. Every collector is on. Exporter flags (see cribl-exporter --help) apply to the exporter. Unless a flag, the
 environment or --config.file says otherwise, the demo listens on 127.0.0.1:9864 (loopback only;
 CRIBL_DEMO_LISTEN_ADDRESS changes that default, and the container image sets it to :9864, all
 interfaces), polls every 5s, lists every 10s and logs in the pretty format.`;
@@ -55,6 +68,7 @@ export function nextSteps(
   sim: Pick<Simulator, 'baseUrl' | 'adminUrl'>,
   nodes: number,
   ownScenario = false,
+  cloud = !ownScenario,
 ): string[] {
   const target = new URL(app.url).host;
   const shows = ownScenario
@@ -64,6 +78,12 @@ export function nextSteps(
         '  destination, a yellow one, a failing source, a filling persistent queue, uncommitted changes, a',
         "  licence near expiry and its quota, the leader's disk at 5 % free, error and fatal bulletins, and",
         '  nodes the leader ages out (examples/scenarios/demo.yaml).',
+        ...(cloud
+          ? [
+              '  A Cribl.Cloud workspace beside it (examples/scenarios/demo-cloud.yaml) is found through its',
+              '  management plane and read with client credentials; it refuses packs and fails every search.',
+            ]
+          : []),
         '',
       ];
   return [
@@ -150,22 +170,131 @@ export async function runDemo(argv: readonly string[], io: CommandIo, runExporte
     io.stderr(`cribl-exporter demo: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
   }
-  const sim = await startSimulator({
+  const ownConfig =
+    args.exporterArgs.some((a) => a === '--config.file' || a.startsWith('--config.file=')) ||
+    Boolean(io.env.CRIBL_CONFIG_FILE);
+  let cloudScenario: Scenario | undefined;
+  if (args.scenario === undefined && !ownConfig) {
+    const file = fileURLToPath(DEMO_CLOUD_SCENARIO);
+    try {
+      cloudScenario = parseScenario(await io.readFile(file, { setting: 'demo', maxBytes: CONFIG_MAX_BYTES }), file);
+    } catch (e) {
+      io.stderr(`cribl-exporter demo: ${e instanceof Error ? e.message : String(e)}`);
+      return 2;
+    }
+  }
+  const leaders = await startDemoLeaders({
     scenario,
+    ...(cloudScenario ? { cloudScenario } : {}),
     ...(args.nodes === undefined ? {} : { nodes: args.nodes }),
     ...(args.seed === undefined ? {} : { seed: args.seed }),
   });
+  const { sim } = leaders;
   try {
-    const env = { ...io.env, CRIBL_LEADER_URL: sim.baseUrl, CRIBL_TOKEN: sim.token, CRIBL_TOKEN_FILE: undefined };
+    const env = { ...io.env, ...leaders.env };
     const demoIo: CommandIo = {
       ...io,
       onStarted: (app, s) => {
-        for (const line of nextSteps(app, sim, sim.fleet.nodes().length, args.scenario !== undefined)) io.stdout(line);
+        for (const line of nextSteps(
+          app,
+          sim,
+          sim.fleet.nodes().length,
+          args.scenario !== undefined,
+          leaders.cloud !== undefined,
+        ))
+          io.stdout(line);
         io.onStarted?.(app, s);
       },
     };
     return await runExporter(args.exporterArgs, env, demoIo, sim, { ...DEMO_DEFAULTS, 'web.listen-address': listen });
   } finally {
-    await sim.close();
+    await leaders.close();
   }
+}
+
+/** The demo's simulated leaders and the environment that points the exporter at them. */
+export interface DemoLeaders {
+  /** The on-prem leader (the demo's scenario). */
+  sim: Simulator;
+  /** The Cribl.Cloud workspace leader, when the demo has one. */
+  cloud?: Simulator;
+  /** Variables to set (or, when undefined, to unset) for the exporter. */
+  env: Record<string, string | undefined>;
+  close(): Promise<void>;
+}
+
+/** Starts the demo's leaders: the on-prem one, and the Cribl.Cloud workspace when `cloudScenario` is given. */
+export async function startDemoLeaders(opts: {
+  scenario: Scenario;
+  cloudScenario?: Scenario;
+  nodes?: number;
+  seed?: number;
+  clock?: Clock;
+}): Promise<DemoLeaders> {
+  const sim = await startSimulator({
+    scenario: opts.scenario,
+    ...(opts.nodes === undefined ? {} : { nodes: opts.nodes }),
+    ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
+  if (!opts.cloudScenario) {
+    return {
+      sim,
+      env: { CRIBL_LEADER_URL: sim.baseUrl, CRIBL_TOKEN: sim.token, CRIBL_TOKEN_FILE: undefined },
+      close: () => sim.close(),
+    };
+  }
+  const cloud = await startCloud(opts.cloudScenario, sim, opts.clock);
+  return {
+    sim,
+    cloud: cloud.sim,
+    env: { ...cloud.env, CRIBL_LEADER_URL: undefined, CRIBL_TOKEN: undefined, CRIBL_TOKEN_FILE: undefined },
+    close: async () => {
+      await cloud.close();
+      await sim.close();
+    },
+  };
+}
+
+/**
+ * The Cribl.Cloud side: a second simulator serving the management plane, the OAuth token endpoint and the workspace
+ * leader, its Active workspace pointing at itself. The on-prem leader keeps its bearer token, so the two leaders are
+ * `leaders:` entries of a config file the demo writes (the token in a file beside it, mode 0600; both removed when
+ * the demo ends); the client secret goes by the environment, as the exporter takes it.
+ */
+async function startCloud(
+  scenario: Scenario,
+  onprem: Simulator,
+  clock: Clock | undefined,
+): Promise<{ sim: Simulator; env: Record<string, string>; close(): Promise<void> }> {
+  const client = scenario.clients?.[0];
+  if (!client) throw new Error('demo-cloud.yaml: needs a client under clients:');
+  const sim = await startSimulator({ scenario, organizationId: DEMO_ORGANIZATION, ...(clock ? { clock } : {}) });
+  sim.setWorkspaces(sim.workspaces().map((w) => ({ ...w, leaderFQDN: sim.origin })));
+  const dir = await mkdtemp(join(tmpdir(), 'cribl-exporter-demo-'));
+  const tokenFile = join(dir, 'onprem-token');
+  await writeFile(tokenFile, onprem.token, { mode: 0o600 });
+  const config = [
+    'cloud:',
+    '  discover-workspaces: true',
+    `  organization: ${DEMO_ORGANIZATION}`,
+    `  client-id: ${JSON.stringify(client.clientId)}`,
+    `  token-url: ${JSON.stringify(sim.oauthTokenUrl)}`,
+    `  management-url: ${JSON.stringify(sim.managementUrl)}`,
+    'leaders:',
+    '  - name: onprem',
+    `    url: ${JSON.stringify(onprem.baseUrl)}`,
+    `    token-file: ${JSON.stringify(tokenFile)}`,
+    '',
+  ].join('\n');
+  const configFile = join(dir, 'config.yml');
+  await writeFile(configFile, config, { mode: 0o600 });
+  return {
+    sim,
+    env: { CRIBL_CONFIG_FILE: configFile, CRIBL_CLIENT_SECRET: client.clientSecret },
+    close: async () => {
+      await sim.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -138,6 +138,7 @@ describe('runCommand: demo', () => {
     expect(text).toContain(`- targets: ['${new URL(d.app.url).host}']`);
     // What the default scenario shows, said once.
     expect(text).toContain('Within two minutes it shows nodes disconnected');
+    expect(text).toContain('A Cribl.Cloud workspace beside it');
     const admin = /(http:\S+\/_sim) /.exec(text)?.[1];
     expect((await request(`${admin}/stats`)).statusCode).toBe(200);
     let body = '';
@@ -147,13 +148,16 @@ describe('runCommand: demo', () => {
       await new Promise((r) => setTimeout(r, 100));
       body = await (await request(d.app.metricsUrl)).body.text();
     }
-    expect(body.match(/^cribl_node_info\{/gm)).toHaveLength(12);
+    // The 12 nodes of the on-prem leader, and the 4 of the Cribl.Cloud workspace beside it.
+    expect(body.match(/^cribl_node_info\{[^}]*leader="onprem"/gm)).toHaveLength(12);
+    expect(body.match(/^cribl_node_info\{[^}]*workspace="main"/gm)).toHaveLength(4);
+    expect(body).toMatch(/^cribl_workspace_info\{workspace="staging",state="Provisioning"\} 1$/m);
     // The demo scenario puts nodes in every state: some do not answer, some answer shutting down or standby.
     expect(body).toMatch(/^cribl_node_health_up\{[^}]*\} 0$/m);
     expect(body).toMatch(/^cribl_node_connected\{[^}]*\} 0$/m);
     // The leader's troubles from the first seconds: uncommitted changes, the licence two days from expiry.
     expect(body).toMatch(/^cribl_group_uncommitted_changes\{[^}]*group="prod-east"\} 3$/m);
-    const expiry = Number(/^cribl_license_expiry_timestamp_seconds\{[^}]*\} (\S+)$/m.exec(body)?.[1]);
+    const expiry = Number(/^cribl_license_expiry_timestamp_seconds\{leader="onprem"[^}]*\} (\S+)$/m.exec(body)?.[1]);
     expect(expiry - Date.now() / 1000).toBeLessThan(3 * 86400);
     expect(await d.stop()).toBe(0);
     await expect(request(d.app.metricsUrl)).rejects.toThrow();

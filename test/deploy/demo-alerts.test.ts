@@ -95,14 +95,30 @@ function holding(sim: Simulator, nowMs: number, removed: Removals, t: number): S
     ...Object.entries(LEADER_CONDITIONS).flatMap(([alert, holds]) => (holds(sim, nowMs) ? [`${alert} leader`] : [])),
     // increase(cribl_group_nodes_removed_total[1h]) > 0: for an hour after a removal.
     ...[...removed].filter(([, at]) => t - at < 3600).map(([g]) => `CriblGroupNodesRemoved ${g}`),
+    ...Object.entries(CLOUD_CONDITIONS).flatMap(([alert, holds]) => (holds ? [`${alert} cloud`] : [])),
   ]);
 }
+
+/** The demo's Cribl.Cloud workspace (examples/scenarios/demo-cloud.yaml): conditions true from its start. */
+const CLOUD = parseScenario(readFileSync(join(ROOT, 'examples/scenarios/demo-cloud.yaml'), 'utf8'), 'demo-cloud');
+const CLOUD_CONDITIONS: Readonly<Record<string, boolean>> = {
+  // Its packs are refused: the packs collector is off for that leader.
+  CriblExporterCollectorRefused: (CLOUD.clients?.[0]?.deny ?? []).includes('/m/{group}/packs'),
+  CriblSearchProbeFailing: CLOUD.faults.search?.outcome === 'failed',
+  CriblWorkspaceNotActive: (CLOUD.workspaces ?? []).some((w) => w.state !== 'Active'),
+};
+/**
+ * Its gateway is down for 30 s (token endpoint and node listing): shorter than these alerts' `for:`, so they never
+ * fire in the demo; with `for:` cut to 1s (the Prometheus test below) they may.
+ */
+const GATEWAY_WINDOW_ONLY = ['CriblLeaderUnreachable', 'CriblLeaderAuthFailing', 'CriblLeaderThrottling'];
 
 const CONDITIONS = [
   ...Object.keys(NODE_CONDITIONS),
   ...Object.keys(GROUP_CONDITIONS),
   ...Object.keys(LEADER_CONDITIONS),
   'CriblGroupNodesRemoved',
+  ...Object.keys(CLOUD_CONDITIONS),
 ];
 
 const HORIZON_S = 30 * 60;
@@ -168,7 +184,10 @@ describe('how long the demo takes to fire alerts (docs/deploy.md)', () => {
       expect(r.for, r.alert).toBe(forOf(r.alert));
       const t = firstFiring.get(r.alert);
       if (t === null) expect(r.after, r.alert).toMatch(new RegExp(`^not within ${HORIZON_S / 60} minutes`));
-      else expect(r.after, r.alert).toBe(`about ${Math.round(t! / 60)} minute${Math.round(t! / 60) === 1 ? '' : 's'}`);
+      else {
+        const m = Math.round(t! / 60);
+        expect(r.after, r.alert).toMatch(new RegExp(`^about ${m} minute${m === 1 ? '' : 's'}(: .+)?$`));
+      }
     }
   });
 });
@@ -221,7 +240,9 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('the demo scraped by a real Prometh
       await prom.waitFor(`ALERTS{alertname="${alert}", alertstate="firing"}`, (v) => v.length > 0, 60_000);
     }
     const firing = new Set((await prom.alerts()).map((a) => a.labels.alertname));
-    expect([...firing].sort()).toEqual([...CONDITIONS].sort());
+    expect([...firing].filter((a) => a !== undefined && !GATEWAY_WINDOW_ONLY.includes(a)).sort()).toEqual(
+      [...CONDITIONS].sort(),
+    );
   }, 180_000);
 
   it('polls health as often as the section says', async () => {

@@ -4,6 +4,7 @@
  * inside the simulator. Scheduled jobs run on the fake clock as production runs them: periodic jobs every interval
  * from the start, the health poller as its own loop.
  */
+import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { request } from 'undici';
 import { startApp, type App } from '../../src/app.js';
@@ -52,19 +53,25 @@ export async function startFakeTimeExporter(
   clock: FakeClock,
   args: readonly string[] = [],
   env: Record<string, string> = { CRIBL_TOKEN: sim.token },
+  opts: {
+    /** Leaders come from `args` and `env` (a config file): no --leader.url. */
+    ownLeaders?: boolean;
+    /** Other simulators the exporter talks to (their requests in flight count when settling). */
+    more?: Simulator[];
+  } = {},
 ): Promise<FakeTimeExporter> {
   const sched = clockSchedule(clock);
   const config = parseConfig({
-    argv: ['--leader.url', sim.baseUrl, '--web.listen-address', '127.0.0.1:0', ...args],
+    argv: [...(opts.ownLeaders ? [] : ['--leader.url', sim.baseUrl]), '--web.listen-address', '127.0.0.1:0', ...args],
     env,
-    readFile: () => '',
+    readFile: (p) => (opts.ownLeaders ? readFileSync(p, 'utf8') : ''),
   });
   const app = await startApp({
     config,
     logger: pino({ level: 'silent' }),
     version: '0.0.0-test',
     nodejsVersion: process.version,
-    readFile: () => Promise.resolve(''),
+    readFile: (p: string) => Promise.resolve(opts.ownLeaders ? readFileSync(p, 'utf8') : ''),
     env: {},
     clock,
     random: () => 0.5,
@@ -76,7 +83,8 @@ export async function startFakeTimeExporter(
     let calm = 0;
     for (let i = 0; i < 20_000 && calm < 3; i++) {
       await new Promise<void>((r) => setImmediate(r));
-      calm = inFlight() === sim.stats().inFlight ? calm + 1 : 0;
+      const inSims = [sim, ...(opts.more ?? [])].reduce((n, s) => n + s.stats().inFlight, 0);
+      calm = inFlight() === inSims ? calm + 1 : 0;
     }
   };
   return {
