@@ -1,9 +1,9 @@
 // dist/: the exporter as it ships (npm package, image), bundled and minified by esbuild from src/.
 //   node scripts/bundle.mjs [--outdir DIR]
-// Why a bundle (issue 17; bench/notes-gc.md, eleventh round): V8 keeps every loaded module's source text in the heap
+// Why a bundle (issue 17; bench/notes-gc.md at 19e074a^, eleventh round): V8 keeps every loaded module's source text in the heap
 // and each CommonJS module its wrapper, and a bundler keeps only the parts of zod that are used (src/ imports it as a
-// namespace for that). Idle with the image's flags (bench/base-mem.mjs, 0 nodes), against tsc's one file per module:
-// heap used 13.9 → 9.5 MB, RSS 62 → 57.7 MB; at 2,000 nodes (bench/rss-trace.mjs) mean RSS 90–93 → 84–86 MB and the
+// namespace for that). Idle with the image's flags (bench/base-mem.mjs at 19e074a^, 0 nodes), against tsc's one file per module:
+// heap used 13.9 → 9.5 MB, RSS 62 → 57.7 MB; at 2,000 nodes (bench/rss-trace.mjs at 19e074a^) mean RSS 90–93 → 84–86 MB and the
 // peak 95–98 → 89 MB. Minified identifiers are 0.5 MB of the heap (whitespace and syntax only: 10.9 MB).
 //
 // Layout: the entry points and every shared chunk sit in dist/ itself, so that what src/ resolves against its own
