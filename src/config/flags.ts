@@ -474,7 +474,7 @@ const ALL_ROWS: readonly Row[] = [
   ...COLLECTORS.flatMap((c: Collector) => Object.values(c.settings ?? {})),
 ];
 
-/** Every setting: flag, environment variable, default and meaning. docs/configuration.md shows it. */
+/** Every setting: flag, environment variable, default and meaning. The README and docs/configuration.md show it. */
 export const FLAG_TABLE: readonly FlagSpec[] = Object.freeze(
   ALL_ROWS.map((r) => {
     const { parse: _parse, optional: _optional, ...spec } = r;

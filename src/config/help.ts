@@ -117,7 +117,7 @@ export function helpText(): string {
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
 const code = (text: string): string => (text === '' ? '' : `\`${text}\``);
 
-/** The Markdown tables of settings and secrets embedded in docs/configuration.md. */
+/** The Markdown tables of settings and secrets embedded in docs/configuration.md (and the README). */
 export function configTableMarkdown(): string {
   const rows = FLAG_TABLE.map(
     (f) =>

@@ -131,9 +131,8 @@ function readmeSizing(): ReturnType<typeof docSizing> {
     const start = heading.exec(readme)?.index;
     if (start === undefined) return '';
     const rest = readme.slice(start);
-    const eol = rest.indexOf('\n');
-    const stop = end.exec(rest.slice(eol))?.index;
-    return stop === undefined ? rest : rest.slice(0, eol + stop);
+    const stop = end.exec(rest.slice(1))?.index;
+    return stop === undefined ? rest : rest.slice(0, stop + 1);
   };
   const text = [
     section(/^#+ Sizing\b.*$/m, /^#+ /m),
