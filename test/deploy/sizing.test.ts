@@ -230,6 +230,14 @@ describe('README.md (read through readmeSizing)', () => {
     expect(readme.claims.flatMap(shortfalls)).toEqual([]);
   });
 
+  it('says to shard above the largest size the last run measured', () => {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const above = /^\| above ([\d,]+) nodes \| shard\b/m.exec(text)?.[1];
+    expect(above, 'README.md has no sizing row "| above N nodes | shard …"').toBeDefined();
+    expect(nodes(above!)).toBe(sizing.shardAbove);
+    expect(Math.max(...readme.claims.map((c) => c.upTo))).toBe(sizing.shardAbove);
+  });
+
   it(`quotes resident memory within ${QUOTE_TOLERANCE * 100} % of the last run's, at sizes it measured`, () => {
     const off = readme.rss.flatMap(({ nodes: n, mb: quoted }) => {
       const s = sizing.sizes.find((x) => x.nodes === n);
