@@ -9,7 +9,7 @@ import { runtimeLayout, type Layout } from './dockerfile.js';
 import { ROOT } from './prometheusrule.js';
 
 // The image's final stage rebuilt without Docker (test/deploy/dockerfile.ts), and the Docker section of
-// docs/deploy.md (carried verbatim into the README) run against it: each `docker run` becomes the ENTRYPOINT
+// docs/deploy.md (the README links to it) run against it: each `docker run` becomes the ENTRYPOINT
 // started from the layout with the command's -e settings, -v files and arguments. Differences, forced by a shared
 // machine without a daemon: a listen port of 0 instead of 9864, and a simulated leader instead of
 // leader.example.com.

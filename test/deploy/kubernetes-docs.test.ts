@@ -10,7 +10,7 @@ import { CREDENTIALS_KEY, CREDENTIALS_SECRET, kustomize, loadDocs } from './kust
 import { ROOT } from './prometheusrule.js';
 import { run, skipWithout } from './tools.js';
 
-// The Kubernetes section of docs/deploy.md (the README carries it verbatim, test/readme.test.ts checks that), run
+// The Kubernetes section of docs/deploy.md (the README shows two of its commands; test/readme.test.ts), run
 // as far as a machine without a cluster allows: `kubectl create secret` with --dry-run=client, `kubectl apply -k`
 // as `kubectl kustomize`, on the overlay the section shows. The working directory holds the repository as
 // ./cribl-exporter (the overlay's `../cribl-exporter/deploy/kubernetes`) and ./deploy (the commands' paths).

@@ -120,23 +120,13 @@ function docSizing(text: string, where: string): { claims: Claim[]; rss: { nodes
   return { claims, rss };
 }
 
-/**
- * The README's sizing: the one place that says where the README keeps it. Today the copy of docs/deploy.md it
- * includes and the "Scale, sharding and high availability" section up to "**Sharding.**"; the rewritten README's
- * "Sizing" section (a table) is read the same way, by docSizing.
- */
+/** The README's sizing: its "Sizing" section (a table), and any sentence "… are sized for fleets up to N nodes". */
 function readmeSizing(): ReturnType<typeof docSizing> {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = (heading: RegExp, end: RegExp): string => {
-    const start = heading.exec(readme)?.index;
-    if (start === undefined) return '';
-    const rest = readme.slice(start);
-    const stop = end.exec(rest.slice(1))?.index;
-    return stop === undefined ? rest : rest.slice(0, stop + 1);
-  };
+  const start = /^## Sizing$/m.exec(readme)?.index;
+  const end = start === undefined ? -1 : readme.indexOf('\n## ', start);
   const text = [
-    section(/^#+ Sizing\b.*$/m, /^#+ /m),
-    section(/^## Scale, sharding and high availability$/m, /^\*\*Sharding\.\*\*|^## /m),
+    start === undefined ? '' : readme.slice(start, end < 0 ? undefined : end),
     ...[...readme.matchAll(/^.*are sized for fleets up to.*$/gm)].map((m) => m[0]),
   ].join('\n');
   return docSizing(text, 'README.md');
@@ -238,6 +228,14 @@ describe('README.md (read through readmeSizing)', () => {
   it('recommends resources that cover the last run', () => {
     expect(readme.claims.length).toBeGreaterThan(0);
     expect(readme.claims.flatMap(shortfalls)).toEqual([]);
+  });
+
+  it('says to shard above the largest size the last run measured', () => {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const above = /^\| above ([\d,]+) nodes \| shard\b/m.exec(text)?.[1];
+    expect(above, 'README.md has no sizing row "| above N nodes | shard …"').toBeDefined();
+    expect(nodes(above!)).toBe(sizing.shardAbove);
+    expect(Math.max(...readme.claims.map((c) => c.upTo))).toBe(sizing.shardAbove);
   });
 
   it(`quotes resident memory within ${QUOTE_TOLERANCE * 100} % of the last run's, at sizes it measured`, () => {

@@ -1,5 +1,5 @@
 /**
- * Every curl command in docs/simulator.md (and so in the README, which includes it) is run against a simulator set
+ * Every curl command in docs/simulator.md is run against a simulator set
  * up as the examples say, in order, and its answer compared with the one the docs show. Shown answers may be cut
  * with `…`: the pieces between cuts must appear in order. A trailing `(409)` names the status.
  */
