@@ -232,6 +232,9 @@ describe.skipIf(REPEAT)('README: Install, then "Pointing it at a real leader", r
       if (command.endsWith('--version')) expect(r.out).toContain(`cribl-exporter ${version} (Node.js`);
     }
     expect(existsSync(join(clone, `${name}-${version}.tgz`))).toBe(true);
+    // The README the package carries links to docs/: the package carries them too.
+    const installed = join(dir, 'global', 'lib', 'node_modules', name);
+    for (const doc of DOCS) expect(existsSync(join(installed, doc)), `${doc} in the installed package`).toBe(true);
   }, 300_000);
 
   it('runs `npm run build && node dist/cli.js --help` and `npm run demo` as the README says', async () => {
