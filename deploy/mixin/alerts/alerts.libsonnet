@@ -1,7 +1,7 @@
 // Alerting rules. To add an alert: add it to a group below (alert, expr, 'for', labels.severity,
 // annotations.summary and .description; runbook_url is added for you), a `## AlertName` section to
-// docs/runbook.md, promtool cases in deploy/prometheus/tests/ (firing and quiet), a row to the alert table in
-// docs/deploy.md, then `npm run mixin`. deploy/mixin/README.md has the details.
+// docs/runbook.md, promtool cases in deploy/prometheus/tests/ (firing and quiet), a row to the alert table of
+// README.md ("Alerts"), then `npm run mixin`. deploy/mixin/README.md has the details.
 //
 // Conventions the rules rely on (docs/deploy.md, "Prometheus rules"):
 // - per-node series carry product, group and node_id on top of the labels cribl_leader_up has, so
