@@ -94,9 +94,10 @@ describe('alerts on optional collectors', () => {
   it.each(alerts.map((a) => [a.alert, a] as const))('%s is silent where a collector it reads is off', (_, a) => {
     const collectors = new Set([...a.expr.matchAll(/\bcribl_[a-z_]+\b/g)].flatMap((m) => collectorOf(m[0]) ?? []));
     for (const c of collectors) {
-      expect(a.expr, c).toContain(
-        `unless on (cluster, job, instance) (cribl_exporter_collector_enabled{collector="${c}"} == 0)`,
-      );
+      const off = `cribl_exporter_collector_enabled{collector="${c}"} == 0`;
+      // One leader: on the exporter. Several: on the exporter and the leader, never one leader's for another's.
+      expect(a.expr, c).toContain(`unless on (cluster, job, instance) ((${off}) and on (cluster, job, instance) (`);
+      expect(a.expr, c).toContain(`unless on (cluster, job, instance, leader) (${off})`);
     }
   });
 

@@ -29,11 +29,15 @@ local fold = util.fold;
     local leaderSideReasons = 'throttled|leader_unavailable|unauthorized|forbidden',
     // An alert on an optional collector's families ends with this: silent while the collector is off (refused,
     // absent, or off by configuration, as git settings on Cribl.Cloud). cribl_exporter_collector_enabled carries
-    // `leader`, the leader's families its target labels: the two meet on the exporter (job, instance), so on an
-    // exporter that watches several leaders a collector off for one of them holds the alert back for all.
+    // `leader`; a leader's families carry its target labels instead (none for a single leader, `leader="<name>"` by
+    // default for `leaders:` entries). On an exporter with one leader they meet on the exporter (job, instance);
+    // with several, on the exporter and `leader`, so a collector off for one leader never silences the others.
     local unlessCollectorOff(collector) =
-      'unless on (%s, job, instance) (cribl_exporter_collector_enabled{collector="%s"} == 0)'
-      % [c.clusterLabel, collector],
+      local off = 'cribl_exporter_collector_enabled{collector="%s"} == 0' % collector;
+      local one = 'count by (%s, job, instance) (cribl_exporter_collector_enabled{collector="%s"}) == 1'
+                  % [c.clusterLabel, collector];
+      'unless on (%(c)s, job, instance) ((%(off)s) and on (%(c)s, job, instance) (%(one)s))\n' % { c: c.clusterLabel, off: off, one: one }
+      + 'unless on (%s, job, instance, leader) (%s)' % [c.clusterLabel, off],
     // Data-flow alerts end with these: silent while their group has no node connected to the leader (the leader's
     // roll-up then says nothing about data) and while the leader is unreachable, as node alerts are.
     local unlessGroupDown =
