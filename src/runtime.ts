@@ -166,6 +166,7 @@ export class LeaderRuntime {
           neededRps: this.#rate.current.needed,
         };
       },
+      collectors: () => this.#runs.states(),
     };
     this.poller = new Poller({
       poll,

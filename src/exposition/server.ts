@@ -33,6 +33,7 @@ import { parseListenAddress, urlHost, type ListenAddress } from '../util/listen-
 import type { BodyCache, Selection } from './body/index.js';
 import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from '../format/format.js';
 import { landingPage } from './landing.js';
+import { STATUS_CSP } from './status/page.js';
 import { acceptsGzip, negotiateFormat } from './negotiate.js';
 
 /** Options of startServer. */
@@ -317,6 +318,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         'Content-Type': 'text/html; charset=utf-8',
         'Content-Length': Buffer.byteLength(html),
         'Cache-Control': 'no-store',
+        ...(options.statusPage ? { 'Content-Security-Policy': STATUS_CSP } : {}),
       });
       return void res.end(head ? undefined : html);
     }

@@ -123,9 +123,15 @@ describe.skipIf(skip)('the status page in a headless browser, against the demo',
     }
   }, 60_000);
 
-  it('is one self-contained document: no script, no external asset, no secret', async () => {
-    const html = await (await request(`${app.url}/`)).body.text();
-    expect(html).not.toMatch(/<script|<link|<img|@import|url\(/i);
+  it('is one self-contained document: its own script only (by CSP hash), no external asset, no secret', async () => {
+    const res = await request(`${app.url}/`);
+    const html = await res.body.text();
+    expect(html).not.toMatch(/<link|<img|@import|url\(|<script[^>]*src=/i);
+    expect(html.match(/<script/g)).toHaveLength(1);
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
     expect(html).not.toContain(sim.token);
   });

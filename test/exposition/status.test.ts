@@ -201,8 +201,10 @@ describe('createStatusPage', () => {
     expect(html).toContain('<span class="warn">25</span> of 50 requests/s');
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
     expect(html).toContain('workspace="a&#34;b"');
-    expect(html).not.toMatch(/<script|<b>/);
-    expect(html).toContain('1 leader, <span class="down">1 down</span>, 1 node.');
+    // Escaped: the only markup is the page's own (one script, its own, and no <b> from a message).
+    expect(html).not.toMatch(/<b>|<script>alert/);
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).toContain('1 leader, <span class="down">1 down</span>, 1 node, <span class="warn">1 overrun</span>.');
   });
 
   it('a leader that never answered, a held budget, and no node to worry about', async () => {

@@ -24,6 +24,7 @@ import {
   factsKey,
   groupKey,
   type GroupFamily,
+  type GroupItem,
   type NodeFamily,
   type NodeItem,
   type ScopeFamily,
@@ -225,6 +226,17 @@ export function runningConfigVersion(n: NodeItem): string | undefined {
   return listedNode.of(n)?.configVersion ?? metadataFacts.of(n)?.item?.cribl?.config_version;
 }
 
+/**
+ * Whether a listed node runs another config than its group deployed; undefined when either version is unknown or is
+ * not a commit hash (versions like 1.0.0 cannot be compared by prefix; discovery logs them).
+ */
+export function configOutdated(n: NodeItem, group: GroupItem | undefined): boolean | undefined {
+  const running = L(n) && runningConfigVersion(n);
+  const deployed = groupsFacts.of(group)?.configVersion;
+  if (!running || !deployed || !isCommitHash(running) || !isCommitHash(deployed)) return undefined;
+  return !sameCommit(running, deployed);
+}
+
 /** Whether the leader lists the node as disconnected. */
 export function disconnected(n: NodeItem): boolean {
   return listedNode.of(n)?.disconnected === true;
@@ -319,11 +331,8 @@ const NODE_FAMILIES: readonly NodeFamily[] = [
     labels: [],
     reads: [metadataFacts.collector, groupsFacts.collector],
     sample: (n, base, { group }) => {
-      const running = L(n) && runningConfigVersion(n);
-      const deployed = groupsFacts.of(group)?.configVersion;
-      // Versions that are not commit hashes (1.0.0) cannot be compared by prefix: no drift series (discovery logs it).
-      if (!running || !deployed || !isCommitHash(running) || !isCommitHash(deployed)) return '';
-      return gauge('cribl_node_config_outdated', base, sameCommit(running, deployed) ? 0 : 1);
+      const outdated = configOutdated(n, group);
+      return outdated === undefined ? '' : gauge('cribl_node_config_outdated', base, outdated ? 1 : 0);
     },
   },
   listedGauge(

@@ -1,13 +1,27 @@
 /**
- * The status page at `/`: per leader, up or down with the reason, the last discovery, nodes by state and the
- * request budget; then the worst nodes with their reasons. Plain server-rendered HTML with inline CSS: no script,
- * no external asset. It answers from the cached state (the snapshots and the budgets), never from a leader, and
- * shows no secret: names, URLs (which cannot carry credentials), auth modes, node ids, failure reasons.
+ * The status page at `/`: per leader, up or down with the reason, its role and health, the last discovery, nodes by
+ * state and the request budget (what the leader allows against what the fleet needs); per group, nodes not healthy,
+ * drift, undeployed commits, uncommitted changes, deploys, failed upgrades and the destinations and sources not
+ * green; the licence and the leader's disk; the collectors on and off; then the worst nodes with their reasons, a
+ * filter and their age. Server-rendered HTML with its CSS and one small script inline, allowed by hash (STATUS_CSP):
+ * the script refreshes the page every 10 s in place (the filter and the scroll position stay) and filters the worst
+ * nodes; without it the page is complete, only static. It answers from the cached state (the snapshots and the
+ * budgets), never from a leader, and shows no secret: names, URLs (which cannot carry credentials), auth modes, node
+ * ids, failure reasons.
  *
  * Cost: one O(nodes) pass per leader, time-sliced, at most once per `maxAgeMs` whatever the request rate (requests
  * in between get the same page); the page itself is bounded (one row per leader, `worstLimit` node rows).
  */
+import { createHash } from 'node:crypto';
+import type { GroupItem } from '../../collectors/collector.js';
+import { dataflowFacts, type IoHealth } from '../../collectors/dataflow/index.js';
+import { groupsFacts } from '../../collectors/groups/index.js';
+import { versionFacts } from '../../collectors/group-version/index.js';
+import { leaderHealthFacts } from '../../collectors/leader-health/index.js';
+import { leaderInfoFacts } from '../../collectors/leader-info/index.js';
+import { licenseFacts } from '../../collectors/license/index.js';
 import { discoveryFacts, listedNode, type DiscoveryFacts } from '../../collectors/listing/index.js';
+import { healthFacts } from '../../collectors/node-health/index.js';
 import type { BudgetState } from '../../leader/budget.js';
 import type { LeaderSnapshot } from '../../store/snapshot.js';
 import type { Clock } from '../../util/clock.js';
@@ -30,6 +44,14 @@ export interface CycleView {
   neededRps?: number;
 }
 
+/** A collector of a leader as the page shows it: on, or off and why, and its last answer. */
+export interface CollectorView {
+  readonly name: string;
+  readonly on: boolean;
+  readonly off?: { readonly reason: string; readonly endpoint: string; readonly sinceMs: number };
+  readonly lastSuccessMs?: number;
+}
+
 /** What the page reads of one monitored leader. */
 export interface LeaderStatusSource {
   readonly name: string;
@@ -37,9 +59,11 @@ export interface LeaderStatusSource {
   readonly url: string;
   /** `token`, `login`, `cloud` or `none`: the mode, never the credential. */
   readonly authMode: string;
-  readonly snapshot: Pick<LeaderSnapshot, 'labels' | 'leader' | 'nodes'>;
+  readonly snapshot: Pick<LeaderSnapshot, 'labels' | 'leader' | 'nodes'> & Partial<Pick<LeaderSnapshot, 'groups'>>;
   budget(): BudgetView;
   cycle(): CycleView;
+  /** The collectors that run on a schedule of their own or per discovery. */
+  collectors?(): readonly CollectorView[];
 }
 
 /** Options of createStatusPage. */
@@ -63,6 +87,7 @@ interface LeaderView {
   source: LeaderStatusSource;
   state: DiscoveryFacts | undefined;
   nodes: NodeSummary;
+  groups: readonly GroupItem[];
   budget: BudgetView;
   cycle: CycleView;
 }
@@ -76,10 +101,15 @@ export function createStatusPage(o: StatusPageOptions): StatusPage {
   const render = async (now: number): Promise<string> => {
     const views: LeaderView[] = [];
     for (const source of o.leaders()) {
+      const groups = source.snapshot.groups?.() ?? [];
+      const byKey = new Map(groups.map((g) => [`${g.product}/${g.id}`, g]));
       views.push({
         source,
         state: discoveryFacts.of(source.snapshot.leader()),
-        nodes: await summarizeNodes(source.snapshot.nodes(), now, limit),
+        nodes: await summarizeNodes(source.snapshot.nodes(), now, limit, (n) =>
+          byKey.get(`${n.ident.product}/${n.ident.group}`),
+        ),
+        groups,
         budget: source.budget(),
         cycle: source.cycle(),
       });
@@ -109,10 +139,47 @@ const NO_LEADER = '<p>No leader is monitored yet (workspace discovery may not ha
 
 const CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1b1f24;background:#fff}
 h1{font-size:1.4em;margin:0 0 .2em}h2{font-size:1.1em;margin:1.6em 0 .4em}
+.scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:.3em 0}th,td{border:1px solid #d0d7de;padding:.25em .6em;text-align:left;
 vertical-align:top}th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .up{color:#1a7f37;font-weight:600}.down{color:#cf222e;font-weight:600}.warn{color:#9a6700;font-weight:600}
-.muted{color:#57606a}code{font-size:.95em}`;
+.up::before{content:"\\2713  "}.down::before{content:"\\2717  "}.warn::before{content:"!  "}
+.muted{color:#57606a}code{font-size:.95em}#filter{display:flex;flex-wrap:wrap;gap:.5em;margin:.4em 0}
+#filter input,#filter select{font:inherit;padding:.2em .4em}
+@media (max-width:600px){body{margin:.6em;font-size:13px}th,td{padding:.2em .35em}}`;
+
+/**
+ * The page's one script: every 10 s, fetches the page again and swaps its <main> in place (the filter box sits
+ * outside it, so what is typed stays, and so does the scroll position), then filters the worst nodes' rows by text,
+ * group and state. Allowed by its hash in STATUS_CSP; the page is whole without it.
+ */
+const SCRIPT = `(function(){
+var f=document.getElementById('filter');if(!f)return;f.hidden=false;
+var q=document.getElementById('q'),g=document.getElementById('fgroup'),s=document.getElementById('fstate');
+function rows(){return document.querySelectorAll('#worst tbody tr')}
+function apply(){var t=q.value.toLowerCase(),gv=g.value,sv=s.value,rs=rows(),shown=0;
+for(var i=0;i<rs.length;i++){var r=rs[i];
+var ok=(!t||r.textContent.toLowerCase().indexOf(t)>=0)&&(!gv||r.dataset.group===gv)&&(!sv||r.dataset.state===sv);
+r.hidden=!ok;if(ok)shown++}
+var c=document.getElementById('shown');if(c)c.textContent=rs.length?shown+' of '+rs.length+' shown':''}
+function options(){var keep=g.value,seen={},rs=rows();while(g.options.length>1)g.remove(1);
+for(var i=0;i<rs.length;i++){var v=rs[i].dataset.group;if(v&&!seen[v]){seen[v]=1;
+var op=document.createElement('option');op.value=v;op.textContent=v;g.appendChild(op)}}
+if(keep&&!seen[keep]){var k=document.createElement('option');k.value=keep;k.textContent=keep;g.appendChild(k)}
+g.value=keep}
+q.addEventListener('input',apply);g.addEventListener('change',apply);s.addEventListener('change',apply);
+options();apply();
+setInterval(function(){fetch(location.pathname,{cache:'no-store'})
+.then(function(r){return r.ok?r.text():null}).then(function(h){if(!h)return;
+var m=new DOMParser().parseFromString(h,'text/html').querySelector('main');if(!m)return;
+document.querySelector('main').replaceWith(m);options();apply()}).catch(function(){})},10000)})();`;
+
+const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/** The page's Content-Security-Policy: nothing but its own inline CSS and script (by hash) and fetches of itself. */
+export const STATUS_CSP =
+  `default-src 'none'; style-src ${sha256(CSS)}; script-src ${sha256(SCRIPT)}; connect-src 'self'; ` +
+  "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function page(views: LeaderView[], now: number, o: StatusPageOptions, limit: number): string {
   const metrics = e(o.telemetryPath);
@@ -122,25 +189,43 @@ function page(views: LeaderView[], now: number, o: StatusPageOptions, limit: num
     .slice(0, limit);
   const nodesTotal = views.reduce((n, v) => n + v.nodes.total, 0);
   const down = views.filter((v) => v.state?.up !== true).length;
+  const overrun = views.filter((v) => v.cycle.overrun).length;
   const summary =
     `${plural(views.length, 'leader')}${down ? `, <span class="down">${down} down</span>` : ''}, ` +
-    `${plural(nodesTotal, 'node')}.`;
+    `${plural(nodesTotal, 'node')}${overrun ? `, <span class="warn">${overrun} overrun</span>` : ''}.`;
+  const states = NODE_CONDITIONS.filter((c) => c.severity > 0)
+    .map((c) => `<option value="${e(c.key)}">${e(c.label)}</option>`)
+    .join('');
   return `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>cribl-exporter status</title><style>${CSS}</style></head>
 <body>
 <h1>cribl-exporter</h1>
+<form id="filter" hidden><label>Filter the worst nodes
+<input id="q" type="search" placeholder="node, host, reason"></label>
+<label>Group <select id="fgroup"><option value="">every group</option></select></label>
+<label>State <select id="fstate"><option value="">every state</option>${states}</select></label>
+<span id="shown" class="muted"></span></form>
+<main>
 <p class="muted">Prometheus exporter for the control plane of Cribl Stream and Cribl Edge, version ${e(o.version)}.
-As of ${formatInstant(now)}, from the exporter's cached state (this page never calls a leader).
-<a href="${metrics}">${metrics}</a> · <a href="/healthz">/healthz</a> · <a href="/readyz">/readyz</a></p>
+As of ${formatInstant(now)}, from the exporter's cached state (this page never calls a leader; it refreshes itself
+every 10 s). <a href="${metrics}">${metrics}</a> · <a href="/healthz">/healthz</a> · <a href="/readyz">/readyz</a></p>
 <p id="summary">${summary}</p>
 <h2>Leaders</h2>
 ${views.length === 0 ? NO_LEADER : leadersTable(views, now)}
 <h2>Request budget</h2>
 ${views.length === 0 ? '' : budgetTable(views, now)}
+<h2>Groups and fleets</h2>
+${groupsTable(views)}
+<h2>Licence and leader</h2>
+${licenseTable(views, now)}
+<h2>Collectors</h2>
+${collectorsTable(views, now)}
 <h2>Worst nodes</h2>
-${worst.length === 0 ? '<p id="worst">No node needs attention.</p>' : worstTable(worst, limit)}
+${worst.length === 0 ? '<p id="worst">No node needs attention.</p>' : worstTable(worst, limit, now)}
+</main>
+<script>${SCRIPT}</script>
 </body>
 </html>
 `;
@@ -172,13 +257,27 @@ function leadersTable(views: LeaderView[], now: number): string {
         ? '<td class="muted">never</td>'
         : `<td>${formatAge(now - last)} ago<br><span class="muted">${formatInstant(last)}</span></td>`;
     const counts = v.nodes.counts.map((n, i) => `<td class="n ${NODE_CONDITIONS[i]!.key}">${n}</td>`).join('');
-    return `<tr>${leaderCell(v)}${stateCell(v.state)}${discovery}<td class="n">${v.nodes.total}</td>${counts}</tr>`;
+    return (
+      `<tr>${leaderCell(v)}${stateCell(v.state)}${discovery}<td class="n">${v.nodes.total}</td>${counts}` +
+      `${roleCell(v)}</tr>`
+    );
   });
-  return `<table id="leaders"><thead><tr><th>leader</th><th>state</th><th>last discovery</th><th>nodes</th>${head}</tr>
-</thead><tbody>
+  return `<div class="scroll"><table id="leaders"><thead><tr><th>leader</th><th>state</th><th>last discovery</th>
+<th>nodes</th>${head}<th>role and health</th></tr></thead><tbody>
 ${rows.join('\n')}
-</tbody></table>
+</tbody></table></div>
 <p class="muted">A node can be in more than one state (for example disconnected and unreachable).</p>`;
+}
+
+/** The leader's own /health: its role and state, from the last answer. */
+function roleCell(v: LeaderView): string {
+  const h = leaderHealthFacts.of(v.source.snapshot.leader());
+  const value = h?.value;
+  if (!value) return '<td class="muted">unknown (no answer from its /health)</td>';
+  const role = value.role ?? 'role not reported';
+  const cls = value.status === 'healthy' && value.role !== 'standby' ? 'up' : 'down';
+  const stale = h.failure ? ` <span class="muted">(last read failed: ${e(h.failure)})</span>` : '';
+  return `<td class="role"><span class="${cls}">${e(role)}, ${e(value.status)}</span>${stale}</td>`;
 }
 
 /** Why a health round overruns, in words: what the leader allows against what the fleet needs. */
@@ -204,29 +303,157 @@ function budgetTable(views: LeaderView[], now: number): string {
         : `<td${c.overrun ? ' class="warn"' : ''}>${formatAge(c.lastMs)} (target ${formatAge(c.targetMs)})` +
           `${c.overrun ? `: overrun: ${overrunWhy(b, c)}` : ''}</td>`;
     const rate = b.rate < b.maxRps ? `<span class="warn">${rps(b.rate)}</span>` : rps(b.rate);
-    return `<tr><td>${e(v.source.name)}</td><td class="n">${rate} of ${rps(b.maxRps)} requests/s</td>${pause}
+    const needed =
+      c.neededRps === undefined ? '' : `<br><span class="muted">the fleet needs ${rps(c.neededRps)}/s</span>`;
+    return `<tr><td>${e(v.source.name)}</td><td class="n">${rate} of ${rps(b.maxRps)} requests/s${needed}</td>${pause}
 <td class="n">${b.limit} of ${b.maxConcurrency} (${b.inFlight} in flight, ${b.waiting} waiting)</td>${cycle}</tr>`;
   });
-  return `<table id="budget"><thead><tr><th>leader</th><th>rate in force</th><th>paused</th><th>concurrency</th>
-<th>last health cycle</th></tr></thead><tbody>
+  return `<div class="scroll"><table id="budget"><thead><tr><th>leader</th><th>rate in force</th><th>paused</th>
+<th>concurrency</th><th>last health cycle</th></tr></thead><tbody>
 ${rows.join('\n')}
-</tbody></table>`;
+</tbody></table></div>`;
 }
 
 const rps = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
 
-function worstTable(worst: { leader: string; w: WorstNode }[], limit: number): string {
+function worstTable(worst: { leader: string; w: WorstNode }[], limit: number, now: number): string {
   const rows = worst.map(({ leader, w }) => {
     const n = w.node;
-    const host = listedNode.of(n)?.hostname ?? '';
+    const listed = listedNode.of(n);
     const { product, group, nodeId } = n.ident;
-    return `<tr class="${w.condition.key}"><td>${e(leader)}</td><td>${e(product)}</td><td>${e(group)}</td>
-<td><code>${e(nodeId)}</code></td><td>${e(host)}</td><td>${e(w.condition.label)}</td>
-<td>${w.reasons.map(e).join('<br>')}</td></tr>`;
+    const last = healthFacts.of(n)?.lastSuccessMs;
+    const age = last === undefined ? 'never' : `${formatAge(now - last)} ago`;
+    return `<tr class="${w.condition.key}" data-state="${w.condition.key}" data-group="${e(`${product}/${group}`)}">
+<td>${e(leader)}</td><td>${e(product)}</td><td>${e(group)}</td><td><code>${e(nodeId)}</code></td>
+<td>${e(listed?.hostname ?? '')}</td><td>${e(w.condition.label)}</td><td>${w.reasons.map(e).join('<br>')}</td>
+<td>${age}</td><td class="n">${listed?.restarts ?? ''}</td></tr>`;
   });
   return `<p class="muted">The ${limit} worst at most: the worst state first, then the longest without an answer.</p>
-<table id="worst"><thead><tr><th>leader</th><th>product</th><th>group</th><th>node</th><th>hostname</th><th>state</th>
-<th>why</th></tr></thead><tbody>
+<div class="scroll"><table id="worst"><thead><tr><th>leader</th><th>product</th><th>group</th><th>node</th>
+<th>hostname</th><th>state</th><th>why</th><th>last answer</th><th>restarts</th></tr></thead><tbody>
 ${rows.join('\n')}
-</tbody></table>`;
+</tbody></table></div>`;
+}
+
+const WORDS: Readonly<Record<string, string>> = { green: 'green', yellow: 'yellow', red: 'red', unknown: 'unknown' };
+
+/** Destinations or sources not green, in words: "splunk_lb: red (1 of 4 processes red)". */
+function notGreen(items: readonly IoHealth[] | undefined): string {
+  if (!items) return '<span class="muted">not read</span>';
+  const bad = items.filter((i) => i.id !== 'devnull' && (i.health !== 'green' || (i.pq && i.pq !== 'green')));
+  if (bad.length === 0) return '<span class="up">all green</span>';
+  return bad
+    .slice(0, 5)
+    .map((i) => {
+      const cls = i.health === 'red' ? 'down' : 'warn';
+      const red = i.processes[2] ?? 0;
+      const procs = red > 0 ? ` (${red} of ${i.processes.reduce((a, b) => a + b, 0)} processes red)` : '';
+      const pq = i.pq && i.pq !== 'green' ? `, persistent queue ${WORDS[i.pq] ?? i.pq}` : '';
+      return `<span class="${cls}">${e(i.id)}: ${WORDS[i.health] ?? i.health}${procs}${pq}</span>`;
+    })
+    .join('<br>')
+    .concat(bad.length > 5 ? `<br><span class="muted">and ${bad.length - 5} more</span>` : '');
+}
+
+const count = (n: number | undefined, bad = true): string =>
+  n === undefined ? '<td class="n muted">?</td>' : `<td class="n${n > 0 && bad ? ' warn' : ''}">${n}</td>`;
+
+function groupsTable(views: LeaderView[]): string {
+  const rows = views.flatMap((v) => {
+    const items = new Map(v.groups.map((g) => [`${g.product}/${g.id}`, g]));
+    return v.nodes.groups.map((gn) => {
+      const g = items.get(`${gn.product}/${gn.group}`);
+      const listed = groupsFacts.of(g);
+      const flow = dataflowFacts.of(g);
+      return `<tr data-group="${e(`${gn.product}/${gn.group}`)}"><td>${e(v.source.name)}</td><td>${e(gn.product)}</td>
+<td>${e(gn.group)}</td><td class="n">${gn.total}</td>${count(gn.notHealthy)}${count(gn.drifted)}
+${count(versionFacts.of(g)?.undeployed)}${count(listed?.git?.localChanges)}${count(listed?.deployingWorkerCount)}
+${count(gn.upgradeFailed)}<td>${notGreen(flow?.destinations?.value)}</td>
+<td>${notGreen(flow?.sources?.value)}</td></tr>`;
+    });
+  });
+  if (rows.length === 0) return '<p id="groups" class="muted">No group listed yet.</p>';
+  return `<div class="scroll"><table id="groups"><thead><tr><th>leader</th><th>product</th><th>group</th><th>nodes</th>
+<th>not healthy</th><th>drifted</th><th>undeployed commits</th><th>uncommitted changes</th><th>deploying</th>
+<th>failed upgrades</th><th>destinations not green</th><th>sources not green</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table></div>
+<p class="muted">? : not known (the collector is off, or the leader does not say).</p>`;
+}
+
+const GB = 1e9;
+const pct = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(0)} %`;
+
+function licenseTable(views: LeaderView[], now: number): string {
+  const rows = views.map((v) => {
+    const leader = v.source.snapshot.leader();
+    const lic = licenseFacts.of(leader);
+    const list = lic?.licenses?.value?.licenses ?? [];
+    const paid = list.filter((l) => l.type !== 'free');
+    const expiry = paid.reduce<number | undefined>(
+      (m, l) => (l.expiresMs === undefined ? m : Math.max(m ?? 0, l.expiresMs)),
+      undefined,
+    );
+    const expires =
+      list.length === 0
+        ? '<span class="muted">not known</span>'
+        : expiry === undefined
+          ? 'no paid or trial licence'
+          : expiry < now
+            ? `<span class="down">expired ${formatAge(now - expiry)} ago</span>`
+            : `<span class="${expiry - now < 14 * 86_400_000 ? 'warn' : 'up'}">in ${formatAge(expiry - now)}</span>`;
+    const quota = list.reduce((q, l) => q + (l.quotaBytesPerDay ?? 0), 0);
+    const usage = lic?.usage?.value;
+    const used =
+      usage === undefined
+        ? '<span class="muted">not known</span>'
+        : quota > 0
+          ? `<span class="${usage.billedBytes / quota > 0.9 ? 'warn' : 'up'}">` +
+            `${(usage.billedBytes / GB).toFixed(1)} of ${(quota / GB).toFixed(0)} GB ` +
+            `(${pct(usage.billedBytes, quota)})</span>`
+          : `${(usage.billedBytes / GB).toFixed(1)} GB (no quota)`;
+    const info = leaderInfoFacts.of(leader)?.value;
+    const disk =
+      info?.diskAvailableBytes === undefined || !info.diskTotalBytes
+        ? '<span class="muted">not known</span>'
+        : `<span class="${info.diskAvailableBytes / info.diskTotalBytes < 0.1 ? 'down' : 'up'}">` +
+          `${pct(info.diskAvailableBytes, info.diskTotalBytes)} free</span> <span class="muted">` +
+          `(${(info.diskAvailableBytes / GB).toFixed(1)} of ${(info.diskTotalBytes / GB).toFixed(1)} GB)</span>`;
+    const version = info?.version ? e(info.version) : '<span class="muted">not known</span>';
+    return `<tr><td>${e(v.source.name)}</td><td>${expires}</td><td>${used}</td><td>${disk}</td>
+<td>${version}</td></tr>`;
+  });
+  if (rows.length === 0) return '';
+  return `<div class="scroll"><table id="license"><thead><tr><th>leader</th><th>licence expires</th>
+<th>last day's ingest against the quota</th><th>leader disk</th><th>leader version</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table></div>`;
+}
+
+const OFF_WORDS: Readonly<Record<string, string>> = {
+  forbidden: 'forbidden (403): the token may not read',
+  unauthorized: 'refused (401)',
+  not_found: 'absent (404): the leader does not have',
+};
+
+function collectorsTable(views: LeaderView[], now: number): string {
+  const rows = views.flatMap((v) =>
+    (v.source.collectors?.() ?? []).map((c) => {
+      const state = c.on
+        ? '<span class="up">on</span>'
+        : c.off
+          ? `<span class="down">off</span>: ${e(OFF_WORDS[c.off.reason] ?? c.off.reason)} ` +
+            `<code>${e(c.off.endpoint)}</code>, since ${formatAge(now - c.off.sinceMs)} ago`
+          : '<span class="warn">off</span>';
+      const last =
+        c.lastSuccessMs === undefined ? '<span class="muted">never</span>' : `${formatAge(now - c.lastSuccessMs)} ago`;
+      return `<tr data-collector="${e(c.name)}"><td>${e(v.source.name)}</td><td>${e(c.name)}</td><td>${state}</td>
+<td>${last}</td></tr>`;
+    }),
+  );
+  if (rows.length === 0) return '<p id="collectors" class="muted">No collector has run yet.</p>';
+  return `<div class="scroll"><table id="collectors"><thead><tr><th>leader</th><th>collector</th><th>state</th>
+<th>last answer</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table></div>`;
 }

@@ -3,7 +3,8 @@
  * reasons. One pass over the snapshot's node states, time-sliced so that scrapes keep being served, with a bounded
  * selection of the worst: O(N) time and O(limit) memory whatever the fleet's size.
  */
-import type { NodeItem } from '../../collectors/collector.js';
+import type { GroupItem, NodeItem } from '../../collectors/collector.js';
+import { configOutdated, listedNode } from '../../collectors/listing/index.js';
 import { healthFacts } from '../../collectors/node-health/index.js';
 import { timeSlicer } from '../../util/yield.js';
 import { NODE_CONDITIONS, type NodeCondition } from './conditions.js';
@@ -19,6 +20,19 @@ export interface WorstNode {
   lastAnswerMs: number;
 }
 
+/** One group's (or fleet's) nodes. */
+export interface GroupNodes {
+  product: string;
+  group: string;
+  total: number;
+  /** Nodes in a state worse than healthy. */
+  notHealthy: number;
+  /** Nodes that run another config than the group deployed. */
+  drifted: number;
+  /** Edge nodes whose upgrade failed. */
+  upgradeFailed: number;
+}
+
 /** One leader's nodes. */
 export interface NodeSummary {
   total: number;
@@ -26,7 +40,12 @@ export interface NodeSummary {
   counts: number[];
   /** The worst nodes, worst first, at most `limit`. */
   worst: WorstNode[];
+  /** Per group, in the order first met. */
+  groups: GroupNodes[];
 }
+
+/** The upgrade state `failed` (nodeUpgradeStatus.state). */
+const UPGRADE_FAILED = 2;
 
 /** Longest stretch of the pass between two yields to the event loop. */
 const SLICE_MS = 4;
@@ -55,10 +74,18 @@ export function insertBounded(list: WorstNode[], item: WorstNode, limit: number)
   if (list.length > limit) list.pop();
 }
 
-/** Sums up `nodes` at `nowMs`, keeping the `limit` worst. */
-export async function summarizeNodes(nodes: Iterable<NodeItem>, nowMs: number, limit: number): Promise<NodeSummary> {
+/**
+ * Sums up `nodes` at `nowMs`, keeping the `limit` worst; `groupOf` gives a node's group (for drift), when known.
+ */
+export async function summarizeNodes(
+  nodes: Iterable<NodeItem>,
+  nowMs: number,
+  limit: number,
+  groupOf: (n: NodeItem) => GroupItem | undefined = () => undefined,
+): Promise<NodeSummary> {
   const counts = NODE_CONDITIONS.map(() => 0);
   const worst: WorstNode[] = [];
+  const groups = new Map<string, GroupNodes>();
   const slice = timeSlicer(SLICE_MS);
   let total = 0;
   for (const node of nodes) {
@@ -72,6 +99,14 @@ export async function summarizeNodes(nodes: Iterable<NodeItem>, nowMs: number, l
       counts[i]!++;
       if (top === undefined || c.severity > top.severity) top = c;
     }
+    const { product, group } = node.ident;
+    const key = `${product}/${group}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { product, group, total: 0, notHealthy: 0, drifted: 0, upgradeFailed: 0 }));
+    g.total++;
+    if (top === undefined || top.severity > 0) g.notHealthy++;
+    if (configOutdated(node, groupOf(node)) === true) g.drifted++;
+    if (listedNode.of(node)?.upgradeState === UPGRADE_FAILED) g.upgradeFailed++;
     if (top === undefined || top.severity === 0) continue;
     const candidate: WorstNode = {
       node,
@@ -86,5 +121,5 @@ export async function summarizeNodes(nodes: Iterable<NodeItem>, nowMs: number, l
       .filter((r): r is string => r !== undefined);
     insertBounded(worst, candidate, limit);
   }
-  return { total, counts, worst };
+  return { total, counts, worst, groups: [...groups.values()] };
 }
