@@ -121,6 +121,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
   let cloudAuth: AuthProvider | undefined;
   const statusPage = createStatusPage({
     leaders: () => [...runtimes.values()].map((r) => r.page),
+    ...(management ? { management: () => management.leader() } : {}),
     version: deps.version,
     telemetryPath: config.web.telemetryPath,
     clock: full.clock,

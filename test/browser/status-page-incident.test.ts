@@ -118,7 +118,10 @@ describe.skipIf(skip)('the status page during an incident (headless Chromium, Ja
     sim.fleet.drift(healthyNode('prod-west'));
     await until((h) => /data-group="stream\/prod-west">(?:(?!<\/tr>)[\s\S])*<td class="n warn">[1-9]/.test(h), 'drift');
     const page = await open();
-    const cells = await page.locator('#groups tr[data-group="stream/prod-west"] td').allInnerTexts();
+    const cells = await page
+      .locator('#groups tr[data-group="stream/prod-west"]', { hasText: 'onprem' })
+      .locator('td')
+      .allInnerTexts();
     // leader, product, group, nodes, not healthy, drifted
     expect(Number(cells[5])).toBeGreaterThanOrEqual(1);
     await shot(page, 'group-drifting');
@@ -128,7 +131,7 @@ describe.skipIf(skip)('the status page during an incident (headless Chromium, Ja
     sim.setFaults({ dataflow: { windows: [{ group: 'prod-west', destination: 's3_archive', red: 'all' }] } });
     await until((h) => h.includes('s3_archive: red'), 's3_archive red');
     const page = await open();
-    const row = page.locator('#groups tr[data-group="stream/prod-west"]');
+    const row = page.locator('#groups tr[data-group="stream/prod-west"]', { hasText: 'onprem' });
     expect(await row.innerText()).toMatch(/s3_archive: red \(\d+ of \d+ processes red\)/);
     await shot(page, 'destination-red');
   });
@@ -193,6 +196,15 @@ describe.skipIf(skip)('the status page during an incident (headless Chromium, Ja
     expect(after.length).toBeGreaterThan(0);
     expect(new Set(after)).toEqual(new Set(['unreachable']));
     await shot(page, 'filter-kept');
+  });
+
+  it('the Cribl.Cloud workspaces, each with its state (a Provisioning one is listed, not monitored)', async () => {
+    await until((h) => h.includes('id="workspaces"'), 'the workspaces');
+    const page = await open();
+    const text = await page.locator('#workspaces').innerText();
+    expect(text).toMatch(/main\s+Active/);
+    expect(text).toMatch(/staging\s+Provisioning/);
+    await page.close();
   });
 
   it('at 390 px: nothing wider than the screen but the tables, which scroll in their own box', async () => {

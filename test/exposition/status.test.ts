@@ -325,3 +325,144 @@ describe('GET / of a running exporter', () => {
     expect(html).not.toContain('a-wrong-token-value');
   });
 });
+
+describe('createStatusPage: groups, licence, leader and collectors', () => {
+  const clock = new FakeClock(NOW);
+  const DAY = 86_400_000;
+  const group = (facts: Record<string, unknown>) => ({ product: 'stream' as const, id: 'default', facts });
+  const flow = (health: string, extra: Record<string, unknown> = {}) => ({
+    id: 'splunk_lb',
+    type: 'splunk_lb',
+    health,
+    processes: [3, 0, 1, 0],
+    ...extra,
+  });
+
+  it.each([
+    [
+      'a red destination, with its red processes',
+      { destinations: { value: [flow('red')] } },
+      'splunk_lb: red (1 of 4 processes red)',
+    ],
+    [
+      'a yellow persistent queue',
+      { destinations: { value: [flow('green', { processes: [4, 0, 0, 0], pq: 'yellow' })] } },
+      'splunk_lb: green, persistent queue yellow',
+    ],
+    [
+      'every destination green (devnull left out)',
+      { destinations: { value: [flow('green', { processes: [4, 0, 0, 0] }), { ...flow('red'), id: 'devnull' }] } },
+      'all green',
+    ],
+    ['a list not read', {}, 'not read'],
+  ])('says %s', async (_name, dataflow, text) => {
+    const page = createStatusPage({
+      leaders: () => [
+        source({
+          snapshot: {
+            labels: {},
+            leader: () => discovered({ up: true }),
+            nodes: () => [],
+            groups: () => [group({ dataflow })],
+          },
+        }),
+      ],
+      version: '1',
+      telemetryPath: '/metrics',
+      clock,
+    });
+    expect(await page.html()).toContain(text);
+  });
+
+  it('counts drift, undeployed commits and uncommitted changes per group, and says what is not known', async () => {
+    const n = node('a', 'healthy');
+    const g = group({
+      groups: { id: 'default', configVersion: 'aaaaaaa', git: { localChanges: 3 } },
+      group_version: { undeployed: 2 },
+    });
+    const drifted = { ...n, ident: { ...n.ident, group: 'default' } };
+    const page = createStatusPage({
+      leaders: () => [
+        source({
+          snapshot: { labels: {}, leader: () => discovered({ up: true }), nodes: () => [drifted], groups: () => [g] },
+        }),
+      ],
+      version: '1',
+      telemetryPath: '/metrics',
+      clock,
+    });
+    const html = await page.html();
+    const row = /<tr data-group="stream\/default">([\s\S]*?)<\/tr>/.exec(html)?.[1] ?? '';
+    const cells = [...row.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
+    // leader, product, group, nodes, not healthy, drifted, undeployed, uncommitted, deploying, failed upgrades
+    expect(cells.slice(3, 10)).toEqual(['1', '0', expect.stringMatching(/^[01]$/), '2', '3', '?', '0']);
+  });
+
+  it.each([
+    [
+      'expiring',
+      {
+        value: {
+          licenses: [{ id: 'L', type: 'prod', title: 'x', expiresMs: NOW + 2 * DAY, quotaBytesPerDay: 1e12 }],
+          expInMs: false,
+        },
+      },
+      'in 2d 0h',
+    ],
+    [
+      'expired',
+      { value: { licenses: [{ id: 'L', type: 'prod', title: 'x', expiresMs: NOW - DAY }], expInMs: false } },
+      'expired 24h 0m ago',
+    ],
+    [
+      'free only',
+      { value: { licenses: [{ id: 'F', type: 'free', title: 'x' }], expInMs: false } },
+      'no paid or trial licence',
+    ],
+  ])('the licence %s', async (_name, licenses, text) => {
+    const leader: ScopeItem = {
+      facts: {
+        listing: { up: true },
+        license: { licenses, usage: { value: { billedBytes: 970e9, endMs: NOW } } },
+        leader_info: { value: { version: '4.19.0', diskAvailableBytes: 5e9, diskTotalBytes: 100e9, limits: [] } },
+        leader_health: { value: { status: 'standby', role: 'standby' } },
+      },
+    };
+    const page = createStatusPage({
+      leaders: () => [source({ snapshot: { labels: {}, leader: () => leader, nodes: () => [] } })],
+      version: '1',
+      telemetryPath: '/metrics',
+      clock,
+    });
+    const html = await page.html();
+    expect(html).toContain(text);
+    expect(html).toContain('5 % free');
+    expect(html).toMatch(/class="role"><span class="down">standby, standby/);
+  });
+
+  it('says which collectors are off and why', async () => {
+    const page = createStatusPage({
+      leaders: () => [
+        source({
+          collectors: () => [
+            { name: 'license', on: true, lastSuccessMs: NOW - 60_000 },
+            {
+              name: 'git_settings',
+              on: false,
+              off: { reason: 'forbidden', endpoint: 'GET /system/settings/git-settings', sinceMs: NOW - 5_000 },
+            },
+          ],
+        }),
+      ],
+      version: '1',
+      telemetryPath: '/metrics',
+      clock,
+    });
+    const html = await page.html();
+    expect(html).toMatch(/data-collector="license">[\s\S]*?on<\/span>[\s\S]*?1m 0s ago/);
+    expect(html).toContain(
+      'off</span>: forbidden (403): the token may not read <code>GET /system/settings/git-settings</code>, ' +
+        'since 5s ago',
+    );
+  });
+});

@@ -13,7 +13,7 @@
  * in between get the same page); the page itself is bounded (one row per leader, `worstLimit` node rows).
  */
 import { createHash } from 'node:crypto';
-import type { GroupItem } from '../../collectors/collector.js';
+import type { GroupItem, ScopeItem } from '../../collectors/collector.js';
 import { dataflowFacts, type IoHealth } from '../../collectors/dataflow/index.js';
 import { groupsFacts } from '../../collectors/groups/index.js';
 import { versionFacts } from '../../collectors/group-version/index.js';
@@ -22,12 +22,13 @@ import { leaderInfoFacts } from '../../collectors/leader-info/index.js';
 import { licenseFacts } from '../../collectors/license/index.js';
 import { discoveryFacts, listedNode, type DiscoveryFacts } from '../../collectors/listing/index.js';
 import { healthFacts } from '../../collectors/node-health/index.js';
+import { managementFacts } from '../../collectors/workspaces/index.js';
 import type { BudgetState } from '../../leader/budget.js';
 import type { LeaderSnapshot } from '../../store/snapshot.js';
 import type { Clock } from '../../util/clock.js';
 import { escapeHtml } from '../landing.js';
 import { NODE_CONDITIONS } from './conditions.js';
-import { compareWorst, summarizeNodes, type NodeSummary, type WorstNode } from './summary.js';
+import { compareWorst, summarizeNodes, type GroupNodes, type NodeSummary, type WorstNode } from './summary.js';
 import { formatAge, formatInstant } from './time.js';
 
 /** A leader's request budget as the page shows it: its state (the rate in force and its bound, the window). */
@@ -69,6 +70,8 @@ export interface LeaderStatusSource {
 /** Options of createStatusPage. */
 export interface StatusPageOptions {
   leaders: () => readonly LeaderStatusSource[];
+  /** The Cribl.Cloud management plane (workspace discovery), when on. */
+  management?: () => ScopeItem;
   version: string;
   telemetryPath: string;
   clock: Clock;
@@ -214,6 +217,7 @@ every 10 s). <a href="${metrics}">${metrics}</a> · <a href="/healthz">/healthz<
 <p id="summary">${summary}</p>
 <h2>Leaders</h2>
 ${views.length === 0 ? NO_LEADER : leadersTable(views, now)}
+${o.management ? workspacesTable(o.management()) : ''}
 <h2>Request budget</h2>
 ${views.length === 0 ? '' : budgetTable(views, now)}
 <h2>Groups and fleets</h2>
@@ -361,7 +365,21 @@ const count = (n: number | undefined, bad = true): string =>
 function groupsTable(views: LeaderView[]): string {
   const rows = views.flatMap((v) => {
     const items = new Map(v.groups.map((g) => [`${g.product}/${g.id}`, g]));
-    return v.nodes.groups.map((gn) => {
+    // Every group the leader lists (a fleet without nodes too), then any a node names that the listing did not.
+    const nodes = new Map(v.nodes.groups.map((gn) => [`${gn.product}/${gn.group}`, gn]));
+    const none = (product: string, group: string): GroupNodes => ({
+      product,
+      group,
+      total: 0,
+      notHealthy: 0,
+      drifted: 0,
+      upgradeFailed: 0,
+    });
+    const all = [
+      ...v.groups.map((g) => nodes.get(`${g.product}/${g.id}`) ?? none(g.product, g.id)),
+      ...v.nodes.groups.filter((gn) => !items.has(`${gn.product}/${gn.group}`)),
+    ];
+    return all.map((gn) => {
       const g = items.get(`${gn.product}/${gn.group}`);
       const listed = groupsFacts.of(g);
       const flow = dataflowFacts.of(g);
@@ -454,6 +472,21 @@ function collectorsTable(views: LeaderView[], now: number): string {
   if (rows.length === 0) return '<p id="collectors" class="muted">No collector has run yet.</p>';
   return `<div class="scroll"><table id="collectors"><thead><tr><th>leader</th><th>collector</th><th>state</th>
 <th>last answer</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table></div>`;
+}
+
+/** The Cribl.Cloud workspaces as the management plane lists them, with their state (only Active ones are leaders). */
+function workspacesTable(plane: ScopeItem): string {
+  const m = managementFacts.of(plane);
+  if (!m) return '<p id="workspaces" class="muted">Workspaces: not listed yet.</p>';
+  const rows = m.workspaces.map((w) => {
+    const cls = w.state === 'Active' ? 'up' : 'warn';
+    return `<tr><td>${e(w.workspaceId)}</td><td><span class="${cls}">${e(w.state)}</span></td></tr>`;
+  });
+  const failed = m.up ? '' : ' <span class="down">the last listing failed</span>';
+  return `<h2>Cribl.Cloud workspaces</h2>${failed}
+<div class="scroll"><table id="workspaces"><thead><tr><th>workspace</th><th>state</th></tr></thead><tbody>
 ${rows.join('\n')}
 </tbody></table></div>`;
 }
