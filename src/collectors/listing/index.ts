@@ -24,7 +24,6 @@ import {
   factsKey,
   groupKey,
   type GroupFamily,
-  type GroupItem,
   type NodeFamily,
   type NodeItem,
   type ScopeFamily,
@@ -227,12 +226,12 @@ export function runningConfigVersion(n: NodeItem): string | undefined {
 }
 
 /**
- * Whether a listed node runs another config than its group deployed; undefined when either version is unknown or is
- * not a commit hash (versions like 1.0.0 cannot be compared by prefix; discovery logs them).
+ * Whether a listed node runs another config than its group deployed (`deployed`, the group's configVersion);
+ * undefined when either version is unknown or is not a commit hash (versions like 1.0.0 cannot be compared by
+ * prefix; discovery logs them).
  */
-export function configOutdated(n: NodeItem, group: GroupItem | undefined): boolean | undefined {
+export function configOutdated(n: NodeItem, deployed: string | undefined): boolean | undefined {
   const running = L(n) && runningConfigVersion(n);
-  const deployed = groupsFacts.of(group)?.configVersion;
   if (!running || !deployed || !isCommitHash(running) || !isCommitHash(deployed)) return undefined;
   return !sameCommit(running, deployed);
 }
@@ -331,7 +330,7 @@ const NODE_FAMILIES: readonly NodeFamily[] = [
     labels: [],
     reads: [metadataFacts.collector, groupsFacts.collector],
     sample: (n, base, { group }) => {
-      const outdated = configOutdated(n, group);
+      const outdated = configOutdated(n, groupsFacts.of(group)?.configVersion);
       return outdated === undefined ? '' : gauge('cribl_node_config_outdated', base, outdated ? 1 : 0);
     },
   },

@@ -4,6 +4,7 @@
  * selection of the worst: O(N) time and O(limit) memory whatever the fleet's size.
  */
 import type { GroupItem, NodeItem } from '../../collectors/collector.js';
+import { groupsFacts } from '../../collectors/groups/index.js';
 import { configOutdated, listedNode } from '../../collectors/listing/index.js';
 import { healthFacts } from '../../collectors/node-health/index.js';
 import { timeSlicer } from '../../util/yield.js';
@@ -105,7 +106,7 @@ export async function summarizeNodes(
     if (!g) groups.set(key, (g = { product, group, total: 0, notHealthy: 0, drifted: 0, upgradeFailed: 0 }));
     g.total++;
     if (top === undefined || top.severity > 0) g.notHealthy++;
-    if (configOutdated(node, groupOf(node)) === true) g.drifted++;
+    if (configOutdated(node, groupsFacts.of(groupOf(node))?.configVersion) === true) g.drifted++;
     if (listedNode.of(node)?.upgradeState === UPGRADE_FAILED) g.upgradeFailed++;
     if (top === undefined || top.severity === 0) continue;
     const candidate: WorstNode = {
