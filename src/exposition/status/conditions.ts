@@ -3,8 +3,8 @@
  * bad it is, and why a node is in it (undefined when it is not). A node can be in several (disconnected and
  * unreachable, or healthy with an outdated config); the worst decides its rank among the worst nodes.
  *
- * To add a state, add a line. Issue 12's outdated config, for example, once the node state carries it:
- *   condition('config_outdated', 'outdated config', 15, (n) => (n.configOutdated ? 'runs …, deploys …' : undefined)),
+ * To add a state, add a line. Config drift is not one of them: the page counts drifted nodes per group
+ * (summary.ts, with the same configOutdated as cribl_node_config_outdated).
  */
 import type { NodeItem } from '../../collectors/collector.js';
 import { listedNode } from '../../collectors/listing/index.js';
