@@ -1,7 +1,6 @@
 /** Small helpers the collectors' sample functions share: reading remote data defensively and quoting it. */
 import { escapeLabelValue, formatValue, labelText } from '../format/escape.js';
 import { series, type Family } from '../format/family.js';
-import type { GroupFamily, GroupItem, NodeFamily, NodeItem, ScopeFamily, ScopeItem } from './collector.js';
 
 /** `"escaped value"` of anything the leader sent. */
 export function q(value: unknown): string {
@@ -23,10 +22,15 @@ export function bit(value: boolean | undefined): number | undefined {
   return value === undefined ? undefined : value ? 1 : 0;
 }
 
+/** One sample line `name{base,extra} value` (an info line: value 1). */
+export function line(name: string, base: string, extra: string, value: number | string = 1): string {
+  return `${series(name, base, extra)} ${value}\n`;
+}
+
 /** One gauge line `name{base} value`, or '' when the value is not a finite number. */
 export function gauge(name: string, base: string, value: unknown, divisor = 1): string {
   const n = finite(value);
-  return n === undefined ? '' : `${series(name, base)} ${formatValue(n / divisor)}\n`;
+  return n === undefined ? '' : line(name, base, '', formatValue(n / divisor));
 }
 
 /** A family of one gauge line per item, `read(item) / divisor`, with no labels of its own. */
@@ -52,18 +56,6 @@ export function stateSet(
 ): string {
   if (current === undefined) return '';
   let lines = '';
-  for (const state of states) lines += `${series(name, base, `${label}="${state}"`)} ${state === current ? 1 : 0}\n`;
+  for (const state of states) lines += line(name, base, `${label}="${state}"`, state === current ? 1 : 0);
   return lines;
 }
-
-/** A leader (or management plane) gauge of one value read from the item's facts. */
-export const scopeGauge = (name: string, what: string, read: (s: ScopeItem) => unknown, divisor = 1): ScopeFamily =>
-  gaugeFamily(name, what, read, divisor);
-
-/** A group gauge of one value read from the group's facts. */
-export const groupGauge = (name: string, what: string, read: (g: GroupItem) => unknown, divisor = 1): GroupFamily =>
-  gaugeFamily(name, what, read, divisor);
-
-/** A node gauge of one value read from the node's facts. */
-export const nodeGauge = (name: string, what: string, read: (n: NodeItem) => unknown, divisor = 1): NodeFamily =>
-  gaugeFamily(name, what, read, divisor);

@@ -9,14 +9,14 @@
 import * as z from 'zod';
 import { ENDPOINTS, segment } from '../../api/routes.js';
 import { healthColorSchema, healthCountsSchema, type HealthColor, type HealthCounts } from '../../api/shapes.js';
-import { series, withLabels } from '../../format/family.js';
+import { withLabels } from '../../format/family.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { boolRow, durationRow, row } from '../../settings/table.js';
 import { asInt } from '../../settings/values.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, groupKey, type GroupFamily, type GroupItem, type RunContext } from '../collector.js';
 import { get, nextRead, type Read } from '../read.js';
-import { q, stateSet } from '../sample.js';
+import { line, q, stateSet } from '../sample.js';
 
 export const NAME = 'dataflow';
 
@@ -246,7 +246,7 @@ function families(noun: 'destination' | 'source', read: (f: DataflowFacts) => re
         for (const i of items(g)) {
           for (const [k, s] of STATES.entries()) {
             const labels = `${noun}=${q(i.id)},state="${s}"`;
-            lines += `${series(`${name}_worker_processes`, base, labels)} ${i.processes[k] ?? 0}\n`;
+            lines += line(`${name}_worker_processes`, base, labels, i.processes[k] ?? 0);
           }
         }
         return lines;

@@ -5,11 +5,10 @@
  */
 import * as z from 'zod';
 import { ENDPOINTS } from '../../api/routes.js';
-import { series } from '../../format/family.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { factsKey, type ScopeFamily } from '../collector.js';
 import { get, leaderReader, type Read } from '../read.js';
-import { bit, q, scopeGauge } from '../sample.js';
+import { bit, gaugeFamily, line, q } from '../sample.js';
 
 export const NAME = 'git_settings';
 
@@ -46,7 +45,7 @@ export const gitSettingsRequest = (deadline: number, signal?: AbortSignal): Lead
 export const gitFacts = factsKey<Read<GitSettings>>(NAME);
 
 const FAMILIES: readonly ScopeFamily[] = [
-  scopeGauge(
+  gaugeFamily(
     'cribl_leader_git_remote_configured',
     '1 when the leader pushes its config to a remote git repository (git settings have a remote), else 0.',
     (l) => bit(gitFacts.of(l)?.value?.remoteConfigured),
@@ -59,7 +58,7 @@ const FAMILIES: readonly ScopeFamily[] = [
       const s = gitFacts.of(l)?.value;
       if (!s) return '';
       const extra = `branch=${q(s.branch)},git_ops=${q(s.gitOps)},auto_action=${q(s.autoAction)}`;
-      return `${series('cribl_leader_git_settings_info', base, extra)} 1\n`;
+      return line('cribl_leader_git_settings_info', base, extra);
     },
   },
 ];

@@ -18,7 +18,7 @@ import {
 } from '../collector.js';
 import { requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
 import { groupsFacts } from '../groups/index.js';
-import { groupGauge } from '../sample.js';
+import { gaugeFamily } from '../sample.js';
 
 export const NAME = 'group_version';
 
@@ -162,14 +162,14 @@ async function run(ctx: RunContext<unknown>): Promise<void> {
 }
 
 const FAMILIES: readonly GroupFamily[] = [
-  groupGauge(
+  gaugeFamily(
     'cribl_group_undeployed_commits',
     `Commits newer than the group's deployed configVersion (committed, not deployed), from the first ` +
       `${VERSION_PAGE} of GET /m/{group}/version; ${VERSION_PAGE} means at least ${VERSION_PAGE} (the deployed ` +
       `commit is not among them).`,
     (g) => current(g)?.undeployed,
   ),
-  groupGauge(
+  gaugeFamily(
     'cribl_group_last_commit_timestamp_seconds',
     "Time of the newest commit of the group's config (deployed or not).",
     (g) => current(g)?.lastCommitMs,

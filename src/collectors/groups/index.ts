@@ -6,10 +6,9 @@ import * as z from 'zod';
 import type { Product } from '../../api/products.js';
 import { ENDPOINTS, segment } from '../../api/routes.js';
 import { configGroupSchema, GROUP_TYPES, pageSchema } from '../../api/shapes.js';
-import { series } from '../../format/family.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { collector, discoveryFreshness, factsKey, type GroupFamily, type GroupItem } from '../collector.js';
-import { groupGauge, q } from '../sample.js';
+import { gaugeFamily, line, q } from '../sample.js';
 
 export const NAME = 'groups';
 
@@ -88,21 +87,21 @@ const FAMILIES: readonly GroupFamily[] = [
     labels: ['config_version'],
     sample: (g, base) => {
       const l = G(g);
-      return l ? `${series('cribl_group_info', base, `config_version=${q(l.configVersion)}`)} 1\n` : '';
+      return l ? line('cribl_group_info', base, `config_version=${q(l.configVersion)}`) : '';
     },
   },
-  groupGauge('cribl_group_workers', 'Nodes in the group, as the leader counts them.', (g) => G(g)?.workerCount),
-  groupGauge(
+  gaugeFamily('cribl_group_workers', 'Nodes in the group, as the leader counts them.', (g) => G(g)?.workerCount),
+  gaugeFamily(
     'cribl_group_deploying_workers',
     'Nodes of the group receiving a config deployment, as the leader counts them.',
     (g) => G(g)?.deployingWorkerCount,
   ),
-  groupGauge(
+  gaugeFamily(
     'cribl_group_incompatible_workers',
     'Nodes of the group whose version is incompatible with the leader (incompatibleWorkerCount).',
     (g) => G(g)?.incompatibleWorkerCount,
   ),
-  groupGauge(
+  gaugeFamily(
     'cribl_group_uncommitted_changes',
     'Local config changes of the group not yet committed (git.localChanges); absent when the leader does not say.',
     (g) => G(g)?.git?.localChanges,

@@ -9,12 +9,11 @@
 import * as z from 'zod';
 import { ENDPOINTS } from '../../api/routes.js';
 import { healthSchema, type HealthStatus } from '../../api/shapes.js';
-import { series } from '../../format/family.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { collector, discoveryFreshness, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { requestFailureReason } from '../failure-reason.js';
 import type { Read } from '../read.js';
-import { q, scopeGauge, stateSet } from '../sample.js';
+import { gaugeFamily, line, q, stateSet } from '../sample.js';
 
 export const NAME = 'leader_health';
 
@@ -111,10 +110,10 @@ const FAMILIES: readonly ScopeFamily[] = [
     labels: ['role'],
     sample: (l, base) => {
       const role = leaderHealthFacts.of(l)?.value?.role;
-      return role === undefined ? '' : `${series('cribl_leader_role_info', base, `role=${q(role)}`)} 1\n`;
+      return role === undefined ? '' : line('cribl_leader_role_info', base, `role=${q(role)}`);
     },
   },
-  scopeGauge(
+  gaugeFamily(
     'cribl_leader_start_timestamp_seconds',
     'Start time of the leader process, from its /health.',
     (l) => leaderHealthFacts.of(l)?.value?.startTime,

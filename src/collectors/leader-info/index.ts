@@ -8,11 +8,10 @@
  */
 import * as z from 'zod';
 import { ENDPOINTS } from '../../api/routes.js';
-import { series } from '../../format/family.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { factsKey, type ScopeFamily, type ScopeItem } from '../collector.js';
 import { get, leaderReader, type Read } from '../read.js';
-import { asRecord, finite, q, scopeGauge } from '../sample.js';
+import { asRecord, finite, gaugeFamily, line, q } from '../sample.js';
 
 export const NAME = 'leader_info';
 
@@ -91,7 +90,7 @@ const FAMILIES: readonly ScopeFamily[] = [
       const v = V(l);
       if (!v) return '';
       const labels = `version=${q(v.version)},dist_mode=${q(v.distMode)},build=${q(v.build)}`;
-      return `${series('cribl_leader_info', base, labels)} 1\n`;
+      return line('cribl_leader_info', base, labels);
     },
   },
   ...(
@@ -110,7 +109,7 @@ const FAMILIES: readonly ScopeFamily[] = [
         'uptimeSeconds',
       ],
     ] as const
-  ).map(([name, what, field]) => scopeGauge(`cribl_leader_${name}`, what, (l) => V(l)?.[field])),
+  ).map(([name, what, field]) => gaugeFamily<ScopeItem>(`cribl_leader_${name}`, what, (l) => V(l)?.[field])),
   {
     name: 'cribl_license_limit',
     what:
@@ -120,7 +119,7 @@ const FAMILIES: readonly ScopeFamily[] = [
     sample: (l, base) => {
       let lines = '';
       for (const [resource, n] of V(l)?.limits ?? [])
-        lines += `${series('cribl_license_limit', base, `resource=${q(resource)}`)} ${n}\n`;
+        lines += line('cribl_license_limit', base, `resource=${q(resource)}`, n);
       return lines;
     },
   },

@@ -8,11 +8,10 @@
 import * as z from 'zod';
 import { ENDPOINTS } from '../../api/routes.js';
 import { MESSAGE_SEVERITIES } from '../../api/shapes.js';
-import { series } from '../../format/family.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { factsKey, type ScopeFamily } from '../collector.js';
 import { get, leaderReader, type Read } from '../read.js';
-import { asRecord, finite } from '../sample.js';
+import { asRecord, finite, line } from '../sample.js';
 
 export const NAME = 'leader_messages';
 
@@ -69,7 +68,7 @@ const FAMILIES: readonly ScopeFamily[] = [
       if (!m) return '';
       let lines = '';
       for (const [k, s] of SEVERITIES.entries())
-        lines += `${series('cribl_leader_messages', base, `severity="${s}"`)} ${m.counts[k] ?? 0}\n`;
+        lines += line('cribl_leader_messages', base, `severity="${s}"`, m.counts[k] ?? 0);
       return lines;
     },
   },
@@ -83,7 +82,7 @@ const FAMILIES: readonly ScopeFamily[] = [
       for (const [k, s] of SEVERITIES.entries()) {
         const t = m?.lastMs[k];
         if (t !== undefined)
-          lines += `${series('cribl_leader_message_last_timestamp_seconds', base, `severity="${s}"`)} ${t / 1000}\n`;
+          lines += line('cribl_leader_message_last_timestamp_seconds', base, `severity="${s}"`, t / 1000);
       }
       return lines;
     },

@@ -9,13 +9,12 @@
  */
 import * as z from 'zod';
 import { ENDPOINTS } from '../../api/routes.js';
-import { series } from '../../format/family.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { boolRow, durationRow } from '../../settings/table.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, type RunContext, type ScopeFamily, type ScopeItem } from '../collector.js';
 import { get, nextRead, type Read } from '../read.js';
-import { finite, q, scopeGauge } from '../sample.js';
+import { finite, gaugeFamily, line, q } from '../sample.js';
 
 export const NAME = 'license';
 
@@ -145,7 +144,7 @@ const perLicense = (name: string, what: string, read: (l: LicenseFacts) => numbe
     let lines = '';
     for (const l of licensesOf(item)) {
       const v = read(l);
-      if (v !== undefined) lines += `${series(name, base, `license_id=${q(l.id)}`)} ${v}\n`;
+      if (v !== undefined) lines += line(name, base, `license_id=${q(l.id)}`, v);
     }
     return lines;
   },
@@ -160,7 +159,7 @@ const FAMILIES: readonly ScopeFamily[] = [
       let lines = '';
       for (const l of licensesOf(item)) {
         const labels = `license_id=${q(l.id)},type=${q(l.type)},title=${q(l.title)}`;
-        lines += `${series('cribl_license_info', base, labels)} 1\n`;
+        lines += line('cribl_license_info', base, labels);
       }
       return lines;
     },
@@ -174,12 +173,17 @@ const FAMILIES: readonly ScopeFamily[] = [
       'volumes per day; the API does not say; 2^30 would be 7.4 % more).',
     (l) => l.quotaBytesPerDay,
   ),
-  scopeGauge(
+  gaugeFamily(
     'cribl_license_usage_in_bytes',
     'Billed ingest of the last complete day: inBytes less exemptedLicenseInBytes (Datagen, Cribl internal sources).',
     (l) => usageOf(l)?.billedBytes,
   ),
-  scopeGauge('cribl_license_usage_timestamp_seconds', 'End of that last complete day.', (l) => usageOf(l)?.endMs, 1000),
+  gaugeFamily(
+    'cribl_license_usage_timestamp_seconds',
+    'End of that last complete day.',
+    (l) => usageOf(l)?.endMs,
+    1000,
+  ),
 ];
 
 export const license = collector({

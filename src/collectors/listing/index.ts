@@ -13,7 +13,6 @@ import {
   pageSchema,
   workerEntrySchema,
 } from '../../api/shapes.js';
-import { series } from '../../format/family.js';
 import type { FailureReason } from '../../http/failure.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { StringInterner } from '../../util/intern.js';
@@ -32,7 +31,7 @@ import { REQUEST_FAILURE_REASONS, requestFailureReason } from '../failure-reason
 import { groupsFacts } from '../groups/index.js';
 import { isCommitHash, sameCommit } from '../group-version/index.js';
 import { metadataFacts } from '../node-metadata/index.js';
-import { bit, gauge, nodeGauge, q, scopeGauge, stateSet } from '../sample.js';
+import { bit, gauge, gaugeFamily, line, q, stateSet } from '../sample.js';
 import { formatDuration } from '../../util/duration.js';
 
 export const NAME = 'listing';
@@ -255,7 +254,7 @@ export const discoveryFacts = factsKey<DiscoveryFacts>(NAME);
 
 const L = (n: NodeItem): ListedNode | undefined => listedNode.of(n);
 const listedGauge = (name: string, what: string, read: (l: ListedNode) => unknown, divisor = 1): NodeFamily =>
-  nodeGauge(
+  gaugeFamily(
     name,
     what,
     (n) => {
@@ -274,7 +273,7 @@ const NODE_FAMILIES: readonly NodeFamily[] = [
       const l = L(n);
       if (!l) return '';
       const extra = `hostname=${q(l.hostname)},version=${q(l.version)},platform=${q(l.platform)},arch=${q(l.arch)}`;
-      return `${series('cribl_node_info', base, extra)} 1\n`;
+      return line('cribl_node_info', base, extra);
     },
   },
   listedGauge('cribl_node_connected', '0 when the leader reports the node disconnected, else 1.', (l) =>
@@ -293,7 +292,7 @@ const NODE_FAMILIES: readonly NodeFamily[] = [
     labels: ['config_version'],
     reads: [metadataFacts.collector],
     sample: (n, base) =>
-      L(n) ? `${series('cribl_node_config_info', base, `config_version=${q(runningConfigVersion(n))}`)} 1\n` : '',
+      L(n) ? line('cribl_node_config_info', base, `config_version=${q(runningConfigVersion(n))}`) : '',
   },
   listedGauge(
     'cribl_node_first_heartbeat_timestamp_seconds',
@@ -371,10 +370,10 @@ const NODE_FAMILIES: readonly NodeFamily[] = [
 ];
 
 const LEADER_FAMILIES: readonly ScopeFamily[] = [
-  scopeGauge('cribl_leader_up', '1 if the last discovery (node listing) succeeded, else 0.', (l) =>
+  gaugeFamily('cribl_leader_up', '1 if the last discovery (node listing) succeeded, else 0.', (l) =>
     bit(discoveryFacts.of(l)?.up),
   ),
-  scopeGauge(
+  gaugeFamily(
     'cribl_leader_last_discovery_timestamp_seconds',
     'Time of the last successful discovery.',
     (l) => discoveryFacts.of(l)?.lastDiscoveryMs,
@@ -389,7 +388,7 @@ const LEADER_FAMILIES: readonly ScopeFamily[] = [
     sample: (l, base) => {
       const d = discoveryFacts.of(l);
       return d?.up === false && d.failure !== undefined
-        ? `${series('cribl_leader_discovery_failure_info', base, `reason=${q(requestFailureReason(d.failure))}`)} 1\n`
+        ? line('cribl_leader_discovery_failure_info', base, `reason=${q(requestFailureReason(d.failure))}`)
         : '';
     },
   },

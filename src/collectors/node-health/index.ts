@@ -6,12 +6,11 @@
 import * as z from 'zod';
 import { ENDPOINTS, segment } from '../../api/routes.js';
 import { healthSchema, type HealthStatus } from '../../api/shapes.js';
-import { series } from '../../format/family.js';
 import { FAILURE_REASONS, type FailureReason } from '../../http/failure.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { durationRow } from '../../settings/table.js';
 import { collector, factsKey, polledFreshness, type NodeFamily } from '../collector.js';
-import { bit, nodeGauge, q, stateSet } from '../sample.js';
+import { bit, gaugeFamily, line, q, stateSet } from '../sample.js';
 
 export const NAME = 'node_health';
 
@@ -139,13 +138,13 @@ const HEALTH_LABELS: Readonly<Record<HealthStatus, string>> = {
 const HEALTH_STATES = Object.values(HEALTH_LABELS);
 
 const FAMILIES: readonly NodeFamily[] = [
-  nodeGauge(
+  gaugeFamily(
     'cribl_node_health_up',
     '1 if the last health poll of the node got an answer (HTTP 200 or 420), 0 if it failed; absent until the ' +
       'first poll.',
     (n) => bit(healthFacts.of(n)?.up),
   ),
-  nodeGauge('cribl_node_healthy', '1 if the last health poll answered 200 healthy, else 0.', (n) => {
+  gaugeFamily('cribl_node_healthy', '1 if the last health poll answered 200 healthy, else 0.', (n) => {
     const h = healthFacts.of(n);
     return h && bit(h.up && h.status === 'healthy');
   }),
@@ -162,7 +161,7 @@ const FAMILIES: readonly NodeFamily[] = [
       return stateSet('cribl_node_health_status', base, 'status', HEALTH_STATES, current);
     },
   },
-  nodeGauge(
+  gaugeFamily(
     'cribl_node_health_last_success_timestamp_seconds',
     'Time of the last answered health poll.',
     (n) => healthFacts.of(n)?.lastSuccessMs,
@@ -177,7 +176,7 @@ const FAMILIES: readonly NodeFamily[] = [
     sample: (n, base) => {
       const h = healthFacts.of(n);
       return h && !h.up && h.failure !== undefined
-        ? `${series('cribl_node_poll_failure_info', base, `reason=${q(h.failure)}`)} 1\n`
+        ? line('cribl_node_poll_failure_info', base, `reason=${q(h.failure)}`)
         : '';
     },
   },

@@ -6,13 +6,12 @@
  */
 import * as z from 'zod';
 import { ENDPOINTS, segment } from '../../api/routes.js';
-import { series } from '../../format/family.js';
 import type { FailureReason } from '../../http/failure.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { durationRow } from '../../settings/table.js';
 import { hashBucket } from '../../util/hash.js';
 import { collector, factsKey, polledFreshness, type NodeFamily, type RideContext } from '../collector.js';
-import { asRecord, nodeGauge, q } from '../sample.js';
+import { asRecord, gaugeFamily, line, q } from '../sample.js';
 
 export const NAME = 'node_metadata';
 
@@ -125,10 +124,10 @@ const FAMILIES: readonly NodeFamily[] = [
       const extra =
         `os_name=${q(os.os_name)},os_version=${q(os.os_version)},cribl_mode=${q(item.cribl?.mode)},` +
         `kube_namespace=${q(kube.namespace)},kube_pod=${q(podName(kube.pod))}`;
-      return `${series('cribl_node_metadata_info', base, extra)} 1\n`;
+      return line('cribl_node_metadata_info', base, extra);
     },
   },
-  nodeGauge(
+  gaugeFamily(
     'cribl_node_metadata_last_success_timestamp_seconds',
     'Time of the last answered metadata poll.',
     (n) => metadataFacts.of(n)?.lastSuccessMs,

@@ -6,12 +6,11 @@
  */
 import * as z from 'zod';
 import { ENDPOINTS, segment } from '../../api/routes.js';
-import { series } from '../../format/family.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { boolRow, durationRow } from '../../settings/table.js';
 import { collector, factsKey, groupKey, type GroupFamily, type GroupItem, type RunContext } from '../collector.js';
 import { requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
-import { finite, q } from '../sample.js';
+import { finite, line, q } from '../sample.js';
 import { formatDuration } from '../../util/duration.js';
 
 export const NAME = 'packs';
@@ -119,7 +118,7 @@ const FAMILIES: readonly GroupFamily[] = [
     sample: (g, base) => {
       let lines = '';
       for (const p of packsFacts.of(g)?.packs ?? []) {
-        lines += `${series('cribl_group_pack_info', base, `pack=${q(p.id)},version=${q(p.version)}`)} 1\n`;
+        lines += line('cribl_group_pack_info', base, `pack=${q(p.id)},version=${q(p.version)}`);
       }
       return lines;
     },
@@ -132,7 +131,7 @@ const FAMILIES: readonly GroupFamily[] = [
       let lines = '';
       for (const p of packsFacts.of(g)?.packs ?? []) {
         if (p.pipelines !== undefined) {
-          lines += `${series('cribl_group_pack_pipelines', base, `pack=${q(p.id)}`)} ${p.pipelines}\n`;
+          lines += line('cribl_group_pack_pipelines', base, `pack=${q(p.id)}`, p.pipelines);
         }
       }
       return lines;

@@ -7,14 +7,13 @@
 import * as z from 'zod';
 import { ENDPOINTS, segment } from '../../api/routes.js';
 import { SEARCH_JOB_STATUSES, type SearchJobRequest, type SearchJobStatus } from '../../api/resources.js';
-import { series } from '../../format/family.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { row } from '../../settings/table.js';
 import { asDuration, asDurationOrOff, asString } from '../../settings/values.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { REQUEST_FAILURE_REASONS, requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
-import { bit, q, scopeGauge } from '../sample.js';
+import { bit, gaugeFamily, line, q } from '../sample.js';
 
 export const NAME = 'search';
 
@@ -164,18 +163,18 @@ async function probe(ctx: RunContext<Settings>): Promise<SearchFacts | undefined
 }
 
 const FAMILIES: readonly ScopeFamily[] = [
-  scopeGauge(
+  gaugeFamily(
     'cribl_search_probe_success',
     '1 if the last search probe job completed, 0 if it failed, was canceled, timed out or could not start.',
     (l) => bit(searchFacts.of(l)?.success),
   ),
-  scopeGauge(
+  gaugeFamily(
     'cribl_search_probe_duration_seconds',
     'Duration of the last search probe, from creating the job to its end (or to the probe giving up).',
     (l) => searchFacts.of(l)?.durationMs,
     1000,
   ),
-  scopeGauge(
+  gaugeFamily(
     'cribl_search_probe_last_success_timestamp_seconds',
     'Time of the last search probe whose job completed.',
     (l) => searchFacts.of(l)?.lastSuccessMs,
@@ -188,7 +187,7 @@ const FAMILIES: readonly ScopeFamily[] = [
     sample: (l, base) => {
       const s = searchFacts.of(l);
       return s && !s.success && s.failure !== undefined
-        ? `${series('cribl_search_probe_failure_info', base, `reason=${q(s.failure)}`)} 1\n`
+        ? line('cribl_search_probe_failure_info', base, `reason=${q(s.failure)}`)
         : '';
     },
   },

@@ -6,10 +6,9 @@
 import * as z from 'zod';
 import { segment } from '../../api/routes.js';
 import { workspaceSchema } from '../../api/shapes.js';
-import { series } from '../../format/family.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, type ScopeFamily } from '../collector.js';
-import { bit, q, scopeGauge } from '../sample.js';
+import { bit, gaugeFamily, line, q } from '../sample.js';
 
 export const NAME = 'workspaces';
 
@@ -47,7 +46,7 @@ export interface ManagementFacts {
 export const managementFacts = factsKey<ManagementFacts>(NAME);
 
 const FAMILIES: readonly ScopeFamily[] = [
-  scopeGauge(
+  gaugeFamily(
     'cribl_management_up',
     '1 if the last listing of the organization’s workspaces (Cribl.Cloud management plane) worked, else 0.',
     (m) => bit(managementFacts.of(m)?.up),
@@ -61,7 +60,7 @@ const FAMILIES: readonly ScopeFamily[] = [
     sample: (m, base) => {
       let lines = '';
       for (const ws of managementFacts.of(m)?.workspaces ?? []) {
-        lines += `${series('cribl_workspace_info', base, `workspace=${q(ws.workspaceId)},state=${q(ws.state)}`)} 1\n`;
+        lines += line('cribl_workspace_info', base, `workspace=${q(ws.workspaceId)},state=${q(ws.state)}`);
       }
       return lines;
     },
