@@ -87,7 +87,7 @@ describe('renderNode', () => {
     const texts = renderNode(
       node('w1', {
         worker: w,
-        metadata: { item: { timestamp: 1, cribl: { mode: 'edge', version: '4', config_version: 'meta1' } } },
+        metadata: { value: { timestamp: 1, cribl: { mode: 'edge', version: '4', config_version: 'meta1' } } },
       }),
       '',
     );
@@ -166,7 +166,7 @@ describe('renderNode', () => {
         node('w1', {
           metadata: {
             lastSuccessMs: 1717200100000,
-            item: {
+            value: {
               timestamp: 1717200100000,
               cribl: { mode: 'managed-edge', version: '4.15.1' },
               os: { os_name: 'Ubuntu', os_version: '22.04.4 LTS (Jammy Jellyfish)' },
@@ -188,7 +188,7 @@ describe('renderNode', () => {
     });
 
     it('renders empty values where metadata has no os, cribl or kube', () => {
-      const texts = renderNode(node('w1', { metadata: { item: { timestamp: 1 } } }), '');
+      const texts = renderNode(node('w1', { metadata: { value: { timestamp: 1 } } }), '');
       expect(family(texts, 'cribl_node_metadata_info')).toBe(
         `cribl_node_metadata_info{${B},os_name="",os_version="",cribl_mode="",kube_namespace="",kube_pod=""} 1\n`,
       );
@@ -197,7 +197,7 @@ describe('renderNode', () => {
 
     it('accepts a pod given as a string', () => {
       const texts = renderNode(
-        node('w1', { metadata: { item: { timestamp: 1, kube: { namespace: 'ns', pod: 'p-1' } } } }),
+        node('w1', { metadata: { value: { timestamp: 1, kube: { namespace: 'ns', pod: 'p-1' } } } }),
         '',
       );
       expect(family(texts, 'cribl_node_metadata_info')).toContain('kube_namespace="ns",kube_pod="p-1"');

@@ -116,7 +116,7 @@ describe('node families of this issue', () => {
   it('config outdated falls back on the metadata config version', () => {
     const w = worker('w1');
     delete w.info.cribl.config.version;
-    const n = node('w1', { worker: w, metadata: { item: { timestamp: 1, cribl: { config_version: 'fff0000' } } } });
+    const n = node('w1', { worker: w, metadata: { value: { timestamp: 1, cribl: { config_version: 'fff0000' } } } });
     const texts = renderNode(n, '', deployed('abc1234'));
     expect(family(texts, 'cribl_node_config_outdated')).toBe(`cribl_node_config_outdated{${B}} 1\n`);
   });
@@ -281,7 +281,7 @@ describe('packs and workspaces', () => {
           id: 'f',
           facts: {
             groups: { id: 'f' },
-            packs: { packs: [{ id: 'a', version: '1.0.0', pipelines: 2 }, { id: 'b' }] },
+            packs: { value: [{ id: 'a', version: '1.0.0', pipelines: 2 }, { id: 'b' }] },
           },
         },
       ],

@@ -141,12 +141,12 @@ describe('createBodyCache', () => {
     expect(t.match(/^cribl_node_config_outdated\{.*\} 1$/gm)).toHaveLength(20);
     // Metadata, read by the listing's config families.
     s.setNodeFacts('n5', 'node_metadata', {
-      item: { timestamp: 1, cribl: { config_version: 'fff0000' } },
+      value: { timestamp: 1, cribl: { config_version: 'fff0000' } },
       lastSuccessMs: 1,
     });
     const w = worker('n5');
     delete w.info.cribl.config.version;
-    put(s, 'n5', { worker: w, metadata: { item: { timestamp: 1, cribl: { config_version: 'fff0000' } } } });
+    put(s, 'n5', { worker: w, metadata: { value: { timestamp: 1, cribl: { config_version: 'fff0000' } } } });
     t = text(await cache.rebuild());
     expect(t).toContain(
       'cribl_node_config_info{product="stream",group="default",node_id="n5",config_version="fff0000"} 1',

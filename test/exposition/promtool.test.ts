@@ -57,7 +57,7 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
     s.setGroupFacts(
       'packs',
       new Map([
-        ['stream\u0000default', { packs: [{ id: HOSTILE[1]!, version: '1.0.0', pipelines: 2 }, { id: 'p2' }] }],
+        ['stream\u0000default', { value: [{ id: HOSTILE[1]!, version: '1.0.0', pipelines: 2 }, { id: 'p2' }] }],
       ]),
     );
     // The data-flow, licence, vitals and bulletin collectors, with hostile ids, types and titles.
@@ -126,7 +126,7 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
               : { up: true, status: statuses[i % 3]!, lastSuccessMs: 1717200001000 },
           metadata: {
             lastSuccessMs: 1717200002000,
-            item: {
+            value: {
               timestamp: 1,
               cribl: { mode: value, version: '4' },
               kube: { namespace: value, pod: { name: value } },

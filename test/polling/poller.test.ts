@@ -240,7 +240,7 @@ describe('Poller discovery updates and metadata', () => {
     // 10m metadata / 30s health: first fetches spread over 4 cycles, each node exactly once.
     expect(perCycle.reduce((a, b) => a + b, 0)).toBe(40);
     expect(Math.max(...perCycle)).toBeLessThan(20);
-    expect(snapshot.held.get('n7')?.metadata?.item?.os?.os_name).toBe('Ubuntu');
+    expect(snapshot.held.get('n7')?.metadata?.value?.os?.os_name).toBe('Ubuntu');
     // Nothing more until the metadata interval has passed.
     client.calls.length = 0;
     await cycle();

@@ -17,6 +17,7 @@ import {
   type RunContext,
 } from '../collector.js';
 import { requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
+import { get } from '../read.js';
 import { groupsFacts } from '../groups/index.js';
 import { gaugeFamily } from '../sample.js';
 
@@ -80,18 +81,15 @@ export function decodeVersionPage(json: unknown): Commit[] {
   });
 }
 
-/** The first page of a group's commit history. */
-export function versionRequest(group: string, deadline: number, signal?: AbortSignal): LeaderRequest<Commit[]> {
-  return {
-    endpoint: ENDPOINTS.groupVersion,
-    path: `/m/${segment(group)}/version`,
-    // `count` bounds the commits the leader reads (its git log), `limit` the page.
-    query: { count: VERSION_PAGE, limit: VERSION_PAGE },
-    deadline,
-    decode: decodeVersionPage,
-    ...(signal ? { signal } : {}),
-  };
-}
+/**
+ * The first page of a group's commit history: `count` bounds the commits the leader reads (its git log), `limit` the
+ * page.
+ */
+const versionRequest = (group: string, deadline: number, signal?: AbortSignal): LeaderRequest<Commit[]> =>
+  get(ENDPOINTS.groupVersion, `/m/${segment(group)}/version`, decodeVersionPage, deadline, signal, {
+    count: VERSION_PAGE,
+    limit: VERSION_PAGE,
+  });
 
 /** What the exporter knows of a group's commits. */
 export interface VersionFacts {

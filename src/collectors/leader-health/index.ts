@@ -12,7 +12,7 @@ import { healthSchema, type HealthStatus } from '../../api/shapes.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { collector, discoveryFreshness, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { requestFailureReason } from '../failure-reason.js';
-import type { Read } from '../read.js';
+import { get, type Read } from '../read.js';
 import { gaugeFamily, line, q, stateSet } from '../sample.js';
 
 export const NAME = 'leader_health';
@@ -33,19 +33,13 @@ export function decodeLeaderHealth(json: unknown, status: number): LeaderHealth 
 }
 
 /** The leader's own health check: anonymous; a 420 is its state (accepted, and the answer is kept) and holds it. */
-export function leaderHealthRequest(deadline: number, signal?: AbortSignal): LeaderRequest<LeaderHealth> {
-  return {
-    endpoint: ENDPOINTS.leaderHealth,
-    path: '/health',
-    anonymous: true,
-    accept: [200, 420],
-    // Shutting down or standby: the leader is not serving; every request to it waits while /health is probed.
-    holds: (status) => status === 420,
-    deadline,
-    decode: decodeLeaderHealth,
-    ...(signal ? { signal } : {}),
-  };
-}
+const leaderHealthRequest = (deadline: number, signal?: AbortSignal): LeaderRequest<LeaderHealth> => ({
+  ...get(ENDPOINTS.leaderHealth, '/health', decodeLeaderHealth, deadline, signal),
+  anonymous: true,
+  accept: [200, 420],
+  // Shutting down or standby: the leader is not serving; every request to it waits while /health is probed.
+  holds: (status) => status === 420,
+});
 
 /** What the exporter knows of the leader's own health: the last answer (absent while the leader does not answer). */
 export type LeaderHealthFacts = Read<LeaderHealth>;

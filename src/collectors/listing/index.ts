@@ -221,7 +221,7 @@ export function productOfLegacy(n: ListedNode): Product | undefined {
 
 /** The config version a node runs: from the listing, else from its metadata. */
 export function runningConfigVersion(n: NodeItem): string | undefined {
-  return listedNode.of(n)?.configVersion ?? metadataFacts.of(n)?.item?.cribl?.config_version;
+  return listedNode.of(n)?.configVersion ?? metadataFacts.of(n)?.value?.cribl?.config_version;
 }
 
 /**

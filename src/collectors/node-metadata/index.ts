@@ -6,11 +6,11 @@
  */
 import * as z from 'zod';
 import { ENDPOINTS, segment } from '../../api/routes.js';
-import type { FailureReason } from '../../http/failure.js';
-import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
+import type { LeaderRequest } from '../../leader/types.js';
 import { durationRow } from '../../settings/table.js';
 import { hashBucket } from '../../util/hash.js';
 import { collector, factsKey, polledFreshness, type NodeFamily, type RideContext } from '../collector.js';
+import { get, nextRead, type Read } from '../read.js';
 import { asRecord, gaugeFamily, line, q } from '../sample.js';
 
 export const NAME = 'node_metadata';
@@ -50,38 +50,14 @@ export function decodeMetadata(json: unknown): NodeMetadata {
 
 /** The metadata poll of one node (host context). */
 export function metadataRequest(nodeId: string, deadline: number, signal?: AbortSignal): LeaderRequest<NodeMetadata> {
-  return {
-    endpoint: ENDPOINTS.nodeMetadata,
-    path: `/w/${segment(nodeId)}/edge/metadata`,
-    nodeScoped: true,
-    deadline,
-    decode: decodeMetadata,
-    ...(signal ? { signal } : {}),
-  };
+  const req = get(ENDPOINTS.nodeMetadata, `/w/${segment(nodeId)}/edge/metadata`, decodeMetadata, deadline, signal);
+  return { ...req, nodeScoped: true };
 }
 
 /** What the exporter knows of a node's metadata: the last answer is kept through later failures. */
-export interface MetadataFacts {
-  item?: NodeMetadata;
-  lastSuccessMs?: number;
-  failure?: FailureReason;
-}
+export type MetadataFacts = Read<NodeMetadata>;
 
 export const metadataFacts = factsKey<MetadataFacts>(NAME);
-
-/** The metadata facts after a poll's result. */
-export function nextMetadata(
-  prev: MetadataFacts | undefined,
-  res: LeaderResult<NodeMetadata>,
-  nowMs: number,
-): MetadataFacts {
-  if (res.ok) return { item: res.body, lastSuccessMs: nowMs };
-  return {
-    ...(prev?.item ? { item: prev.item } : {}),
-    ...(prev?.lastSuccessMs === undefined ? {} : { lastSuccessMs: prev.lastSuccessMs }),
-    failure: res.reason,
-  };
-}
 
 /**
  * Most polls over which a new fleet's first metadata fetch is spread: at most 1/4 more requests per interval, and
@@ -117,7 +93,7 @@ const FAMILIES: readonly NodeFamily[] = [
       'absent.',
     labels: ['os_name', 'os_version', 'cribl_mode', 'kube_namespace', 'kube_pod'],
     sample: (n, base) => {
-      const item = metadataFacts.of(n)?.item;
+      const item = metadataFacts.of(n)?.value;
       if (!item) return '';
       const os = item.os ?? {};
       const kube = item.kube ?? {};
@@ -146,7 +122,7 @@ export const nodeMetadata = collector({
     kind: 'node',
     intervalMs: (s) => s.intervalMs,
     request: metadataRequest,
-    next: nextMetadata,
+    next: nextRead,
     due: (s, p) => metadataDue(s.intervalMs, p),
   },
 });

@@ -9,7 +9,8 @@ import { ENDPOINTS, segment } from '../../api/routes.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { boolRow, durationRow } from '../../settings/table.js';
 import { collector, factsKey, groupKey, type GroupFamily, type GroupItem, type RunContext } from '../collector.js';
-import { requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
+import { requestFailureReason } from '../failure-reason.js';
+import { get, type Read } from '../read.js';
 import { finite, line, q } from '../sample.js';
 import { formatDuration } from '../../util/duration.js';
 
@@ -40,15 +41,8 @@ export function decodePacks(json: unknown): InstalledPack[] {
 }
 
 /** GET /m/{group}/packs. */
-export function packsRequest(group: string, deadline: number, signal?: AbortSignal): LeaderRequest<InstalledPack[]> {
-  return {
-    endpoint: ENDPOINTS.groupPacks,
-    path: `/m/${segment(group)}/packs`,
-    deadline,
-    decode: decodePacks,
-    ...(signal ? { signal } : {}),
-  };
-}
+const packsRequest = (group: string, deadline: number, signal?: AbortSignal): LeaderRequest<InstalledPack[]> =>
+  get(ENDPOINTS.groupPacks, `/m/${segment(group)}/packs`, decodePacks, deadline, signal);
 
 const pipelineList = z.object({ items: z.array(z.unknown()), totalCount: z.number().optional() });
 
@@ -59,27 +53,13 @@ export function decodePipelineCount(json: unknown): number {
 }
 
 /** GET /m/{group}/p/{pack}/pipelines. */
-export function pipelinesRequest(
-  group: string,
-  pack: string,
-  deadline: number,
-  signal?: AbortSignal,
-): LeaderRequest<number> {
-  return {
-    endpoint: ENDPOINTS.packPipelines,
-    path: `/m/${segment(group)}/p/${segment(pack)}/pipelines`,
-    deadline,
-    decode: decodePipelineCount,
-    ...(signal ? { signal } : {}),
-  };
+function pipelinesRequest(group: string, pack: string, deadline: number, signal?: AbortSignal): LeaderRequest<number> {
+  const path = `/m/${segment(group)}/p/${segment(pack)}/pipelines`;
+  return get(ENDPOINTS.packPipelines, path, decodePipelineCount, deadline, signal);
 }
 
 /** What the exporter knows of a group's packs: the last list read (kept through a failed read). */
-export interface PacksFacts {
-  packs?: readonly InstalledPack[];
-  lastSuccessMs?: number;
-  failure?: RequestFailureReason;
-}
+export type PacksFacts = Read<readonly InstalledPack[]>;
 
 export const packsFacts = factsKey<PacksFacts>(NAME);
 
@@ -97,7 +77,7 @@ async function groupPacks(ctx: RunContext<unknown>, g: GroupItem): Promise<Packs
     const count = await client.request(pipelinesRequest(g.id, p.id, deadline, signal));
     packs.push(count.ok ? { ...p, pipelines: count.body } : p);
   }
-  return { packs, lastSuccessMs: ctx.clock.now() };
+  return { value: packs, lastSuccessMs: ctx.clock.now() };
 }
 
 /** Reads the packs of every group once. */
@@ -117,7 +97,7 @@ const FAMILIES: readonly GroupFamily[] = [
     labels: ['pack', 'version'],
     sample: (g, base) => {
       let lines = '';
-      for (const p of packsFacts.of(g)?.packs ?? []) {
+      for (const p of packsFacts.of(g)?.value ?? []) {
         lines += line('cribl_group_pack_info', base, `pack=${q(p.id)},version=${q(p.version)}`);
       }
       return lines;
@@ -129,7 +109,7 @@ const FAMILIES: readonly GroupFamily[] = [
     labels: ['pack'],
     sample: (g, base) => {
       let lines = '';
-      for (const p of packsFacts.of(g)?.packs ?? []) {
+      for (const p of packsFacts.of(g)?.value ?? []) {
         if (p.pipelines !== undefined) {
           lines += line('cribl_group_pack_pipelines', base, `pack=${q(p.id)}`, p.pipelines);
         }

@@ -13,6 +13,7 @@ import { asDuration, asDurationOrOff, asString } from '../../settings/values.js'
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { REQUEST_FAILURE_REASONS, requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
+import { get } from '../read.js';
 import { bit, gaugeFamily, line, q } from '../sample.js';
 
 export const NAME = 'search';
@@ -38,52 +39,28 @@ export function jobEnded(status: SearchJobStatus): boolean {
 }
 
 /** POST /m/default_search/search/jobs with the probe's query over the last hour. */
-export function createJobRequest(query: string, deadline: number, signal?: AbortSignal): LeaderRequest<JobState> {
+function createJobRequest(query: string, deadline: number, signal?: AbortSignal): LeaderRequest<JobState> {
   const body: SearchJobRequest = { query, earliest: '-1h', latest: 'now', sampleRate: 1 };
-  return {
-    method: 'POST',
-    endpoint: ENDPOINTS.searchJobs,
-    path: JOBS,
-    body: { contentType: 'application/json', payload: JSON.stringify(body) },
-    deadline,
-    decode: decodeJob,
-    ...(signal ? { signal } : {}),
-  };
+  return { ...get(ENDPOINTS.searchJobs, JOBS, decodeJob, deadline, signal), method: 'POST', body: jsonBody(body) };
 }
+
+const jsonBody = (payload: unknown) => ({ contentType: 'application/json', payload: JSON.stringify(payload) });
 
 /** GET /m/default_search/search/jobs?limit=1: whether the credentials may read search jobs (`check`; creates none). */
-export function listJobsRequest(deadline: number): LeaderRequest<unknown> {
-  return {
-    endpoint: ENDPOINTS.searchJobs,
-    path: JOBS,
-    query: { limit: 1 },
-    deadline,
-    decode: (json) => z.object({ items: z.array(z.unknown()) }).parse(json),
-  };
-}
+const listJobsRequest = (deadline: number): LeaderRequest<unknown> =>
+  get(ENDPOINTS.searchJobs, JOBS, (json) => jobList.parse(json), deadline, undefined, { limit: 1 });
+const jobList = z.object({ items: z.array(z.unknown()) });
 
 /** GET /m/default_search/search/jobs/{id}. */
-export function jobRequest(id: string, deadline: number, signal?: AbortSignal): LeaderRequest<JobState> {
-  return {
-    endpoint: ENDPOINTS.searchJob,
-    path: `${JOBS}/${segment(id)}`,
-    deadline,
-    decode: decodeJob,
-    ...(signal ? { signal } : {}),
-  };
-}
+const jobRequest = (id: string, deadline: number, signal?: AbortSignal): LeaderRequest<JobState> =>
+  get(ENDPOINTS.searchJob, `${JOBS}/${segment(id)}`, decodeJob, deadline, signal);
 
 /** PATCH /m/default_search/search/jobs/{id} {status: "canceled"}: the spec's way to stop a job. */
-export function cancelJobRequest(id: string, deadline: number): LeaderRequest<JobState> {
-  return {
-    method: 'PATCH',
-    endpoint: ENDPOINTS.searchJob,
-    path: `${JOBS}/${segment(id)}`,
-    body: { contentType: 'application/json', payload: JSON.stringify({ status: 'canceled' }) },
-    deadline,
-    decode: decodeJob,
-  };
-}
+const cancelJobRequest = (id: string, deadline: number): LeaderRequest<JobState> => ({
+  ...jobRequest(id, deadline),
+  method: 'PATCH',
+  body: jsonBody({ status: 'canceled' }),
+});
 
 /** Why a probe failed: the job failed or was canceled, it outlived the probe (`timeout`), or a request failed. */
 export const SEARCH_FAILURE_REASONS: readonly SearchFailureReason[] = [
