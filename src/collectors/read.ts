@@ -6,7 +6,7 @@
 import type { Endpoint } from '../api/routes.js';
 import type { LeaderRequest, LeaderResult } from '../leader/types.js';
 import { boolRow } from '../settings/table.js';
-import { collector, discoveryFreshness, type RunContext, type ScopeFamily } from './collector.js';
+import { collector, discoveryFreshness, type ScopeFamily } from './collector.js';
 import { requestFailureReason, type RequestFailureReason } from './failure-reason.js';
 
 export interface Read<T> {
@@ -39,30 +39,31 @@ export function get<T>(
   return { endpoint, path, deadline, decode, ...(query ? { query } : {}), ...(signal ? { signal } : {}) };
 }
 
-/**
- * One request of a run whose facts of the leader are its Read; returns the result (undefined when the run was
- * stopped, and then nothing is written).
- */
-export async function readLeader<T>(
-  ctx: RunContext<unknown>,
-  req: LeaderRequest<T>,
-): Promise<LeaderResult<T> | undefined> {
-  const res = await ctx.client.request(req);
-  if (ctx.signal.aborted) return undefined;
-  ctx.setLeaderFacts(nextRead(ctx.leaderFacts() as Read<T> | undefined, res, ctx.clock.now()));
-  return res;
+/** A page of a paged list as kept: its items, how many the leader sent (for paging), and its total when it says. */
+export interface Page<T> {
+  readonly items: T[];
+  readonly received: number;
+  readonly totalCount?: number;
 }
 
-/** Something odd in an answer, said once per `key` while the collector lives. */
-export interface Oddity {
-  readonly key: string;
-  readonly fields?: Record<string, unknown>;
-  readonly message: string;
+/** The page with the items `keep` keeps (undefined for what is not an item). */
+export function keptPage<T>(
+  page: { items: unknown[]; totalCount?: number | undefined },
+  keep: (raw: unknown) => T | undefined,
+): Page<T> {
+  const items: T[] = [];
+  for (const raw of page.items) {
+    const item = keep(raw);
+    if (item !== undefined) items.push(item);
+  }
+  const { totalCount } = page;
+  return { items, received: page.items.length, ...(totalCount === undefined ? {} : { totalCount }) };
 }
 
 /**
  * A collector that reads one endpoint of the leader once per discovery, turned on and off by its own flag: its facts
- * of the leader are the Read of that endpoint. `oddities` names what in an answer the API does not promise.
+ * of the leader are the Read of that endpoint. `oddities` names what in an answer the API does not promise, each said
+ * once per `key` while the collector lives.
  */
 export function leaderReader<T>(o: {
   readonly name: string;
@@ -73,7 +74,7 @@ export function leaderReader<T>(o: {
   /** Not read from Cribl.Cloud leaders (where the endpoint means nothing), whatever the flag says. */
   readonly notOnCloud?: true;
   readonly request: (deadline: number, signal?: AbortSignal) => LeaderRequest<T>;
-  readonly oddities?: (value: T) => readonly Oddity[];
+  readonly oddities?: (value: T) => readonly { key: string; fields?: Record<string, unknown>; message: string }[];
   readonly families: readonly ScopeFamily[];
 }) {
   return collector({
@@ -87,8 +88,10 @@ export function leaderReader<T>(o: {
     schedule: {
       kind: 'discovery',
       run: async (ctx) => {
-        const res = await readLeader(ctx, o.request(ctx.deadline, ctx.signal));
-        for (const odd of res?.ok && o.oddities ? o.oddities(res.body) : []) {
+        const res = await ctx.client.request(o.request(ctx.deadline, ctx.signal));
+        if (ctx.signal.aborted) return;
+        ctx.setLeaderFacts(nextRead(ctx.leaderFacts() as Read<T> | undefined, res, ctx.clock.now()));
+        for (const odd of res.ok && o.oddities ? o.oddities(res.body) : []) {
           ctx.warnOnce(odd.key, odd.fields ?? {}, odd.message);
         }
       },

@@ -34,19 +34,13 @@ export interface Family<S, C = unknown> {
   sample(state: S, base: string, context: C): string;
 }
 
-/** `# HELP` and `# TYPE` lines of a gauge family in the given format. */
-export function gaugeHeader(name: string, help: string, format: Format): string {
-  return `# HELP ${name} ${escapeHelp(help, format)}\n# TYPE ${name} gauge\n`;
-}
-
 /**
  * `# HELP` and `# TYPE` lines of a family in the given format. A counter's samples end in `_total` in both
  * formats, but OpenMetrics names the family without the suffix, and text 0.0.4 with it.
  */
 export function familyHeader(name: string, type: FamilyType, help: string, format: Format): string {
-  if (type === 'gauge') return gaugeHeader(name, help, format);
-  const family = format === 'openmetrics' ? name.replace(/_total$/, '') : name;
-  return `# HELP ${family} ${escapeHelp(help, format)}\n# TYPE ${family} counter\n`;
+  const family = type === 'counter' && format === 'openmetrics' ? name.replace(/_total$/, '') : name;
+  return `# HELP ${family} ${escapeHelp(help, format)}\n# TYPE ${family} ${type}\n`;
 }
 
 /** `name{base,extra}`: a series name with its labels, for `base` and `extra` each possibly empty. */

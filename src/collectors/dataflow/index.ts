@@ -15,21 +15,16 @@ import { boolRow, durationRow, row } from '../../settings/table.js';
 import { asInt } from '../../settings/values.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, groupKey, type GroupFamily, type GroupItem, type RunContext } from '../collector.js';
-import { get, nextRead, type Read } from '../read.js';
+import { get, keptPage, nextRead, type Page, type Read } from '../read.js';
 import { line, q, stateSet } from '../sample.js';
 
 export const NAME = 'dataflow';
 
-/** The states of a health state set, as label values, in the order the families list them. */
+/** The states of a health state set, as label values (the API's health colors in lower case), in family order. */
 export const STATES = ['green', 'yellow', 'red', 'unknown'] as const;
 export type State = (typeof STATES)[number];
 
-const STATE_OF: Readonly<Record<HealthColor, State>> = {
-  Green: 'green',
-  Yellow: 'yellow',
-  Red: 'red',
-  Unknown: 'unknown',
-};
+const stateOf = (c: HealthColor): State => c.toLowerCase() as State;
 
 /** A destination's or source's status as kept. */
 export interface IoHealth {
@@ -74,33 +69,20 @@ function kept(item: z.infer<typeof itemSchema>): IoHealth | undefined {
   return {
     id: item.id,
     type: (item.type ?? '').slice(0, 64),
-    health: STATE_OF[status.health],
+    health: stateOf(status.health),
     processes: counts(status.healthCounts),
-    ...(status.pq ? { pq: STATE_OF[status.pq.health] } : {}),
+    ...(status.pq ? { pq: stateOf(status.pq.health) } : {}),
   };
 }
 
-/** One decoded page: its items, how many the leader sent (for paging) and its total when it says. */
-export interface IoPage {
-  readonly items: IoHealth[];
-  readonly received: number;
-  readonly totalCount?: number;
-}
+const ioPage = z.object({ items: z.array(z.unknown()), totalCount: z.number().optional() });
 
 /** Decodes a status page; an item that is not a status is left out. */
-export function decodeIoPage(json: unknown): IoPage {
-  const page = z.object({ items: z.array(z.unknown()), totalCount: z.number().optional() }).parse(json);
-  const items: IoHealth[] = [];
-  for (const raw of page.items) {
+export function decodeIoPage(json: unknown): Page<IoHealth> {
+  return keptPage(ioPage.parse(json), (raw) => {
     const r = itemSchema.safeParse(raw);
-    const item = r.success ? kept(r.data) : undefined;
-    if (item) items.push(item);
-  }
-  return {
-    items,
-    received: page.items.length,
-    ...(page.totalCount === undefined ? {} : { totalCount: page.totalCount }),
-  };
+    return r.success ? kept(r.data) : undefined;
+  });
 }
 
 /** Items per page asked for. */
@@ -117,7 +99,7 @@ export function statusRequest(
   offset: number,
   deadline: number,
   signal?: AbortSignal,
-): LeaderRequest<IoPage> {
+): LeaderRequest<Page<IoHealth>> {
   const endpoint = kind === 'outputs' ? ENDPOINTS.outputStatus : ENDPOINTS.inputStatus;
   const path = `/m/${segment(group)}/system/status/${kind}`;
   return get(endpoint, path, decodeIoPage, deadline, signal, { limit: PAGE, offset });

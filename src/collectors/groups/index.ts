@@ -8,6 +8,7 @@ import { ENDPOINTS, segment } from '../../api/routes.js';
 import { configGroupSchema, GROUP_TYPES, pageSchema } from '../../api/shapes.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { collector, discoveryFreshness, factsKey, type GroupFamily, type GroupItem } from '../collector.js';
+import { keptPage, type Page } from '../read.js';
 import { gaugeFamily, line, q } from '../sample.js';
 
 export const NAME = 'groups';
@@ -38,26 +39,11 @@ export type ListedGroup = z.infer<typeof listedGroupSchema>;
 export const groupsFacts = factsKey<ListedGroup>(NAME);
 
 /** One decoded groups page. */
-export interface GroupPage {
-  items: ListedGroup[];
-  received: number;
-  totalCount?: number;
-}
+export type GroupPage = Page<ListedGroup>;
 
 /** Decodes a groups page; malformed groups are skipped. */
-export function decodeGroupPage(json: unknown): GroupPage {
-  const page = pageSchema.parse(json);
-  const items: ListedGroup[] = [];
-  for (const raw of page.items) {
-    const r = listedGroupSchema.safeParse(raw);
-    if (r.success) items.push(r.data);
-  }
-  return {
-    items,
-    received: page.items.length,
-    ...(page.totalCount === undefined ? {} : { totalCount: page.totalCount }),
-  };
-}
+export const decodeGroupPage = (json: unknown): GroupPage =>
+  keptPage(pageSchema.parse(json), (raw) => listedGroupSchema.safeParse(raw).data);
 
 /** One page of the groups of a product, on a current leader or (legacy) one before 4.17. */
 export function groupsPage(

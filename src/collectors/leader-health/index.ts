@@ -8,10 +8,11 @@
  */
 import * as z from 'zod';
 import { ENDPOINTS } from '../../api/routes.js';
-import { healthSchema, type HealthStatus } from '../../api/shapes.js';
+import { healthSchema } from '../../api/shapes.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { collector, discoveryFreshness, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { requestFailureReason } from '../failure-reason.js';
+import { checkStatus, HEALTH_LABELS, HEALTH_STATES } from '../node-health/index.js';
 import { get, type Read } from '../read.js';
 import { gaugeFamily, line, q, stateSet } from '../sample.js';
 
@@ -27,9 +28,7 @@ export type LeaderHealth = z.infer<typeof leaderHealthSchema>;
 
 /** Decodes the leader's /health answer (200 or 420); a 200 must say healthy, a 420 must not. */
 export function decodeLeaderHealth(json: unknown, status: number): LeaderHealth {
-  const h = leaderHealthSchema.parse(json);
-  if ((status === 200) !== (h.status === 'healthy')) throw new Error(`status ${status} with health "${h.status}"`);
-  return h;
+  return checkStatus(leaderHealthSchema.parse(json), status);
 }
 
 /** The leader's own health check: anonymous; a 420 is its state (accepted, and the answer is kept) and holds it. */
@@ -79,12 +78,6 @@ async function run(ctx: RunContext<unknown>): Promise<void> {
   ctx.setLeaderFacts(nextLeaderHealth(ctx.leaderFacts() as LeaderHealthFacts | undefined, res, ctx.clock.now()));
 }
 
-const STATE_LABELS: Readonly<Record<HealthStatus, string>> = {
-  healthy: 'healthy',
-  'shutting down': 'shutting_down',
-  standby: 'standby',
-};
-
 const FAMILIES: readonly ScopeFamily[] = [
   {
     name: 'cribl_leader_health_status',
@@ -94,8 +87,8 @@ const FAMILIES: readonly ScopeFamily[] = [
     labels: ['status'],
     sample: (l, base) => {
       const status = leaderHealthFacts.of(l)?.value?.status;
-      const current = status === undefined ? undefined : STATE_LABELS[status];
-      return stateSet('cribl_leader_health_status', base, 'status', Object.values(STATE_LABELS), current);
+      const current = status === undefined ? undefined : HEALTH_LABELS[status];
+      return stateSet('cribl_leader_health_status', base, 'status', HEALTH_STATES, current);
     },
   },
   {

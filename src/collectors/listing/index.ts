@@ -206,18 +206,13 @@ export function masterWorkersPage(limit: number, offset: number): Omit<LeaderReq
   return { endpoint: ENDPOINTS.masterWorkers, path: '/master/workers', query: { limit, offset } };
 }
 
-/** The product a node belongs to when the leader only has the product-less /master/workers. */
-export function productOfLegacy(n: ListedNode): Product | undefined {
-  switch (n.distMode) {
-    case 'edge':
-    case 'managed-edge':
-      return 'edge';
-    case 'worker':
-      return 'stream';
-    default:
-      return undefined;
-  }
-}
+/** The product of a node by its distMode, when the leader only has the product-less /master/workers. */
+const LEGACY_PRODUCTS = new Map<string | undefined, Product>([
+  ['edge', 'edge'],
+  ['managed-edge', 'edge'],
+  ['worker', 'stream'],
+]);
+export const productOfLegacy = (n: ListedNode): Product | undefined => LEGACY_PRODUCTS.get(n.distMode);
 
 /** The config version a node runs: from the listing, else from its metadata. */
 export function runningConfigVersion(n: NodeItem): string | undefined {

@@ -48,7 +48,8 @@ export function decodeHealthText(text: string, status: number): NodeHealth | und
   return checkStatus(h, status);
 }
 
-function checkStatus(h: NodeHealth, status: number): NodeHealth {
+/** The health answer, unless its status contradicts the HTTP status (a 200 must say healthy, a 420 must not). */
+export function checkStatus<H extends { status: HealthStatus }>(h: H, status: number): H {
   if ((status === 200) !== (h.status === 'healthy')) throw new Error(`status ${status} with health "${h.status}"`);
   return h;
 }
@@ -130,12 +131,13 @@ export function nextHealth(prev: HealthFacts | undefined, res: LeaderResult<Node
   };
 }
 
-const HEALTH_LABELS: Readonly<Record<HealthStatus, string>> = {
+/** Each health status as a label value, and all of them (the leader's health state set uses them too). */
+export const HEALTH_LABELS: Readonly<Record<HealthStatus, string>> = {
   healthy: 'healthy',
   'shutting down': 'shutting_down',
   standby: 'standby',
 };
-const HEALTH_STATES = Object.values(HEALTH_LABELS);
+export const HEALTH_STATES = Object.values(HEALTH_LABELS);
 
 const FAMILIES: readonly NodeFamily[] = [
   gaugeFamily(
