@@ -123,55 +123,10 @@ export const healthSchema = z.object({
   overlay: z.object({ state: z.enum(['active', 'inactive']) }).optional(),
 });
 
-export type HealthServerStatus = z.infer<typeof healthSchema>;
-
-const edgeOsSchema = z.looseObject({
-  arch: z.string(),
-  cpu_count: finite,
-  hostname: z.string(),
-  memory: finite,
-  os_id: z.string(),
-  os_name: z.string(),
-  os_version: z.string(),
-  os_version_id: z.string(),
-  platform: z.string(),
-  release: z.string(),
-});
-
-/** One item of GET /w/{nodeId}/edge/metadata → `{count, items:[Metadata]}`; snake_case inside `cribl` and `os`. */
-export const edgeMetadataSchema = z.object({
-  timestamp: finite,
-  cribl: z
-    .object({
-      mode: z.string(),
-      version: z.string(),
-      config_version: z.string().optional(),
-      group: z.string().optional(),
-      install_type: z.string().optional(),
-      tags: z.array(z.string()).optional(),
-    })
-    .optional(),
-  os: edgeOsSchema.optional(),
-  hostOs: edgeOsSchema.optional(),
-  env: z.record(z.string(), z.unknown()).optional(),
-  kube: z
-    .looseObject({ namespace: z.string(), source: z.string(), pod: z.record(z.string(), z.unknown()).optional() })
-    .optional(),
-  aws: z.looseObject({ version: z.number() }).optional(),
-});
-export type EdgeMetadata = z.infer<typeof edgeMetadataSchema>;
-
-/** GET /m/{group}/version items (GitLogResult). */
-export const gitLogResultSchema = z.object({
-  hash: z.string().optional(),
-  date: z.string().optional(),
-  message: z.string().optional(),
-  body: z.string().optional(),
-  refs: z.string().optional(),
-  author_name: z.string().optional(),
-  author_email: z.string().optional(),
-});
-export type GitLogResult = z.infer<typeof gitLogResultSchema>;
+/** GET /m/{group}/version items (GitLogResult): every field is optional. */
+export type GitLogResult = Partial<
+  Record<'hash' | 'date' | 'message' | 'body' | 'refs' | 'author_name' | 'author_email', string>
+>;
 
 /** POST /auth/login → 200. 4.14 leaders send only `token`. */
 export const authTokenSchema = z.object({

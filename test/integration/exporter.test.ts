@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EdgeMetadata } from '../../src/api/shapes.js';
+import type { NodeMetadata } from '../../src/collectors/node-metadata/index.js';
 import { startSimulator, type SimNode, type Simulator } from '../../src/simulator/index.js';
 import { byNode, parseSamples, type Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';
@@ -155,7 +155,7 @@ describe('exporter against a simulated fleet of 300 nodes', () => {
       const res = await request(`${sim.baseUrl}/w/${encodeURIComponent(n.id)}/edge/metadata`, {
         headers: { authorization: `Bearer ${sim.token}` },
       });
-      const item = ((await res.body.json()) as { items: EdgeMetadata[] }).items[0]!;
+      const item = ((await res.body.json()) as { items: NodeMetadata[] }).items[0]!;
       expect(meta.get(n.id)?.[0]?.labels).toMatchObject({
         os_name: item.os?.os_name ?? '',
         os_version: item.os?.os_version ?? '',
