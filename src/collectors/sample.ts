@@ -34,13 +34,20 @@ export function gauge(name: string, base: string, value: unknown, divisor = 1): 
 }
 
 /** A family of one gauge line per item, `read(item) / divisor`, with no labels of its own. */
-export function gaugeFamily<S, C = unknown>(
+export function gaugeOf<S, C = unknown>(
   name: string,
   what: string,
   read: (state: S, context: C) => unknown,
   divisor = 1,
 ): Family<S, C> {
   return { name, what, labels: [], sample: (s, base, c) => gauge(name, base, read(s, c), divisor) };
+}
+
+/** The lines `sample` gives for each item (with its index), joined; '' for none. */
+export function each<T>(items: readonly T[] | undefined, sample: (item: T, index: number) => string): string {
+  let lines = '';
+  for (const [i, item] of (items ?? []).entries()) lines += sample(item, i);
+  return lines;
 }
 
 /**

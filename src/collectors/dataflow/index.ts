@@ -16,7 +16,7 @@ import { asInt } from '../../settings/values.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, groupKey, type GroupFamily, type GroupItem, type RunContext } from '../collector.js';
 import { get, keptPage, nextRead, type Page, type Read } from '../read.js';
-import { line, q, stateSet } from '../sample.js';
+import { each, line, q, stateSet } from '../sample.js';
 
 export const NAME = 'dataflow';
 
@@ -212,37 +212,26 @@ function families(noun: 'destination' | 'source', read: (f: DataflowFacts) => re
         `${what}'s health as the leader rolls it up over the group's worker processes: state is green, yellow, ` +
         'red or unknown (the API’s Green/Yellow/Red/Unknown), the reported one 1 and the others 0.',
       labels: [noun, 'type', 'state'],
-      sample: (g, base) => {
-        let lines = '';
-        for (const i of items(g))
-          lines += stateLines(`${name}_health`, base, `${noun}=${q(i.id)},type=${q(i.type)}`, i.health);
-        return lines;
-      },
+      sample: (g, base) =>
+        each(items(g), (i) => stateLines(`${name}_health`, base, `${noun}=${q(i.id)},type=${q(i.type)}`, i.health)),
     },
     {
       name: `${name}_worker_processes`,
       what: `Worker processes of the group per state of ${what.toLowerCase()} (the API's healthCounts; 0 where none).`,
       labels: [noun, 'state'],
-      sample: (g, base) => {
-        let lines = '';
-        for (const i of items(g)) {
-          for (const [k, s] of STATES.entries()) {
-            const labels = `${noun}=${q(i.id)},state="${s}"`;
-            lines += line(`${name}_worker_processes`, base, labels, i.processes[k] ?? 0);
-          }
-        }
-        return lines;
-      },
+      sample: (g, base) =>
+        each(items(g), (i) =>
+          each(STATES, (s, k) =>
+            line(`${name}_worker_processes`, base, `${noun}=${q(i.id)},state="${s}"`, i.processes[k] ?? 0),
+          ),
+        ),
     },
     {
       name: `${name}_pq_health`,
       what: `The health of ${what.toLowerCase()}'s persistent queue, as a state set; only where one is on.`,
       labels: [noun, 'state'],
-      sample: (g, base) => {
-        let lines = '';
-        for (const i of items(g)) if (i.pq) lines += stateLines(`${name}_pq_health`, base, `${noun}=${q(i.id)}`, i.pq);
-        return lines;
-      },
+      sample: (g, base) =>
+        each(items(g), (i) => (i.pq ? stateLines(`${name}_pq_health`, base, `${noun}=${q(i.id)}`, i.pq) : '')),
     },
   ] satisfies GroupFamily[];
 }

@@ -8,7 +8,7 @@ import { ENDPOINTS } from '../../api/routes.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { factsKey, type ScopeFamily } from '../collector.js';
 import { get, leaderReader, type Read } from '../read.js';
-import { bit, gaugeFamily, line, q } from '../sample.js';
+import { bit, gaugeOf, line, q } from '../sample.js';
 
 export const NAME = 'git_settings';
 
@@ -45,7 +45,7 @@ export const gitSettingsRequest = (deadline: number, signal?: AbortSignal): Lead
 export const gitFacts = factsKey<Read<GitSettings>>(NAME);
 
 const FAMILIES: readonly ScopeFamily[] = [
-  gaugeFamily(
+  gaugeOf(
     'cribl_leader_git_remote_configured',
     '1 when the leader pushes its config to a remote git repository (git settings have a remote), else 0.',
     (l) => bit(gitFacts.of(l)?.value?.remoteConfigured),

@@ -19,7 +19,7 @@ import {
 import { requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
 import { get } from '../read.js';
 import { groupsFacts } from '../groups/index.js';
-import { gaugeFamily } from '../sample.js';
+import { gaugeOf } from '../sample.js';
 
 export const NAME = 'group_version';
 
@@ -160,14 +160,14 @@ async function run(ctx: RunContext<unknown>): Promise<void> {
 }
 
 const FAMILIES: readonly GroupFamily[] = [
-  gaugeFamily(
+  gaugeOf(
     'cribl_group_undeployed_commits',
     `Commits newer than the group's deployed configVersion (committed, not deployed), from the first ` +
       `${VERSION_PAGE} of GET /m/{group}/version; ${VERSION_PAGE} means at least ${VERSION_PAGE} (the deployed ` +
       `commit is not among them).`,
     (g) => current(g)?.undeployed,
   ),
-  gaugeFamily(
+  gaugeOf(
     'cribl_group_last_commit_timestamp_seconds',
     "Time of the newest commit of the group's config (deployed or not).",
     (g) => current(g)?.lastCommitMs,

@@ -9,7 +9,7 @@ import { configGroupSchema, GROUP_TYPES, pageSchema } from '../../api/shapes.js'
 import type { LeaderRequest } from '../../leader/types.js';
 import { collector, discoveryFreshness, factsKey, type GroupFamily, type GroupItem } from '../collector.js';
 import { keptPage, type Page } from '../read.js';
-import { gaugeFamily, line, q } from '../sample.js';
+import { gaugeOf, line, q } from '../sample.js';
 
 export const NAME = 'groups';
 
@@ -76,18 +76,18 @@ const FAMILIES: readonly GroupFamily[] = [
       return l ? line('cribl_group_info', base, `config_version=${q(l.configVersion)}`) : '';
     },
   },
-  gaugeFamily('cribl_group_workers', 'Nodes in the group, as the leader counts them.', (g) => G(g)?.workerCount),
-  gaugeFamily(
+  gaugeOf('cribl_group_workers', 'Nodes in the group, as the leader counts them.', (g) => G(g)?.workerCount),
+  gaugeOf(
     'cribl_group_deploying_workers',
     'Nodes of the group receiving a config deployment, as the leader counts them.',
     (g) => G(g)?.deployingWorkerCount,
   ),
-  gaugeFamily(
+  gaugeOf(
     'cribl_group_incompatible_workers',
     'Nodes of the group whose version is incompatible with the leader (incompatibleWorkerCount).',
     (g) => G(g)?.incompatibleWorkerCount,
   ),
-  gaugeFamily(
+  gaugeOf(
     'cribl_group_uncommitted_changes',
     'Local config changes of the group not yet committed (git.localChanges); absent when the leader does not say.',
     (g) => G(g)?.git?.localChanges,

@@ -14,7 +14,7 @@ import { collector, discoveryFreshness, factsKey, type RunContext, type ScopeFam
 import { requestFailureReason } from '../failure-reason.js';
 import { checkStatus, HEALTH_LABELS, HEALTH_STATES } from '../node-health/index.js';
 import { get, type Read } from '../read.js';
-import { gaugeFamily, line, q, stateSet } from '../sample.js';
+import { gaugeOf, line, q, stateSet } from '../sample.js';
 
 export const NAME = 'leader_health';
 
@@ -100,7 +100,7 @@ const FAMILIES: readonly ScopeFamily[] = [
       return role === undefined ? '' : line('cribl_leader_role_info', base, `role=${q(role)}`);
     },
   },
-  gaugeFamily(
+  gaugeOf(
     'cribl_leader_start_timestamp_seconds',
     'Start time of the leader process, from its /health.',
     (l) => leaderHealthFacts.of(l)?.value?.startTime,

@@ -11,7 +11,7 @@ import { ENDPOINTS } from '../../api/routes.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { factsKey, type ScopeFamily, type ScopeItem } from '../collector.js';
 import { get, leaderReader, type Read } from '../read.js';
-import { asRecord, finite, gaugeFamily, line, q } from '../sample.js';
+import { asRecord, each, finite, gaugeOf, line, q } from '../sample.js';
 
 export const NAME = 'leader_info';
 
@@ -109,19 +109,15 @@ const FAMILIES: readonly ScopeFamily[] = [
         'uptimeSeconds',
       ],
     ] as const
-  ).map(([name, what, field]) => gaugeFamily<ScopeItem>(`cribl_leader_${name}`, what, (l) => V(l)?.[field])),
+  ).map(([name, what, field]) => gaugeOf<ScopeItem>(`cribl_leader_${name}`, what, (l) => V(l)?.[field])),
   {
     name: 'cribl_license_limit',
     what:
       "A limit of the leader's license (license.limits of /system/info), by resource as the leader names it " +
       '(worker_procs, worker_groups, edge_procs, …), as given (how it encodes unlimited is not documented).',
     labels: ['resource'],
-    sample: (l, base) => {
-      let lines = '';
-      for (const [resource, n] of V(l)?.limits ?? [])
-        lines += line('cribl_license_limit', base, `resource=${q(resource)}`, n);
-      return lines;
-    },
+    sample: (l, base) =>
+      each(V(l)?.limits, ([resource, n]) => line('cribl_license_limit', base, `resource=${q(resource)}`, n)),
   },
 ];
 

@@ -11,7 +11,7 @@ import { MESSAGE_SEVERITIES } from '../../api/shapes.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { factsKey, type ScopeFamily } from '../collector.js';
 import { get, leaderReader, type Read } from '../read.js';
-import { asRecord, finite, line } from '../sample.js';
+import { asRecord, each, finite, line } from '../sample.js';
 
 export const NAME = 'leader_messages';
 
@@ -65,11 +65,9 @@ const FAMILIES: readonly ScopeFamily[] = [
     labels: ['severity'],
     sample: (l, base) => {
       const m = leaderMessagesFacts.of(l)?.value;
-      if (!m) return '';
-      let lines = '';
-      for (const [k, s] of SEVERITIES.entries())
-        lines += line('cribl_leader_messages', base, `severity="${s}"`, m.counts[k] ?? 0);
-      return lines;
+      return m
+        ? each(SEVERITIES, (s, k) => line('cribl_leader_messages', base, `severity="${s}"`, m.counts[k] ?? 0))
+        : '';
     },
   },
   {
@@ -77,14 +75,13 @@ const FAMILIES: readonly ScopeFamily[] = [
     what: 'Time of the newest bulletin of each severity listed now; only for severities with a dated message.',
     labels: ['severity'],
     sample: (l, base) => {
-      const m = leaderMessagesFacts.of(l)?.value;
-      let lines = '';
-      for (const [k, s] of SEVERITIES.entries()) {
-        const t = m?.lastMs[k];
-        if (t !== undefined)
-          lines += line('cribl_leader_message_last_timestamp_seconds', base, `severity="${s}"`, t / 1000);
-      }
-      return lines;
+      const lastMs = leaderMessagesFacts.of(l)?.value?.lastMs;
+      return each(SEVERITIES, (s, k) => {
+        const t = lastMs?.[k];
+        return t === undefined
+          ? ''
+          : line('cribl_leader_message_last_timestamp_seconds', base, `severity="${s}"`, t / 1000);
+      });
     },
   },
 ];

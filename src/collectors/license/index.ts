@@ -14,7 +14,7 @@ import { boolRow, durationRow } from '../../settings/table.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, type RunContext, type ScopeFamily, type ScopeItem } from '../collector.js';
 import { get, nextRead, type Read } from '../read.js';
-import { finite, gaugeFamily, line, q } from '../sample.js';
+import { each, finite, gaugeOf, line, q } from '../sample.js';
 
 export const NAME = 'license';
 
@@ -140,14 +140,11 @@ const perLicense = (name: string, what: string, read: (l: LicenseFacts) => numbe
   name,
   what,
   labels: ['license_id'],
-  sample: (item, base) => {
-    let lines = '';
-    for (const l of licensesOf(item)) {
+  sample: (item, base) =>
+    each(licensesOf(item), (l) => {
       const v = read(l);
-      if (v !== undefined) lines += line(name, base, `license_id=${q(l.id)}`, v);
-    }
-    return lines;
-  },
+      return v === undefined ? '' : line(name, base, `license_id=${q(l.id)}`, v);
+    }),
 });
 
 const FAMILIES: readonly ScopeFamily[] = [
@@ -155,14 +152,10 @@ const FAMILIES: readonly ScopeFamily[] = [
     name: 'cribl_license_info',
     what: 'A license installed on the leader (value 1): its id, type (prod, trial, free) and title.',
     labels: ['license_id', 'type', 'title'],
-    sample: (item, base) => {
-      let lines = '';
-      for (const l of licensesOf(item)) {
-        const labels = `license_id=${q(l.id)},type=${q(l.type)},title=${q(l.title)}`;
-        lines += line('cribl_license_info', base, labels);
-      }
-      return lines;
-    },
+    sample: (item, base) =>
+      each(licensesOf(item), (l) =>
+        line('cribl_license_info', base, `license_id=${q(l.id)},type=${q(l.type)},title=${q(l.title)}`),
+      ),
   },
   perLicense('cribl_license_expiry_timestamp_seconds', 'When the license expires (exp).', (l) =>
     l.expiresMs === undefined ? undefined : l.expiresMs / 1000,
@@ -173,17 +166,12 @@ const FAMILIES: readonly ScopeFamily[] = [
       'volumes per day; the API does not say; 2^30 would be 7.4 % more).',
     (l) => l.quotaBytesPerDay,
   ),
-  gaugeFamily(
+  gaugeOf(
     'cribl_license_usage_in_bytes',
     'Billed ingest of the last complete day: inBytes less exemptedLicenseInBytes (Datagen, Cribl internal sources).',
     (l) => usageOf(l)?.billedBytes,
   ),
-  gaugeFamily(
-    'cribl_license_usage_timestamp_seconds',
-    'End of that last complete day.',
-    (l) => usageOf(l)?.endMs,
-    1000,
-  ),
+  gaugeOf('cribl_license_usage_timestamp_seconds', 'End of that last complete day.', (l) => usageOf(l)?.endMs, 1000),
 ];
 
 export const license = collector({

@@ -31,7 +31,7 @@ import { REQUEST_FAILURE_REASONS, requestFailureReason } from '../failure-reason
 import { groupsFacts } from '../groups/index.js';
 import { isCommitHash, sameCommit } from '../group-version/index.js';
 import { metadataFacts } from '../node-metadata/index.js';
-import { bit, gauge, gaugeFamily, line, q, stateSet } from '../sample.js';
+import { bit, gauge, gaugeOf, line, q, stateSet } from '../sample.js';
 import { formatDuration } from '../../util/duration.js';
 
 export const NAME = 'listing';
@@ -249,7 +249,7 @@ export const discoveryFacts = factsKey<DiscoveryFacts>(NAME);
 
 const L = (n: NodeItem): ListedNode | undefined => listedNode.of(n);
 const listedGauge = (name: string, what: string, read: (l: ListedNode) => unknown, divisor = 1): NodeFamily =>
-  gaugeFamily(
+  gaugeOf(
     name,
     what,
     (n) => {
@@ -365,10 +365,10 @@ const NODE_FAMILIES: readonly NodeFamily[] = [
 ];
 
 const LEADER_FAMILIES: readonly ScopeFamily[] = [
-  gaugeFamily('cribl_leader_up', '1 if the last discovery (node listing) succeeded, else 0.', (l) =>
+  gaugeOf('cribl_leader_up', '1 if the last discovery (node listing) succeeded, else 0.', (l) =>
     bit(discoveryFacts.of(l)?.up),
   ),
-  gaugeFamily(
+  gaugeOf(
     'cribl_leader_last_discovery_timestamp_seconds',
     'Time of the last successful discovery.',
     (l) => discoveryFacts.of(l)?.lastDiscoveryMs,

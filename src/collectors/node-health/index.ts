@@ -10,7 +10,7 @@ import { FAILURE_REASONS, type FailureReason } from '../../http/failure.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { durationRow } from '../../settings/table.js';
 import { collector, factsKey, polledFreshness, type NodeFamily } from '../collector.js';
-import { bit, gaugeFamily, line, q, stateSet } from '../sample.js';
+import { bit, gaugeOf, line, q, stateSet } from '../sample.js';
 
 export const NAME = 'node_health';
 
@@ -140,13 +140,13 @@ export const HEALTH_LABELS: Readonly<Record<HealthStatus, string>> = {
 export const HEALTH_STATES = Object.values(HEALTH_LABELS);
 
 const FAMILIES: readonly NodeFamily[] = [
-  gaugeFamily(
+  gaugeOf(
     'cribl_node_health_up',
     '1 if the last health poll of the node got an answer (HTTP 200 or 420), 0 if it failed; absent until the ' +
       'first poll.',
     (n) => bit(healthFacts.of(n)?.up),
   ),
-  gaugeFamily('cribl_node_healthy', '1 if the last health poll answered 200 healthy, else 0.', (n) => {
+  gaugeOf('cribl_node_healthy', '1 if the last health poll answered 200 healthy, else 0.', (n) => {
     const h = healthFacts.of(n);
     return h && bit(h.up && h.status === 'healthy');
   }),
@@ -163,7 +163,7 @@ const FAMILIES: readonly NodeFamily[] = [
       return stateSet('cribl_node_health_status', base, 'status', HEALTH_STATES, current);
     },
   },
-  gaugeFamily(
+  gaugeOf(
     'cribl_node_health_last_success_timestamp_seconds',
     'Time of the last answered health poll.',
     (n) => healthFacts.of(n)?.lastSuccessMs,

@@ -11,7 +11,7 @@ import { durationRow } from '../../settings/table.js';
 import { hashBucket } from '../../util/hash.js';
 import { collector, factsKey, polledFreshness, type NodeFamily, type RideContext } from '../collector.js';
 import { get, nextRead, type Read } from '../read.js';
-import { asRecord, gaugeFamily, line, q } from '../sample.js';
+import { asRecord, gaugeOf, line, q } from '../sample.js';
 
 export const NAME = 'node_metadata';
 
@@ -103,7 +103,7 @@ const FAMILIES: readonly NodeFamily[] = [
       return line('cribl_node_metadata_info', base, extra);
     },
   },
-  gaugeFamily(
+  gaugeOf(
     'cribl_node_metadata_last_success_timestamp_seconds',
     'Time of the last answered metadata poll.',
     (n) => metadataFacts.of(n)?.lastSuccessMs,

@@ -11,7 +11,7 @@ import { boolRow, durationRow } from '../../settings/table.js';
 import { collector, factsKey, groupKey, type GroupFamily, type GroupItem, type RunContext } from '../collector.js';
 import { requestFailureReason } from '../failure-reason.js';
 import { get, type Read } from '../read.js';
-import { finite, line, q } from '../sample.js';
+import { each, finite, line, q } from '../sample.js';
 import { formatDuration } from '../../util/duration.js';
 
 export const NAME = 'packs';
@@ -95,27 +95,19 @@ const FAMILIES: readonly GroupFamily[] = [
     name: 'cribl_group_pack_info',
     what: 'A pack installed in the group (value 1), with its version; empty when unreported.',
     labels: ['pack', 'version'],
-    sample: (g, base) => {
-      let lines = '';
-      for (const p of packsFacts.of(g)?.value ?? []) {
-        lines += line('cribl_group_pack_info', base, `pack=${q(p.id)},version=${q(p.version)}`);
-      }
-      return lines;
-    },
+    sample: (g, base) =>
+      each(packsFacts.of(g)?.value, (p) =>
+        line('cribl_group_pack_info', base, `pack=${q(p.id)},version=${q(p.version)}`),
+      ),
   },
   {
     name: 'cribl_group_pack_pipelines',
     what: 'Pipelines a pack installed in the group brings; absent when they could not be read.',
     labels: ['pack'],
-    sample: (g, base) => {
-      let lines = '';
-      for (const p of packsFacts.of(g)?.value ?? []) {
-        if (p.pipelines !== undefined) {
-          lines += line('cribl_group_pack_pipelines', base, `pack=${q(p.id)}`, p.pipelines);
-        }
-      }
-      return lines;
-    },
+    sample: (g, base) =>
+      each(packsFacts.of(g)?.value, (p) =>
+        p.pipelines === undefined ? '' : line('cribl_group_pack_pipelines', base, `pack=${q(p.id)}`, p.pipelines),
+      ),
   },
 ];
 

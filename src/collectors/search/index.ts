@@ -14,7 +14,7 @@ import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { REQUEST_FAILURE_REASONS, requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
 import { get } from '../read.js';
-import { bit, gaugeFamily, line, q } from '../sample.js';
+import { bit, gaugeOf, line, q } from '../sample.js';
 
 export const NAME = 'search';
 
@@ -140,18 +140,18 @@ async function probe(ctx: RunContext<Settings>): Promise<SearchFacts | undefined
 }
 
 const FAMILIES: readonly ScopeFamily[] = [
-  gaugeFamily(
+  gaugeOf(
     'cribl_search_probe_success',
     '1 if the last search probe job completed, 0 if it failed, was canceled, timed out or could not start.',
     (l) => bit(searchFacts.of(l)?.success),
   ),
-  gaugeFamily(
+  gaugeOf(
     'cribl_search_probe_duration_seconds',
     'Duration of the last search probe, from creating the job to its end (or to the probe giving up).',
     (l) => searchFacts.of(l)?.durationMs,
     1000,
   ),
-  gaugeFamily(
+  gaugeOf(
     'cribl_search_probe_last_success_timestamp_seconds',
     'Time of the last search probe whose job completed.',
     (l) => searchFacts.of(l)?.lastSuccessMs,

@@ -8,7 +8,7 @@ import { segment } from '../../api/routes.js';
 import { workspaceSchema } from '../../api/shapes.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, type ScopeFamily } from '../collector.js';
-import { bit, gaugeFamily, line, q } from '../sample.js';
+import { bit, each, gaugeOf, line, q } from '../sample.js';
 
 export const NAME = 'workspaces';
 
@@ -46,7 +46,7 @@ export interface ManagementFacts {
 export const managementFacts = factsKey<ManagementFacts>(NAME);
 
 const FAMILIES: readonly ScopeFamily[] = [
-  gaugeFamily(
+  gaugeOf(
     'cribl_management_up',
     '1 if the last listing of the organization’s workspaces (Cribl.Cloud management plane) worked, else 0.',
     (m) => bit(managementFacts.of(m)?.up),
@@ -57,13 +57,10 @@ const FAMILIES: readonly ScopeFamily[] = [
       'A workspace of the organization (value 1) with its state (Active, Provisioning, Inactive, Failed, ' +
       'Deprovisioning, …), whatever the state: only Active workspaces are monitored as leaders.',
     labels: ['workspace', 'state'],
-    sample: (m, base) => {
-      let lines = '';
-      for (const ws of managementFacts.of(m)?.workspaces ?? []) {
-        lines += line('cribl_workspace_info', base, `workspace=${q(ws.workspaceId)},state=${q(ws.state)}`);
-      }
-      return lines;
-    },
+    sample: (m, base) =>
+      each(managementFacts.of(m)?.workspaces, (ws) =>
+        line('cribl_workspace_info', base, `workspace=${q(ws.workspaceId)},state=${q(ws.state)}`),
+      ),
   },
 ];
 
