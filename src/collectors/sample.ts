@@ -43,6 +43,23 @@ export function gaugeOf<S, C = unknown>(
   return { name, what, labels: [], sample: (s, base, c) => gauge(name, base, read(s, c), divisor) };
 }
 
+/** A `reason` info family: one line (value 1) while the item's last attempt failed, none otherwise. */
+export function failureInfo<S, C = unknown>(
+  name: string,
+  what: string,
+  reason: (item: S) => string | undefined,
+): Family<S, C> {
+  return {
+    name,
+    what,
+    labels: ['reason'],
+    sample: (item, base) => {
+      const r = reason(item);
+      return r === undefined ? '' : line(name, base, `reason=${q(r)}`);
+    },
+  };
+}
+
 /** The lines `sample` gives for each item (with its index), joined; '' for none. */
 export function each<T>(items: readonly T[] | undefined, sample: (item: T, index: number) => string): string {
   let lines = '';

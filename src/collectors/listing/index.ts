@@ -31,7 +31,7 @@ import { REQUEST_FAILURE_REASONS, requestFailureReason } from '../failure-reason
 import { groupsFacts } from '../groups/index.js';
 import { isCommitHash, sameCommit } from '../group-version/index.js';
 import { metadataFacts } from '../node-metadata/index.js';
-import { bit, gauge, gaugeOf, line, q, stateSet } from '../sample.js';
+import { bit, failureInfo, gauge, gaugeOf, line, q, stateSet } from '../sample.js';
 import { formatDuration } from '../../util/duration.js';
 
 export const NAME = 'listing';
@@ -374,19 +374,15 @@ const LEADER_FAMILIES: readonly ScopeFamily[] = [
     (l) => discoveryFacts.of(l)?.lastDiscoveryMs,
     1000,
   ),
-  {
-    name: 'cribl_leader_discovery_failure_info',
-    what:
-      `1 while the last discovery failed, with the reason (${REQUEST_FAILURE_REASONS.join(', ')}): ` +
+  failureInfo(
+    'cribl_leader_discovery_failure_info',
+    `1 while the last discovery failed, with the reason (${REQUEST_FAILURE_REASONS.join(', ')}): ` +
       'unauthorized and forbidden are credentials, the others the leader or the way to it.',
-    labels: ['reason'],
-    sample: (l, base) => {
+    (l) => {
       const d = discoveryFacts.of(l);
-      return d?.up === false && d.failure !== undefined
-        ? line('cribl_leader_discovery_failure_info', base, `reason=${q(requestFailureReason(d.failure))}`)
-        : '';
+      return d?.up === false && d.failure ? requestFailureReason(d.failure) : undefined;
     },
-  },
+  ),
 ];
 
 /** What the listing keeps of a group: nodes it dropped while they were disconnected, since the exporter started. */

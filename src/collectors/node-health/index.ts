@@ -10,7 +10,7 @@ import { FAILURE_REASONS, type FailureReason } from '../../http/failure.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { durationRow } from '../../settings/table.js';
 import { collector, factsKey, polledFreshness, type NodeFamily } from '../collector.js';
-import { bit, gaugeOf, line, q, stateSet } from '../sample.js';
+import { bit, failureInfo, gaugeOf, stateSet } from '../sample.js';
 
 export const NAME = 'node_health';
 
@@ -169,19 +169,12 @@ const FAMILIES: readonly NodeFamily[] = [
     (n) => healthFacts.of(n)?.lastSuccessMs,
     1000,
   ),
-  {
-    name: 'cribl_node_poll_failure_info',
-    what:
-      `1 while the last health poll of the node failed, with the reason (${NODE_FAILURE_REASONS.join(', ')}): ` +
+  failureInfo(
+    'cribl_node_poll_failure_info',
+    `1 while the last health poll of the node failed, with the reason (${NODE_FAILURE_REASONS.join(', ')}): ` +
       'unauthorized (401) and forbidden (403) are the credentials, http_4xx any other 4xx.',
-    labels: ['reason'],
-    sample: (n, base) => {
-      const h = healthFacts.of(n);
-      return h && !h.up && h.failure !== undefined
-        ? line('cribl_node_poll_failure_info', base, `reason=${q(h.failure)}`)
-        : '';
-    },
-  },
+    (n) => (healthFacts.of(n)?.up === false ? healthFacts.of(n)?.failure : undefined),
+  ),
 ];
 
 export const nodeHealth = collector({

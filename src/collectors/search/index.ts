@@ -14,7 +14,7 @@ import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { REQUEST_FAILURE_REASONS, requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
 import { get } from '../read.js';
-import { bit, gaugeOf, line, q } from '../sample.js';
+import { bit, failureInfo, gaugeOf } from '../sample.js';
 
 export const NAME = 'search';
 
@@ -157,17 +157,11 @@ const FAMILIES: readonly ScopeFamily[] = [
     (l) => searchFacts.of(l)?.lastSuccessMs,
     1000,
   ),
-  {
-    name: 'cribl_search_probe_failure_info',
-    what: `1 while the last search probe failed, with the reason (${SEARCH_FAILURE_REASONS.join(', ')}).`,
-    labels: ['reason'],
-    sample: (l, base) => {
-      const s = searchFacts.of(l);
-      return s && !s.success && s.failure !== undefined
-        ? line('cribl_search_probe_failure_info', base, `reason=${q(s.failure)}`)
-        : '';
-    },
-  },
+  failureInfo(
+    'cribl_search_probe_failure_info',
+    `1 while the last search probe failed, with the reason (${SEARCH_FAILURE_REASONS.join(', ')}).`,
+    (l) => (searchFacts.of(l)?.success === false ? searchFacts.of(l)?.failure : undefined),
+  ),
 ];
 
 export const search = collector({
