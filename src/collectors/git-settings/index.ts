@@ -28,13 +28,8 @@ export interface GitSettings {
 
 /** Decodes the git settings answer, keeping no secret and no URL. */
 export function decodeGitSettings(json: unknown): GitSettings {
-  const s = gitSettingsAnswer.parse(json);
-  return {
-    remoteConfigured: (s.remote ?? '').trim() !== '',
-    ...(s.branch === undefined ? {} : { branch: s.branch }),
-    ...(s.gitOps === undefined ? {} : { gitOps: s.gitOps }),
-    ...(s.autoAction === undefined ? {} : { autoAction: s.autoAction }),
-  };
+  const { remote, ...kept } = gitSettingsAnswer.parse(json);
+  return { remoteConfigured: (remote ?? '').trim() !== '', ...kept };
 }
 
 /** The leader's git settings. */

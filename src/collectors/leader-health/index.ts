@@ -11,9 +11,8 @@ import { ENDPOINTS } from '../../api/routes.js';
 import { healthSchema } from '../../api/shapes.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { collector, discoveryFreshness, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
-import { requestFailureReason } from '../failure-reason.js';
 import { checkStatus, HEALTH_LABELS, HEALTH_STATES } from '../node-health/index.js';
-import { get, type Read } from '../read.js';
+import { get, nextRead, type Read } from '../read.js';
 import { gaugeOf, line, q, stateSet } from '../sample.js';
 
 export const NAME = 'leader_health';
@@ -54,13 +53,8 @@ export function nextLeaderHealth(
   res: LeaderResult<LeaderHealth>,
   nowMs: number,
 ): LeaderHealthFacts {
-  if (res.ok) return { value: res.body, lastSuccessMs: nowMs };
-  const held = res.reason === 'leader_unavailable' && res.status === undefined;
-  return {
-    ...(held && prev?.value ? { value: prev.value } : {}),
-    ...(prev?.lastSuccessMs === undefined ? {} : { lastSuccessMs: prev.lastSuccessMs }),
-    failure: requestFailureReason(res),
-  };
+  const held = !res.ok && res.reason === 'leader_unavailable' && res.status === undefined;
+  return nextRead(res.ok || held ? prev : { ...prev, value: undefined }, res, nowMs);
 }
 
 /** The facts from an answer of the hold's /health probe (status 200 or 420 and its JSON), when it decodes. */

@@ -248,16 +248,14 @@ export interface DiscoveryFacts {
 export const discoveryFacts = factsKey<DiscoveryFacts>(NAME);
 
 const L = (n: NodeItem): ListedNode | undefined => listedNode.of(n);
-const listedGauge = (name: string, what: string, read: (l: ListedNode) => unknown, divisor = 1): NodeFamily =>
-  gaugeOf(
-    name,
-    what,
-    (n) => {
-      const l = L(n);
-      return l && read(l);
-    },
-    divisor,
-  );
+/** A node gauge of one value of its listing entry; none while the node has no entry. */
+function listedGauge(name: string, what: string, read: (l: ListedNode) => unknown, divisor = 1): NodeFamily {
+  const value = (n: NodeItem): unknown => {
+    const l = L(n);
+    return l && read(l);
+  };
+  return gaugeOf(name, what, value, divisor);
+}
 
 const NODE_FAMILIES: readonly NodeFamily[] = [
   {
