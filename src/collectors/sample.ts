@@ -1,4 +1,4 @@
-/** Small helpers the collectors' sample functions share: reading remote data defensively and quoting it. */
+/** Small helpers the collectors' families share: reading remote data defensively, quoting it, writing sample lines. */
 import { escapeLabelValue, formatValue, labelText } from '../format/escape.js';
 import { series, type Family } from '../format/family.js';
 

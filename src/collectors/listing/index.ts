@@ -131,12 +131,8 @@ const strings = new StringInterner();
 
 /** A listing entry as kept, or undefined when it is malformed (restarts are counted by `withRestarts`). */
 export function decodeWorker(entry: unknown): ListedNode | undefined {
-  const r = listedWorkerSchema.safeParse(entry);
-  return r.success ? listed(r.data) : undefined;
-}
-
-/** A validated entry as kept. */
-function listed(w: z.infer<typeof listedWorkerSchema>): ListedNode {
+  const w = listedWorkerSchema.safeParse(entry).data;
+  if (!w) return undefined;
   const { info } = w;
   const { cribl } = info;
   const state = w.nodeUpgradeStatus?.state;

@@ -8,8 +8,8 @@ import * as z from 'zod';
 import { ENDPOINTS, segment } from '../../api/routes.js';
 import { SEARCH_JOB_STATUSES, type SearchJobRequest, type SearchJobStatus } from '../../api/resources.js';
 import type { LeaderRequest } from '../../leader/types.js';
-import { row } from '../../settings/table.js';
-import { asDuration, asDurationOrOff, asString } from '../../settings/values.js';
+import { durationRow, row } from '../../settings/table.js';
+import { asDurationOrOff, asString } from '../../settings/values.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { REQUEST_FAILURE_REASONS, requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
@@ -185,14 +185,12 @@ export const search = collector({
       default: 'cribl dataset="cribl_search_sample" | limit 1',
       help: 'Query of the search probe, over the last hour.',
     }),
-    timeoutMs: row({
-      name: 'search.probe-timeout',
-      parse: asDuration,
-      group: 'Collectors',
-      kind: 'duration',
-      default: '30s',
-      help: 'Longest a search probe waits for its job; a job still running then is canceled and counts as a failure.',
-    }),
+    timeoutMs: durationRow(
+      'search.probe-timeout',
+      '30s',
+      'Collectors',
+      'Longest a search probe waits for its job; a job still running then is canceled and counts as a failure.',
+    ),
   },
   check: (s, where) =>
     s.intervalMs > 0 && s.timeoutMs >= s.intervalMs
