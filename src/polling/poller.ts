@@ -502,7 +502,8 @@ export class Poller {
     if (e.polls++ === 0) this.#unpolled--;
     e.answered = res.ok;
     if (res.ok) e.lastSuccessMs = clock.now();
-    if (refreshed(res)) this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > this.#slowMs());
+    if (refreshed(res))
+      this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > (this.#o.slowPollMs ?? 10_000));
     if (this.#unpolled === 0) this.#firstRoundEnded();
     return res;
   }
@@ -514,10 +515,6 @@ export class Poller {
     const full = this.#budgetFull();
     this.#unsent--;
     if (full) this.#nudge();
-  }
-
-  #slowMs(): number {
-    return this.#o.slowPollMs ?? 10_000;
   }
 
   #setSlow(e: Entry, slow: boolean): void {
