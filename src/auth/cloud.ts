@@ -116,18 +116,13 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
         continue;
       }
       if (res.status === 200) return decodeTokenResponse(res.json, clock.now(), where);
+      const message = `${where} failed: HTTP ${res.status}${oauthError(res.json)}`;
       if (!RETRYABLE.has(res.status)) {
         const reason = res.status >= 400 && res.status < 500 ? 'invalid_credentials' : 'bad_response';
-        throw new AuthError('cloud', reason, `${where} failed: HTTP ${res.status}${oauthError(res.json)}`);
+        throw new AuthError('cloud', reason, message);
       }
       const serverDelay = parseRetryAfter(res.headers, clock.now());
-      const reason = res.status === 429 ? 'rate_limited' : 'bad_response';
-      const err = new AuthError(
-        'cloud',
-        reason,
-        `${where} failed: HTTP ${res.status}${oauthError(res.json)}`,
-        serverDelay,
-      );
+      const err = new AuthError('cloud', res.status === 429 ? 'rate_limited' : 'bad_response', message, serverDelay);
       if (attempt >= policy.maxAttempts || (serverDelay ?? 0) > policy.maxInlineRetryAfterMs) throw err;
       await clock.sleep(serverDelay ?? backoff(attempt), signal);
     }

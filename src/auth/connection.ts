@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { createDispatcher, type TransportConfig } from '../http/transport.js';
-import { createRequestBudget, type RequestBudget } from '../leader/budget.js';
+import { RequestBudget } from '../leader/budget.js';
 import { createLeaderClient, type LeaderClientMetrics, type NamedLeaderClient } from '../leader/client.js';
 import { clientLimitsFromConfig, type BudgetConfig } from '../leader/settings.js';
 import type { ProbeObserver } from '../leader/probe.js';
@@ -73,11 +73,12 @@ export async function connectLeader(target: LeaderTarget, deps: ConnectDeps): Pr
       leader: target.name,
       connectTimeoutMs: target.budget.connectTimeoutMs,
     }));
-  const budget = createRequestBudget(
-    { ...deps.rate, maxConcurrency: target.budget.maxConcurrency },
-    deps.clock,
-    deps.metrics,
-  );
+  const budget = new RequestBudget({
+    ...deps.rate,
+    maxConcurrency: target.budget.maxConcurrency,
+    clock: deps.clock,
+    ...(deps.metrics ? { observer: deps.metrics } : {}),
+  });
   const raw = createLeaderClient({
     baseUrl: target.url,
     name: target.name,

@@ -28,8 +28,6 @@ export interface AuthDeps {
   random?: Random;
   timing?: Partial<RenewTiming>;
   retry?: Partial<TokenRetryPolicy>;
-  /** Re-read interval of `--leader.token-file`. */
-  tokenFileReloadMs?: number;
 }
 
 /** The AuthProvider for one leader's auth settings; throws AuthConfigError when they are incomplete or conflict. */
@@ -38,10 +36,7 @@ export function createAuthProvider(config: AuthConfig, deps: AuthDeps): AuthProv
     case 'none':
       return noAuth;
     case 'token':
-      return createStaticTokenProvider(config, {
-        ...deps,
-        ...(deps.tokenFileReloadMs !== undefined ? { reloadIntervalMs: deps.tokenFileReloadMs } : {}),
-      });
+      return createStaticTokenProvider(config, deps);
     case 'login': {
       const login = deps.login ?? (deps.client && createLoginFn(deps.client));
       if (!login) throw new AuthConfigError('login auth needs the leader client (deps.client)');

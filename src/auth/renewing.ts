@@ -148,15 +148,6 @@ function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: Error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
+    void p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

@@ -39,8 +39,6 @@ export interface BoundedRequest {
   signal?: AbortSignal;
   /** Headers and body timeouts. @default 10_000 */
   timeoutMs?: number;
-  /** Larger bodies fail the request with ResponseTooLargeError. @default 1 MiB */
-  maxBytes?: number;
 }
 
 /** Status, headers and the body parsed as JSON (undefined when it is not JSON). */
@@ -50,7 +48,7 @@ export interface BoundedResponse {
   json: unknown;
 }
 
-/** Sends the request and reads a bounded body; network errors and ResponseTooLargeError are thrown. */
+/** Sends the request and reads a body of 1 MiB at most; network errors and ResponseTooLargeError are thrown. */
 export async function boundedRequest(req: BoundedRequest): Promise<BoundedResponse> {
   const timeout = req.timeoutMs ?? 10_000;
   // The dispatcher's own request() (what undici's top-level request() calls), so that undici's index is not loaded
@@ -68,7 +66,7 @@ export async function boundedRequest(req: BoundedRequest): Promise<BoundedRespon
   });
   let text: string;
   try {
-    text = await readCapped(res, req.maxBytes ?? 1024 * 1024);
+    text = await readCapped(res, 1024 * 1024);
   } catch (e) {
     res.body.destroy();
     throw e;

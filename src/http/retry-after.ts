@@ -70,16 +70,10 @@ function finite(ms: number): number | undefined {
   return Number.isFinite(ms) ? Math.ceil(ms) : undefined;
 }
 
-function utc(
-  year: string | undefined,
-  month: string | undefined,
-  day: string | undefined,
-  hour: string | undefined,
-  minute: string | undefined,
-  second: string | undefined,
-): number | undefined {
-  const mon = MONTHS.indexOf(month ?? '');
-  const [y, d, h, mi, s] = [year, day, hour, minute, second].map(Number) as [number, number, number, number, number];
+/** Epoch ms of year, month (its name), day, hour, minute and second, as the date patterns capture them. */
+function utc(...parts: (string | undefined)[]): number | undefined {
+  const mon = MONTHS.indexOf(parts[1] ?? '');
+  const [y, , d, h, mi, s] = parts.map(Number) as [number, number, number, number, number, number];
   if (mon < 0 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return undefined;
   const ms = Date.UTC(y, mon, d, h, mi, Math.min(s, 59));
   // Reject dates that Date.UTC would roll over (31 Feb → 3 Mar).

@@ -560,15 +560,6 @@ export class RequestBudget {
   }
 }
 
-/** A budget from the leader's configured limits. */
-export function createRequestBudget(
-  config: { maxRps: number; burst: number; maxConcurrency: number },
-  clock: Clock,
-  observer?: BudgetObserver,
-): RequestBudget {
-  return new RequestBudget({ ...config, clock, ...(observer ? { observer } : {}) });
-}
-
 function deny(denied: DenyReason): Denial {
   return { granted: false, denied };
 }

@@ -181,7 +181,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     try {
       const bad = unsafePath(req.path);
       if (bad) return failure('decode', `${describeRequest(req)}: refused path (${bad})`);
-      const { budget, clock, random } = this.#o;
+      const { budget, clock } = this.#o;
       const closing = this.#closing.signal;
       const signal = req.signal;
       const detachable = req.nodeScoped === true;
@@ -223,18 +223,10 @@ class BudgetedLeaderClient implements NamedLeaderClient {
         const nodeTimeout = detachable && result.reason === 'timeout';
         if (result.retry === 'none' || nodeTimeout || attempt >= this.#limits.maxAttempts) return strip(last);
         // 429/503/420 wait through the budget's pause or hold; the rest back off on their own.
+        const server = result.serverDelayMs;
         const delay =
           result.retry === 'backoff'
-            ? retryDelay({
-                attempt,
-                baseMs: this.#limits.backoffBaseMs,
-                capMs: this.#limits.backoffMaxMs,
-                random,
-                serverDelayMs:
-                  result.serverDelayMs === undefined
-                    ? undefined
-                    : Math.min(result.serverDelayMs, this.#limits.maxPauseMs),
-              })
+            ? this.#backoff(attempt, server === undefined ? undefined : Math.min(server, this.#limits.maxPauseMs))
             : 0;
         const at = clock.now() + delay;
         if (req.deadline !== undefined && at >= req.deadline) return strip(result);
@@ -295,8 +287,14 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     return max;
   }
 
+  /** `serverDelayMs` when the leader gave one, else the backoff of the `attempt`th try. */
+  #backoff(attempt: number, serverDelayMs: number | undefined): number {
+    const { backoffBaseMs: baseMs, backoffMaxMs: capMs } = this.#limits;
+    return retryDelay({ attempt, baseMs, capMs, random: this.#o.random, serverDelayMs });
+  }
+
   #onThrottle<T>(req: LeaderRequest<T>, code: ThrottleCode, a: Attempt<T>): void {
-    const { clock, budget, random } = this.#o;
+    const { clock, budget } = this.#o;
     this.#metrics.onThrottled(code);
     const serverDelayMs = this.#capped(a.ok ? undefined : a.serverDelayMs, code);
     if (code === '420') {
@@ -304,13 +302,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
       return;
     }
     this.#throttleStreak++;
-    const pauseMs = retryDelay({
-      attempt: this.#throttleStreak,
-      baseMs: this.#limits.backoffBaseMs,
-      capMs: this.#limits.backoffMaxMs,
-      random,
-      serverDelayMs,
-    });
+    const pauseMs = this.#backoff(this.#throttleStreak, serverDelayMs);
     const wasPaused = budget.state().paused;
     budget.pause(clock.now() + pauseMs);
     const fields = { code, endpoint: req.endpoint, pauseMs, retryAfter: serverDelayMs !== undefined };

@@ -66,7 +66,6 @@ export interface ExchangeContext {
 }
 
 class NotJson extends Error {}
-class DecodeFailed extends Error {}
 
 const ERROR_BODY_LIMIT = 64 * 1024;
 
@@ -220,11 +219,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
     }
     this.#phase = 1;
     const announced = Number(headers['content-length']);
-    if (Number.isFinite(announced) && announced > limits.maxResponseBytes) {
-      this.#tooLarge = true;
-      controller.abort(new ResponseTooLargeError(`response larger than ${limits.maxResponseBytes} bytes`));
-      return;
-    }
+    if (Number.isFinite(announced) && announced > limits.maxResponseBytes) return this.#abortTooLarge(controller);
     if (this.#watch) watchdog.arm(this.#watch, limits.bodyTimeoutMs);
   }
 
@@ -237,13 +232,14 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
       return;
     }
     const { limits, watchdog } = this.#ctx;
-    if (this.#size > limits.maxResponseBytes) {
-      this.#tooLarge = true;
-      controller.abort(new ResponseTooLargeError(`response larger than ${limits.maxResponseBytes} bytes`));
-      return;
-    }
+    if (this.#size > limits.maxResponseBytes) return this.#abortTooLarge(controller);
     if (this.#watch) watchdog.arm(this.#watch, limits.bodyTimeoutMs);
     this.#chunks.push(chunk);
+  }
+
+  #abortTooLarge(controller: Dispatcher.DispatchController): void {
+    this.#tooLarge = true;
+    controller.abort(new ResponseTooLargeError(`response larger than ${this.#ctx.limits.maxResponseBytes} bytes`));
   }
 
   onResponseEnd(): void {
@@ -414,11 +410,7 @@ function decodeBody<T>(req: LeaderRequest<T>, text: string, status: number, head
     // JSON.parse messages quote the body; a body is not a log line.
     throw new NotJson();
   }
-  try {
-    return req.decode(json, status, headers);
-  } catch (err) {
-    throw err instanceof Error ? err : new DecodeFailed(String(err));
-  }
+  return req.decode(json, status, headers);
 }
 
 function queryString(query: LeaderRequest<unknown>['query']): string {

@@ -1,22 +1,11 @@
 /** The configured request budget and per-request limits of one leader (built by src/config/). */
-export interface BudgetConfig {
+export interface BudgetConfig extends Omit<LeaderClientLimits, 'healthProbeMaxMs' | 'maxAttempts'> {
   /** A pinned rate, or `auto`: what the fleet needs, bounded by `maxRpsCeiling` (src/polling/rate.ts). */
   maxRps: number | 'auto';
   maxRpsCeiling: number;
   /** Token bucket size; undefined: one second of the rate in force. */
   burst: number | undefined;
   maxConcurrency: number;
-  /** Cap on exponential backoff without Retry-After. */
-  backoffMaxMs: number;
-  backoffBaseMs: number;
-  connectTimeoutMs: number;
-  headersTimeoutMs: number;
-  bodyTimeoutMs: number;
-  maxResponseBytes: number;
-  /** Interval of GET /health probes while the leader answers 420 (base of its backoff). */
-  healthProbeIntervalMs: number;
-  /** Longest pause a Retry-After may impose. */
-  maxPauseMs: number;
 }
 
 /** Per-request limits and retry pacing of a leader client. */

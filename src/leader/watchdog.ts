@@ -6,6 +6,7 @@
  */
 
 import type { Clock } from '../util/clock.js';
+import { sleepUntil } from './sleep-until.js';
 
 /** One watched exchange. */
 export interface Watch {
@@ -85,8 +86,7 @@ export class Watchdog {
         if (next === Infinity) break;
         if (next <= now) continue;
         this.#sleepingUntil = next;
-        // setTimeout fires at once above 2^31−1 ms: long deadlines are waited for in steps.
-        await this.#clock.sleep(Math.min(next - now, 2 ** 31 - 1), timer.signal);
+        await sleepUntil(this.#clock, next, timer.signal);
         this.#sleepingUntil = Infinity;
       }
     } catch {

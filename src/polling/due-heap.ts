@@ -11,10 +11,6 @@ export interface Due {
 export class DueHeap<T extends Due> {
   readonly #items: T[] = [];
 
-  get size(): number {
-    return this.#items.length;
-  }
-
   /** The item due first, without removing it. */
   peek(): T | undefined {
     return this.#items[0];
@@ -44,11 +40,6 @@ export class DueHeap<T extends Due> {
     last.heapIndex = i;
     this.#up(i);
     this.#down(last.heapIndex);
-  }
-
-  /** Every item, in no particular order. */
-  values(): readonly T[] {
-    return this.#items;
   }
 
   #up(i: number): void {

@@ -7,15 +7,13 @@ import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '../util/clock.js';
 import { fnv1a64Halves } from '../util/hash.js';
 import { timeSlicer } from '../util/yield.js';
-import { CycleMonitor, type BudgetView, type CycleStatus, type RoundMember } from './cycle.js';
+import { CycleMonitor, type BudgetView, type CycleMetrics, type CycleStatus, type RoundMember } from './cycle.js';
 import { DueHeap } from './due-heap.js';
 import type { NodePoll, PolledNode, RideState } from './node-poll.js';
 import type { MaxRpsSetting } from './rate.js';
 
 /** Where the poller reports (the prom-client side lives in src/telemetry/). */
-export interface PollerMetrics {
-  healthCycle(targetSeconds: number, durationSeconds: number): void;
-  overrun(active: boolean): void;
+export interface PollerMetrics extends CycleMetrics {
   /** Seconds since the oldest successful health refresh among nodes that answered their last poll. */
   pollAgeMax?(seconds: number): void;
   /** Nodes whose last health poll took longer than the header timeout, or timed out. */
@@ -502,7 +500,8 @@ export class Poller {
     if (e.polls++ === 0) this.#unpolled--;
     e.answered = res.ok;
     if (res.ok) e.lastSuccessMs = clock.now();
-    if (refreshed(res)) this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > this.#slowMs());
+    if (refreshed(res))
+      this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > (this.#o.slowPollMs ?? 10_000));
     if (this.#unpolled === 0) this.#firstRoundEnded();
     return res;
   }
@@ -514,10 +513,6 @@ export class Poller {
     const full = this.#budgetFull();
     this.#unsent--;
     if (full) this.#nudge();
-  }
-
-  #slowMs(): number {
-    return this.#o.slowPollMs ?? 10_000;
   }
 
   #setSlow(e: Entry, slow: boolean): void {

@@ -11,7 +11,6 @@ export interface ScheduledJob {
 
 /** Options of a scheduled job. */
 export interface ScheduleHooks {
-  onOverrun?: () => void;
   /**
    * The job as one long-running loop that paces itself (the health poller's per-node schedule): a production
    * schedule runs it once (and again within a second if it ever ends before `stop()`) instead of calling `run`
@@ -35,7 +34,6 @@ export type Schedule = (
  */
 export function serialRunner(
   run: (signal: AbortSignal) => Promise<void>,
-  onOverrun: () => void,
   onError: (e: unknown) => void,
 ): { tick(): void; stop(): void; idle(): Promise<void> } {
   const ac = new AbortController();
@@ -58,7 +56,6 @@ export function serialRunner(
     tick() {
       if (ac.signal.aborted) return;
       if (running) {
-        if (!again) onOverrun();
         again = true;
         return;
       }
@@ -96,13 +93,7 @@ export function dueTracker(intervalMs: number, firstMs: number): (nowMs: number)
 export function cronSchedule(onError: (name: string, e: unknown) => void, clock: Clock = systemClock): Schedule {
   return (name, intervalMs, run, hooks) => {
     const loop = hooks?.loop;
-    const runner = loop
-      ? serialRunner(
-          loop,
-          () => {},
-          (e) => onError(name, e),
-        )
-      : serialRunner(run, hooks?.onOverrun ?? (() => {}), (e) => onError(name, e));
+    const runner = serialRunner(loop ?? run, (e) => onError(name, e));
     const due = dueTracker(Math.max(1000, intervalMs), clock.now());
     const cron = new Cron('* * * * * *', { protect: true }, () => {
       // A loop is only ever started again (after it failed); a periodic job when it is due.

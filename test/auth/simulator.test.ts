@@ -60,7 +60,6 @@ function chain(s: Simulator, clock: FakeClock, auth: AuthConfig, readFile: ReadF
     dispatcher,
     random: () => 0.5,
     client: raw,
-    tokenFileReloadMs: 10_000,
   });
   const c = withAuth(raw, provider);
   cleanups.push(async () => {

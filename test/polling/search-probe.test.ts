@@ -58,11 +58,7 @@ describe('SearchProbe', () => {
   it('never runs two jobs at once: a tick of its schedule while one is in progress waits for it', async () => {
     const { clock, client, probe } = setup((req) => (req.method === 'POST' ? job('new') : job('running')));
     // The interval runner's schedule (src/polling/scheduler.ts) starts the collector's runs.
-    const runner = serialRunner(
-      probe.run,
-      () => undefined,
-      () => undefined,
-    );
+    const runner = serialRunner(probe.run, () => undefined);
     runner.tick();
     runner.tick();
     await clock.advance(100);
