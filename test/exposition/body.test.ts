@@ -197,6 +197,26 @@ describe('createBodyCache', () => {
     cache.close();
   });
 
+  it('carries multibyte label values intact across pieces, one larger than a piece too', async () => {
+    const name = (i: number): string => `nœud-日本-😀-${i}-${'é'.repeat(100)}`;
+    const s = store(0);
+    for (let i = 0; i < 2000; i++) {
+      const w = worker(`m${i}`);
+      w.info.hostname = name(i);
+      put(s, `m${i}`, { worker: w });
+    }
+    const big = worker('big');
+    big.info.hostname = '日'.repeat(100_000);
+    put(s, 'big', { worker: big });
+    const cache = createBodyCache(options({ sources: [s] }));
+    const t = text(await cache.rebuild());
+    expect(t).not.toContain('\uFFFD');
+    for (let i = 0; i < 2000; i++) expect(t).toContain(`hostname="${name(i)}"`);
+    expect(t).toContain(`hostname="${'日'.repeat(100_000)}"`);
+    expectContiguous(t);
+    cache.close();
+  });
+
   it('concurrent requests share one build', async () => {
     const builds: BuildStats[] = [];
     const cache = createBodyCache(options({ sources: [store(10)], onBuild: (b) => builds.push(b) }));
