@@ -56,6 +56,10 @@ interface HistogramEntry {
 interface HashMapOf<E> {
   hashMap?: Record<string, E>;
 }
+interface LabelledMetric extends HashMapOf<{ labels: Record<string, string> }> {
+  labelNames: string[];
+  remove(labels: Record<string, string>): void;
+}
 
 /** The key and entry prom-client holds for exactly these labels (compared by value), if any. */
 function entryOf<E extends { labels: object }>(
@@ -72,31 +76,19 @@ function entryOf<E extends { labels: object }>(
   return undefined;
 }
 
-function directCounter<L extends string>(counter: Counter<L>, labels: Record<L, string>): () => void {
-  const child = counter.labels(labels);
-  const m = counter as unknown as HashMapOf<CounterEntry>;
-  let found: [string, CounterEntry] | undefined;
-  return () => {
-    if (found !== undefined && m.hashMap?.[found[0]] === found[1]) {
-      found[1].value += 1;
-      return;
-    }
-    child.inc();
-    found = entryOf(m, labels);
-  };
-}
-
-/** As directCounter, for a gauge set twice per request (`cribl_exporter_leader_in_flight_requests`). */
-function directGauge<L extends string>(gauge: Gauge<L>, labels: Record<L, string>): (value: number) => void {
-  const child = gauge.labels(labels);
-  const m = gauge as unknown as HashMapOf<CounterEntry>;
+/** A counter's inc(n) or a gauge's set(n), through the entry once found. */
+function direct<L extends string>(metric: Counter<L> | Gauge<L>, labels: Record<L, string>): (value: number) => void {
+  const add = metric instanceof Counter;
+  const child = metric.labels(labels);
+  const m = metric as unknown as HashMapOf<CounterEntry>;
   let found: [string, CounterEntry] | undefined;
   return (value) => {
     if (found !== undefined && m.hashMap?.[found[0]] === found[1]) {
-      found[1].value = value;
+      found[1].value = add ? found[1].value + value : value;
       return;
     }
-    child.set(value);
+    if (add) child.inc(value);
+    else (child as Gauge.Internal<L>).set(value);
     found = entryOf(m, labels);
   };
 }
@@ -274,20 +266,14 @@ function createHandles(registry: Registry) {
   };
 }
 
-/** Typed prom-client handles of every self-metric. */
-export type SelfMetricHandles = ReturnType<typeof createHandles>;
-
 /** Every label name the exporter's own metrics use (read off the metrics themselves). */
 export const SELF_METRIC_LABELS: ReadonlySet<string> = new Set(
-  Object.values(createHandles(new Registry())).flatMap(
-    (m) => (m as unknown as { labelNames?: string[] }).labelNames ?? [],
-  ),
+  (Object.values(createHandles(new Registry())) as unknown as LabelledMetric[]).flatMap((m) => m.labelNames),
 );
 
 /** The exporter's self-metrics registry and the hooks that feed it. */
 export interface SelfMetrics {
   readonly registry: Registry;
-  readonly handles: SelfMetricHandles;
   /** Hooks of one leader (the `leader` label is its configured name). */
   forLeader(leader: string): LeaderSelfMetrics;
   /** Drops every series of a leader that is no longer monitored. */
@@ -346,29 +332,6 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
     1,
   );
 
-  // prom-client removes children by their full label set only, so remember which ones each leader has.
-  const seen = new Map<string, Set<string>>();
-  const remember = (leader: string, key: string): void => {
-    let keys = seen.get(leader);
-    if (!keys) seen.set(leader, (keys = new Set()));
-    keys.add(key);
-  };
-
-  const leaderGauges = [
-    h.leaderPaused,
-    h.leaderPauseUntil,
-    h.leaderConcurrencyLimit,
-    h.leaderInFlight,
-    h.healthCycleTarget,
-    h.healthCycleDuration,
-    h.healthCycleOverrun,
-    h.healthPollAgeMax,
-    h.slowNodes,
-    h.leaderRateLimit,
-    h.discoveryDuration,
-    h.nodes,
-    h.nodesOverLimit,
-  ];
   // The collectors' own gauges (Collector.gauges), by name; one child per leader.
   const collectorGauges = new Map(
     COLLECTORS.flatMap((c) => c.gauges ?? []).map((g) => [
@@ -376,7 +339,9 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
       (h as Record<string, unknown>)[g.name] as Gauge<'leader'>,
     ]),
   );
-  leaderGauges.push(...collectorGauges.values());
+  // Every metric with a `leader` label: prom-client removes a series by its full label set only, so removeLeader
+  // reads each series' labels off the metric's entries.
+  const perLeader = (Object.values(h) as unknown as LabelledMetric[]).filter((m) => m.labelNames.includes('leader'));
 
   // Left out of the exposition: prom-client's gauges named like counters (promtool rejects them; their
   // per-type siblings nodejs_active_handles{type} etc. carry the same numbers), and the shard gauges until
@@ -385,17 +350,17 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
     'nodejs_active_handles_total',
     'nodejs_active_requests_total',
     'nodejs_active_resources_total',
+    'cribl_exporter_shard_index',
+    'cribl_exporter_shard_total',
   ]);
-  hidden.add('cribl_exporter_shard_index').add('cribl_exporter_shard_total');
 
   return {
     registry,
-    handles: h,
     forLeader(leader: string): LeaderSelfMetrics {
-      // Children per (endpoint, code), looked up once: labelling on every request (hashing the label set,
-      // plus `remember`) cost about 3 % of the CPU at 5,000 leader requests/s.
-      const requestChildren = new Map<string, { count: () => void; time: (s: number) => void }>();
-      let inFlight: { set: (n: number) => void } | undefined;
+      // Children per (endpoint, code), looked up once: labelling on every request (hashing the label set, plus
+      // the bookkeeping for removeLeader it had then) cost about 3 % of the CPU at 5,000 leader requests/s.
+      const requestChildren = new Map<string, { count: (n: number) => void; time: (s: number) => void }>();
+      let inFlight: ((n: number) => void) | undefined;
       // A counter from 0, so that increase() sees the first capped pause.
       h.leaderPauseCapped.inc({ leader }, 0);
       return {
@@ -404,13 +369,12 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
           let c = requestChildren.get(key);
           if (!c) {
             c = {
-              count: directCounter(h.leaderRequests, { leader, endpoint, code }),
+              count: direct(h.leaderRequests, { leader, endpoint, code }),
               time: directHistogram(h.leaderRequestDuration, { leader, endpoint }, REQUEST_BUCKETS),
             };
             requestChildren.set(key, c);
-            remember(leader, JSON.stringify(['requests', endpoint, code]));
           }
-          c.count();
+          c.count(1);
           c.time(seconds);
         },
         onPauseCapped() {
@@ -418,13 +382,12 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
         },
         onThrottled(code: ThrottleCode) {
           h.leaderThrottled.inc({ leader, code });
-          remember(leader, JSON.stringify(['throttled', code]));
         },
         onConcurrencyChange(limit: number) {
           h.leaderConcurrencyLimit.set({ leader }, limit);
         },
         onInFlight(n: number) {
-          (inFlight ??= { set: directGauge(h.leaderInFlight, { leader }) }).set(n);
+          (inFlight ??= direct(h.leaderInFlight, { leader }))(n);
         },
         onPauseChange(paused: boolean, untilMs: number) {
           h.leaderPaused.set({ leader }, paused ? 1 : 0);
@@ -449,11 +412,9 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
         onTokenExpiry(mode: AuthMode, epochMs: number | undefined) {
           if (epochMs === undefined) h.authTokenExpiry.remove({ leader, mode });
           else h.authTokenExpiry.set({ leader, mode }, epochMs / 1000);
-          remember(leader, JSON.stringify(['expiry', mode]));
         },
         onFailure(mode, reason) {
           h.authFailures.inc({ leader, mode, reason });
-          remember(leader, JSON.stringify(['auth', mode, reason]));
         },
         discovery(seconds: number) {
           h.discoveryDuration.set({ leader }, seconds);
@@ -464,11 +425,9 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
         },
         collectorEnabled(collector: string, on: boolean) {
           h.collectorEnabled.set({ leader, collector }, on ? 1 : 0);
-          remember(leader, JSON.stringify(['collector', collector]));
         },
         collectorFailure(collector: string, reason: string) {
           h.collectorFailures.inc({ leader, collector, reason });
-          remember(leader, JSON.stringify(['collectorFailure', collector, reason]));
         },
         collectorGauge(name: string, value: number) {
           collectorGauges.get(name)?.set({ leader }, value);
@@ -476,20 +435,9 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
       };
     },
     removeLeader(leader: string) {
-      for (const g of leaderGauges) g.remove({ leader });
-      h.leaderPauseCapped.remove({ leader });
-      for (const key of seen.get(leader) ?? []) {
-        const [kind, a = '', b = ''] = JSON.parse(key) as string[];
-        if (kind === 'requests') {
-          h.leaderRequests.remove({ leader, endpoint: a, code: b });
-          h.leaderRequestDuration.remove({ leader, endpoint: a });
-        } else if (kind === 'throttled') h.leaderThrottled.remove({ leader, code: a });
-        else if (kind === 'collector') h.collectorEnabled.remove({ leader, collector: a });
-        else if (kind === 'collectorFailure') h.collectorFailures.remove({ leader, collector: a, reason: b });
-        else if (kind === 'expiry') h.authTokenExpiry.remove({ leader, mode: a });
-        else h.authFailures.remove({ leader, mode: a, reason: b });
+      for (const m of perLeader) {
+        for (const e of Object.values(m.hashMap ?? {})) if (e.labels.leader === leader) m.remove(e.labels);
       }
-      seen.delete(leader);
     },
     setShard(index: number, total: number) {
       h.shardIndex.set(index);
