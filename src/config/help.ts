@@ -1,4 +1,5 @@
-import { FLAG_TABLE, SECRET_ENV, type FlagGroup, type FlagSpec } from './flags.js';
+import { GROUPS, type FlagKind } from '../settings/table.js';
+import { FLAG_TABLE, SECRET_ENV, type FlagSpec } from './flags.js';
 
 const WIDTH = 100;
 const INDENT = '      ';
@@ -17,29 +18,20 @@ function wrap(text: string, indent: string): string {
   return lines.join('\n');
 }
 
+const PLACEHOLDERS: Partial<Record<FlagKind, string>> = {
+  file: 'FILE',
+  url: 'URL',
+  duration: 'DURATION',
+  bytes: 'SIZE',
+  int: 'N',
+  listen: 'HOST:PORT',
+  list: 'LIST',
+};
+
 function placeholder(f: FlagSpec): string {
-  switch (f.kind) {
-    case 'file':
-      return 'FILE';
-    case 'url':
-      return 'URL';
-    case 'duration':
-      return 'DURATION';
-    case 'bytes':
-      return 'SIZE';
-    case 'int':
-      return 'N';
-    case 'number':
-      return [...(f.values ?? []), 'N'].join('|');
-    case 'listen':
-      return 'HOST:PORT';
-    case 'enum':
-      return (f.values ?? []).join('|');
-    case 'list':
-      return 'LIST';
-    default:
-      return (f.name.split('.').pop() ?? 'value').toUpperCase().replace(/-/g, '_');
-  }
+  if (f.kind === 'number') return [...(f.values ?? []), 'N'].join('|');
+  if (f.kind === 'enum') return (f.values ?? []).join('|');
+  return PLACEHOLDERS[f.kind] ?? (f.name.split('.').pop() ?? 'value').toUpperCase().replace(/-/g, '_');
 }
 
 function usage(f: FlagSpec): string {
@@ -61,17 +53,6 @@ export const COMMANDS: readonly (readonly [string, string])[] = [
       '(cribl-exporter demo --help).',
   ],
   ['simulate', 'The simulated leader alone, for tests and trials (cribl-exporter simulate --help).'],
-];
-
-const GROUPS: readonly FlagGroup[] = [
-  'General',
-  'Leader',
-  'Cribl.Cloud',
-  'Web',
-  'Polling',
-  'Collectors',
-  'Sharding',
-  'Logging',
 ];
 
 /** The text printed by --help: every flag with its environment variable, default and meaning. */

@@ -10,9 +10,18 @@ import { asBool, asDuration, type Raw } from './values.js';
 export type FlagKind =
   'string' | 'file' | 'url' | 'bool' | 'duration' | 'bytes' | 'int' | 'number' | 'enum' | 'list' | 'listen';
 
-/** Section of --help and of docs/configuration.md. */
-export type FlagGroup =
-  'General' | 'Leader' | 'Cribl.Cloud' | 'Web' | 'Polling' | 'Collectors' | 'Sharding' | 'Logging';
+/** The sections of --help and of docs/configuration.md, in order. */
+export const GROUPS = [
+  'General',
+  'Leader',
+  'Cribl.Cloud',
+  'Web',
+  'Polling',
+  'Collectors',
+  'Sharding',
+  'Logging',
+] as const;
+export type FlagGroup = (typeof GROUPS)[number];
 
 /** One setting: a flag, its environment variable and its YAML key (the flag name without `--`). */
 export interface FlagSpec {
