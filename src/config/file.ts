@@ -2,7 +2,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import * as z from 'zod';
 import { ConfigError } from './errors.js';
-import { FLAG_TABLE, type FlagSpec } from './flags.js';
+import { FLAG_TABLE, SECRET_ENV, secretNames, type FlagSpec } from './flags.js';
 import type { Raw } from '../settings/values.js';
 
 /**
@@ -53,19 +53,11 @@ const FILE_FLAGS = FLAG_TABLE.filter((f) => !f.notInFile);
 const ENTRY_FLAGS = new Map(FLAG_TABLE.flatMap((f) => (f.leaderKey ? [[f.leaderKey, f] as const] : [])));
 
 // Inline secrets get their own message instead of "unknown key", pointing at the file-based setting.
-const INLINE_SECRETS: Readonly<Record<string, string>> = {
-  'leader.token': 'leader.token-file or CRIBL_TOKEN',
-  'leader.password': 'leader.password-file or CRIBL_PASSWORD',
-  'cloud.client-secret': 'cloud.client-secret-file or CRIBL_CLIENT_SECRET',
-  token: 'leader.token-file or CRIBL_TOKEN',
-  password: 'leader.password-file or CRIBL_PASSWORD',
-  'client-secret': 'cloud.client-secret-file or CRIBL_CLIENT_SECRET',
-};
-const INLINE_ENTRY_SECRETS: Readonly<Record<string, string>> = {
-  token: 'token-file',
-  password: 'password-file',
-  'client-secret': 'client-secret-file',
-};
+const INLINE_SECRETS = new Map(
+  SECRET_ENV.flatMap((s) => secretNames(s).map((name) => [name, `${s.file} or ${s.env}`] as const)),
+);
+// In a leaders: entry, by the entry's own keys (`token` → `token-file`).
+const INLINE_ENTRY_SECRETS = new Map(SECRET_ENV.map((s) => [secretNames(s)[1], `${secretNames(s)[1]}-file`]));
 
 function scalarSchema(flag: FlagSpec): z.ZodType {
   switch (flag.kind) {
@@ -210,7 +202,7 @@ export function parseConfigFile(text: string, file: string): FileSettings {
   const fileKeys = new Set<string>(FILE_FLAGS.map((f) => f.name));
   const flat = flatten(data, (k) => fileKeys.has(k) || k === 'leaders', file, '');
   for (const key of Object.keys(flat)) {
-    const instead = INLINE_SECRETS[key];
+    const instead = INLINE_SECRETS.get(key);
     if (instead) throw new ConfigError(`${file}: ${key}: secrets are not allowed in the config file; use ${instead}`);
     if (key === 'config.file') throw new ConfigError(`${file}: config.file cannot be set inside the config file`);
   }
@@ -220,7 +212,7 @@ export function parseConfigFile(text: string, file: string): FileSettings {
       const at = `leaders[${i}].`;
       const e = flatten(entry, (k) => ENTRY_FLAGS.has(k) || k === 'labels', file, at);
       for (const key of Object.keys(e)) {
-        const instead = INLINE_ENTRY_SECRETS[key];
+        const instead = INLINE_ENTRY_SECRETS.get(key);
         if (instead)
           throw new ConfigError(`${file}: ${at}${key}: secrets are not allowed in the config file; use ${instead}`);
       }

@@ -8,7 +8,7 @@ import { PRODUCTS, type Product } from '../api/products.js';
 import type { Collector } from '../collectors/collector.js';
 import { COLLECTORS } from '../collectors/registry.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../exposition/limits.js';
-import { envNameOf, optionalRow, row, type FlagSpec, type Row } from '../settings/table.js';
+import { envNameOf, optional, row, type FlagGroup, type FlagSpec, type Row } from '../settings/table.js';
 import type { LogConfig } from '../util/logger.js';
 import {
   asBool,
@@ -42,24 +42,22 @@ const FIXED_ENV: Readonly<Record<string, string>> = {
   'leader.token-file': 'CRIBL_TOKEN_FILE',
 };
 
-/** A row whose section value is undefined while the setting is unset. */
-const optional = <R extends Row>(r: R): R & { readonly optional: true } => ({ ...r, optional: true });
-
-const leader = <K extends string, T>(
-  key: K,
-  r: Omit<Row<`leader.${K}`, T>, 'name' | 'group' | 'leaderKey'>,
-): Row<`leader.${K}`, T> => ({
-  ...r,
-  name: `leader.${key}` as const,
-  group: 'Leader',
-  leaderKey: key,
-});
-
-const cloud = <K extends string, T>(key: K, r: Omit<Row<`cloud.${K}`, T>, 'name' | 'group'>): Row<`cloud.${K}`, T> => ({
-  ...r,
-  name: `cloud.${key}` as const,
-  group: 'Cribl.Cloud',
-});
+/** Rows of one group named `${prefix}${key}`; `perLeader` ones may be set in a leaders: entry too, by their key. */
+const rows =
+  <P extends string>(prefix: P, group: FlagGroup, perLeader = false) =>
+  <K extends string, T>(key: K, r: Omit<Row<`${P}${K}`, T>, 'name' | 'group' | 'leaderKey'>): Row<`${P}${K}`, T> => ({
+    ...r,
+    name: `${prefix}${key}`,
+    group,
+    ...(perLeader ? { leaderKey: key } : {}),
+  });
+const leader = rows('leader.', 'Leader', true);
+const cloud = rows('cloud.', 'Cribl.Cloud', true);
+const cloudOnly = rows('cloud.', 'Cribl.Cloud');
+const web = rows('web.', 'Web');
+const shard = rows('shard.', 'Sharding');
+const log = rows('log.', 'Logging');
+const polling = rows('', 'Polling');
 
 const LOG_LEVELS: readonly LogConfig['level'][] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const asProducts = (raw: Raw): readonly Product[] => asList(raw, PRODUCTS, 'product');
@@ -74,36 +72,30 @@ function asProxyUrl(raw: Raw): string {
 
 /** `--web.*`: the HTTP server. */
 export const WEB = {
-  listenAddress: row({
-    name: 'web.listen-address',
+  listenAddress: web('listen-address', {
     parse: asListenAddress,
-    group: 'Web',
     kind: 'listen',
     default: `:${DEFAULT_PORT}`,
     help:
       `host:port to serve metrics on; an empty host (:${DEFAULT_PORT}) means all interfaces, ` +
       'port 0 picks a free port.',
   }),
-  telemetryPath: row({
-    name: 'web.telemetry-path',
+  telemetryPath: web('telemetry-path', {
     parse: asTelemetryPath,
-    group: 'Web',
     kind: 'string',
     default: '/metrics',
     help: 'Path under which metrics are served; starts with / and is not / itself.',
   }),
-  configFile: optionalRow({
-    name: 'web.config.file',
-    parse: asString,
-    group: 'Web',
-    kind: 'file',
-    default: '',
-    help: 'exporter-toolkit web configuration file (TLS, basic auth).',
-  }),
-  maxConnections: row({
-    name: 'web.max-connections',
+  configFile: optional(
+    web('config.file', {
+      parse: asString,
+      kind: 'file',
+      default: '',
+      help: 'exporter-toolkit web configuration file (TLS, basic auth).',
+    }),
+  ),
+  maxConnections: web('max-connections', {
     parse: (r) => asInt(r, 2),
-    group: 'Web',
     kind: 'int',
     default: String(DEFAULT_MAX_CONNECTIONS),
     help:
@@ -114,18 +106,14 @@ export const WEB = {
 
 /** The discovery of each leader's fleet. */
 export const DISCOVERY = {
-  discoveryMs: row({
-    name: 'discovery.interval',
+  discoveryMs: polling('discovery.interval', {
     parse: asDuration,
-    group: 'Polling',
     kind: 'duration',
     default: '60s',
     help: 'How often the node list of each leader is fetched.',
   }),
-  maxNodes: row({
-    name: 'max-nodes',
+  maxNodes: polling('max-nodes', {
     parse: (r) => asInt(r, 0),
-    group: 'Polling',
     kind: 'int',
     default: '0',
     help:
@@ -136,19 +124,15 @@ export const DISCOVERY = {
 
 /** `--log.*`. */
 export const LOG = {
-  level: row({
-    name: 'log.level',
+  level: log('level', {
     parse: (r) => asEnum(r, LOG_LEVELS),
-    group: 'Logging',
     kind: 'enum',
-    values: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'],
+    values: LOG_LEVELS,
     default: 'info',
     help: 'Least severe level logged: trace, debug, info, warn, error (or fatal, silent).',
   }),
-  format: row({
-    name: 'log.format',
+  format: log('format', {
     parse: (r) => asEnum(r, ['json', 'pretty'] as const),
-    group: 'Logging',
     kind: 'enum',
     values: ['json', 'pretty'],
     default: 'json',
@@ -356,21 +340,18 @@ const ROWS = [
     parse: asString,
     kind: 'string',
     default: '',
-    leaderKey: 'client-id',
     help: 'Cribl.Cloud API client ID; the secret comes from --cloud.client-secret-file or CRIBL_CLIENT_SECRET.',
   }),
   cloud('client-secret-file', {
     parse: asString,
     kind: 'file',
     default: '',
-    leaderKey: 'client-secret-file',
     help: 'File holding the client secret of --cloud.client-id.',
   }),
   cloud('workspace', {
     parse: asWorkspace,
     kind: 'string',
     default: '',
-    leaderKey: 'workspace',
     help:
       'Cribl.Cloud workspace; with --cloud.organization it gives the leader URL ' +
       'https://<workspace>-<organization>.<domain>/api/v1.',
@@ -379,14 +360,12 @@ const ROWS = [
     parse: asOrganization,
     kind: 'string',
     default: '',
-    leaderKey: 'organization',
     help: 'Cribl.Cloud organization ID.',
   }),
   cloud('domain', {
     parse: asDomain,
     kind: 'string',
     default: 'cribl.cloud',
-    leaderKey: 'domain',
     help: 'Cribl.Cloud domain, e.g. cribl-gov.cloud for the government cloud.',
   }),
   cloud('token-url', {
@@ -396,7 +375,6 @@ const ROWS = [
       'https://login.cribl.cloud/oauth/token for cribl.cloud, https://login.<domain>/oauth/token for other ' +
       'domains; required for a domain containing "gov"',
     derived: true,
-    leaderKey: 'token-url',
     help: 'OAuth token URL of the client-credentials grant.',
   }),
   cloud('audience', {
@@ -404,7 +382,6 @@ const ROWS = [
     kind: 'string',
     default: 'https://api.<domain>',
     derived: true,
-    leaderKey: 'audience',
     help: 'OAuth audience of the token request.',
   }),
   cloud('token-body', {
@@ -413,10 +390,9 @@ const ROWS = [
     values: ['json', 'form'],
     default: 'json for https://login.cribl.cloud/oauth/token, form otherwise',
     derived: true,
-    leaderKey: 'token-body',
     help: 'Encoding of the token request body: json or form.',
   }),
-  cloud('discover-workspaces', {
+  cloudOnly('discover-workspaces', {
     parse: asBool,
     kind: 'bool',
     default: 'false',
@@ -424,7 +400,7 @@ const ROWS = [
       'Monitor every workspace of --cloud.organization, listed through the management plane; needs client ' +
       'credentials.',
   }),
-  cloud('management-url', {
+  cloudOnly('management-url', {
     parse: (r) => asUrlText(r).replace(/\/+$/, ''),
     kind: 'url',
     default: 'https://gateway.<domain>',
@@ -433,26 +409,20 @@ const ROWS = [
   }),
   ...Object.values(WEB),
   ...Object.values(DISCOVERY),
-  row({
-    name: 'shard.index',
+  shard('index', {
     parse: (r) => asInt(r, 0),
-    group: 'Sharding',
     kind: 'int',
     default: '0',
     help: 'Index of this exporter among --shard.total exporters sharing the nodes (0 ≤ index < total).',
   }),
-  row({
-    name: 'shard.total',
+  shard('total', {
     parse: (r) => asInt(r, 1),
-    group: 'Sharding',
     kind: 'int',
     default: '1',
     help: 'Number of exporters sharing the nodes.',
   }),
-  row({
-    name: 'shard.from-pod-name',
+  shard('from-pod-name', {
     parse: asPodOrdinal,
-    group: 'Sharding',
     kind: 'string',
     default: '',
     help:
@@ -482,30 +452,45 @@ export const FLAG_TABLE: readonly FlagSpec[] = Object.freeze(
   }),
 );
 
-const PARSERS: ReadonlyMap<string, (raw: Raw) => unknown> = new Map(ALL_ROWS.map((r) => [r.name, r.parse]));
+const BY_NAME = new Map(ALL_ROWS.map((r, i) => [r.name, { parse: r.parse, spec: FLAG_TABLE[i]! }]));
 
-/** Parses a setting's value (throws ValueError without the setting's name: the caller adds where it came from). */
-export function parseValue(flag: string, raw: Raw): unknown {
-  const parse = PARSERS.get(flag);
-  if (!parse) throw new Error(`no such setting: ${flag}`);
-  return parse(raw);
+/** A setting's row; throws on a name that is not in FLAG_TABLE (a bug). */
+function byName(name: string): { parse: (raw: Raw) => unknown; spec: FlagSpec } {
+  const found = BY_NAME.get(name);
+  if (!found) throw new Error(`no such setting: ${name}`);
+  return found;
 }
 
-/** Secrets, read only from the environment (flags would show them in `ps`, files should use the *-file settings). */
+/** Parses a setting's value (throws ValueError without the setting's name: the caller adds where it came from). */
+export const parseValue = (flag: string, raw: Raw): unknown => byName(flag).parse(raw);
+
+/** The FlagSpec of a setting name. */
+export const flagSpec = (name: string): FlagSpec => byName(name).spec;
+
+/**
+ * Secrets, read only from the environment (flags would show them in `ps`, files should use the *-file settings), each
+ * with the setting that names a file holding it instead.
+ */
 export const SECRET_ENV = Object.freeze([
-  { env: 'CRIBL_TOKEN', help: 'Bearer token of the leader (alternative to --leader.token-file).' },
-  { env: 'CRIBL_PASSWORD', help: 'Password of --leader.username (alternative to --leader.password-file).' },
+  {
+    env: 'CRIBL_TOKEN',
+    file: 'leader.token-file',
+    help: 'Bearer token of the leader (alternative to --leader.token-file).',
+  },
+  {
+    env: 'CRIBL_PASSWORD',
+    file: 'leader.password-file',
+    help: 'Password of --leader.username (alternative to --leader.password-file).',
+  },
   {
     env: 'CRIBL_CLIENT_SECRET',
+    file: 'cloud.client-secret-file',
     help: 'Client secret of --cloud.client-id (alternative to --cloud.client-secret-file).',
   },
 ] as const);
 
-const FLAG_BY_NAME: ReadonlyMap<string, FlagSpec> = new Map(FLAG_TABLE.map((f) => [f.name, f]));
-
-/** The FlagSpec of a setting name; throws on a name that is not in FLAG_TABLE (a bug). */
-export function flagSpec(name: string): FlagSpec {
-  const spec = FLAG_BY_NAME.get(name);
-  if (!spec) throw new Error(`no such setting: ${name}`);
-  return spec;
+/** The names a secret would have as a setting (`leader.token`, or just `token`): refused with a pointer to its file. */
+export function secretNames(s: { readonly file: string }): [string, string] {
+  const name = s.file.replace(/-file$/, '');
+  return [name, name.slice(name.indexOf('.') + 1)];
 }

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { CONFIG_MAX_BYTES, fileProblem, type ReadFile } from '../util/files.js';
 import { ConfigError } from './errors.js';
 import { checkValueLength, parseConfigFile, type FileSettings, type Layer, type Setting } from './file.js';
-import { FLAG_TABLE } from './flags.js';
+import { envNameOf, FLAG_TABLE, SECRET_ENV, secretNames } from './flags.js';
 
 /** A secret from the environment; `where` is the variable's name, the only part that may appear in messages. */
 export interface Secret {
@@ -21,14 +21,9 @@ export interface Secrets {
 export type FlagsResult = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; layer: Layer };
 
 // Secrets passed as flags would show up in `ps` and shell history; say where they belong instead of "unknown flag".
-const SECRET_FLAGS: Readonly<Record<string, string>> = {
-  '--leader.token': 'CRIBL_TOKEN or --leader.token-file',
-  '--token': 'CRIBL_TOKEN or --leader.token-file',
-  '--leader.password': 'CRIBL_PASSWORD or --leader.password-file',
-  '--password': 'CRIBL_PASSWORD or --leader.password-file',
-  '--cloud.client-secret': 'CRIBL_CLIENT_SECRET or --cloud.client-secret-file',
-  '--client-secret': 'CRIBL_CLIENT_SECRET or --cloud.client-secret-file',
-};
+const SECRET_FLAGS = new Map<string, string>(
+  SECRET_ENV.flatMap((s) => secretNames(s).map((name) => [`--${name}`, `${s.env} or --${s.file}`] as const)),
+);
 
 /** Parses argv strictly with node's util.parseArgs; --help wins over everything, even over bad flags. */
 export function readFlags(argv: readonly string[]): FlagsResult {
@@ -64,7 +59,7 @@ function flagError(e: unknown): ConfigError {
   const quoted = (/'([^' ]+)/.exec(message)?.[1] ?? '').split('=')[0] ?? '';
   switch (err.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
-      const instead = SECRET_FLAGS[quoted];
+      const instead = SECRET_FLAGS.get(quoted);
       if (instead) return new ConfigError(`${quoted}: secrets are not accepted as flags; use ${instead}`);
       return new ConfigError(`unknown flag ${quoted} (see --help)`);
     }
@@ -81,12 +76,10 @@ function flagError(e: unknown): ConfigError {
 }
 
 // Names that follow the CRIBL_<FLAG> rule but are spelled differently by contract; a silent miss would be confusing.
-const MISSPELT_ENV: Readonly<Record<string, string>> = {
-  CRIBL_LEADER_TOKEN_FILE: 'CRIBL_TOKEN_FILE',
-  CRIBL_LEADER_TOKEN: 'CRIBL_TOKEN',
-  CRIBL_LEADER_PASSWORD: 'CRIBL_PASSWORD',
-  CRIBL_CLOUD_CLIENT_SECRET: 'CRIBL_CLIENT_SECRET',
-};
+const MISSPELT_ENV = [
+  ...FLAG_TABLE.filter((f) => f.env !== envNameOf(f.name)).map((f) => [envNameOf(f.name), f.env] as const),
+  ...SECRET_ENV.map((s) => [envNameOf(secretNames(s)[0]), s.env] as const),
+];
 
 /**
  * Reads the settings and secrets in the environment. Other CRIBL_* variables are ignored, not rejected: the exporter
@@ -98,7 +91,7 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): { la
     const v = env[name];
     return v === undefined || v === '' ? undefined : v;
   };
-  for (const [wrong, right] of Object.entries(MISSPELT_ENV)) {
+  for (const [wrong, right] of MISSPELT_ENV) {
     if (get(wrong) !== undefined) throw new ConfigError(`${wrong} is not read; use ${right}`);
   }
   const layer = new Map<string, Setting>();

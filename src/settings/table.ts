@@ -59,12 +59,7 @@ export interface Row<N extends string = string, T = unknown> extends Omit<FlagSp
 export const row = <N extends string, T>(r: Row<N, T>): Row<N, T> => r;
 
 /** A row whose section value is undefined while the setting is unset. */
-export const optionalRow = <N extends string, T>(
-  r: Omit<Row<N, T>, 'optional'>,
-): Row<N, T> & { readonly optional: true } => ({
-  ...r,
-  optional: true,
-});
+export const optional = <R extends Row>(r: R): R & { readonly optional: true } => ({ ...r, optional: true });
 
 /** Rows by the key their value has in the parsed section. */
 export type Section = Readonly<Record<string, Row>>;
