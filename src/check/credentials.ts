@@ -2,13 +2,10 @@
 import { AuthError } from '../auth/errors.js';
 import type { AuthConfig, AuthProvider } from '../auth/types.js';
 import type { Clock } from '../util/clock.js';
-import type { CheckResult } from './report.js';
+import { DAY_MS, iso, type CheckResult } from './report.js';
 
 /** Static tokens expiring within this many days are reported as a warning. */
 export const TOKEN_WARN_DAYS = 7;
-
-const DAY_MS = 86_400_000;
-const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 type Line = Pick<CheckResult, 'status' | 'message' | 'fix'>;
 

@@ -5,23 +5,19 @@
  */
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { connectLeader, type LeaderConnection, type LeaderTarget } from '../auth/connection.js';
+import { connectLeader, type LeaderConnection } from '../auth/connection.js';
 import { createAuthProvider } from '../auth/index.js';
 import type { AuthProvider } from '../auth/types.js';
-import { COLLECTORS } from '../collectors/registry.js';
-import { settingsOf, targetOf, type Config, type LeaderConfig } from '../config/types.js';
-import type { Collector } from '../collectors/collector.js';
-import { leaderHealth } from '../collectors/leader-health/index.js';
+import type { Config, LeaderConfig } from '../config/types.js';
 import { leaderConfigForWorkspace } from '../config/leaders.js';
 import { listWorkspaceTargets, type WorkspaceListOptions } from '../discovery/workspaces.js';
 import { createDispatcher, tlsOptions, type TlsOptions, type TransportConfig } from '../http/transport.js';
-import { nodeCollectors } from '../polling/node-poll.js';
 import { AUTO_RATE_MIN, burstFor } from '../polling/rate.js';
 import type { Clock } from '../util/clock.js';
 import type { ReadFile } from '../util/files.js';
 import { withoutCredentials } from '../util/url.js';
 import { checkCredentials } from './credentials.js';
-import { checkLeaderApi, type CollectorProbe } from './leader.js';
+import { checkLeaderApi } from './leader.js';
 import { checkNetwork, systemLookup, type Lookup } from './network.js';
 import type { CheckReport, CheckResult } from './report.js';
 
@@ -133,14 +129,11 @@ async function prepare(cfg: LeaderConfig, deps: CheckDeps): Promise<Prepared> {
     connectTimeoutMs: cfg.budget.connectTimeoutMs,
   });
   const dispatcher = deps.dispatcher?.(cfg);
-  const target: LeaderTarget = cfg;
-  const conn = await connectLeader(target, {
-    // As the exporter starts: `auto` allows its floor until a discovery has counted the fleet.
-    rate: (() => {
-      const maxRps =
-        typeof cfg.budget.maxRps === 'number' ? cfg.budget.maxRps : Math.min(cfg.budget.maxRpsCeiling, AUTO_RATE_MIN);
-      return { maxRps, burst: burstFor(maxRps, cfg.budget.burst) };
-    })(),
+  // As the exporter starts: `auto` allows its floor until a discovery has counted the fleet.
+  const { maxRps, maxRpsCeiling, burst } = cfg.budget;
+  const rps = typeof maxRps === 'number' ? maxRps : Math.min(maxRpsCeiling, AUTO_RATE_MIN);
+  const conn = await connectLeader(cfg, {
+    rate: { maxRps: rps, burst: burstFor(rps, burst) },
     clock: deps.clock,
     logger: deps.logger.child({ leader: cfg.name }),
     readFile: deps.readFile,
@@ -181,18 +174,9 @@ async function checkOne(p: Prepared, config: Config, deps: CheckDeps, report: Ch
       return;
     }
     const api = await checkLeaderApi({
-      target: cfg.name,
+      cfg,
+      config,
       conn: p.conn,
-      auth: cfg.auth,
-      products: cfg.products,
-      maxRps: cfg.budget.maxRps,
-      maxRpsCeiling: cfg.budget.maxRpsCeiling,
-      ...discoveryCost(config, cfg),
-      discoveryMs: config.discovery.discoveryMs,
-      nodeIntervalsMs: nodeIntervals(config),
-      shards: config.shard.total,
-      collectors: collectorProbes(config, cfg),
-      requestTimeoutMs: cfg.budget.connectTimeoutMs + cfg.budget.headersTimeoutMs + cfg.budget.bodyTimeoutMs,
       clock: deps.clock,
       logger: deps.logger.child({ leader: cfg.name }),
     });
@@ -200,57 +184,6 @@ async function checkOne(p: Prepared, config: Config, deps: CheckDeps, report: Ch
   } finally {
     await close(p);
   }
-}
-
-/** Whether a collector runs for a leader. */
-const runs = (config: Config, cfg: LeaderConfig, c: Collector): boolean =>
-  c.enabled?.(settingsOf(config, c), targetOf(cfg)) !== false;
-
-/**
- * The requests of the per-discovery and interval collectors that run for a leader, besides the listing, per
- * discovery interval (an interval collector's at its own interval, scaled to the discovery's).
- */
-function discoveryCost(config: Config, cfg: LeaderConfig): { perDiscovery: number; perGroup: number } {
-  let perDiscovery = 0;
-  let perGroup = 0;
-  for (const c of COLLECTORS) {
-    const s = c.schedule;
-    if ((s.kind !== 'discovery' && s.kind !== 'interval') || !runs(config, cfg, c)) continue;
-    const scale = s.kind === 'interval' ? config.discovery.discoveryMs / s.intervalMs(settingsOf(config, c)) : 1;
-    perDiscovery += (s.cost?.perRun ?? (s.kind === 'interval' && s.perGroup ? 0 : 1)) * scale;
-    perGroup += (s.cost?.perGroup ?? (s.kind === 'interval' && s.perGroup ? 1 : 0)) * scale;
-  }
-  return { perDiscovery, perGroup };
-}
-
-/** The probes of the collectors that run for a leader (its own /health is checked apart, first). */
-function collectorProbes(config: Config, cfg: LeaderConfig): CollectorProbe[] {
-  const out: CollectorProbe[] = [];
-  for (const c of COLLECTORS) {
-    if (!c.probe || c.name === leaderHealth.name || !runs(config, cfg, c)) continue;
-    const probe = c.probe.bind(c);
-    const s = settingsOf(config, c);
-    const flag = Object.values(c.settings ?? {}).find((r) => r.name.startsWith('collector.'))?.name;
-    out.push({
-      name: c.name,
-      request: (group, deadline) => probe(s, group, deadline),
-      optional: c.optional === true,
-      refusalExpected: c.refusalExpected?.(targetOf(cfg)) ?? false,
-      ...(c.permission ? { permission: c.permission } : {}),
-      ...(flag ? { flag } : {}),
-    });
-  }
-  return out;
-}
-
-/** The node collectors' intervals, the primary first. */
-function nodeIntervals(config: Config): { name: string; intervalMs: number }[] {
-  const { primary, riders } = nodeCollectors(
-    COLLECTORS,
-    (c) => settingsOf(config, c),
-    () => true,
-  );
-  return [primary, ...riders].map((c) => ({ name: c.name, intervalMs: c.schedule.intervalMs(c.settings) }));
 }
 
 /** The proxy requests to `url` go through, shown without credentials; none when they go direct. */

@@ -9,69 +9,81 @@ import type { Product } from '../api/products.js';
 import { ENDPOINTS } from '../api/routes.js';
 import type { LeaderConnection } from '../auth/connection.js';
 import type { AuthConfig } from '../auth/types.js';
+import type { Collector } from '../collectors/collector.js';
 import { decodeGroupPage, groupsPage } from '../collectors/groups/index.js';
 import { decodeWorkerEnvelope, masterWorkersPage, workersPage } from '../collectors/listing/index.js';
 import { decodeHealth, healthRequest } from '../collectors/node-health/index.js';
+import { leaderHealth } from '../collectors/leader-health/index.js';
 import { metadataRequest } from '../collectors/node-metadata/index.js';
+import { COLLECTORS } from '../collectors/registry.js';
+import { settingsOf, targetOf, type Config, type LeaderConfig } from '../config/types.js';
 import { Discoverer, type ListedFleetGroup, type ListedFleetNode } from '../discovery/discovery.js';
 import type { LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
-import { allowedRate, rateNeed, type MaxRpsSetting } from '../polling/rate.js';
+import { nodeCollectors } from '../polling/node-poll.js';
+import { allowedRate, rateNeed } from '../polling/rate.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
-import type { CheckResult } from './report.js';
+import { iso, type CheckResult } from './report.js';
 import { checkCredentials } from './credentials.js';
 
 /** What the API checks of one leader need. */
 export interface LeaderCheckOptions {
-  target: string;
+  cfg: LeaderConfig;
+  config: Config;
   conn: LeaderConnection;
-  auth: AuthConfig;
-  products: readonly Product[];
-  /** `--leader.max-rps` (a number, or auto) and `--leader.max-rps-ceiling`. */
-  maxRps: MaxRpsSetting;
-  maxRpsCeiling: number;
-  /** Requests per discovery besides the listing and one per group (the leader's /health, the git settings…). */
-  perDiscovery: number;
-  /** Requests per group per discovery (its commit history). */
-  perGroup: number;
-  discoveryMs: number;
-  /** The node collectors' intervals, the primary (health) first. */
-  nodeIntervalsMs: readonly { readonly name: string; readonly intervalMs: number }[];
-  shards: number;
-  /** The collectors with a probe that run for this leader (the leader's /health aside: checked first). */
-  collectors: readonly CollectorProbe[];
-  /** Bounds each request and its retries. */
-  requestTimeoutMs: number;
   clock: Clock;
   logger: Logger;
 }
 
-/** What `check` asks of one collector: its probe request, and what a refusal of it means. */
-export interface CollectorProbe {
-  readonly name: string;
-  request(group: string | undefined, deadline: number): LeaderRequest<unknown>;
-  /** A refusal turns it off (else it is the credentials' problem). */
-  readonly optional: boolean;
-  /** The leader refuses it by design (the license on Cribl.Cloud). */
-  readonly refusalExpected: boolean;
-  readonly permission?: string;
-  /** The flag that turns it off (`--no-collector.license`), when it has one. */
-  readonly flag?: string;
+/** Whether a collector runs for a leader. */
+const runs = (config: Config, cfg: LeaderConfig, c: Collector): boolean =>
+  c.enabled?.(settingsOf(config, c), targetOf(cfg)) !== false;
+
+/**
+ * The requests of the per-discovery and interval collectors that run for a leader, besides the listing, per
+ * discovery interval (an interval collector's at its own interval, scaled to the discovery's).
+ */
+function discoveryCost(config: Config, cfg: LeaderConfig): { perDiscovery: number; perGroup: number } {
+  let perDiscovery = 0;
+  let perGroup = 0;
+  for (const c of COLLECTORS) {
+    const s = c.schedule;
+    if ((s.kind !== 'discovery' && s.kind !== 'interval') || !runs(config, cfg, c)) continue;
+    const scale = s.kind === 'interval' ? config.discovery.discoveryMs / s.intervalMs(settingsOf(config, c)) : 1;
+    perDiscovery += (s.cost?.perRun ?? (s.kind === 'interval' && s.perGroup ? 0 : 1)) * scale;
+    perGroup += (s.cost?.perGroup ?? (s.kind === 'interval' && s.perGroup ? 1 : 0)) * scale;
+  }
+  return { perDiscovery, perGroup };
+}
+
+/** The node collectors' intervals, the primary first. */
+function nodeIntervals(config: Config): { name: string; intervalMs: number }[] {
+  const { primary, riders } = nodeCollectors(
+    COLLECTORS,
+    (c) => settingsOf(config, c),
+    () => true,
+  );
+  return [primary, ...riders].map((c) => ({ name: c.name, intervalMs: c.schedule.intervalMs(c.settings) }));
 }
 
 /** Clock differences up to this are fine; up to SKEW_FAIL_MS a warning; beyond, a problem. */
 export const SKEW_WARN_MS = 5_000;
 export const SKEW_FAIL_MS = 60_000;
 
-const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const REFUSED: Readonly<Record<number, string>> = { 401: 'refused (401)', 403: 'forbidden (403)', 404: 'absent (404)' };
 
 /** Runs the API checks of one leader. */
 export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult[]> {
+  const { cfg, config } = o;
+  const { auth, products, budget } = cfg;
+  const discoveryMs = config.discovery.discoveryMs;
+  // Bounds each request and its retries.
+  const timeoutMs = budget.connectTimeoutMs + budget.headersTimeoutMs + budget.bodyTimeoutMs;
   const out: CheckResult[] = [];
   const add = (check: string, status: CheckResult['status'], message: string, fix?: string): void => {
-    out.push({ target: o.target, check, status, message, ...(fix ? { fix } : {}) });
+    out.push({ target: cfg.name, check, status, message, ...(fix ? { fix } : {}) });
   };
-  const deadline = (): number => o.clock.now() + o.requestTimeoutMs;
+  const deadline = (): number => o.clock.now() + timeoutMs;
   const request = <T>(client: 'raw' | 'auth', req: LeaderRequest<T>): Promise<LeaderResult<T>> =>
     (client === 'raw' ? o.conn.raw : o.conn.client).request({ deadline: deadline(), ...req });
 
@@ -90,7 +102,7 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     },
   });
   if (!health.ok) {
-    const f = describeFailure('GET /health', health, o.auth);
+    const f = describeFailure('GET /health', health, auth);
     add('health', 'fail', f.message, f.fix);
     if (health.reason === 'connect' || health.reason === 'timeout') return out;
   } else if (health.status === 420) {
@@ -114,7 +126,7 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
   checkClock(date, add);
 
   // Credentials: can a token be had, and how long is it good for.
-  const cred = await checkCredentials(o.conn.auth, o.auth, o.clock);
+  const cred = await checkCredentials(o.conn.auth, auth, o.clock);
   add('auth', cred.status, cred.message, cred.fix);
   // Without a token every request below would be refused for the same reason: one problem, said once.
   if (cred.status === 'fail') {
@@ -124,7 +136,7 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
 
   // Permission on the listing and the groups of every product (401 vs 403 vs 404).
   let legacy = false;
-  for (const product of o.products) {
+  for (const product of products) {
     const path = `/products/${product}/workers`;
     let listing = await request('auth', { ...workersPage(product, 1, 0), decode: decodeWorkerEnvelope });
     let what = `GET ${path}`;
@@ -142,16 +154,16 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
   if (out.some((r) => r.check === 'permission' && r.status === 'fail')) return out;
 
   // The fleet, listed as the exporter lists it.
-  const discovery = await new Discoverer({ client: o.conn.client, products: o.products, logger: o.logger }).discover(
-    o.clock.now() + Math.max(o.discoveryMs, o.requestTimeoutMs),
+  const discovery = await new Discoverer({ client: o.conn.client, products: products, logger: o.logger }).discover(
+    o.clock.now() + Math.max(discoveryMs, timeoutMs),
   );
   if (!discovery.ok) {
-    const f = describeFailure('listing the fleet', discovery, o.auth);
+    const f = describeFailure('listing the fleet', discovery, auth);
     add('fleet', 'fail', f.message, f.fix);
     return out;
   }
   const nodes = [...discovery.nodes.values()];
-  for (const product of o.products)
+  for (const product of products)
     fleetLine(
       product,
       nodes.filter((n) => n.product === product),
@@ -169,7 +181,12 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
   }
 
   const group = discovery.groups.find((g) => g.product === 'stream') ?? discovery.groups[0];
-  for (const c of o.collectors) collectorLine(c, await request('auth', c.request(group?.group.id, deadline())));
+  for (const c of COLLECTORS) {
+    // The leader's own /health is checked apart, first.
+    if (!c.probe || c.name === leaderHealth.name || !runs(config, cfg, c)) continue;
+    const s = settingsOf(config, c);
+    collectorLine(c, c.probe(s, undefined, 0), await request('auth', c.probe(s, group?.group.id, deadline())));
+  }
 
   versionLine(legacy, nodes);
   rateLine(nodes.length, discovery.groups.length);
@@ -181,38 +198,32 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     if (nodeId && res.reason === 'http_5xx') {
       return add('permission', 'ok', `${what}: allowed (node ${nodeId} does not answer: HTTP ${res.status ?? '5xx'})`);
     }
-    const f = describeFailure(what, res, o.auth);
+    const f = describeFailure(what, res, auth);
     add('permission', 'fail', f.message, f.fix);
   }
 
   /** One line per collector: allowed, or what its refusal means (off, for an optional collector). */
-  function collectorLine(c: CollectorProbe, res: LeaderResult<unknown>): void {
-    const req = c.request(undefined, 0);
+  function collectorLine(c: Collector, req: LeaderRequest<unknown>, res: LeaderResult<unknown>): void {
     const what = `${req.method ?? 'GET'} ${req.endpoint} (collector ${c.name})`;
     if (res.ok) return add('collector', 'ok', `${what}: allowed`);
-    const refused =
-      res.status === 403
-        ? 'forbidden (403)'
-        : res.status === 404
-          ? 'absent (404)'
-          : res.status === 401
-            ? 'refused (401)'
-            : undefined;
+    const refused = REFUSED[res.status ?? 0];
     if (refused === undefined || !c.optional) {
-      const f = describeFailure(what, res, o.auth);
+      const f = describeFailure(what, res, auth);
       return add('collector', c.optional ? 'warn' : 'fail', f.message, f.fix);
     }
-    const off = c.flag ? ` (or turn it off: --no-${c.flag})` : '';
+    // The leader refuses it by design (the license on Cribl.Cloud).
+    const expected = c.refusalExpected?.(targetOf(cfg)) ?? false;
+    const flag = Object.values(c.settings ?? {}).find((r) => r.name.startsWith('collector.'))?.name;
+    const off = flag ? ` (or turn it off: --no-${flag})` : '';
     const fix =
       res.status === 404
         ? `the leader has no such endpoint (an older version, or Cribl.Cloud)${off}`
         : `give the exporter's credentials ${c.permission ?? 'read access to it'}${off}`;
     add(
       'collector',
-      c.refusalExpected ? 'ok' : 'warn',
-      `${what}: ${refused}: collector ${c.name} will be off` +
-        (c.refusalExpected ? ' (as on every Cribl.Cloud leader)' : ''),
-      ...(c.refusalExpected ? [] : [fix]),
+      expected ? 'ok' : 'warn',
+      `${what}: ${refused}: collector ${c.name} will be off` + (expected ? ' (as on every Cribl.Cloud leader)' : ''),
+      ...(expected ? [] : [fix]),
     );
   }
 
@@ -261,20 +272,22 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
 
   function rateLine(nodeCount: number, groupCount: number): void {
     // This process polls its shard's share; src/polling/rate.ts is the one computation of need and allowance.
-    const polled = Math.ceil(nodeCount / Math.max(1, o.shards));
+    const shards = config.shard.total;
+    const polled = Math.ceil(nodeCount / Math.max(1, shards));
+    const { perDiscovery, perGroup } = discoveryCost(config, cfg);
     const plan = {
       nodes: polled,
-      nodeIntervalsMs: o.nodeIntervalsMs,
-      discoveryIntervalMs: o.discoveryMs,
-      products: o.products.length,
+      nodeIntervalsMs: nodeIntervals(config),
+      discoveryIntervalMs: discoveryMs,
+      products: products.length,
       // Per discovery besides the listing: the leader's own /health, each group's commits, the git settings.
-      extraPerDiscovery: o.perDiscovery + groupCount * o.perGroup,
+      extraPerDiscovery: perDiscovery + groupCount * perGroup,
     };
     const need = rateNeed(plan);
-    const allowed = allowedRate(o.maxRps, o.maxRpsCeiling, plan);
+    const allowed = allowedRate(budget.maxRps, budget.maxRpsCeiling, plan);
     const r = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
     const parts = [...need.nodes.map((n) => `${n.name} ${r(n.rps)}`), `discovery ${r(need.discovery)}`].join(', ');
-    const per = o.shards > 1 ? ` (this shard's share of ${nodeCount} nodes)` : ` for ${nodeCount} nodes`;
+    const per = shards > 1 ? ` (this shard's share of ${nodeCount} nodes)` : ` for ${nodeCount} nodes`;
     const capped = allowed.capped ? ' (capped by --leader.max-rps-ceiling)' : '';
     const bound =
       allowed.mode === 'auto'
@@ -283,7 +296,7 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     const text = `needs ${r(need.total)} requests/s${per} (${parts}); ${bound}`;
     const wanted = Math.ceil(need.total * 1.25);
     if (!allowed.covers) {
-      const healthMs = o.nodeIntervalsMs[0]?.intervalMs ?? 0;
+      const healthMs = plan.nodeIntervalsMs[0]?.intervalMs ?? 0;
       const interval = Math.ceil(
         (healthMs * need.primary) / Math.max(allowed.rps - need.riders - need.discovery, 1e-9) / 1000,
       );

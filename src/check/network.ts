@@ -10,7 +10,7 @@ import { checkServerIdentity, connect as tlsConnect, type PeerCertificate, type 
 import type { TlsOptions } from '../http/transport.js';
 import type { Clock } from '../util/clock.js';
 import { errorLabel } from '../util/errors.js';
-import type { CheckResult } from './report.js';
+import { DAY_MS, type CheckResult } from './report.js';
 
 /** Resolves a host name to its addresses. */
 export type Lookup = (host: string) => Promise<readonly { address: string }[]>;
@@ -37,7 +37,6 @@ export interface NetworkCheckOptions {
 /** Certificates expiring within this many days are reported as a warning. */
 export const CERT_WARN_DAYS = 14;
 
-const DAY_MS = 86_400_000;
 const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 const LOOPBACK = /^(127\.|::1$|localhost$)/;
 
@@ -59,32 +58,30 @@ export async function checkNetwork(o: NetworkCheckOptions): Promise<CheckResult[
   }
 
   // DNS
-  let address = host;
-  if (isIP(host) !== 0) {
-    address = host;
-  } else {
-    try {
-      const addresses = await o.lookup(host);
-      if (addresses.length === 0) throw Object.assign(new Error('no address'), { code: 'ENODATA' });
-      address = addresses[0]!.address;
-      const shown = addresses.slice(0, 3).map((a) => a.address);
-      const more = addresses.length > 3 ? ` and ${addresses.length - 3} more` : '';
-      return [r('dns', 'ok', `${host} resolves to ${shown.join(', ')}${more}`), ...(await afterDns(address))];
-    } catch (e) {
-      return [
-        r(
-          'dns',
-          'fail',
-          `cannot resolve ${host} (${errorLabel(e)})`,
-          "check the host name in the leader URL and this machine's DNS (a Cribl.Cloud leader is " +
-            '<workspace>-<organization>.cribl.cloud)',
-        ),
-        r('tcp', 'skip', 'not checked: the host name does not resolve'),
-        ...(https ? [r('tls', 'skip', 'not checked: the host name does not resolve')] : []),
-      ];
-    }
+  if (isIP(host) !== 0)
+    return [r('dns', 'ok', `${host} is an IP address: nothing to resolve`), ...(await afterDns(host))];
+  try {
+    const addresses = await o.lookup(host);
+    if (addresses.length === 0) throw Object.assign(new Error('no address'), { code: 'ENODATA' });
+    const shown = addresses.slice(0, 3).map((a) => a.address);
+    const more = addresses.length > 3 ? ` and ${addresses.length - 3} more` : '';
+    return [
+      r('dns', 'ok', `${host} resolves to ${shown.join(', ')}${more}`),
+      ...(await afterDns(addresses[0]!.address)),
+    ];
+  } catch (e) {
+    return [
+      r(
+        'dns',
+        'fail',
+        `cannot resolve ${host} (${errorLabel(e)})`,
+        "check the host name in the leader URL and this machine's DNS (a Cribl.Cloud leader is " +
+          '<workspace>-<organization>.cribl.cloud)',
+      ),
+      r('tcp', 'skip', 'not checked: the host name does not resolve'),
+      ...(https ? [r('tls', 'skip', 'not checked: the host name does not resolve')] : []),
+    ];
   }
-  return [r('dns', 'ok', `${host} is an IP address: nothing to resolve`), ...(await afterDns(address))];
 
   async function afterDns(ip: string): Promise<CheckResult[]> {
     const shown = `${isIP(ip) === 6 ? `[${ip}]` : ip}:${port}`;

@@ -25,22 +25,14 @@ export interface CheckReport {
   results: CheckResult[];
 }
 
+export const DAY_MS = 86_400_000;
+/** A time in ISO 8601 to the second, as the messages show it. */
+export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
 const MARK: Readonly<Record<CheckStatus, string>> = { ok: '✓', warn: '!', fail: '✗', skip: '-' };
 
-/** Human names of the checks, in the text report. */
-const TITLES: Readonly<Record<string, string>> = {
-  dns: 'DNS',
-  tcp: 'TCP',
-  tls: 'TLS',
-  health: 'health',
-  clock: 'clock',
-  auth: 'auth',
-  permission: 'permission',
-  version: 'version',
-  fleet: 'fleet',
-  rate: 'rate',
-  workspaces: 'workspaces',
-};
+/** The names of the checks in the text report, where they differ from the identifier. */
+const TITLES: Readonly<Record<string, string>> = { dns: 'DNS', tcp: 'TCP', tls: 'TLS' };
 
 /** 0 when nothing failed, 1 when something did. */
 export function exitCode(report: CheckReport): 0 | 1 {
@@ -58,8 +50,9 @@ const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 
 /** The report as text lines. */
 export function formatText(report: CheckReport): string[] {
   const out: string[] = [];
-  // One width for every report, so that the messages line up the same way whatever was checked.
-  const width = Math.max(...Object.values(TITLES).map((t) => t.length), ...report.results.map((r) => r.check.length));
+  // One width for every report (the longest check, `permission` or `workspaces`), so that the messages line up the
+  // same way whatever was checked.
+  const width = Math.max('workspaces'.length, ...report.results.map((r) => r.check.length));
   for (const t of report.targets) {
     out.push(t.name === 'management' ? `Cribl.Cloud management plane ${t.url}` : `leader ${t.name} (${t.url})`);
     for (const r of report.results.filter((x) => x.target === t.name)) {
