@@ -163,12 +163,7 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     return out;
   }
   const nodes = [...discovery.nodes.values()];
-  for (const product of products)
-    fleetLine(
-      product,
-      nodes.filter((n) => n.product === product),
-      discovery.groups,
-    );
+  for (const product of products) fleetLine(product, nodes, discovery.groups);
 
   // Permission in host context, on one connected node (a node that does not answer still shows 401/403 apart).
   const sample = nodes.find((n) => n.listed.disconnected !== true) ?? nodes[0];
@@ -227,7 +222,8 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     );
   }
 
-  function fleetLine(product: Product, list: ListedFleetNode[], groups: readonly ListedFleetGroup[]): void {
+  function fleetLine(product: Product, all: ListedFleetNode[], groups: readonly ListedFleetGroup[]): void {
+    const list = all.filter((n) => n.product === product);
     if (list.length === 0) {
       add(
         'fleet',
@@ -273,10 +269,9 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
   function rateLine(nodeCount: number, groupCount: number): void {
     // This process polls its shard's share; src/polling/rate.ts is the one computation of need and allowance.
     const shards = config.shard.total;
-    const polled = Math.ceil(nodeCount / Math.max(1, shards));
     const { perDiscovery, perGroup } = discoveryCost(config, cfg);
     const plan = {
-      nodes: polled,
+      nodes: Math.ceil(nodeCount / Math.max(1, shards)),
       nodeIntervalsMs: nodeIntervals(config),
       discoveryIntervalMs: discoveryMs,
       products: products.length,
