@@ -21,7 +21,7 @@ import {
 import { UnavailableHold, type ProbeObserver } from './probe.js';
 import { DEFAULT_CLIENT_LIMITS, type LeaderClientLimits } from './settings.js';
 import { onAbort } from './abort-fanout.js';
-import { sleepUntil } from './sleep-until.js';
+import { sleepUntil } from './timer.js';
 import {
   describeRequest,
   failure,
