@@ -197,14 +197,9 @@ export class Poller {
     return this.#intervalMs;
   }
 
-  /** Number of nodes polled. */
-  get size(): number {
-    return this.#nodes.size;
-  }
-
   /** Rounds and slow nodes, for a status page or a check (cheap: no walk over the nodes). */
   status(): CycleStatus & { nodes: number; slowNodes: number } {
-    return { ...this.#cycle.status(this.#o.clock.now()), nodes: this.#nodes.size, slowNodes: this.#slow };
+    return { ...this.#cycle.status(), nodes: this.#nodes.size, slowNodes: this.#slow };
   }
 
   /**
