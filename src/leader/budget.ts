@@ -113,7 +113,6 @@ interface Waiter {
   deadline: number | undefined;
   resolve: (r: Permit | Denial) => void;
   watch: Watch | undefined;
-  signal: AbortSignal | undefined;
   /** Registered with the signal's fan-out (src/leader/abort-fanout.ts) while waiting. */
   onAbort: Abortable | undefined;
   abortSet: Set<Abortable> | undefined;
@@ -257,7 +256,6 @@ export class RequestBudget {
         deadline,
         resolve,
         watch: undefined,
-        signal,
         onAbort: undefined,
         abortSet: undefined,
       };
