@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { BudgetState } from '../leader/budget.js';
-import type { MaxRpsSetting } from './rate.js';
+import { round1, type MaxRpsSetting } from './rate.js';
 
 /** What the monitor reads from the leader's budget (src/leader/budget.ts). */
 export interface BudgetView {
@@ -238,8 +238,4 @@ export class CycleMonitor {
       fields: {},
     };
   }
-}
-
-function round1(n: number): number {
-  return Math.round(n * 10) / 10;
 }
