@@ -181,14 +181,7 @@ export class Poller {
     this.#intervalMs = opts.poll.primaryIntervalMs;
     this.#onFirstRound = opts.onFirstRound;
     this.#alarm = new Alarm(opts.clock, () => this.#nudge());
-    this.#cycle = new CycleMonitor({
-      intervalMs: this.#intervalMs,
-      perNodeRate: opts.poll.perNodeRate,
-      logger: opts.logger,
-      ...(opts.metrics ? { metrics: opts.metrics } : {}),
-      ...(opts.budget ? { budget: opts.budget } : {}),
-      ...(opts.rate ? { rate: opts.rate } : {}),
-    });
+    this.#cycle = new CycleMonitor({ ...opts, intervalMs: this.#intervalMs, perNodeRate: opts.poll.perNodeRate });
     this.#reportSlow();
   }
 
