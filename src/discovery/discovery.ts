@@ -16,8 +16,7 @@ import {
   type ListedNode,
   type WorkerEnvelope,
 } from '../collectors/listing/index.js';
-import type { FailureReason } from '../http/failure.js';
-import type { LeaderClient, LeaderRequest, LeaderResult } from '../leader/types.js';
+import type { LeaderClient, LeaderFailure, LeaderRequest } from '../leader/types.js';
 
 /** A node found by discovery. Keys are node ids: a node listed twice (or on two pages) is exported once. */
 export interface ListedFleetNode {
@@ -40,14 +39,7 @@ export type DiscoveryOutcome =
       requests: number;
       malformed: number;
     }
-  | {
-      ok: false;
-      reason: FailureReason;
-      message: string;
-      /** HTTP status of the failed request, when there was one (401, 403 and 404 mean different things). */
-      status?: number;
-      requests: number;
-    };
+  | LeaderFailure;
 
 export interface DiscoveryOptions {
   client: LeaderClient;
@@ -55,14 +47,15 @@ export interface DiscoveryOptions {
   logger: Logger;
   /** Listing page size: 1,000 keeps the listing (groups included) near 0.5 request per 500 nodes. */
   pageSize?: number;
-  /** Hard stop against a leader that pages forever. */
-  maxPages?: number;
 }
 
 type RequestTarget = Pick<LeaderRequest<unknown>, 'endpoint' | 'path' | 'query'>;
 
 /** Nodes per page of the listing (`limit`). */
 export const DEFAULT_PAGE_SIZE = 1000;
+
+/** Hard stop against a leader that pages forever. */
+const MAX_PAGES = 10_000;
 
 /**
  * Lists a leader's nodes and groups. Remembers, per leader, that it only serves the pre-4.17
@@ -73,12 +66,7 @@ export class Discoverer {
   #legacy = false;
 
   constructor(opts: DiscoveryOptions) {
-    this.#o = { pageSize: DEFAULT_PAGE_SIZE, maxPages: 10_000, ...opts };
-  }
-
-  /** True once the leader turned out to be older than 4.17. */
-  get legacy(): boolean {
-    return this.#legacy;
+    this.#o = { pageSize: DEFAULT_PAGE_SIZE, ...opts };
   }
 
   /** One full discovery; `deadline` bounds every request (and its retries). */
@@ -86,10 +74,13 @@ export class Discoverer {
     const nodes = new Map<string, ListedFleetNode>();
     let requests = 0;
     let malformed = 0;
-    const add = async (product: Product, page: WorkerEnvelope): Promise<void> => {
+    const add = async (page: WorkerEnvelope, productOf: (n: ListedNode) => Product | undefined): Promise<void> => {
       const decoded = await decodeWorkers(page.raw);
       malformed += decoded.malformed;
-      for (const n of decoded.items) if (!nodes.has(n.id)) nodes.set(n.id, { product, listed: n });
+      for (const n of decoded.items) {
+        const product = productOf(n);
+        if (product && !nodes.has(n.id)) nodes.set(n.id, { product, listed: n });
+      }
     };
 
     if (!this.#legacy) {
@@ -99,7 +90,7 @@ export class Discoverer {
           decodeWorkerEnvelope,
           deadline,
           signal,
-          (page) => add(product, page),
+          (page) => add(page, () => product),
         );
         requests += r.requests;
         if (!r.ok && r.status === 404 && nodes.size === 0 && product === this.#o.products[0]) {
@@ -110,7 +101,7 @@ export class Discoverer {
           this.#legacy = true;
           break;
         }
-        if (!r.ok) return failed(r, requests);
+        if (!r.ok) return r;
       }
     }
     if (this.#legacy) {
@@ -120,17 +111,14 @@ export class Discoverer {
         decodeWorkerEnvelope,
         deadline,
         signal,
-        async (page) => {
-          const decoded = await decodeWorkers(page.raw);
-          malformed += decoded.malformed;
-          for (const n of decoded.items) {
+        (page) =>
+          add(page, (n) => {
             const product = productOfLegacy(n);
-            if (product && wanted.has(product) && !nodes.has(n.id)) nodes.set(n.id, { product, listed: n });
-          }
-        },
+            return product && wanted.has(product) ? product : undefined;
+          }),
       );
       requests += r.requests;
-      if (!r.ok) return failed(r, requests);
+      if (!r.ok) return r;
     }
 
     const groups: ListedFleetGroup[] = [];
@@ -162,10 +150,10 @@ export class Discoverer {
     deadline: number,
     signal: AbortSignal | undefined,
     onPage: (page: P) => void | Promise<void>,
-  ): Promise<{ ok: true; requests: number } | (Extract<LeaderResult<P>, { ok: false }> & { requests: number })> {
+  ): Promise<{ ok: true; requests: number } | (LeaderFailure & { requests: number })> {
     const limit = this.#o.pageSize;
     let offset = 0;
-    for (let requests = 1; requests <= this.#o.maxPages; requests++) {
+    for (let requests = 1; requests <= MAX_PAGES; requests++) {
       const res = await this.#o.client.request<P>({
         ...build(offset),
         decode,
@@ -183,18 +171,8 @@ export class Discoverer {
     return {
       ok: false,
       reason: 'decode',
-      message: `listing did not end after ${this.#o.maxPages} pages`,
-      requests: this.#o.maxPages,
+      message: `listing did not end after ${MAX_PAGES} pages`,
+      requests: MAX_PAGES,
     };
   }
-}
-
-function failed(r: { reason: FailureReason; message: string; status?: number }, requests: number): DiscoveryOutcome {
-  return {
-    ok: false,
-    reason: r.reason,
-    message: r.message,
-    ...(r.status === undefined ? {} : { status: r.status }),
-    requests,
-  };
 }

@@ -32,9 +32,3 @@ export function jumpHash(key: bigint, buckets: number): number {
 export function shardOf(nodeId: string, total: number): number {
   return total <= 1 ? 0 : jumpHash(fnv1a64(nodeId), total);
 }
-
-/** Parses the ordinal of a StatefulSet pod name (`cribl-exporter-3` → 3); undefined when there is none. */
-export function ordinalFromPodName(podName: string): number | undefined {
-  const m = /-(\d+)$/.exec(podName.trim());
-  return m?.[1] === undefined ? undefined : Number(m[1]);
-}

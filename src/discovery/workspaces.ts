@@ -156,16 +156,8 @@ export function createWorkspaceWatcher(
       const result = await listWorkspaceTargets({ ...opts, ...(signal ? { signal } : {}) });
       if (!result.ok) {
         opts.logger.warn({ organization: opts.organization }, result.message);
-        return {
-          ok: false,
-          message: result.message,
-          targets,
-          workspaces,
-          added: [],
-          removed: [],
-          changed: [],
-          unchanged: [...targets],
-        };
+        // The previous targets stay, all unchanged.
+        return { ok: false, message: result.message, targets, workspaces, ...diffTargets(targets, targets) };
       }
       const diff = diffTargets(targets, result.targets);
       targets = result.targets;

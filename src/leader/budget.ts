@@ -3,7 +3,7 @@ import type { Clock } from '../util/clock.js';
 import type { PermitOutcome } from '../http/classify.js';
 import { LatencyMonitor } from './meters.js';
 import { RateControl } from './rate-control.js';
-import { sleepUntil } from './sleep-until.js';
+import { Alarm } from './timer.js';
 import { Watchdog, type Watch } from './watchdog.js';
 import { onAbort, type Abortable } from './abort-fanout.js';
 
@@ -113,7 +113,6 @@ interface Waiter {
   deadline: number | undefined;
   resolve: (r: Permit | Denial) => void;
   watch: Watch | undefined;
-  signal: AbortSignal | undefined;
   /** Registered with the signal's fan-out (src/leader/abort-fanout.ts) while waiting. */
   onAbort: Abortable | undefined;
   abortSet: Set<Abortable> | undefined;
@@ -124,9 +123,6 @@ const noopObserver: BudgetObserver = {
   onInFlight: () => undefined,
   onPauseChange: () => undefined,
 };
-
-// Reason for cancelling our own timers: abort() without one builds a DOMException (with a stack) each time.
-const WAKE = new Error('budget timer cancelled');
 
 // Float refills can land a hair under a whole token after sleeping exactly the computed time.
 const TOKEN_EPSILON = 1e-9;
@@ -185,7 +181,7 @@ export class RequestBudget {
   #closed = false;
   #epoch = 0;
   #latencyMs: number | undefined;
-  #wake: { at: number; ac: AbortController } | undefined;
+  readonly #wake: Alarm;
   #reported: { paused: boolean; until: number } = { paused: false, until: 0 };
   readonly #latency = new LatencyMonitor();
   readonly #slow = new Set<Held>();
@@ -196,6 +192,7 @@ export class RequestBudget {
 
   constructor(opts: RequestBudgetOptions) {
     this.#deadlines = new Watchdog(opts.clock);
+    this.#wake = new Alarm(opts.clock, () => this.#pump());
     if (!(opts.maxRps > 0)) throw new RangeError(`request budget: maxRps must be > 0, got ${opts.maxRps}`);
     if (!(opts.burst >= 1)) throw new RangeError(`request budget: burst must be >= 1, got ${opts.burst}`);
     if (!(Number.isInteger(opts.maxConcurrency) && opts.maxConcurrency >= 1)) {
@@ -259,7 +256,6 @@ export class RequestBudget {
         deadline,
         resolve,
         watch: undefined,
-        signal,
         onAbort: undefined,
         abortSet: undefined,
       };
@@ -366,8 +362,7 @@ export class RequestBudget {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#wake?.ac.abort(WAKE);
-    this.#wake = undefined;
+    this.#wake.cancel();
     for (const w of [...this.#urgent, ...this.#queue]) this.#settle(w, deny('closed'));
     this.#deadlines.close();
   }
@@ -495,7 +490,7 @@ export class RequestBudget {
     this.#report(now);
     if (this.#serve(this.#urgent, now)) this.#serve(this.#queue, now);
     // Also without waiters: the end of a pause must be reported.
-    if (!this.#held && now < this.#pauseUntil) this.#wakeAt(this.#pauseUntil);
+    if (!this.#held && now < this.#pauseUntil) this.#wake.set(this.#pauseUntil);
   }
 
   /** Grants permits to one lane's waiters in order; false when a gate closed before the lane was empty. */
@@ -506,33 +501,18 @@ export class RequestBudget {
       if (this.#inFlight >= this.#limit) {
         const next = this.#detachSlow(now);
         if (this.#inFlight >= this.#limit) {
-          if (next !== undefined) this.#wakeAt(next);
+          if (next !== undefined) this.#wake.set(next);
           return false;
         }
       }
       this.#refill(now);
       if (this.#tokens < 1 - TOKEN_EPSILON) {
-        this.#wakeAt(now + Math.ceil(((1 - this.#tokens) * 1000) / this.#rates.rate));
+        this.#wake.set(now + Math.ceil(((1 - this.#tokens) * 1000) / this.#rates.rate));
         return false;
       }
       this.#settle(w, this.#grant(now, w.detachable));
     }
     return true;
-  }
-
-  #wakeAt(at: number): void {
-    const now = this.#clock.now();
-    if (this.#wake && this.#wake.at <= at && this.#wake.at > now) return;
-    this.#wake?.ac.abort(WAKE);
-    const entry = { at, ac: new AbortController() };
-    this.#wake = entry;
-    sleepUntil(this.#clock, at, entry.ac.signal).then(
-      () => {
-        if (this.#wake === entry) this.#wake = undefined;
-        this.#pump();
-      },
-      () => undefined,
-    );
   }
 
   #settle(w: Waiter, result: Permit | Denial): void {

@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { Endpoint } from '../api/routes.js';
 import { retryDelay } from '../http/backoff.js';
+import type { FailureReason } from '../http/failure.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { BudgetObserver, DenyReason, Permit, RequestBudget } from './budget.js';
 import {
@@ -21,7 +22,7 @@ import {
 import { UnavailableHold, type ProbeObserver } from './probe.js';
 import { DEFAULT_CLIENT_LIMITS, type LeaderClientLimits } from './settings.js';
 import { onAbort } from './abort-fanout.js';
-import { sleepUntil } from './sleep-until.js';
+import { sleepUntil } from './timer.js';
 import {
   describeRequest,
   failure,
@@ -149,10 +150,6 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     setMaxListeners(0, this.#closing.signal);
   }
 
-  request<T>(req: LeaderRequest<T>, bearer: string | undefined = req.bearer): Promise<LeaderResult<T>> {
-    return this.#request(req, bearer);
-  }
-
   async close(): Promise<void> {
     if (this.#closing.signal.aborted) return;
     this.#closing.abort(new Error('leader client closed'));
@@ -176,7 +173,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
 
   // One async function per request (the loop, the exchange's outcome applied synchronously): each async frame
   // and promise per request is CPU and garbage at thousands of requests per second.
-  async #request<T>(req: LeaderRequest<T>, bearer: string | undefined): Promise<LeaderResult<T>> {
+  async request<T>(req: LeaderRequest<T>, bearer: string | undefined = req.bearer): Promise<LeaderResult<T>> {
     this.#pending++;
     try {
       const bad = unsafePath(req.path);
@@ -318,21 +315,18 @@ function strip(a: AttemptFailure | undefined): LeaderFailure | undefined {
   return a && failure(a.reason, a.message, a.status);
 }
 
+const DENIALS: Readonly<Record<DenyReason, readonly [FailureReason, string]>> = {
+  unavailable: ['leader_unavailable', 'not sent, the leader is not serving (420)'],
+  paused: ['throttled', 'not sent, the leader asked for a pause that outlasts the deadline'],
+  deadline: ['throttled', 'not sent, the request budget had no room before the deadline'],
+  queue_full: ['throttled', 'not sent, too many requests already waiting for the budget'],
+  aborted: ['timeout', 'aborted'],
+  closed: ['timeout', 'aborted'],
+};
+
 function denialFailure<T>(req: LeaderRequest<T>, denied: DenyReason): LeaderFailure {
-  const what = describeRequest(req);
-  switch (denied) {
-    case 'unavailable':
-      return failure('leader_unavailable', `${what}: not sent, the leader is not serving (420)`);
-    case 'paused':
-      return failure('throttled', `${what}: not sent, the leader asked for a pause that outlasts the deadline`);
-    case 'deadline':
-      return failure('throttled', `${what}: not sent, the request budget had no room before the deadline`);
-    case 'queue_full':
-      return failure('throttled', `${what}: not sent, too many requests already waiting for the budget`);
-    case 'aborted':
-    case 'closed':
-      return failure('timeout', `${what}: aborted`);
-  }
+  const [reason, what] = DENIALS[denied];
+  return failure(reason, `${describeRequest(req)}: ${what}`);
 }
 
 /** Why a path is refused, or undefined when it is safe to put below the base URL. */

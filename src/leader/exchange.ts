@@ -160,7 +160,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
     if (req === undefined) return;
     if (outer.aborted || also?.aborted) {
       this.#outerAborted = true;
-      this.#finish(transportFailure(req, undefined, undefined, true, this.#bearer));
+      this.#finish(this.#failure(req, undefined));
       return;
     }
     this.#sets.push(onAbort(outer, this));
@@ -186,7 +186,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
       );
     } catch (err) {
       // undici's dispatchers report through onResponseError; any other that throws is a transport failure too.
-      this.#finish(transportFailure(req, err, this.#timedOutMs, this.#outerAborted, this.#bearer));
+      this.#finish(this.#failure(req, err));
     }
   }
 
@@ -275,11 +275,34 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
     } else if (this.#tooLarge) {
       const msg = `${describeRequest(req)}: response larger than ${this.#ctx.limits.maxResponseBytes} bytes`;
       this.#finish({ attempt: finalFailure('decode', msg, this.#status), outcome: 'ok', code: TOO_LARGE });
-    } else if (this.#phase === 1) {
-      this.#finish(bodyFailure(req, err, this.#status, this.#timedOutMs, this.#outerAborted, this.#bearer));
     } else {
-      this.#finish(transportFailure(req, err, this.#timedOutMs, this.#outerAborted, this.#bearer));
+      this.#finish(this.#failure(req, err));
     }
+  }
+
+  /**
+   * A try without a usable answer: our deadline, an abort, or the transport's error. A body that broke off after the
+   * headers (the connection closed, the length did not match) is a `decode` failure of its status, not a connection
+   * failure; timeouts stay timeouts.
+   */
+  #failure(req: LeaderRequest<T>, err: unknown): Exchange<never> {
+    const what = describeRequest(req);
+    if (this.#timedOutMs !== undefined) {
+      const message = `${what}: timed out after ${this.#timedOutMs} ms`;
+      return { attempt: { ok: false, reason: 'timeout', message, retry: 'backoff' }, outcome: 'timeout' };
+    }
+    if (this.#outerAborted) return { attempt: finalFailure('timeout', `${what}: aborted`), outcome: 'neutral' };
+    const c = classifyError(err);
+    const { retry, outcome } = c;
+    if (this.#phase === 1 && c.reason !== 'timeout') {
+      const message = redact(`${what}: response body cut short (${c.code})`, this.#bearer);
+      return { attempt: { ok: false, reason: 'decode', status: this.#status, message, retry }, outcome };
+    }
+    const message = redact(
+      `${what}: ${c.reason === 'timeout' ? 'timed out' : 'connection failed'} (${c.code})`,
+      this.#bearer,
+    );
+    return { attempt: { ok: false, reason: c.reason, message, retry }, outcome };
   }
 
   #finish(ex: Exchange<T>): void {
@@ -326,65 +349,6 @@ function statusFailure<T>(
   };
   const throttles = c.retry === 'pause' || c.retry === 'unavailable';
   return { attempt, outcome: c.outcome, ...(throttles ? { throttle: String(status) as ThrottleCode } : {}) };
-}
-
-/**
- * The body broke off after the headers (the connection closed, the length did not match): the answer is
- * unusable, a `decode` failure of this status, not a connection failure. Timeouts stay timeouts.
- */
-function bodyFailure<T>(
-  req: LeaderRequest<T>,
-  err: unknown,
-  status: number,
-  timedOutMs: number | undefined,
-  outerAborted: boolean,
-  bearer: string | undefined,
-): Exchange<never> {
-  const c = classifyError(err);
-  if (timedOutMs !== undefined || outerAborted || c.reason === 'timeout') {
-    return transportFailure(req, err, timedOutMs, outerAborted, bearer);
-  }
-  const message = redact(`${describeRequest(req)}: response body cut short (${c.code})`, bearer);
-  return { attempt: { ok: false, reason: 'decode', status, message, retry: c.retry }, outcome: c.outcome };
-}
-
-function transportFailure<T>(
-  req: LeaderRequest<T>,
-  err: unknown,
-  timedOutMs: number | undefined,
-  outerAborted: boolean,
-  bearer: string | undefined,
-): Exchange<never> {
-  if (timedOutMs !== undefined) {
-    return {
-      attempt: {
-        ok: false,
-        reason: 'timeout',
-        message: `${describeRequest(req)}: timed out after ${timedOutMs} ms`,
-        retry: 'backoff',
-      },
-      outcome: 'timeout',
-    };
-  }
-  if (outerAborted) {
-    return {
-      attempt: { ok: false, reason: 'timeout', message: `${describeRequest(req)}: aborted`, retry: 'none' },
-      outcome: 'neutral',
-    };
-  }
-  const c = classifyError(err);
-  return {
-    attempt: {
-      ok: false,
-      reason: c.reason,
-      message: redact(
-        `${describeRequest(req)}: ${c.reason === 'timeout' ? 'timed out' : 'connection failed'} (${c.code})`,
-        bearer,
-      ),
-      retry: c.retry,
-    },
-    outcome: c.outcome,
-  };
 }
 
 function headers<T>(ctx: ExchangeContext, req: LeaderRequest<T>, token: string | undefined): Record<string, string> {

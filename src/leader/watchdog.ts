@@ -6,7 +6,7 @@
  */
 
 import type { Clock } from '../util/clock.js';
-import { sleepUntil } from './sleep-until.js';
+import { Alarm } from './timer.js';
 
 /** One watched exchange. */
 export interface Watch {
@@ -20,14 +20,13 @@ export interface Watch {
 export class Watchdog {
   readonly #clock: Clock;
   readonly #watches = new Set<Watch>();
-  #timer: AbortController | undefined;
-  /** Epoch ms the timer sleeps until (Infinity while it runs the watches). */
-  #sleepingUntil = Infinity;
+  readonly #alarm: Alarm;
   #expiring = false;
   #closed = false;
 
   constructor(clock: Clock) {
     this.#clock = clock;
+    this.#alarm = new Alarm(clock, () => this.#expire());
   }
 
   /** Watches a new exchange for `ms` from now. */
@@ -45,12 +44,9 @@ export class Watchdog {
     this.#ensure(w.expiresAt);
   }
 
-  /** A timer that wakes by `at` at the latest: started, or restarted when it sleeps past `at`. */
   #ensure(at: number): void {
-    if (this.#closed || this.#expiring) return;
-    if (this.#timer && at >= this.#sleepingUntil) return;
-    this.#timer?.abort(RESCHEDULED);
-    void this.#run();
+    // Callbacks may add or re-arm watches: #expire accounts for them, no second timer.
+    if (!this.#closed && !this.#expiring) this.#alarm.set(at);
   }
 
   remove(w: Watch): void {
@@ -60,45 +56,24 @@ export class Watchdog {
   /** Stops the timer; watches still registered never expire. */
   close(): void {
     this.#closed = true;
-    this.#timer?.abort(CLOSED);
+    this.#alarm.cancel();
   }
 
-  async #run(): Promise<void> {
-    const timer = new AbortController();
-    this.#timer = timer;
+  #expire(): void {
+    const now = this.#clock.now();
+    this.#expiring = true;
     try {
-      while (this.#watches.size > 0 && !timer.signal.aborted) {
-        const now = this.#clock.now();
-        // Callbacks may add or re-arm watches: this loop accounts for them below, no second timer.
-        this.#expiring = true;
-        try {
-          for (const w of this.#watches) {
-            if (w.expiresAt <= now) {
-              this.#watches.delete(w);
-              w.onExpire(w.phaseMs);
-            }
-          }
-        } finally {
-          this.#expiring = false;
+      for (const w of this.#watches) {
+        if (w.expiresAt <= now) {
+          this.#watches.delete(w);
+          w.onExpire(w.phaseMs);
         }
-        let next = Infinity;
-        for (const w of this.#watches) if (w.expiresAt < next) next = w.expiresAt;
-        if (next === Infinity) break;
-        if (next <= now) continue;
-        this.#sleepingUntil = next;
-        await sleepUntil(this.#clock, next, timer.signal);
-        this.#sleepingUntil = Infinity;
       }
-    } catch {
-      // Closed, or replaced by a timer for an earlier deadline.
     } finally {
-      if (this.#timer === timer) {
-        this.#timer = undefined;
-        this.#sleepingUntil = Infinity;
-      }
+      this.#expiring = false;
     }
+    let next = Infinity;
+    for (const w of this.#watches) if (w.expiresAt < next) next = w.expiresAt;
+    if (next < Infinity) this.#ensure(next);
   }
 }
-
-const CLOSED = new Error('watchdog closed');
-const RESCHEDULED = new Error('watchdog rescheduled');

@@ -120,14 +120,12 @@ export class CollectorRuns {
     const prev = this.#states.get(c.name);
     const now = clock.now();
     const lastSuccessMs = answered ? now : prev?.lastSuccessMs;
-    const next: CollectorState = off
-      ? {
-          name: c.name,
-          on: false,
-          off: { ...off, sinceMs: prev?.off?.sinceMs ?? now },
-          ...(lastSuccessMs ? { lastSuccessMs } : {}),
-        }
-      : { name: c.name, on: true, ...(lastSuccessMs ? { lastSuccessMs } : {}) };
+    const next: CollectorState = {
+      name: c.name,
+      on: !off,
+      ...(off ? { off: { ...off, sinceMs: prev?.off?.sinceMs ?? now } } : {}),
+      ...(lastSuccessMs ? { lastSuccessMs } : {}),
+    };
     this.#states.set(c.name, next);
     if (prev?.on !== next.on || prev === undefined) metrics?.collectorEnabled(c.name, next.on);
     if (off && prev?.on !== false) {

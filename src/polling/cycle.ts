@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { BudgetState } from '../leader/budget.js';
-import type { MaxRpsSetting } from './rate.js';
+import { round1, type MaxRpsSetting } from './rate.js';
 
 /** What the monitor reads from the leader's budget (src/leader/budget.ts). */
 export interface BudgetView {
@@ -48,8 +48,6 @@ export interface CycleStatus {
   targetSeconds: number;
   /** Duration of the last complete round (seconds), once there was one. */
   lastSeconds: number | undefined;
-  /** Seconds since the current round started. */
-  currentSeconds: number;
   overrun: boolean;
   /** Why the current or last stretched round was late, while it is. */
   cause: LagCause | undefined;
@@ -106,11 +104,10 @@ export class CycleMonitor {
     if (now - this.#start > this.#o.intervalMs * TOLERANCE) this.#late(now, slowNodes);
   }
 
-  status(now: number): CycleStatus {
+  status(): CycleStatus {
     return {
       targetSeconds: this.#o.intervalMs / 1000,
       lastSeconds: this.#last === undefined ? undefined : this.#last / 1000,
-      currentSeconds: this.#active ? (now - this.#start) / 1000 : 0,
       overrun: this.#overrun,
       cause: this.#logged,
     };
@@ -241,8 +238,4 @@ export class CycleMonitor {
       fields: {},
     };
   }
-}
-
-function round1(n: number): number {
-  return Math.round(n * 10) / 10;
 }

@@ -6,6 +6,7 @@ import type { LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '../util/clock.js';
 import { fnv1a64Halves } from '../util/hash.js';
+import { Alarm } from '../leader/timer.js';
 import { timeSlicer } from '../util/yield.js';
 import { CycleMonitor, type BudgetView, type CycleMetrics, type CycleStatus, type RoundMember } from './cycle.js';
 import { DueHeap } from './due-heap.js';
@@ -147,8 +148,6 @@ const HOUSEKEEPING_MS = 1_000;
 const DETACH_AFTER_MS = 2_000;
 const MAX_DETACHED = 1_000;
 
-const WAKE = new Error('poller woken');
-
 /**
  * Polls every node through the leader on its own schedule (the primary node collector: health): each node has a
  * due time, its phase spread over the interval by a hash of its key (as Prometheus spreads scrape targets), so a slow
@@ -169,7 +168,7 @@ export class Poller {
   #slow = 0;
   #reportedSlow = -1;
   #wake: (() => void) | undefined;
-  #armed: { at: number; ac: AbortController } | undefined;
+  readonly #alarm: Alarm;
   #lastHousekeeping = -Infinity;
   #running = false;
   /** Called once no node is left without a first health poll, then dropped. */
@@ -181,14 +180,8 @@ export class Poller {
     this.#o = opts;
     this.#intervalMs = opts.poll.primaryIntervalMs;
     this.#onFirstRound = opts.onFirstRound;
-    this.#cycle = new CycleMonitor({
-      intervalMs: this.#intervalMs,
-      perNodeRate: opts.poll.perNodeRate,
-      logger: opts.logger,
-      ...(opts.metrics ? { metrics: opts.metrics } : {}),
-      ...(opts.budget ? { budget: opts.budget } : {}),
-      ...(opts.rate ? { rate: opts.rate } : {}),
-    });
+    this.#alarm = new Alarm(opts.clock, () => this.#nudge());
+    this.#cycle = new CycleMonitor({ ...opts, intervalMs: this.#intervalMs, perNodeRate: opts.poll.perNodeRate });
     this.#reportSlow();
   }
 
@@ -197,14 +190,9 @@ export class Poller {
     return this.#intervalMs;
   }
 
-  /** Number of nodes polled. */
-  get size(): number {
-    return this.#nodes.size;
-  }
-
   /** Rounds and slow nodes, for a status page or a check (cheap: no walk over the nodes). */
   status(): CycleStatus & { nodes: number; slowNodes: number } {
-    return { ...this.#cycle.status(this.#o.clock.now()), nodes: this.#nodes.size, slowNodes: this.#slow };
+    return { ...this.#cycle.status(), nodes: this.#nodes.size, slowNodes: this.#slow };
   }
 
   /**
@@ -259,14 +247,13 @@ export class Poller {
         else if (next && next.due <= now) at = Math.min(at, this.#nextDetach(now));
         // Woken at `at`, or earlier by a nudge (a poll finished while all were outstanding, new nodes, stop).
         const woken = new Promise<void>((resolve) => (this.#wake = resolve));
-        this.#arm(this.#quantize(Math.max(now + 1, at)));
+        this.#alarm.set(this.#quantize(Math.max(now + 1, at)));
         await woken;
         this.#wake = undefined;
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
-      this.#armed?.ac.abort(WAKE);
-      this.#armed = undefined;
+      this.#alarm.cancel();
       this.#running = false;
     }
   }
@@ -275,25 +262,6 @@ export class Poller {
   #quantize(at: number): number {
     const q = quantumFor(this.#o.quantumMs ?? 0, this.#nodes.size, this.#intervalMs);
     return q > 0 ? Math.ceil(at / q) * q : at;
-  }
-
-  /**
-   * A timer that wakes the loop by `at`: one timer for many iterations (a loop woken by every finished poll
-   * would otherwise start and cancel a timer per request); a timer already due earlier is kept.
-   */
-  #arm(at: number): void {
-    const now = this.#o.clock.now();
-    if (this.#armed && this.#armed.at <= at && this.#armed.at > now) return;
-    this.#armed?.ac.abort(WAKE);
-    const entry = { at, ac: new AbortController() };
-    this.#armed = entry;
-    this.#o.clock.sleep(at - now, entry.ac.signal).then(
-      () => {
-        if (this.#armed === entry) this.#armed = undefined;
-        this.#nudge();
-      },
-      () => undefined,
-    );
   }
 
   /**

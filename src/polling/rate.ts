@@ -164,6 +164,7 @@ export class LeaderRate {
   }
 }
 
-function round1(n: number): number {
+/** `n` rounded to one decimal, for log fields and messages. */
+export function round1(n: number): number {
   return Math.round(n * 10) / 10;
 }

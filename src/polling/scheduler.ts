@@ -9,22 +9,17 @@ export interface ScheduledJob {
   trigger(): void;
 }
 
-/** Options of a scheduled job. */
-export interface ScheduleHooks {
-  /**
-   * The job as one long-running loop that paces itself (the health poller's per-node schedule): a production
-   * schedule runs it once (and again within a second if it ever ends before `stop()`) instead of calling `run`
-   * every interval. A hand-driven schedule (tests) keeps calling `run`, one pass.
-   */
-  loop?: (signal: AbortSignal) => Promise<void>;
-}
-
-/** Starts `run` every `intervalMs`; the seam that tests replace to drive runs by hand. */
+/**
+ * Starts `run` every `intervalMs`; the seam that tests replace to drive runs by hand. `loop`: the job as one
+ * long-running loop that paces itself (the health poller's per-node schedule): a production schedule runs it once (and
+ * again within a second if it ever ends before `stop()`) instead of calling `run` every interval. A hand-driven
+ * schedule (tests) keeps calling `run`, one pass.
+ */
 export type Schedule = (
   name: string,
   intervalMs: number,
   run: (signal: AbortSignal) => Promise<void>,
-  hooks?: ScheduleHooks,
+  hooks?: { loop?: (signal: AbortSignal) => Promise<void> },
 ) => ScheduledJob;
 
 /**

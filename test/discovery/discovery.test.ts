@@ -134,7 +134,6 @@ describe('Discoverer', () => {
       w1: 'stream',
       e1: 'edge',
     });
-    expect(d.legacy).toBe(true);
     client.calls.length = 0;
     await d.discover(FAR);
     expect(client.calls.map((c) => c.path)).toEqual(['/master/workers', '/master/groups', '/master/groups']);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fnv1a64, jumpHash, ordinalFromPodName, shardOf } from '../../src/discovery/shard.js';
+import { fnv1a64, jumpHash, shardOf } from '../../src/discovery/shard.js';
 import { fnv1a64Halves } from '../../src/util/hash.js';
 
 describe('fnv1a64', () => {
@@ -78,16 +78,5 @@ describe('jumpHash', () => {
 
   it('rejects a bucket count below one', () => {
     expect(() => jumpHash(1n, 0)).toThrow(RangeError);
-  });
-});
-
-describe('ordinalFromPodName', () => {
-  it.each([
-    ['cribl-exporter-0', 0],
-    ['cribl-exporter-12', 12],
-    ['exporter', undefined],
-    ['cribl-exporter-abc', undefined],
-  ])('%s → %s', (name, want) => {
-    expect(ordinalFromPodName(name)).toBe(want);
   });
 });

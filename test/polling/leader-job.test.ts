@@ -164,7 +164,7 @@ describe('LeaderJob', () => {
 });
 
 describe('LeaderJob logs', () => {
-  const failed: DiscoveryOutcome = { ok: false, reason: 'connect', message: 'GET /x: connection failed', requests: 1 };
+  const failed: DiscoveryOutcome = { ok: false, reason: 'connect', message: 'GET /x: connection failed' };
   const listed: DiscoveryOutcome = { ok: true, nodes: new Map(), groups: [], requests: 1, malformed: 0 };
 
   function job(outcomes: DiscoveryOutcome[]) {

@@ -199,7 +199,7 @@ describe('Poller discovery updates and metadata', () => {
     await poller.runHealthCycle(new AbortController().signal);
     await poller.setNodes(fleet(['b']));
     expect([...snapshot.held.keys()]).toEqual(['b']);
-    expect(poller.size).toBe(1);
+    expect(poller.status().nodes).toBe(1);
   });
 
   const meta = {
