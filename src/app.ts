@@ -140,10 +140,9 @@ export async function startApp(deps: AppDeps): Promise<App> {
       collectors: COLLECTORS.map((c) => c.name),
       selfMetrics: self,
       ready,
-      version: deps.version,
       statusPage,
       ...(config.web.configFile ? { webConfigFile: config.web.configFile } : {}),
-      maxConnections: config.web.maxConnections,
+      limits: { maxConnections: config.web.maxConnections },
       clock: full.clock,
       logger,
     });

@@ -1,6 +1,6 @@
 /**
  * The HTTP(S) server: GET/HEAD {telemetryPath} (the cached body plus self-metrics, negotiated
- * format and gzip), /healthz, /readyz, a landing page at /, and the exporter-toolkit web
+ * format and gzip), /healthz, /readyz, the status page at /, and the exporter-toolkit web
  * configuration (TLS, mTLS, basic auth, headers, rate limit), re-read when its files change.
  */
 
@@ -32,7 +32,6 @@ import { systemClock, type Clock } from '../util/clock.js';
 import { parseListenAddress, urlHost, type ListenAddress } from '../util/listen-address.js';
 import type { BodyCache, Selection } from './body/index.js';
 import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from '../format/format.js';
-import { landingPage } from './landing.js';
 import { STATUS_CSP } from './status/page.js';
 import { acceptsGzip, negotiateFormat } from './negotiate.js';
 
@@ -49,19 +48,13 @@ export interface ServerOptions {
   selfMetrics?: { render(format: Format): Promise<string>; setWebConfigReloadSuccessful?(ok: boolean): void };
   /** /readyz answers 200 only once this returns true (after the first successful discovery). */
   ready: () => boolean;
-  /** Shown on the landing page. */
-  version: string;
-  /** The status page at `/` (src/exposition/status/); without it, `/` is a landing page with links. */
+  /** The status page at `/` (src/exposition/status/); without it (tests), `/` is Not Found. */
   statusPage?: { html(): Promise<string> };
   /** `--web.config.file`; TLS is on when it configures a certificate. */
   webConfigFile?: string;
-  /** Web config files are stat'ed at most this often. @default 1000 */
-  webConfigRecheckMs?: number;
   clock?: Clock;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
-  /** `--web.max-connections`. @default 512 */
-  maxConnections?: number;
-  /** Timeouts and the connection cap (tests shorten them). @default DEFAULT_SERVER_LIMITS */
+  /** Timeouts and the connection cap (`--web.max-connections`; tests shorten them). @default DEFAULT_SERVER_LIMITS */
   limits?: Partial<ServerLimits>;
 }
 
@@ -167,11 +160,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   const { host, port } = listen;
   const basicAuth = createBasicAuth({ clock });
-  const limits: ServerLimits = {
-    ...DEFAULT_SERVER_LIMITS,
-    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
-    ...options.limits,
-  };
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   // A full bucket at start, as Go's x/time/rate (the toolkit's limiter): the first `burst` requests pass at once.
   const rate = { tokens: Infinity, at: clock.now() };
 
@@ -201,7 +190,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     webConfig = await createWebConfigSource({
       path: options.webConfigFile,
       clock,
-      recheckMs: options.webConfigRecheckMs ?? 1000,
       // The listener is HTTP or HTTPS from the start: switching needs a restart.
       accept: (next) => (!!next.config.tls !== tlsAtStart ? 'turning TLS on or off needs a restart' : undefined),
       onReload,
@@ -310,15 +298,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (path === '/healthz') return plain(res, 200, 'ok\n', head);
     if (path === '/readyz')
       return options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
-    if (path === '/') {
-      const html = options.statusPage
-        ? await options.statusPage.html()
-        : landingPage({ version: options.version, telemetryPath });
+    if (path === '/' && options.statusPage) {
+      const html = await options.statusPage.html();
       res.writeHead(200, {
         'Content-Type': 'text/html; charset=utf-8',
         'Content-Length': Buffer.byteLength(html),
         'Cache-Control': 'no-store',
-        ...(options.statusPage ? { 'Content-Security-Policy': STATUS_CSP } : {}),
+        'Content-Security-Policy': STATUS_CSP,
       });
       return void res.end(head ? undefined : html);
     }
