@@ -5,10 +5,8 @@ import type { AuthConfig } from './types.js';
 import type { LeaderClient } from '../leader/types.js';
 import type { Clock, Random } from '../util/clock.js';
 import { createCloudProvider } from './cloud.js';
-import type { TokenRetryPolicy } from './cloud.js';
 import { AuthConfigError } from './errors.js';
 import { createLoginFn, createLoginProvider } from './login.js';
-import type { RenewTiming } from './renewing.js';
 import { createStaticTokenProvider } from './static-token.js';
 import type { AuthMetrics, AuthProvider, LoginFn } from './types.js';
 
@@ -26,8 +24,6 @@ export interface AuthDeps {
   dispatcher?: Dispatcher;
   /** Jitter of the cloud token retries. @default Math.random */
   random?: Random;
-  timing?: Partial<RenewTiming>;
-  retry?: Partial<TokenRetryPolicy>;
 }
 
 /** The AuthProvider for one leader's auth settings; throws AuthConfigError when they are incomplete or conflict. */

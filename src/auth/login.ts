@@ -8,7 +8,6 @@ import type { Clock } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
-import type { RenewTiming } from './renewing.js';
 import { readSecretFile, recheckSecretFile } from './secrets.js';
 import type { AuthFailureReason, AuthMetrics, AuthProvider, LoginFn } from './types.js';
 
@@ -22,7 +21,6 @@ export interface LoginDeps {
   logger: Logger;
   login: LoginFn;
   metrics?: AuthMetrics;
-  timing?: Partial<RenewTiming>;
 }
 
 /**
