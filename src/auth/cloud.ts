@@ -1,21 +1,18 @@
 import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { boundedRequest } from '../http/bounded.js';
+import { boundedRequest, type BoundedResponse } from '../http/bounded.js';
 import { describeUrl } from '../util/url.js';
-import type { BoundedResponse } from '../http/bounded.js';
 import { oauthTokenSchema } from '../api/shapes.js';
-import type { AuthConfig } from './types.js';
 import { backoffDelay } from '../http/backoff.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import type { Clock, Random } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
-import { createRenewingProvider } from './renewing.js';
-import type { ObtainedToken } from './renewing.js';
+import { createRenewingProvider, type ObtainedToken } from './renewing.js';
 import { readSecretFile, recheckSecretFile } from './secrets.js';
 import { errorLabel } from '../util/errors.js';
-import type { AuthMetrics, AuthProvider } from './types.js';
+import type { AuthConfig, AuthMetrics, AuthProvider } from './types.js';
 
 /** The Cribl.Cloud settings of {@link AuthConfig}. */
 export type CloudAuthConfig = Extract<AuthConfig, { mode: 'cloud' }>;
