@@ -100,17 +100,10 @@ function connectionAllowed(
   clientAuth: ClientAuthType,
   allowedSans: readonly string[] | undefined,
 ): boolean {
-  const cert = socket.getPeerCertificate();
-  const hasCert = Object.keys(cert).length > 0;
-  if (clientAuth === 'RequireAnyClientCert' && !hasCert) return false;
-  if (
-    (clientAuth === 'VerifyClientCertIfGiven' || clientAuth === 'RequireAndVerifyClientCert') &&
-    hasCert &&
-    !socket.authorized
-  ) {
-    return false;
-  }
-  if (clientAuth === 'RequireAndVerifyClientCert' && !hasCert) return false;
+  const hasCert = Object.keys(socket.getPeerCertificate()).length > 0;
+  const verify = clientAuth === 'VerifyClientCertIfGiven' || clientAuth === 'RequireAndVerifyClientCert';
+  const needed = clientAuth === 'RequireAnyClientCert' || clientAuth === 'RequireAndVerifyClientCert';
+  if (hasCert ? verify && !socket.authorized : needed) return false;
   if (allowedSans) return hasCert && peerSans(socket).some((san) => allowedSans.includes(san));
   return true;
 }
@@ -148,6 +141,12 @@ function streamIdentity(gzipped: readonly Buffer[], tail: Promise<Buffer>, res: 
   gunzip.end();
 }
 
+/** Node's per-connection client certificate policy for a `client_auth_type`. */
+const certPolicy = (tls: { clientAuth: ClientAuthType }): { requestCert: boolean; rejectUnauthorized: boolean } => ({
+  requestCert: tls.clientAuth !== 'NoClientCert',
+  rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert',
+});
+
 /** Starts the server; rejects with a one-line error when the web config or the address is unusable. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
@@ -173,9 +172,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (!tls || !loaded.secureContext || !server || !('setSecureContext' in server)) return;
     server.setSecureContext(loaded.secureContext);
     // Node reads these per connection; the secure context API has no place for them.
-    const policy = server as unknown as { requestCert: boolean; rejectUnauthorized: boolean };
-    policy.requestCert = tls.clientAuth !== 'NoClientCert';
-    policy.rejectUnauthorized = tls.clientAuth === 'RequireAndVerifyClientCert';
+    Object.assign(server, certPolicy(tls));
   };
 
   const onReload = (result: ReloadResult): void => {
@@ -322,12 +319,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (initial?.secureContext && initial.config.tls) {
     const tls = initial.config.tls;
     const https = createHttpsServer(
-      {
-        ...serverOptions(limits),
-        ...initial.secureContext,
-        requestCert: tls.clientAuth !== 'NoClientCert',
-        rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert',
-      },
+      { ...serverOptions(limits), ...initial.secureContext, ...certPolicy(tls) },
       listener,
     );
     // Runs before the HTTP parser sees a byte: a refused client never reaches a handler.
