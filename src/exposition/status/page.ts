@@ -30,9 +30,6 @@ import { NODE_CONDITIONS } from './conditions.js';
 import { compareWorst, summarizeNodes, type GroupNodes, type NodeSummary, type WorstNode } from './summary.js';
 import { formatAge, formatInstant } from './time.js';
 
-/** A leader's request budget as the page shows it: its state (the rate in force and its bound, the window). */
-export type BudgetView = BudgetState;
-
 /** The health rounds: the target (the interval), how long the last complete one took, overrun and its cause. */
 export interface CycleView {
   targetMs: number;
@@ -60,7 +57,7 @@ export interface LeaderStatusSource {
   /** `token`, `login`, `cloud` or `none`: the mode, never the credential. */
   readonly authMode: string;
   readonly snapshot: Pick<LeaderSnapshot, 'labels' | 'leader' | 'nodes'> & Partial<Pick<LeaderSnapshot, 'groups'>>;
-  budget(): BudgetView;
+  budget(): BudgetState;
   cycle(): CycleView;
   /** The collectors that run on a schedule of their own or per discovery. */
   collectors?(): readonly CollectorView[];
@@ -90,7 +87,7 @@ interface LeaderView {
   state: DiscoveryFacts | undefined;
   nodes: NodeSummary;
   groups: readonly GroupItem[];
-  budget: BudgetView;
+  budget: BudgetState;
   cycle: CycleView;
 }
 
@@ -287,7 +284,7 @@ function roleCell(v: LeaderView): string {
 }
 
 /** Why a health round overruns, in words: what the leader allows against what the fleet needs. */
-function overrunWhy(b: BudgetView, c: CycleView): string {
+function overrunWhy(b: BudgetState, c: CycleView): string {
   const cause = e(c.cause ?? 'budget');
   return c.neededRps === undefined
     ? `the budget cannot cover the fleet (${cause})`
