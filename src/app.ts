@@ -19,8 +19,6 @@ import { createSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js
 import { systemClock, type Clock, type Random } from './util/clock.js';
 import { LeaderRuntime, type LeaderStatus, type RuntimeDeps } from './runtime.js';
 
-export type { LeaderStatus } from './runtime.js';
-
 /** Everything the exporter needs from the outside world; src/cli.ts supplies the real ones. */
 export interface AppDeps {
   config: Config;
