@@ -19,8 +19,6 @@ import { createSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js
 import { systemClock, type Clock, type Random } from './util/clock.js';
 import { LeaderRuntime, type LeaderStatus, type RuntimeDeps } from './runtime.js';
 
-export type { LeaderStatus } from './runtime.js';
-
 /** Everything the exporter needs from the outside world; src/cli.ts supplies the real ones. */
 export interface AppDeps {
   config: Config;
@@ -140,10 +138,9 @@ export async function startApp(deps: AppDeps): Promise<App> {
       collectors: COLLECTORS.map((c) => c.name),
       selfMetrics: self,
       ready,
-      version: deps.version,
       statusPage,
       ...(config.web.configFile ? { webConfigFile: config.web.configFile } : {}),
-      maxConnections: config.web.maxConnections,
+      limits: { maxConnections: config.web.maxConnections },
       clock: full.clock,
       logger,
     });

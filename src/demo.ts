@@ -67,8 +67,8 @@ export function nextSteps(
   app: Pick<App, 'url' | 'metricsUrl'>,
   sim: Pick<Simulator, 'baseUrl' | 'adminUrl'>,
   nodes: number,
-  ownScenario = false,
-  cloud = !ownScenario,
+  ownScenario: boolean,
+  cloud: boolean,
 ): string[] {
   const target = new URL(app.url).host;
   const shows = ownScenario
@@ -150,38 +150,30 @@ export async function runDemo(argv: readonly string[], io: CommandIo, runExporte
     io.stdout(DEMO_USAGE);
     return 0;
   }
-  if ('error' in args) {
-    io.stderr(`cribl-exporter demo: ${args.error}`);
+  const fail = (why: unknown): number => {
+    io.stderr(`cribl-exporter demo: ${why instanceof Error ? why.message : String(why)}`);
     return 2;
-  }
+  };
+  if ('error' in args) return fail(args.error);
   const listen = io.env.CRIBL_DEMO_LISTEN_ADDRESS?.trim() || DEMO_LISTEN_ADDRESS;
   try {
     parseListenAddress(listen);
   } catch (e) {
-    io.stderr(`cribl-exporter demo: CRIBL_DEMO_LISTEN_ADDRESS: ${e instanceof Error ? e.message : String(e)}`);
-    return 2;
+    return fail(`CRIBL_DEMO_LISTEN_ADDRESS: ${e instanceof Error ? e.message : String(e)}`);
   }
-  let scenario: Scenario;
-  const scenarioFile = args.scenario ?? fileURLToPath(DEMO_SCENARIO);
-  try {
-    const text = await io.readFile(scenarioFile, { setting: '--scenario', maxBytes: CONFIG_MAX_BYTES });
-    scenario = parseScenario(text, scenarioFile);
-  } catch (e) {
-    io.stderr(`cribl-exporter demo: ${e instanceof Error ? e.message : String(e)}`);
-    return 2;
-  }
+  const read = async (file: string, setting: string): Promise<Scenario> =>
+    parseScenario(await io.readFile(file, { setting, maxBytes: CONFIG_MAX_BYTES }), file);
   const ownConfig =
     args.exporterArgs.some((a) => a === '--config.file' || a.startsWith('--config.file=')) ||
     Boolean(io.env.CRIBL_CONFIG_FILE);
+  let scenario: Scenario;
   let cloudScenario: Scenario | undefined;
-  if (args.scenario === undefined && !ownConfig) {
-    const file = fileURLToPath(DEMO_CLOUD_SCENARIO);
-    try {
-      cloudScenario = parseScenario(await io.readFile(file, { setting: 'demo', maxBytes: CONFIG_MAX_BYTES }), file);
-    } catch (e) {
-      io.stderr(`cribl-exporter demo: ${e instanceof Error ? e.message : String(e)}`);
-      return 2;
-    }
+  try {
+    scenario = await read(args.scenario ?? fileURLToPath(DEMO_SCENARIO), '--scenario');
+    if (args.scenario === undefined && !ownConfig)
+      cloudScenario = await read(fileURLToPath(DEMO_CLOUD_SCENARIO), 'demo');
+  } catch (e) {
+    return fail(e);
   }
   const leaders = await startDemoLeaders({
     scenario,

@@ -1,45 +1,33 @@
 import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { boundedRequest } from '../http/bounded.js';
+import { boundedRequest, type BoundedResponse } from '../http/bounded.js';
 import { describeUrl } from '../util/url.js';
-import type { BoundedResponse } from '../http/bounded.js';
 import { oauthTokenSchema } from '../api/shapes.js';
-import type { AuthConfig } from './types.js';
 import { backoffDelay } from '../http/backoff.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import type { Clock, Random } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
-import { createRenewingProvider } from './renewing.js';
-import type { ObtainedToken, RenewTiming } from './renewing.js';
+import { createRenewingProvider, type ObtainedToken } from './renewing.js';
 import { readSecretFile, recheckSecretFile } from './secrets.js';
 import { errorLabel } from '../util/errors.js';
-import type { AuthMetrics, AuthProvider } from './types.js';
+import type { AuthConfig, AuthMetrics, AuthProvider } from './types.js';
 
 /** The Cribl.Cloud settings of {@link AuthConfig}. */
 export type CloudAuthConfig = Extract<AuthConfig, { mode: 'cloud' }>;
 
 /** Retries of one token request (the token endpoint is not a leader, so the leader budget does not apply). */
-export interface TokenRetryPolicy {
-  /** Attempts per token request, the first included. @default 3 */
-  maxAttempts: number;
-  /** Upper bound of the first backoff (full jitter). @default 1_000 */
-  baseDelayMs: number;
-  /** Upper bound of any backoff. @default 10_000 */
-  maxDelayMs: number;
-  /** A longer Retry-After ends the request (rate_limited) and the next attempt waits for it. @default 30_000 */
-  maxInlineRetryAfterMs: number;
-  /** Headers and body timeout of one attempt. @default 10_000 */
-  timeoutMs: number;
-}
-
-/** Defaults of {@link TokenRetryPolicy}. */
-export const DEFAULT_TOKEN_RETRY: TokenRetryPolicy = {
+const policy = {
+  /** Attempts per token request, the first included. */
   maxAttempts: 3,
+  /** Upper bound of the first backoff (full jitter). */
   baseDelayMs: 1_000,
+  /** Upper bound of any backoff. */
   maxDelayMs: 10_000,
+  /** A longer Retry-After ends the request (rate_limited) and the next attempt waits for it. */
   maxInlineRetryAfterMs: 30_000,
+  /** Headers and body timeout of one attempt. */
   timeoutMs: 10_000,
 };
 
@@ -54,8 +42,6 @@ export interface CloudAuthDeps {
   dispatcher: Dispatcher;
   random: Random;
   metrics?: AuthMetrics;
-  timing?: Partial<RenewTiming>;
-  retry?: Partial<TokenRetryPolicy>;
 }
 
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
@@ -79,7 +65,6 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
   } catch {
     throw new AuthConfigError('--cloud.token-url is not a valid URL');
   }
-  const policy: TokenRetryPolicy = { ...DEFAULT_TOKEN_RETRY, ...deps.retry };
   const { clock } = deps;
   const where = `Cribl.Cloud token request (POST ${describeUrl(cfg.tokenUrl)})`;
 

@@ -1,16 +1,13 @@
 import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import type { AuthConfig } from './types.js';
 import type { LeaderClient } from '../leader/types.js';
 import type { Clock, Random } from '../util/clock.js';
 import { createCloudProvider } from './cloud.js';
-import type { TokenRetryPolicy } from './cloud.js';
 import { AuthConfigError } from './errors.js';
 import { createLoginFn, createLoginProvider } from './login.js';
-import type { RenewTiming } from './renewing.js';
 import { createStaticTokenProvider } from './static-token.js';
-import type { AuthMetrics, AuthProvider, LoginFn } from './types.js';
+import type { AuthConfig, AuthMetrics, AuthProvider } from './types.js';
 
 /** Everything an auth provider may need; each mode uses its part. */
 export interface AuthDeps {
@@ -20,14 +17,10 @@ export interface AuthDeps {
   metrics?: AuthMetrics;
   /** Required by `login`: the leader's client (without credentials), for POST /auth/login through its budget. */
   client?: Pick<LeaderClient, 'request'>;
-  /** Replaces the login request built from `client` (tests). */
-  login?: LoginFn;
   /** Required by `cloud`: the dispatcher to reach the token URL (usually the leader's, for its proxy and CA). */
   dispatcher?: Dispatcher;
   /** Jitter of the cloud token retries. @default Math.random */
   random?: Random;
-  timing?: Partial<RenewTiming>;
-  retry?: Partial<TokenRetryPolicy>;
 }
 
 /** The AuthProvider for one leader's auth settings; throws AuthConfigError when they are incomplete or conflict. */
@@ -38,7 +31,7 @@ export function createAuthProvider(config: AuthConfig, deps: AuthDeps): AuthProv
     case 'token':
       return createStaticTokenProvider(config, deps);
     case 'login': {
-      const login = deps.login ?? (deps.client && createLoginFn(deps.client));
+      const login = deps.client && createLoginFn(deps.client);
       if (!login) throw new AuthConfigError('login auth needs the leader client (deps.client)');
       return createLoginProvider(config, { ...deps, login });
     }

@@ -1,6 +1,5 @@
 import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
-import type { AuthConfig } from './types.js';
 import { authTokenSchema, type AuthToken } from '../api/shapes.js';
 import { ENDPOINTS } from '../api/routes.js';
 import type { LeaderClient, LeaderResult } from '../leader/types.js';
@@ -8,9 +7,8 @@ import type { Clock } from '../util/clock.js';
 import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';
-import type { RenewTiming } from './renewing.js';
 import { readSecretFile, recheckSecretFile } from './secrets.js';
-import type { AuthFailureReason, AuthMetrics, AuthProvider, LoginFn } from './types.js';
+import type { AuthConfig, AuthFailureReason, AuthMetrics, AuthProvider, LoginFn } from './types.js';
 
 /** The login settings of {@link AuthConfig}. */
 export type LoginAuthConfig = Extract<AuthConfig, { mode: 'login' }>;
@@ -22,7 +20,6 @@ export interface LoginDeps {
   logger: Logger;
   login: LoginFn;
   metrics?: AuthMetrics;
-  timing?: Partial<RenewTiming>;
 }
 
 /**

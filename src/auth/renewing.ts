@@ -10,22 +10,14 @@ export interface ObtainedToken {
 }
 
 /** When to renew and how long to wait after a failure. */
-export interface RenewTiming {
-  /** Renew at most this long before expiry… @default 60_000 */
-  renewBeforeMaxMs: number;
-  /** …or this fraction of the token's lifetime before it, whichever is smaller. @default 0.1 */
-  renewBeforeFraction: number;
-  /** Wait after a failed attempt, doubled per consecutive failure. @default 5_000 */
-  minRetryDelayMs: number;
-  /** Cap of that wait; keeps wrong passwords from locking accounts. @default 300_000 */
-  maxRetryDelayMs: number;
-}
-
-/** Defaults of {@link RenewTiming}. */
-export const DEFAULT_RENEW_TIMING: RenewTiming = {
+const timing = {
+  /** Renew at most this long before expiry… */
   renewBeforeMaxMs: 60_000,
+  /** …or this fraction of the token's lifetime before it, whichever is smaller. */
   renewBeforeFraction: 0.1,
+  /** Wait after a failed attempt, doubled per consecutive failure. */
   minRetryDelayMs: 5_000,
+  /** Cap of that wait; keeps wrong passwords from locking accounts. */
   maxRetryDelayMs: 300_000,
 };
 
@@ -34,7 +26,6 @@ export interface RenewingDeps {
   clock: Clock;
   logger: Logger;
   metrics?: AuthMetrics;
-  timing?: Partial<RenewTiming>;
 }
 
 interface Current {
@@ -56,7 +47,6 @@ export function createRenewingProvider(
   fetchToken: (signal: AbortSignal) => Promise<ObtainedToken>,
   deps: RenewingDeps,
 ): AuthProvider {
-  const timing: RenewTiming = { ...DEFAULT_RENEW_TIMING, ...deps.timing };
   const { clock, logger, metrics } = deps;
   const closer = new AbortController();
   let current: Current | undefined;

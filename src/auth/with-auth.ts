@@ -11,8 +11,7 @@
  * nothing here (the collector turns itself off: src/polling/collector-runs.ts).
  */
 import type { Logger } from 'pino';
-import type { FailureReason } from '../http/failure.js';
-import { FAILURE_REASONS } from '../http/failure.js';
+import { FAILURE_REASONS, type FailureReason } from '../http/failure.js';
 import type { LeaderClient, LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
 import { describeRequest, failure, oneLine } from '../leader/types.js';
 import type { Clock } from '../util/clock.js';

@@ -1,6 +1,6 @@
 /**
  * The HTTP(S) server: GET/HEAD {telemetryPath} (the cached body plus self-metrics, negotiated
- * format and gzip), /healthz, /readyz, a landing page at /, and the exporter-toolkit web
+ * format and gzip), /healthz, /readyz, the status page at /, and the exporter-toolkit web
  * configuration (TLS, mTLS, basic auth, headers, rate limit), re-read when its files change.
  */
 
@@ -32,7 +32,6 @@ import { systemClock, type Clock } from '../util/clock.js';
 import { parseListenAddress, urlHost, type ListenAddress } from '../util/listen-address.js';
 import type { BodyCache, Selection } from './body/index.js';
 import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from '../format/format.js';
-import { landingPage } from './landing.js';
 import { STATUS_CSP } from './status/page.js';
 import { acceptsGzip, negotiateFormat } from './negotiate.js';
 
@@ -49,19 +48,13 @@ export interface ServerOptions {
   selfMetrics?: { render(format: Format): Promise<string>; setWebConfigReloadSuccessful?(ok: boolean): void };
   /** /readyz answers 200 only once this returns true (after the first successful discovery). */
   ready: () => boolean;
-  /** Shown on the landing page. */
-  version: string;
-  /** The status page at `/` (src/exposition/status/); without it, `/` is a landing page with links. */
+  /** The status page at `/` (src/exposition/status/); without it (tests), `/` is Not Found. */
   statusPage?: { html(): Promise<string> };
   /** `--web.config.file`; TLS is on when it configures a certificate. */
   webConfigFile?: string;
-  /** Web config files are stat'ed at most this often. @default 1000 */
-  webConfigRecheckMs?: number;
   clock?: Clock;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
-  /** `--web.max-connections`. @default 512 */
-  maxConnections?: number;
-  /** Timeouts and the connection cap (tests shorten them). @default DEFAULT_SERVER_LIMITS */
+  /** Timeouts and the connection cap (`--web.max-connections`; tests shorten them). @default DEFAULT_SERVER_LIMITS */
   limits?: Partial<ServerLimits>;
 }
 
@@ -107,17 +100,10 @@ function connectionAllowed(
   clientAuth: ClientAuthType,
   allowedSans: readonly string[] | undefined,
 ): boolean {
-  const cert = socket.getPeerCertificate();
-  const hasCert = Object.keys(cert).length > 0;
-  if (clientAuth === 'RequireAnyClientCert' && !hasCert) return false;
-  if (
-    (clientAuth === 'VerifyClientCertIfGiven' || clientAuth === 'RequireAndVerifyClientCert') &&
-    hasCert &&
-    !socket.authorized
-  ) {
-    return false;
-  }
-  if (clientAuth === 'RequireAndVerifyClientCert' && !hasCert) return false;
+  const hasCert = Object.keys(socket.getPeerCertificate()).length > 0;
+  const verify = clientAuth === 'VerifyClientCertIfGiven' || clientAuth === 'RequireAndVerifyClientCert';
+  const needed = clientAuth === 'RequireAnyClientCert' || clientAuth === 'RequireAndVerifyClientCert';
+  if (hasCert ? verify && !socket.authorized : needed) return false;
   if (allowedSans) return hasCert && peerSans(socket).some((san) => allowedSans.includes(san));
   return true;
 }
@@ -155,6 +141,12 @@ function streamIdentity(gzipped: readonly Buffer[], tail: Promise<Buffer>, res: 
   gunzip.end();
 }
 
+/** Node's per-connection client certificate policy for a `client_auth_type`. */
+const certPolicy = (tls: { clientAuth: ClientAuthType }): { requestCert: boolean; rejectUnauthorized: boolean } => ({
+  requestCert: tls.clientAuth !== 'NoClientCert',
+  rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert',
+});
+
 /** Starts the server; rejects with a one-line error when the web config or the address is unusable. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
@@ -167,11 +159,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   const { host, port } = listen;
   const basicAuth = createBasicAuth({ clock });
-  const limits: ServerLimits = {
-    ...DEFAULT_SERVER_LIMITS,
-    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
-    ...options.limits,
-  };
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   // A full bucket at start, as Go's x/time/rate (the toolkit's limiter): the first `burst` requests pass at once.
   const rate = { tokens: Infinity, at: clock.now() };
 
@@ -184,9 +172,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (!tls || !loaded.secureContext || !server || !('setSecureContext' in server)) return;
     server.setSecureContext(loaded.secureContext);
     // Node reads these per connection; the secure context API has no place for them.
-    const policy = server as unknown as { requestCert: boolean; rejectUnauthorized: boolean };
-    policy.requestCert = tls.clientAuth !== 'NoClientCert';
-    policy.rejectUnauthorized = tls.clientAuth === 'RequireAndVerifyClientCert';
+    Object.assign(server, certPolicy(tls));
   };
 
   const onReload = (result: ReloadResult): void => {
@@ -201,7 +187,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     webConfig = await createWebConfigSource({
       path: options.webConfigFile,
       clock,
-      recheckMs: options.webConfigRecheckMs ?? 1000,
       // The listener is HTTP or HTTPS from the start: switching needs a restart.
       accept: (next) => (!!next.config.tls !== tlsAtStart ? 'turning TLS on or off needs a restart' : undefined),
       onReload,
@@ -310,15 +295,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (path === '/healthz') return plain(res, 200, 'ok\n', head);
     if (path === '/readyz')
       return options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
-    if (path === '/') {
-      const html = options.statusPage
-        ? await options.statusPage.html()
-        : landingPage({ version: options.version, telemetryPath });
+    if (path === '/' && options.statusPage) {
+      const html = await options.statusPage.html();
       res.writeHead(200, {
         'Content-Type': 'text/html; charset=utf-8',
         'Content-Length': Buffer.byteLength(html),
         'Cache-Control': 'no-store',
-        ...(options.statusPage ? { 'Content-Security-Policy': STATUS_CSP } : {}),
+        'Content-Security-Policy': STATUS_CSP,
       });
       return void res.end(head ? undefined : html);
     }
@@ -336,12 +319,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (initial?.secureContext && initial.config.tls) {
     const tls = initial.config.tls;
     const https = createHttpsServer(
-      {
-        ...serverOptions(limits),
-        ...initial.secureContext,
-        requestCert: tls.clientAuth !== 'NoClientCert',
-        rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert',
-      },
+      { ...serverOptions(limits), ...initial.secureContext, ...certPolicy(tls) },
       listener,
     );
     // Runs before the HTTP parser sees a byte: a refused client never reaches a handler.

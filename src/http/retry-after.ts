@@ -24,18 +24,22 @@ export function parseRetryAfter(headers: ResponseHeaders, nowMs: number): number
   const consider = (ms: number | undefined): void => {
     if (ms !== undefined && (longest === undefined || ms > longest)) longest = ms;
   };
-  for (const value of headerValues(headers, 'retry-after-ms')) consider(parseMilliseconds(value));
+  for (const value of headerValues(headers, 'retry-after-ms')) consider(delay(value, 1));
   for (const value of headerValues(headers, 'retry-after')) consider(parseRetryAfterValue(value, nowMs));
   return longest;
 }
 
 /** One `Retry-After` value (delta-seconds or HTTP-date) as milliseconds from `nowMs`; undefined when unusable. */
 export function parseRetryAfterValue(value: string, nowMs: number): number | undefined {
+  const at = parseHttpDate(value, nowMs);
+  return delay(value, 1000) ?? (at === undefined ? undefined : Math.max(0, at - nowMs));
+}
+
+/** A non-negative decimal number of `unitMs`, in whole milliseconds; undefined when it is not one. */
+function delay(value: string, unitMs: number): number | undefined {
   const v = value.trim();
-  if (/^\d+(\.\d+)?$/.test(v)) return finite(Number(v) * 1000);
-  const at = parseHttpDate(v, nowMs);
-  if (at === undefined) return undefined;
-  return Math.max(0, at - nowMs);
+  const ms = /^\d+(\.\d+)?$/.test(v) ? Number(v) * unitMs : NaN;
+  return Number.isFinite(ms) ? Math.ceil(ms) : undefined;
 }
 
 /**
@@ -59,15 +63,6 @@ export function parseHttpDate(value: string, nowMs: number): number | undefined 
   m = ASCTIME_DATE.exec(v);
   if (m) return utc(m[6], m[1], m[2], m[3], m[4], m[5]);
   return undefined;
-}
-
-function parseMilliseconds(value: string): number | undefined {
-  const v = value.trim();
-  return /^\d+(\.\d+)?$/.test(v) ? finite(Number(v)) : undefined;
-}
-
-function finite(ms: number): number | undefined {
-  return Number.isFinite(ms) ? Math.ceil(ms) : undefined;
 }
 
 /** Epoch ms of year, month (its name), day, hour, minute and second, as the date patterns capture them. */

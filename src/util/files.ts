@@ -4,8 +4,7 @@
  * /dev/zero or a directory is refused at once with one line naming the setting, so that no setting can freeze the
  * event loop (readFileSync on a FIFO blocks every endpoint and the signal handlers) or fill the heap.
  */
-import { constants, promises as fsp } from 'node:fs';
-import type { Stats } from 'node:fs';
+import { constants, promises as fsp, type Stats } from 'node:fs';
 import { systemClock, type Clock } from './clock.js';
 import { errorLabel } from './errors.js';
 

@@ -46,7 +46,6 @@ async function start(overrides: Partial<ServerOptions> = {}) {
     collectors: [],
     selfMetrics: { render: () => Promise.resolve(''), setWebConfigReloadSuccessful: (ok) => reloads.push(ok) },
     ready: () => true,
-    version: 't',
     clock,
     logger: { info: () => undefined, warn: () => undefined, error: (m: unknown) => void errors.push(String(m)) },
     ...overrides,

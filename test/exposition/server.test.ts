@@ -5,6 +5,7 @@ import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/exposition/server.js';
+import { STATUS_CSP } from '../../src/exposition/status/page.js';
 import { TestStore, testBody } from '../helpers/stores.js';
 import { COLLECTORS } from '../../src/collectors/registry.js';
 import { FakeClock } from '../helpers/fake-clock.js';
@@ -35,7 +36,6 @@ async function start(overrides: Partial<ServerOptions> = {}, builder?: 'inline' 
     collectors: COLLECTORS.map((c) => c.name),
     selfMetrics,
     ready: () => ready,
-    version: '9.9.9',
     clock,
     ...overrides,
   });
@@ -259,15 +259,14 @@ describe('startServer', () => {
     expect((await get(`${server.url}/readyz`)).status).toBe(200);
   });
 
-  it('/ is a landing page with the version and links', async () => {
-    const { server } = await start({ version: '1.0.0 <b>' });
+  it('/ serves the status page as HTML under its CSP, Not Found without one', async () => {
+    const { server } = await start({ statusPage: { html: () => Promise.resolve('<p>status</p>') } });
     const res = await get(`${server.url}/`);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.text).toContain('href="/metrics"');
-    expect(res.text).toContain('href="/healthz"');
-    expect(res.text).toContain('href="/readyz"');
-    expect(res.text).toContain('1.0.0 &#60;b&#62;');
+    expect(res.headers['content-security-policy']).toBe(STATUS_CSP);
+    expect(res.text).toBe('<p>status</p>');
+    expect((await get(`${(await start()).server.url}/`)).status).toBe(404);
   });
 
   it('404 elsewhere, 405 for other methods', async () => {

@@ -183,7 +183,6 @@ describe('web config on the server', () => {
       collectors: [],
       selfMetrics: { render: () => Promise.resolve(''), setWebConfigReloadSuccessful: (ok) => reloads.push(ok) },
       ready: () => true,
-      version: 't',
       webConfigFile: path,
       clock,
       ...overrides,

@@ -26,13 +26,9 @@ import { managementFacts } from '../../collectors/workspaces/index.js';
 import type { BudgetState } from '../../leader/budget.js';
 import type { LeaderSnapshot } from '../../store/snapshot.js';
 import type { Clock } from '../../util/clock.js';
-import { escapeHtml } from '../landing.js';
 import { NODE_CONDITIONS } from './conditions.js';
 import { compareWorst, summarizeNodes, type GroupNodes, type NodeSummary, type WorstNode } from './summary.js';
 import { formatAge, formatInstant } from './time.js';
-
-/** A leader's request budget as the page shows it: its state (the rate in force and its bound, the window). */
-export type BudgetView = BudgetState;
 
 /** The health rounds: the target (the interval), how long the last complete one took, overrun and its cause. */
 export interface CycleView {
@@ -61,7 +57,7 @@ export interface LeaderStatusSource {
   /** `token`, `login`, `cloud` or `none`: the mode, never the credential. */
   readonly authMode: string;
   readonly snapshot: Pick<LeaderSnapshot, 'labels' | 'leader' | 'nodes'> & Partial<Pick<LeaderSnapshot, 'groups'>>;
-  budget(): BudgetView;
+  budget(): BudgetState;
   cycle(): CycleView;
   /** The collectors that run on a schedule of their own or per discovery. */
   collectors?(): readonly CollectorView[];
@@ -91,7 +87,7 @@ interface LeaderView {
   state: DiscoveryFacts | undefined;
   nodes: NodeSummary;
   groups: readonly GroupItem[];
-  budget: BudgetView;
+  budget: BudgetState;
   cycle: CycleView;
 }
 
@@ -136,8 +132,14 @@ export function createStatusPage(o: StatusPageOptions): StatusPage {
   };
 }
 
-const e = escapeHtml;
+/** Text safe inside HTML elements and quoted attributes. */
+const e = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+/** A table in its scrolling box: its id, its column headings (HTML) and one `<tr>` per row. */
+const table = (id: string, heads: readonly string[], rows: readonly string[]): string =>
+  `<div class="scroll"><table id="${id}"><thead><tr>${heads.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table></div>`;
 const NO_LEADER = '<p>No leader is monitored yet (workspace discovery may not have run).</p>';
 
 const CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1b1f24;background:#fff}
@@ -253,7 +255,7 @@ function stateCell(state: DiscoveryFacts | undefined): string {
 }
 
 function leadersTable(views: LeaderView[], now: number): string {
-  const head = NODE_CONDITIONS.map((c) => `<th>${e(c.label)}</th>`).join('');
+  const states = NODE_CONDITIONS.map((c) => e(c.label));
   const rows = views.map((v) => {
     const last = v.state?.lastDiscoveryMs;
     const discovery =
@@ -266,10 +268,7 @@ function leadersTable(views: LeaderView[], now: number): string {
       `${roleCell(v)}</tr>`
     );
   });
-  return `<div class="scroll"><table id="leaders"><thead><tr><th>leader</th><th>state</th><th>last discovery</th>
-<th>nodes</th>${head}<th>role and health</th></tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table></div>
+  return `${table('leaders', ['leader', 'state', 'last discovery', 'nodes', ...states, 'role and health'], rows)}
 <p class="muted">A node can be in more than one state (for example disconnected and unreachable).</p>`;
 }
 
@@ -285,7 +284,7 @@ function roleCell(v: LeaderView): string {
 }
 
 /** Why a health round overruns, in words: what the leader allows against what the fleet needs. */
-function overrunWhy(b: BudgetView, c: CycleView): string {
+function overrunWhy(b: BudgetState, c: CycleView): string {
   const cause = e(c.cause ?? 'budget');
   return c.neededRps === undefined
     ? `the budget cannot cover the fleet (${cause})`
@@ -312,10 +311,7 @@ function budgetTable(views: LeaderView[], now: number): string {
     return `<tr><td>${e(v.source.name)}</td><td class="n">${rate} of ${rps(b.maxRps)} requests/s${needed}</td>${pause}
 <td class="n">${b.limit} of ${b.maxConcurrency} (${b.inFlight} in flight, ${b.waiting} waiting)</td>${cycle}</tr>`;
   });
-  return `<div class="scroll"><table id="budget"><thead><tr><th>leader</th><th>rate in force</th><th>paused</th>
-<th>concurrency</th><th>last health cycle</th></tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table></div>`;
+  return table('budget', ['leader', 'rate in force', 'paused', 'concurrency', 'last health cycle'], rows);
 }
 
 const rps = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
@@ -332,11 +328,9 @@ function worstTable(worst: { leader: string; w: WorstNode }[], limit: number, no
 <td>${e(listed?.hostname ?? '')}</td><td>${e(w.condition.label)}</td><td>${w.reasons.map(e).join('<br>')}</td>
 <td>${age}</td><td class="n">${listed?.restarts ?? ''}</td></tr>`;
   });
+  const heads = ['leader', 'product', 'group', 'node', 'hostname', 'state', 'why', 'last answer', 'restarts'];
   return `<p class="muted">The ${limit} worst at most: the worst state first, then the longest without an answer.</p>
-<div class="scroll"><table id="worst"><thead><tr><th>leader</th><th>product</th><th>group</th><th>node</th>
-<th>hostname</th><th>state</th><th>why</th><th>last answer</th><th>restarts</th></tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table></div>`;
+${table('worst', heads, rows)}`;
 }
 
 const WORDS: Readonly<Record<string, string>> = { green: 'green', yellow: 'yellow', red: 'red', unknown: 'unknown' };
@@ -391,11 +385,9 @@ ${count(gn.upgradeFailed)}<td>${notGreen(flow?.destinations?.value)}</td>
     });
   });
   if (rows.length === 0) return '<p id="groups" class="muted">No group listed yet.</p>';
-  return `<div class="scroll"><table id="groups"><thead><tr><th>leader</th><th>product</th><th>group</th><th>nodes</th>
-<th>not healthy</th><th>drifted</th><th>undeployed commits</th><th>uncommitted changes</th><th>deploying</th>
-<th>failed upgrades</th><th>destinations not green</th><th>sources not green</th></tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table></div>
+  const heads = ['leader', 'product', 'group', 'nodes', 'not healthy', 'drifted', 'undeployed commits'];
+  heads.push('uncommitted changes', 'deploying', 'failed upgrades', 'destinations not green', 'sources not green');
+  return `${table('groups', heads, rows)}
 <p class="muted">? : not known (the collector is off, or the leader does not say).</p>`;
 }
 
@@ -442,10 +434,8 @@ function licenseTable(views: LeaderView[], now: number): string {
 <td>${version}</td></tr>`;
   });
   if (rows.length === 0) return '';
-  return `<div class="scroll"><table id="license"><thead><tr><th>leader</th><th>licence expires</th>
-<th>last day's ingest against the quota</th><th>leader disk</th><th>leader version</th></tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table></div>`;
+  const heads = ['leader', 'licence expires', "last day's ingest against the quota", 'leader disk', 'leader version'];
+  return table('license', heads, rows);
 }
 
 const OFF_WORDS: Readonly<Record<string, string>> = {
@@ -470,10 +460,7 @@ function collectorsTable(views: LeaderView[], now: number): string {
     }),
   );
   if (rows.length === 0) return '<p id="collectors" class="muted">No collector has run yet.</p>';
-  return `<div class="scroll"><table id="collectors"><thead><tr><th>leader</th><th>collector</th><th>state</th>
-<th>last answer</th></tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table></div>`;
+  return table('collectors', ['leader', 'collector', 'state', 'last answer'], rows);
 }
 
 /** The Cribl.Cloud workspaces as the management plane lists them, with their state (only Active ones are leaders). */
@@ -486,7 +473,5 @@ function workspacesTable(plane: ScopeItem): string {
   });
   const failed = m.up ? '' : ' <span class="down">the last listing failed</span>';
   return `<h2>Cribl.Cloud workspaces</h2>${failed}
-<div class="scroll"><table id="workspaces"><thead><tr><th>workspace</th><th>state</th></tr></thead><tbody>
-${rows.join('\n')}
-</tbody></table></div>`;
+${table('workspaces', ['workspace', 'state'], rows)}`;
 }

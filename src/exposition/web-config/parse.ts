@@ -74,11 +74,10 @@ const ALLOWED_HEADERS: Readonly<Record<string, readonly string[] | null>> = {
 const BCRYPT_HASH = /^\$2[aby]?\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
 
 const optionalString = z.string().optional();
-const nullable = <T extends z.ZodType>(schema: T) => schema.nullish();
 
 const schema = z.strictObject({
-  tls_server_config: nullable(
-    z.strictObject({
+  tls_server_config: z
+    .strictObject({
       cert: optionalString,
       key: optionalString,
       client_ca: optionalString,
@@ -92,21 +91,21 @@ const schema = z.strictObject({
       max_version: z.enum(Object.keys(TLS_VERSIONS) as [string, ...string[]]).optional(),
       prefer_server_cipher_suites: z.boolean().optional(),
       client_allowed_sans: z.array(z.string()).optional(),
-    }),
-  ),
-  http_server_config: nullable(
-    z.strictObject({
+    })
+    .nullish(),
+  http_server_config: z
+    .strictObject({
       http2: z.boolean().optional(),
-      headers: nullable(z.record(z.string(), z.string())),
-    }),
-  ),
-  basic_auth_users: nullable(z.record(z.string(), z.string())),
-  rate_limit: nullable(
-    z.strictObject({
+      headers: z.record(z.string(), z.string()).nullish(),
+    })
+    .nullish(),
+  basic_auth_users: z.record(z.string(), z.string()).nullish(),
+  rate_limit: z
+    .strictObject({
       burst: z.number().int().nonnegative().optional(),
       interval: optionalString,
-    }),
-  ),
+    })
+    .nullish(),
 });
 
 /** TLS settings after validation; file paths are absolute. */
