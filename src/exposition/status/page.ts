@@ -385,8 +385,20 @@ ${count(gn.upgradeFailed)}<td>${notGreen(flow?.destinations?.value)}</td>
     });
   });
   if (rows.length === 0) return '<p id="groups" class="muted">No group listed yet.</p>';
-  const heads = ['leader', 'product', 'group', 'nodes', 'not healthy', 'drifted', 'undeployed commits'];
-  heads.push('uncommitted changes', 'deploying', 'failed upgrades', 'destinations not green', 'sources not green');
+  const heads = [
+    'leader',
+    'product',
+    'group',
+    'nodes',
+    'not healthy',
+    'drifted',
+    'undeployed commits',
+    'uncommitted changes',
+    'deploying',
+    'failed upgrades',
+    'destinations not green',
+    'sources not green',
+  ];
   return `${table('groups', heads, rows)}
 <p class="muted">? : not known (the collector is off, or the leader does not say).</p>`;
 }
