@@ -31,8 +31,10 @@ export function parseRetryAfter(headers: ResponseHeaders, nowMs: number): number
 
 /** One `Retry-After` value (delta-seconds or HTTP-date) as milliseconds from `nowMs`; undefined when unusable. */
 export function parseRetryAfterValue(value: string, nowMs: number): number | undefined {
+  const seconds = delay(value, 1000);
+  if (seconds !== undefined) return seconds;
   const at = parseHttpDate(value, nowMs);
-  return delay(value, 1000) ?? (at === undefined ? undefined : Math.max(0, at - nowMs));
+  return at === undefined ? undefined : Math.max(0, at - nowMs);
 }
 
 /** A non-negative decimal number of `unitMs`, in whole milliseconds; undefined when it is not one. */

@@ -3,7 +3,7 @@ import type { Clock } from '../util/clock.js';
 import type { PermitOutcome } from '../http/classify.js';
 import { LatencyMonitor } from './meters.js';
 import { RateControl } from './rate-control.js';
-import { Alarm } from './timer.js';
+import { Alarm } from '../util/timer.js';
 import { Watchdog, type Watch } from './watchdog.js';
 import { onAbort, type Abortable } from './abort-fanout.js';
 

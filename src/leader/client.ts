@@ -22,7 +22,7 @@ import {
 import { UnavailableHold, type ProbeObserver } from './probe.js';
 import { DEFAULT_CLIENT_LIMITS, type LeaderClientLimits } from './settings.js';
 import { onAbort } from './abort-fanout.js';
-import { sleepUntil } from './timer.js';
+import { sleepUntil } from '../util/timer.js';
 import {
   describeRequest,
   failure,

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { ENDPOINTS } from '../api/routes.js';
 import { exchange, type ExchangeContext } from './exchange.js';
-import { sleepUntil } from './timer.js';
+import { sleepUntil } from '../util/timer.js';
 import type { LeaderRequest } from './types.js';
 
 const PROBE: LeaderRequest<null> = {

@@ -6,7 +6,7 @@
  */
 
 import type { Clock } from '../util/clock.js';
-import { Alarm } from './timer.js';
+import { Alarm } from '../util/timer.js';
 
 /** One watched exchange. */
 export interface Watch {

@@ -6,7 +6,7 @@ import type { LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '../util/clock.js';
 import { fnv1a64Halves } from '../util/hash.js';
-import { Alarm } from '../leader/timer.js';
+import { Alarm } from '../util/timer.js';
 import { timeSlicer } from '../util/yield.js';
 import { CycleMonitor, type BudgetView, type CycleMetrics, type CycleStatus, type RoundMember } from './cycle.js';
 import { DueHeap } from './due-heap.js';
