@@ -163,6 +163,64 @@ describe('createBodyCache', () => {
     cache.close();
   });
 
+  it('renders a family again when a field it reads on one path only changes (a down node’s reason)', async () => {
+    const s = store(5, (i) => healthy(1717200000000 + i));
+    const cache = createBodyCache(options({ sources: [s] }));
+    await cache.rebuild();
+    const failure = (t: string): string | undefined => /node_id="n3",reason="([a-z_]+)"\} 1/.exec(t)?.[1];
+    s.setNodeFacts('n3', 'node_health', { up: false, failure: 'timeout', lastSuccessMs: 1717200000003 });
+    expect(failure(text(await cache.rebuild()))).toBe('timeout');
+    // Still down: only the reason changed, a field read only while the node is down.
+    s.setNodeFacts('n3', 'node_health', { up: false, failure: 'connect', lastSuccessMs: 1717200000003 });
+    expect(failure(text(await cache.rebuild()))).toBe('connect');
+    // A field no family reads changes: the body is the same text.
+    const before = text(await cache.rebuild());
+    s.setNodeFacts('n3', 'node_health', { up: false, failure: 'connect', lastSuccessMs: 1717200000003, startTime: 9 });
+    expect(text(await cache.rebuild())).toBe(before);
+    cache.close();
+  });
+
+  for (const builder of ['inline', 'worker'] as const) {
+    it(`builds (${builder}) what a full render of the same items gives, through random changes`, async () => {
+      let seed = 7;
+      const random = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+      const s = store(300, (i) => healthy(1717200000000 + i));
+      const cache = createBodyCache(options({ sources: [s], builder }));
+      const fresh = createBodyCache(options({ sources: [s] }));
+      const changes: (() => void)[] = [
+        () =>
+          s.setNodeFacts(`n${random(300)}`, 'node_health', { up: false, failure: random(2) ? 'timeout' : 'connect' }),
+        () => s.setNodeFacts(`n${random(300)}`, 'node_health', healthy(random(1000)).health),
+        () => s.setNodeFacts(`n${random(300)}`, 'node_health', { up: true, status: 'standby', lastSuccessMs: 5 }),
+        () =>
+          put(s, `n${random(300)}`, { worker: worker('x', { lastMsgTime: random(1e6) }), health: healthy(1).health }),
+        () => {
+          const id = `n${random(300)}`;
+          const w = worker(id, { disconnected: random(2) === 0, status: random(2) ? 'healthy' : 'unhealthy' });
+          if (random(2)) delete w.info.cribl.config.version;
+          put(s, id, {
+            worker: w,
+            metadata: { value: { timestamp: 1, cribl: { config_version: random(2) ? 'abc1234' : 'fff0000' } } },
+          });
+        },
+        () =>
+          s.setGroups('groups', [
+            { product: 'stream', id: 'default', facts: { configVersion: random(2) ? 'abc1234' : 'fff0000' } },
+          ]),
+        () => s.deleteNode(`n${random(300)}`),
+      ];
+      try {
+        for (let step = 0; step < 40; step++) {
+          for (let k = random(4); k >= 0; k--) changes[random(changes.length)]!();
+          expect(text(await cache.rebuild()), `step ${step}`).toBe(text(await fresh.rebuild({ fresh: true })));
+        }
+      } finally {
+        cache.close();
+        fresh.close();
+      }
+    });
+  }
+
   it('is the items of its start, well-formed, while every node is written during the build', async () => {
     const s = store(40, () => healthy(1717200000000));
     const cache = createBodyCache(options({ sources: [s] }));

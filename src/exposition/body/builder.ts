@@ -1,18 +1,19 @@
 /**
  * Where a body is rendered: `inline` on the main thread (tests, fleets below WORKER_MIN_NODES) or in a `worker`
  * thread. Both take the leaders' items as they were when the build started, and ask the renderer (render.ts) to
- * render again only the node families whose facts changed since the last build: `Staleness` compares each node's
- * facts of the collectors a family reads, by reference (the store makes a new object only for what it writes).
+ * render again only the node families that read something that changed since the last build: `Staleness` compares
+ * the fields the families read (track.ts), node by node; a collector's facts the store did not write again are the
+ * same object, and are not looked into.
  */
 import type { Worker } from 'node:worker_threads';
-import type { NodeItem, ScopeItem } from '../../collectors/collector.js';
-import { groupKey } from '../../collectors/collector.js';
+import type { GroupItem, NodeItem, ScopeItem } from '../../collectors/collector.js';
 import type { Moment } from '../../store/snapshot.js';
 import { startWorker } from '../../util/worker.js';
 import { yieldToLoop } from '../../util/yield.js';
 import type { FamilySet } from './families.js';
 import type { DeflatedPiece } from './gzip.js';
-import { Renderer, type RenderJob, type RenderLeader, type Rendered } from './render.js';
+import { Renderer, type Finished, type RenderJob, type RenderLeader, type Rendered } from './render.js';
+import { isPlain, type FamilyReads } from './track.js';
 
 /** What to build: the management plane's facts (if any), and each leader's moment. */
 export interface BuildRequest {
@@ -29,57 +30,89 @@ export interface Builder {
 }
 
 interface Seen {
-  idents: unknown[];
-  /** Per collector a node family reads: each node's facts of it, and each group's. */
-  nodes: Map<string, unknown[]>;
-  groups: Map<string, Map<string, unknown>>;
+  readonly nodes: readonly NodeItem[];
+  readonly groups: readonly GroupItem[];
 }
 
-/** What changed since the last build, per leader: which node families to render, and which facts they need. */
+/** Per collector: the fields of its facts that changed on some node (true: the facts as a whole). */
+type Changed = Map<string, Set<string> | true>;
+
+/**
+ * What changed since the last build, per leader: which node families to render, and which collectors' facts they
+ * need. A family is stale when a field it read (track.ts) changed on some node, when it read the groups and one
+ * changed, when the nodes listed changed, and until a build has told what it reads.
+ */
 export class Staleness {
-  readonly #reads: readonly (readonly string[])[];
-  readonly #collectors: readonly string[];
+  /** Per node family: the collectors whose facts its samples may read (its own, and those it names). */
+  readonly #needs: readonly (readonly string[])[];
+  #reads: readonly (FamilyReads | undefined)[] = [];
   #seen = new Map<number, Seen>();
   #next = new Map<number, Seen>();
 
-  constructor(reads: readonly (readonly string[])[]) {
-    this.#reads = reads;
-    this.#collectors = [...new Set(reads.flat())];
+  constructor(needs: readonly (readonly string[])[]) {
+    this.#needs = needs;
   }
 
   /** The leader's stale node families, and the collectors whose facts they read. */
   plan(id: number, moment: Moment, fresh: boolean): { stale: number[]; needs: Set<string> } {
-    const { nodes, groups } = moment;
-    const seen: Seen = {
-      idents: nodes.map((n) => n.ident),
-      nodes: new Map(this.#collectors.map((c) => [c, nodes.map((n) => n.facts[c])])),
-      groups: new Map(
-        this.#collectors.map((c) => [c, new Map(groups.map((g) => [groupKey(g.product, g.id), g.facts[c]]))]),
-      ),
-    };
-    this.#next.set(id, seen);
+    this.#next.set(id, { nodes: moment.nodes, groups: moment.groups });
     const prev = this.#seen.get(id);
-    const all = fresh || prev === undefined || !sameArrays(prev.idents, seen.idents);
-    const changed = new Set(
-      this.#collectors.filter(
-        (c) =>
-          all ||
-          !sameArrays(prev.nodes.get(c) ?? [], seen.nodes.get(c) ?? []) ||
-          !sameMaps(prev.groups.get(c), seen.groups.get(c)),
-      ),
-    );
+    const changed = fresh || prev === undefined ? undefined : this.#changed(prev, moment);
+    const groupsChanged = changed === undefined || !sameArrays(prev?.groups ?? [], moment.groups);
     const stale: number[] = [];
     const needs = new Set<string>();
-    this.#reads.forEach((reads, f) => {
-      if (!reads.some((c) => changed.has(c))) return;
+    this.#needs.forEach((collectors, f) => {
+      const reads = this.#reads[f];
+      if (changed && reads && !(reads.group && groupsChanged) && !readChanged(reads, changed)) return;
       stale.push(f);
-      for (const c of reads) needs.add(c);
+      for (const c of collectors) needs.add(c);
     });
     return { stale, needs };
   }
 
-  /** The build planned last succeeded: what it saw is what the next one compares with. */
-  commit(): void {
+  /** The fields that changed from `prev` to `moment`; undefined when the nodes listed did. */
+  #changed(prev: Seen, moment: Moment): Changed | undefined {
+    const { nodes } = moment;
+    if (prev.nodes.length !== nodes.length) return undefined;
+    // The fields any family read, per collector: only those are compared.
+    const watched = new Map<string, Set<string> | true>();
+    for (const reads of this.#reads) {
+      for (const [c, fields] of Object.entries(reads?.node ?? {})) {
+        const w = watched.get(c);
+        if (w === true) continue;
+        if (fields === true) watched.set(c, true);
+        else watched.set(c, new Set([...(w ?? []), ...fields]));
+      }
+    }
+    const changed: Changed = new Map();
+    for (let i = 0; i < nodes.length; i++) {
+      const a = prev.nodes[i] as NodeItem;
+      const b = nodes[i] as NodeItem;
+      if (a === b) continue;
+      if (a.ident !== b.ident) return undefined;
+      for (const [c, fields] of watched) {
+        const fa = a.facts[c];
+        const fb = b.facts[c];
+        const seen = changed.get(c);
+        if (fa === fb || seen === true) continue;
+        if (fields === true || !isPlain(fa) || !isPlain(fb)) {
+          changed.set(c, true);
+          continue;
+        }
+        let set = seen;
+        for (const k of fields) {
+          if (fa[k] === fb[k] || set?.has(k)) continue;
+          if (!set) changed.set(c, (set = new Set()));
+          set.add(k);
+        }
+      }
+    }
+    return changed;
+  }
+
+  /** The build planned last succeeded: what it saw is what the next one compares with, by what its families read. */
+  commit(reads: readonly FamilyReads[]): void {
+    this.#reads = reads;
     this.#seen = this.#next;
     this.#next = new Map();
   }
@@ -87,18 +120,25 @@ export class Staleness {
   /** The renderer lost what it kept (a new worker): everything is stale. */
   reset(): void {
     this.#seen = new Map();
+    this.#reads = [];
   }
+}
+
+/** Whether a field the family read changed. */
+function readChanged(reads: FamilyReads, changed: Changed): boolean {
+  if (changed.size === 0) return false;
+  for (const [c, fields] of Object.entries(reads.node)) {
+    const ch = changed.get(c);
+    if (ch === undefined) continue;
+    if (ch === true || fields === true) return true;
+    if (fields.some((k) => ch.has(k))) return true;
+  }
+  return false;
 }
 
 function sameArrays(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function sameMaps(a: ReadonlyMap<string, unknown> | undefined, b: ReadonlyMap<string, unknown> | undefined): boolean {
-  if (a === undefined || b === undefined || a.size !== b.size) return a === b;
-  for (const [k, v] of a) if (b.get(k) !== v) return false;
   return true;
 }
 
@@ -124,9 +164,9 @@ export function createInlineBuilder(families: FamilySet, reads: readonly (readon
       for (const [i, l] of request.leaders.entries()) {
         if (job.leaders[i]?.stale.length) void build.nodes(i, l.moment.nodes).catch(() => undefined);
       }
-      const rendered = await build.finish();
-      staleness.commit();
-      return rendered;
+      const { texts, reads } = await build.finish();
+      staleness.commit(reads);
+      return texts;
     },
     close: () => Promise.resolve(),
   };
@@ -141,7 +181,7 @@ export type ToWorker =
 /** Worker → main: a chunk was rendered (the main thread keeps only a few ahead), a build's result or failure. */
 export type FromWorker =
   | { t: 'took'; id: number }
-  | { t: 'built'; id: number; rendered: Rendered }
+  | { t: 'built'; id: number; rendered: Finished }
   | { t: 'failed'; id: number; message: string };
 
 /**
@@ -154,7 +194,7 @@ const NODES_PER_MESSAGE = 1000;
 const MAX_MESSAGES_AHEAD = 4;
 
 interface Job {
-  resolve: (r: Rendered) => void;
+  resolve: (r: Finished) => void;
   reject: (e: Error) => void;
   took: number;
   wake: (() => void) | undefined;
@@ -219,7 +259,8 @@ export function createWorkerBuilder(
       jobs.delete(m.id);
       if (m.t === 'failed') return job.reject(new Error(m.message));
       const toBuffers = (p: DeflatedPiece): DeflatedPiece => ({ ...p, deflated: asBuffer(p.deflated) });
-      job.resolve(m.rendered.map((pieces) => pieces.map(toBuffers)));
+      const { texts, reads } = m.rendered;
+      job.resolve({ texts: texts.map((pieces) => pieces.map(toBuffers)), reads });
     });
     w.on('error', (err) => lose(w, err));
     w.on('exit', (code) => lose(w, new Error(`the body worker exited with code ${code}`)));
@@ -259,8 +300,8 @@ export function createWorkerBuilder(
         const { job, needs } = plan(staleness, request);
         const entry: Job = {
           resolve: (r) => {
-            staleness.commit();
-            resolve(r);
+            staleness.commit(r.reads);
+            resolve(r.texts);
           },
           reject,
           took: 0,

@@ -3,18 +3,19 @@
  * come. It runs on the main thread (yielding every few ms) or in the body worker; the builder (builder.ts) decides.
  *
  * A node family's text of a leader is kept, compressed, for the next build: the builder asks to render it again only
- * when the facts it reads changed (`stale`), which between two builds is the few families of a poll (health and its
- * timestamps), not the listing's (once per discovery). The small scopes (management, leader, groups) are rendered
- * every build.
+ * when a field it read changed (`stale`), which between two builds is the few families of a poll's or a listing's
+ * timestamps. The renderer learns what each family reads as it renders (track.ts). The small scopes (management,
+ * leader, groups) are rendered every build.
  */
 import { constants as zlibConstants } from 'node:zlib';
-import type { GroupItem, NodeContext, NodeItem, ScopeItem } from '../../collectors/collector.js';
+import type { GroupItem, NodeItem, ScopeItem } from '../../collectors/collector.js';
 import { groupKey } from '../../collectors/collector.js';
 import { q } from '../../collectors/sample.js';
 import { openLabels } from '../../format/family.js';
 import { timeSlicer } from '../../util/yield.js';
 import { PieceDeflater, type DeflatedPiece } from './gzip.js';
 import type { FamilySet } from './families.js';
+import { ReadTracker, type FamilyReads } from './track.js';
 
 /** One leader's part of a build. */
 export interface RenderLeader {
@@ -35,6 +36,12 @@ export interface RenderJob {
 
 /** The build's compressed text of each family (FamilySet order: management, leader, group, node), in body order. */
 export type Rendered = readonly (readonly DeflatedPiece[])[];
+
+/** A build's texts, and what each node family has read in its renders so far (track.ts). */
+export interface Finished {
+  readonly texts: Rendered;
+  readonly reads: readonly FamilyReads[];
+}
 
 /** Bytes of text in a piece, about: deflated apart, so that a piece of a kept text is reused as it is. */
 const PIECE_BYTES = 128 * 1024;
@@ -104,16 +111,20 @@ export class Renderer {
   readonly #level: number;
   /** Per leader id, per node family: the pieces of the last build. */
   #kept = new Map<number, (readonly DeflatedPiece[])[]>();
+  /** Per node family: what it read in every build of this renderer. */
+  readonly #trackers: ReadTracker[];
 
   constructor(families: FamilySet, inline: boolean, level = zlibConstants.Z_BEST_SPEED) {
     this.#families = families;
     this.#inline = inline;
     this.#level = level;
+    this.#trackers = families.node.map(() => new ReadTracker());
   }
 
   /** Starts a build: the small scopes at once; the nodes follow (`Build.nodes`), then `finish`. */
   begin(job: RenderJob): Build {
-    return new Build(this.#families, job, this.#kept, new PieceDeflater(this.#level), this.#inline, (kept) => {
+    const deflater = new PieceDeflater(this.#level);
+    return new Build(this.#families, job, this.#kept, this.#trackers, deflater, this.#inline, (kept) => {
       this.#kept = kept;
     });
   }
@@ -130,6 +141,7 @@ export class Build {
   readonly #groupsOf: Map<string, GroupItem>[];
   readonly #slice: (() => Promise<void> | undefined) | undefined;
   readonly #before: Map<number, (readonly DeflatedPiece[])[]>;
+  readonly #trackers: readonly ReadTracker[];
   readonly #keep: (kept: Map<number, (readonly DeflatedPiece[])[]>) => void;
   #queue: Promise<void> = Promise.resolve();
   readonly #inFlight: Promise<unknown>[] = [];
@@ -138,6 +150,7 @@ export class Build {
     families: FamilySet,
     job: RenderJob,
     before: Map<number, (readonly DeflatedPiece[])[]>,
+    trackers: readonly ReadTracker[],
     deflater: PieceDeflater,
     inline: boolean,
     keep: (kept: Map<number, (readonly DeflatedPiece[])[]>) => void,
@@ -145,6 +158,7 @@ export class Build {
     this.#f = families;
     this.#job = job;
     this.#before = before;
+    this.#trackers = trackers;
     this.#deflater = deflater;
     this.#keep = keep;
     this.#slice = inline ? timeSlicer(SLICE_MS) : undefined;
@@ -164,8 +178,8 @@ export class Build {
     return run;
   }
 
-  /** Every family's compressed text, once every node given is rendered. */
-  async finish(): Promise<Rendered> {
+  /** Every family's compressed text, once every node given is rendered, and what the node families read. */
+  async finish(): Promise<Finished> {
     try {
       await this.#queue;
       const out: (readonly DeflatedPiece[])[] = [];
@@ -190,7 +204,7 @@ export class Build {
       }
       for (let f = 0; f < this.#f.node.length; f++) out.push(perLeader.flatMap((texts) => texts[f] ?? []));
       this.#keep(kept);
-      return out;
+      return { texts: out, reads: this.#trackers.map((t) => t.reads()) };
     } finally {
       this.#deflater.close();
     }
@@ -226,13 +240,14 @@ export class Build {
     const writers = this.#nodeWriters[leader];
     const groups = this.#groupsOf[leader];
     if (!l || !writers || !groups || writers.size === 0) return;
-    const families = l.stale.map((f) => [this.#f.node[f]!, writers.get(f)!] as const);
+    const families = l.stale.map((f) => [this.#f.node[f]!, writers.get(f)!, this.#trackers[f]!] as const);
     for (const n of nodes) {
       const { product, group, nodeId } = n.ident;
       const base = openLabels(l.targetPairs, `product=${q(product)},group=${q(group)},node_id=${q(nodeId)}`);
-      const context: NodeContext = { group: groups.get(groupKey(product, group)) };
-      for (const [family, writer] of families) {
-        const text = family.sample(n, base, context);
+      const g = groups.get(groupKey(product, group));
+      for (const [family, writer, tracker] of families) {
+        tracker.at(n, g);
+        const text = family.sample(tracker.lens, base, tracker.context);
         if (text) writer.append(text);
       }
       if (this.#inFlight.length > MAX_IN_FLIGHT) await this.#inFlight.shift();
