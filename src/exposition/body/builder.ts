@@ -6,14 +6,14 @@
  * same object, and are not looked into.
  */
 import type { Worker } from 'node:worker_threads';
-import type { GroupItem, NodeItem, ScopeItem } from '../../collectors/collector.js';
+import type { NodeItem, ScopeItem } from '../../collectors/collector.js';
 import type { Moment } from '../../store/snapshot.js';
 import { startWorker } from '../../util/worker.js';
 import { yieldToLoop } from '../../util/yield.js';
 import type { FamilySet } from './families.js';
 import type { DeflatedPiece } from './gzip.js';
 import { Renderer, type Finished, type RenderJob, type RenderLeader, type Rendered } from './render.js';
-import { isPlain, type FamilyReads } from './track.js';
+import { isPlain, WHOLE, type FamilyReads } from './track.js';
 
 /** What to build: the management plane's facts (if any), and each leader's moment. */
 export interface BuildRequest {
@@ -29,25 +29,18 @@ export interface Builder {
   close(): Promise<void>;
 }
 
-interface Seen {
-  readonly nodes: readonly NodeItem[];
-  readonly groups: readonly GroupItem[];
-}
-
-/** Per collector: the fields of its facts that changed on some node (true: the facts as a whole). */
-type Changed = Map<string, Set<string> | true>;
-
 /**
  * What changed since the last build, per leader: which node families to render, and which collectors' facts they
- * need. A family is stale when a field it read (track.ts) changed on some node, when it read the groups and one
- * changed, when the nodes listed changed, and until a build has told what it reads.
+ * need. A family is stale when something it read (track.ts: a collector's facts, one of their fields) changed on
+ * some node, when it read the groups and one changed, when the nodes listed changed, and until a build said what
+ * it reads.
  */
 export class Staleness {
   /** Per node family: the collectors whose facts its samples may read (its own, and those it names). */
   readonly #needs: readonly (readonly string[])[];
   #reads: readonly (FamilyReads | undefined)[] = [];
-  #seen = new Map<number, Seen>();
-  #next = new Map<number, Seen>();
+  #seen = new Map<number, Moment>();
+  #next = new Map<number, Moment>();
 
   constructor(needs: readonly (readonly string[])[]) {
     this.#needs = needs;
@@ -55,56 +48,46 @@ export class Staleness {
 
   /** The leader's stale node families, and the collectors whose facts they read. */
   plan(id: number, moment: Moment, fresh: boolean): { stale: number[]; needs: Set<string> } {
-    this.#next.set(id, { nodes: moment.nodes, groups: moment.groups });
+    this.#next.set(id, moment);
     const prev = this.#seen.get(id);
-    const changed = fresh || prev === undefined ? undefined : this.#changed(prev, moment);
-    const groupsChanged = changed === undefined || !sameArrays(prev?.groups ?? [], moment.groups);
+    const changed = fresh || prev === undefined ? undefined : this.#changed(prev.nodes, moment.nodes);
+    const groupsChanged = !sameArrays(prev?.groups ?? [], moment.groups);
     const stale: number[] = [];
     const needs = new Set<string>();
     this.#needs.forEach((collectors, f) => {
       const reads = this.#reads[f];
-      if (changed && reads && !(reads.group && groupsChanged) && !readChanged(reads, changed)) return;
+      if (changed && reads && !(reads.group && groupsChanged) && !reads.keys.some((k) => changed.has(k))) return;
       stale.push(f);
       for (const c of collectors) needs.add(c);
     });
     return { stale, needs };
   }
 
-  /** The fields that changed from `prev` to `moment`; undefined when the nodes listed did. */
-  #changed(prev: Seen, moment: Moment): Changed | undefined {
-    const { nodes } = moment;
-    if (prev.nodes.length !== nodes.length) return undefined;
-    // The fields any family read, per collector: only those are compared.
-    const watched = new Map<string, Set<string> | true>();
-    for (const reads of this.#reads) {
-      for (const [c, fields] of Object.entries(reads?.node ?? {})) {
-        const w = watched.get(c);
-        if (w === true) continue;
-        if (fields === true) watched.set(c, true);
-        else watched.set(c, new Set([...(w ?? []), ...fields]));
-      }
+  /** The keys (FamilyReads) of what changed from `before` to `nodes`; undefined when the nodes listed did. */
+  #changed(before: readonly NodeItem[], nodes: readonly NodeItem[]): Set<string> | undefined {
+    if (before.length !== nodes.length) return undefined;
+    // Per collector any family read: its keys, and the fields read (only those are compared).
+    const watched = new Map<string, { any: string; fields: Map<string, string> }>();
+    for (const key of this.#reads.flatMap((r) => r?.keys ?? [])) {
+      const dot = key.indexOf('.');
+      const [c, k] = dot < 0 ? [key, undefined] : [key.slice(0, dot), key.slice(dot + 1)];
+      const w = watched.get(c) ?? { any: `${c}.${WHOLE}`, fields: new Map() };
+      watched.set(c, w);
+      if (k !== undefined && k !== WHOLE) w.fields.set(k, key);
     }
-    const changed: Changed = new Map();
+    const changed = new Set<string>();
     for (let i = 0; i < nodes.length; i++) {
-      const a = prev.nodes[i] as NodeItem;
+      const a = before[i] as NodeItem;
       const b = nodes[i] as NodeItem;
       if (a === b) continue;
       if (a.ident !== b.ident) return undefined;
-      for (const [c, fields] of watched) {
+      for (const [c, { any, fields }] of watched) {
         const fa = a.facts[c];
         const fb = b.facts[c];
-        const seen = changed.get(c);
-        if (fa === fb || seen === true) continue;
-        if (fields === true || !isPlain(fa) || !isPlain(fb)) {
-          changed.set(c, true);
-          continue;
-        }
-        let set = seen;
-        for (const k of fields) {
-          if (fa[k] === fb[k] || set?.has(k)) continue;
-          if (!set) changed.set(c, (set = new Set()));
-          set.add(k);
-        }
+        if (fa === fb) continue;
+        changed.add(any);
+        if (!isPlain(fa) || !isPlain(fb)) changed.add(c);
+        else for (const [k, key] of fields) if (fa[k] !== fb[k]) changed.add(key);
       }
     }
     return changed;
@@ -122,18 +105,6 @@ export class Staleness {
     this.#seen = new Map();
     this.#reads = [];
   }
-}
-
-/** Whether a field the family read changed. */
-function readChanged(reads: FamilyReads, changed: Changed): boolean {
-  if (changed.size === 0) return false;
-  for (const [c, fields] of Object.entries(reads.node)) {
-    const ch = changed.get(c);
-    if (ch === undefined) continue;
-    if (ch === true || fields === true) return true;
-    if (fields.some((k) => ch.has(k))) return true;
-  }
-  return false;
 }
 
 function sameArrays(a: readonly unknown[], b: readonly unknown[]): boolean {

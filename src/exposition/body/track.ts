@@ -10,11 +10,17 @@
  */
 import type { GroupItem, NodeContext, NodeItem } from '../../collectors/collector.js';
 
-/** What a family read: per collector, the fields of its facts (`true`: the facts as a whole); the node's group. */
+/**
+ * What a family read: `keys`, per collector read, its name (its facts, there or not), `name.field` for each field
+ * read, or `name.*` for the facts as a whole (read otherwise than field by field); `group`: the node's group.
+ */
 export interface FamilyReads {
-  readonly node: Readonly<Record<string, readonly string[] | true>>;
+  readonly keys: readonly string[];
   readonly group: boolean;
 }
+
+/** The field of a key (FamilyReads) that stands for the facts as a whole. */
+export const WHOLE = '*';
 
 /** Facts read field by field: a plain object (its fields are compared one by one); anything else is compared whole. */
 export function isPlain(v: unknown): v is Readonly<Record<string, unknown>> {
@@ -81,9 +87,11 @@ export class ReadTracker {
 
   /** What the family read in all its renders so far. */
   reads(): FamilyReads {
-    const node: Record<string, readonly string[] | true> = {};
-    for (const [c, w] of this.#watches) node[c] = w.fields === true ? true : [...w.fields];
-    return { node, group: this.#readsGroup };
+    const keys = [...this.#watches].flatMap(([c, w]) => [
+      c,
+      ...[...(w.fields === true ? [WHOLE] : w.fields)].map((k) => `${c}.${k}`),
+    ]);
+    return { keys, group: this.#readsGroup };
   }
 
   #watch(c: string): Watch {
