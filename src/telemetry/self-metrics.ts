@@ -121,24 +121,24 @@ function directHistogram<L extends string>(
 
 function createHandles(registry: Registry) {
   const registers = [registry];
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> =>
+    new Counter({ name, help, labelNames, registers });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> =>
+    new Gauge({ name, help, labelNames, registers });
   /** A gauge with one child per leader. */
-  const leaderGauge = (name: string, help: string): Gauge<'leader'> =>
-    new Gauge({ name, help, labelNames: ['leader'] as const, registers });
+  const leaderGauge = (name: string, help: string): Gauge<'leader'> => gauge(name, help, ['leader']);
   return {
-    buildInfo: new Gauge({
-      name: 'cribl_exporter_build_info',
-      help: 'Build of this exporter (value 1): its version, source revision and Node.js version.',
-      labelNames: ['version', 'revision', 'nodejs_version'] as const,
-      registers,
-    }),
-    leaderRequests: new Counter({
-      name: 'cribl_exporter_leader_requests_total',
-      help:
-        'Requests sent to the leader, by route template and HTTP status (or failure reason when there was no ' +
+    buildInfo: gauge(
+      'cribl_exporter_build_info',
+      'Build of this exporter (value 1): its version, source revision and Node.js version.',
+      ['version', 'revision', 'nodejs_version'],
+    ),
+    leaderRequests: counter(
+      'cribl_exporter_leader_requests_total',
+      'Requests sent to the leader, by route template and HTTP status (or failure reason when there was no ' +
         'status; too_large when the body was over --leader.max-response-size).',
-      labelNames: ['leader', 'endpoint', 'code'] as const,
-      registers,
-    }),
+      ['leader', 'endpoint', 'code'],
+    ),
     leaderRequestDuration: new Histogram({
       name: 'cribl_exporter_leader_request_duration_seconds',
       help: 'Duration of requests to the leader, by route template.',
@@ -146,20 +146,17 @@ function createHandles(registry: Registry) {
       buckets: [...REQUEST_BUCKETS],
       registers,
     }),
-    leaderThrottled: new Counter({
-      name: 'cribl_exporter_leader_throttled_total',
-      help: 'Answers of the leader that paused the request budget (429, 503, 420).',
-      labelNames: ['leader', 'code'] as const,
-      registers,
-    }),
-    leaderPauseCapped: new Counter({
-      name: 'cribl_exporter_leader_pause_capped_total',
-      help:
-        'Pauses the leader asked for (Retry-After of a 429, 503 or 420) that were longer than --leader.max-pause and ' +
+    leaderThrottled: counter(
+      'cribl_exporter_leader_throttled_total',
+      'Answers of the leader that paused the request budget (429, 503, 420).',
+      ['leader', 'code'],
+    ),
+    leaderPauseCapped: counter(
+      'cribl_exporter_leader_pause_capped_total',
+      'Pauses the leader asked for (Retry-After of a 429, 503 or 420) that were longer than --leader.max-pause and ' +
         'were cut to it.',
-      labelNames: ['leader'] as const,
-      registers,
-    }),
+      ['leader'],
+    ),
     leaderPaused: leaderGauge(
       'cribl_exporter_leader_paused',
       '1 while requests to the leader are paused (Retry-After, or the leader not serving).',
@@ -205,64 +202,52 @@ function createHandles(registry: Registry) {
     discoveryDuration: leaderGauge('cribl_exporter_discovery_duration_seconds', 'Duration of the last discovery.'),
     nodes: leaderGauge('cribl_exporter_nodes', 'Nodes exported by this process.'),
     nodesOverLimit: leaderGauge('cribl_exporter_nodes_over_limit', 'Nodes not exported because of --max-nodes.'),
-    authTokenExpiry: new Gauge({
-      name: 'cribl_exporter_auth_token_expiry_timestamp_seconds',
-      help: 'Expiry of the token in use, when known.',
-      labelNames: ['leader', 'mode'] as const,
-      registers,
-    }),
-    authFailures: new Counter({
-      name: 'cribl_exporter_auth_failures_total',
-      help: 'Failed attempts to obtain a token, by reason.',
-      labelNames: ['leader', 'mode', 'reason'] as const,
-      registers,
-    }),
-    shardIndex: new Gauge({ name: 'cribl_exporter_shard_index', help: 'Shard of this process (0-based).', registers }),
-    shardTotal: new Gauge({ name: 'cribl_exporter_shard_total', help: 'Number of shards.', registers }),
-    webConfigReloadSuccessful: new Gauge({
-      name: 'cribl_exporter_web_config_last_reload_successful',
-      help: '1 if the last read of the web configuration file (--web.config.file) succeeded.',
-      registers,
-    }),
-    bodyBuildDuration: new Gauge({
-      name: 'cribl_exporter_body_build_duration_seconds',
-      help:
-        'Wall time of the last build of the cached /metrics body (rebuilt after the snapshot changes, not per ' +
+    authTokenExpiry: gauge(
+      'cribl_exporter_auth_token_expiry_timestamp_seconds',
+      'Expiry of the token in use, when known.',
+      ['leader', 'mode'],
+    ),
+    authFailures: counter('cribl_exporter_auth_failures_total', 'Failed attempts to obtain a token, by reason.', [
+      'leader',
+      'mode',
+      'reason',
+    ]),
+    shardIndex: gauge('cribl_exporter_shard_index', 'Shard of this process (0-based).'),
+    shardTotal: gauge('cribl_exporter_shard_total', 'Number of shards.'),
+    webConfigReloadSuccessful: gauge(
+      'cribl_exporter_web_config_last_reload_successful',
+      '1 if the last read of the web configuration file (--web.config.file) succeeded.',
+    ),
+    bodyBuildDuration: gauge(
+      'cribl_exporter_body_build_duration_seconds',
+      'Wall time of the last build of the cached /metrics body (rebuilt after the snapshot changes, not per ' +
         'scrape).',
-      registers,
-    }),
-    bodyBytes: new Gauge({
-      name: 'cribl_exporter_body_bytes',
-      help: 'Size of the cached /metrics body without self-metrics, by encoding.',
-      labelNames: ['encoding'] as const,
-      registers,
-    }),
-    collectorEnabled: new Gauge({
-      name: 'cribl_exporter_collector_enabled',
-      help:
-        '1 while a collector runs for the leader, 0 while it is off because the leader refused (401, 403) or does ' +
+    ),
+    bodyBytes: gauge(
+      'cribl_exporter_body_bytes',
+      'Size of the cached /metrics body without self-metrics, by encoding.',
+      ['encoding'],
+    ),
+    collectorEnabled: gauge(
+      'cribl_exporter_collector_enabled',
+      '1 while a collector runs for the leader, 0 while it is off because the leader refused (401, 403) or does ' +
         'not know (404) its requests; tried again at its next run. Collectors off by configuration have no series.',
-      labelNames: ['leader', 'collector'] as const,
-      registers,
-    }),
-    collectorFailures: new Counter({
-      name: 'cribl_exporter_collector_failures_total',
-      help:
-        'Failed requests of a collector, by reason (unauthorized, forbidden, not_found, or the request failure ' +
+      ['leader', 'collector'],
+    ),
+    collectorFailures: counter(
+      'cribl_exporter_collector_failures_total',
+      'Failed requests of a collector, by reason (unauthorized, forbidden, not_found, or the request failure ' +
         'reason).',
-      labelNames: ['leader', 'collector', 'reason'] as const,
-      registers,
-    }),
+      ['leader', 'collector', 'reason'],
+    ),
     ...Object.fromEntries(
       COLLECTORS.flatMap((c) => c.gauges ?? []).map((g) => [g.name, leaderGauge(g.name, g.help)] as const),
     ),
-    bodyWorkerRestarts: new Counter({
-      name: 'cribl_exporter_body_worker_restarts_total',
-      help:
-        'Times the worker thread that assembles the /metrics body stopped (the build in flight failed; the next ' +
+    bodyWorkerRestarts: counter(
+      'cribl_exporter_body_worker_restarts_total',
+      'Times the worker thread that assembles the /metrics body stopped (the build in flight failed; the next ' +
         'build starts a new worker).',
-      registers,
-    }),
+    ),
   };
 }
 
@@ -328,7 +313,7 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
   if (options.defaultMetrics ?? true)
     collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_MS });
   h.buildInfo.set(
-    { version: options.version, revision: options.revision ?? 'unknown', nodejs_version: options.nodejsVersion },
+    { version: options.version, revision: options.revision || 'unknown', nodejs_version: options.nodejsVersion },
     1,
   );
 
@@ -361,6 +346,8 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
       // the bookkeeping for removeLeader it had then) cost about 3 % of the CPU at 5,000 leader requests/s.
       const requestChildren = new Map<string, { count: (n: number) => void; time: (s: number) => void }>();
       let inFlight: ((n: number) => void) | undefined;
+      /** A hook that sets this leader's child of a gauge. */
+      const set = (g: Gauge<'leader'>) => (value: number) => g.set({ leader }, value);
       // A counter from 0, so that increase() sees the first capped pause.
       h.leaderPauseCapped.inc({ leader }, 0);
       return {
@@ -383,9 +370,7 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
         onThrottled(code: ThrottleCode) {
           h.leaderThrottled.inc({ leader, code });
         },
-        onConcurrencyChange(limit: number) {
-          h.leaderConcurrencyLimit.set({ leader }, limit);
-        },
+        onConcurrencyChange: set(h.leaderConcurrencyLimit),
         onInFlight(n: number) {
           (inFlight ??= direct(h.leaderInFlight, { leader }))(n);
         },
@@ -400,15 +385,9 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
         overrun(active: boolean) {
           h.healthCycleOverrun.set({ leader }, active ? 1 : 0);
         },
-        pollAgeMax(seconds: number) {
-          h.healthPollAgeMax.set({ leader }, seconds);
-        },
-        slowNodes(count: number) {
-          h.slowNodes.set({ leader }, count);
-        },
-        onRateChange(rps: number) {
-          h.leaderRateLimit.set({ leader }, rps);
-        },
+        pollAgeMax: set(h.healthPollAgeMax),
+        slowNodes: set(h.slowNodes),
+        onRateChange: set(h.leaderRateLimit),
         onTokenExpiry(mode: AuthMode, epochMs: number | undefined) {
           if (epochMs === undefined) h.authTokenExpiry.remove({ leader, mode });
           else h.authTokenExpiry.set({ leader, mode }, epochMs / 1000);
@@ -416,9 +395,7 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
         onFailure(mode, reason) {
           h.authFailures.inc({ leader, mode, reason });
         },
-        discovery(seconds: number) {
-          h.discoveryDuration.set({ leader }, seconds);
-        },
+        discovery: set(h.discoveryDuration),
         nodes(exported: number, overLimit: number) {
           h.nodes.set({ leader }, exported);
           h.nodesOverLimit.set({ leader }, overLimit);
