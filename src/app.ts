@@ -48,7 +48,7 @@ export interface App {
   readonly metricsUrl: string;
   /** True once a discovery succeeded. */
   ready(): boolean;
-  /** Resolves after the next successful discovery of every leader (tests, demo). */
+  /** The cached /metrics body. */
   readonly body: BodyCache;
   /** Names of the leaders monitored now. */
   leaders(): string[];
@@ -70,11 +70,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
   const schedule =
     deps.schedule ??
     cronSchedule((name, e) => logger.error({ job: name, err: String(e) }, 'scheduled job failed'), full.clock);
-  const self = createSelfMetrics({
-    version: deps.version,
-    nodejsVersion: deps.nodejsVersion,
-    ...(deps.revision ? { revision: deps.revision } : {}),
-  });
+  const self = createSelfMetrics({ version: deps.version, nodejsVersion: deps.nodejsVersion, revision: deps.revision });
   self.setShard(config.shard.index, config.shard.total);
 
   const runtimes = new Map<string, LeaderRuntime>();
@@ -82,7 +78,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
   const management = config.cloudDiscovery ? new LeaderSnapshot() : undefined;
   const body = createBodyCache({
     sources: [],
-    ...(management ? { management } : {}),
+    management,
     settingsOf: (c: Collector) => settingsOf(config, c),
     intervals: { discoveryMs: config.discovery.discoveryMs },
     clock: full.clock,
@@ -139,7 +135,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
       selfMetrics: self,
       ready,
       statusPage,
-      ...(config.web.configFile ? { webConfigFile: config.web.configFile } : {}),
+      webConfigFile: config.web.configFile,
       limits: { maxConnections: config.web.maxConnections },
       clock: full.clock,
       logger,
@@ -205,15 +201,7 @@ async function workspaceWatcher(
   self: SelfMetrics,
 ): Promise<{ watcher: WorkspaceWatcher; cloudAuth: AuthProvider }> {
   const dispatcher =
-    deps.dispatcher?.({
-      name: 'management',
-      url: cd.managementUrl,
-      labels: {},
-      products: cd.products,
-      auth: cd.auth,
-      transport: cd.transport,
-      budget: cd.budget,
-    }) ??
+    deps.dispatcher?.(leaderConfigForWorkspace(cd, { name: 'management', url: cd.managementUrl, labels: {} })) ??
     (await createDispatcher(cd.transport, {
       readFile: deps.readFile,
       env: deps.env,
@@ -234,7 +222,7 @@ async function workspaceWatcher(
     auth: cloudAuth,
     dispatcher,
     logger: deps.logger,
-    ...(deps.workspaceUrl ? { urlForWorkspace: deps.workspaceUrl } : {}),
+    urlForWorkspace: deps.workspaceUrl,
   });
   return { watcher, cloudAuth };
 }

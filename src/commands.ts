@@ -13,14 +13,7 @@ import type { CommandIo } from './command-io.js';
 export type { CommandIo } from './command-io.js';
 
 /** Settings errors: one line, exit code 2. */
-function isSettingsError(e: unknown): e is Error {
-  return (
-    e instanceof ConfigError ||
-    e instanceof AuthConfigError ||
-    e instanceof TransportConfigError ||
-    e instanceof WebConfigError
-  );
-}
+const SETTINGS_ERRORS = [ConfigError, AuthConfigError, TransportConfigError, WebConfigError];
 
 /** Runs `cribl-exporter [check|demo|simulate] [flags]` and returns the exit code. */
 export async function runCommand(io: CommandIo): Promise<number> {
@@ -47,7 +40,7 @@ async function runExporter(
   let config: Config;
   let warnings: readonly string[];
   try {
-    const cl = await loadCommandLine({ argv, env, readFile: io.readFile, ...(defaults ? { defaults } : {}) });
+    const cl = await loadCommandLine({ argv, env, readFile: io.readFile, defaults });
     if (cl.kind === 'help') {
       io.stdout(helpText());
       return 0;
@@ -72,7 +65,7 @@ async function runExporter(
       config,
       logger,
       version: io.version,
-      ...(io.revision ? { revision: io.revision } : {}),
+      revision: io.revision,
       nodejsVersion: io.nodejsVersion,
       readFile: io.readFile,
       env,
@@ -80,7 +73,7 @@ async function runExporter(
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
     io.stderr(`cribl-exporter: ${msg}`);
-    return isSettingsError(e) ? 2 : 1;
+    return SETTINGS_ERRORS.some((c) => e instanceof c) ? 2 : 1;
   }
   io.onStarted?.(app, sim);
   const stopReloads = io.onReloadSignal?.(() => void app.reload());

@@ -135,12 +135,7 @@ function parseDemoArgs(argv: readonly string[]): DemoArgs | { help: true } | { e
     (seed !== undefined && !Number.isInteger(seed))
   )
     return { error: '--nodes and --seed take whole numbers' };
-  return {
-    exporterArgs,
-    ...(nodes === undefined ? {} : { nodes }),
-    ...(seed === undefined ? {} : { seed }),
-    ...(own.scenario === undefined ? {} : { scenario: own.scenario }),
-  };
+  return { exporterArgs, nodes, seed, scenario: own.scenario };
 }
 
 /** `cribl-exporter demo`. */
@@ -175,12 +170,7 @@ export async function runDemo(argv: readonly string[], io: CommandIo, runExporte
   } catch (e) {
     return fail(e);
   }
-  const leaders = await startDemoLeaders({
-    scenario,
-    ...(cloudScenario ? { cloudScenario } : {}),
-    ...(args.nodes === undefined ? {} : { nodes: args.nodes }),
-    ...(args.seed === undefined ? {} : { seed: args.seed }),
-  });
+  const leaders = await startDemoLeaders({ scenario, cloudScenario, nodes: args.nodes, seed: args.seed });
   const { sim } = leaders;
   try {
     const env = { ...io.env, ...leaders.env };
@@ -223,12 +213,7 @@ export async function startDemoLeaders(opts: {
   seed?: number;
   clock?: Clock;
 }): Promise<DemoLeaders> {
-  const sim = await startSimulator({
-    scenario: opts.scenario,
-    ...(opts.nodes === undefined ? {} : { nodes: opts.nodes }),
-    ...(opts.seed === undefined ? {} : { seed: opts.seed }),
-    ...(opts.clock ? { clock: opts.clock } : {}),
-  });
+  const sim = await startSimulator({ scenario: opts.scenario, nodes: opts.nodes, seed: opts.seed, clock: opts.clock });
   if (!opts.cloudScenario) {
     return {
       sim,
@@ -261,7 +246,7 @@ async function startCloud(
 ): Promise<{ sim: Simulator; env: Record<string, string>; close(): Promise<void> }> {
   const client = scenario.clients?.[0];
   if (!client) throw new Error('demo-cloud.yaml: needs a client under clients:');
-  const sim = await startSimulator({ scenario, organizationId: DEMO_ORGANIZATION, ...(clock ? { clock } : {}) });
+  const sim = await startSimulator({ scenario, organizationId: DEMO_ORGANIZATION, clock });
   sim.setWorkspaces(sim.workspaces().map((w) => ({ ...w, leaderFQDN: sim.origin })));
   const dir = await mkdtemp(join(tmpdir(), 'cribl-exporter-demo-'));
   const tokenFile = join(dir, 'onprem-token');
