@@ -70,6 +70,7 @@ export class LeaderRuntime {
   readonly #rate: LeaderRate;
   readonly #runs: CollectorRuns;
   readonly #deps: RuntimeDeps;
+  readonly #settings = (c: Collector): unknown => settingsOf(this.#deps.config, c);
   readonly #jobs: ScheduledJob[] = [];
   readonly #abort = new AbortController();
 
@@ -77,7 +78,6 @@ export class LeaderRuntime {
   static async create(cfg: LeaderConfig, deps: RuntimeDeps, self: SelfMetrics): Promise<LeaderRuntime> {
     const log = forLeader(deps.logger, cfg.name);
     const metrics = self.forLeader(cfg.name);
-    const dispatcher = deps.dispatcher?.(cfg);
     const settings = (c: Collector): unknown => settingsOf(deps.config, c);
     const { primary, riders } = nodeCollectors(COLLECTORS, settings, () => true);
     const rate = new LeaderRate({
@@ -101,13 +101,13 @@ export class LeaderRuntime {
       rate: rate.initial,
       onHealthProbe: (status, json) => probe.job?.onHealthProbe(status, json),
       clock: deps.clock,
-      ...(deps.random ? { random: deps.random } : {}),
+      random: deps.random,
       logger: log,
       readFile: deps.readFile,
       env: deps.env,
       version: deps.version,
       metrics,
-      ...(dispatcher ? { dispatcher } : {}),
+      dispatcher: deps.dispatcher?.(cfg),
     });
     rate.attach(conn.budget);
     const rt = new LeaderRuntime(cfg, deps, metrics, { ...conn, rate }, log);
@@ -131,13 +131,12 @@ export class LeaderRuntime {
     this.budget = conn.budget;
     this.#rate = conn.rate;
     this.snapshot = new LeaderSnapshot(cfg.labels);
-    const settings = (c: Collector): unknown => settingsOf(config, c);
     this.#runs = new CollectorRuns({
       client: this.#client,
       store: this.snapshot,
       clock,
       logger: log,
-      settingsOf: settings,
+      settingsOf: this.#settings,
       target: targetOf(cfg),
       metrics,
     });
@@ -148,7 +147,7 @@ export class LeaderRuntime {
       store: this.snapshot,
       clock,
       logger: log,
-      ...nodeCollectors(COLLECTORS, settings, (c) => this.#runs.enabled(c)),
+      ...nodeCollectors(COLLECTORS, this.#settings, (c) => this.#runs.enabled(c)),
     });
     this.page = {
       name: cfg.name,
@@ -162,7 +161,7 @@ export class LeaderRuntime {
           targetMs: c.targetSeconds * 1000,
           ...(c.lastSeconds === undefined ? {} : { lastMs: c.lastSeconds * 1000 }),
           overrun: c.overrun,
-          ...(c.cause === undefined ? {} : { cause: c.cause }),
+          cause: c.cause,
           neededRps: this.#rate.current.needed,
         };
       },
@@ -224,11 +223,10 @@ export class LeaderRuntime {
 
   /** The schedules of the interval collectors that read the groups (`perGroup`) or those that do not. */
   #startIntervals(schedule: Schedule, perGroup: boolean): void {
-    const settings = (c: Collector): unknown => settingsOf(this.#deps.config, c);
     for (const c of COLLECTORS) {
       if (c.schedule.kind !== 'interval' || !this.#runs.enabled(c)) continue;
       if ((c.schedule.perGroup === true) !== perGroup) continue;
-      const intervalMs = c.schedule.intervalMs(settings(c));
+      const intervalMs = c.schedule.intervalMs(this.#settings(c));
       this.#jobs.push(
         schedule(`${c.name}:${this.cfg.name}`, intervalMs, async (s) => {
           // While the listing fails (the leader down, or the credentials refused: node polling paused), the other
