@@ -112,15 +112,11 @@ export function guardConnections(
   };
 }
 
-/** True when the request announces a body (Content-Length above 0, or chunked). */
-export function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
-}
-
-/** `Connection: close` for an error answer to a request with a body: its bytes are not read on. */
+/** `Connection: close` for an error answer to a request that announces a body (Content-Length above 0, or chunked). */
 export function errorHeaders(res: ServerResponse, status: number): Record<string, string> {
-  return status >= 400 && res.req && hasBody(res.req) ? { Connection: 'close' } : {};
+  const h = res.req?.headers;
+  const body = h && ((h['content-length'] ?? '0') !== '0' || h['transfer-encoding'] !== undefined);
+  return status >= 400 && body ? { Connection: 'close' } : {};
 }
 
 /** A signal aborted when the response's connection closes before the response ends (the client left). */

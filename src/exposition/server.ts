@@ -7,7 +7,7 @@
 import type { LoadedWebConfig } from './web-config/load.js';
 import type { ClientAuthType } from './web-config/parse.js';
 import { createWebConfigSource, type ReloadResult, type WebConfigSource } from './web-config/reload.js';
-import { createBasicAuth, type AuthOutcome } from './basic-auth.js';
+import { createBasicAuth } from './basic-auth.js';
 import {
   clientGone,
   DEFAULT_SERVER_LIMITS,
@@ -27,6 +27,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { createGunzip } from 'node:zlib';
+import { once } from 'node:events';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../util/clock.js';
 import { parseListenAddress, urlHost, type ListenAddress } from '../util/listen-address.js';
@@ -255,25 +256,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     users: ReadonlyMap<string, string> | undefined,
   ): Promise<boolean> => {
     if (!users || users.size === 0) return false;
-    const client = req.socket.remoteAddress ?? '';
-    const outcome: AuthOutcome = await basicAuth.check(users, {
+    const outcome = await basicAuth.check(users, {
       authorization: req.headers.authorization,
-      client,
+      client: req.socket.remoteAddress ?? '',
       signal: clientGone(res),
     });
-    switch (outcome.result) {
-      case 'ok':
-        return false;
-      case 'denied':
-        plain(res, 401, 'Unauthorized\n', head, { 'WWW-Authenticate': 'Basic' });
-        return true;
-      case 'limited':
-        plain(res, 429, 'Too Many Requests\n', head, { 'Retry-After': String(outcome.retryAfterSeconds) });
-        return true;
-      case 'gone':
-        res.destroy();
-        return true;
-    }
+    if (outcome.result === 'ok') return false;
+    if (outcome.result === 'denied') plain(res, 401, 'Unauthorized\n', head, { 'WWW-Authenticate': 'Basic' });
+    else if (outcome.result === 'limited')
+      plain(res, 429, 'Too Many Requests\n', head, { 'Retry-After': String(outcome.retryAfterSeconds) });
+    else res.destroy(); // the client left
+    return true;
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -335,15 +328,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   options.selfMetrics?.setWebConfigReloadSuccessful?.(true);
 
   const s = server;
-  await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error): void =>
-      reject(new Error(`--web.listen-address "${options.listenAddress}": ${err.message}`));
-    s.once('error', onError);
-    s.listen(port, host, () => {
-      s.off('error', onError);
-      resolve();
-    });
-  });
+  try {
+    await once(s.listen(port, host), 'listening');
+  } catch (err) {
+    throw new Error(`--web.listen-address "${options.listenAddress}": ${(err as Error).message}`);
+  }
   const address = s.address() as AddressInfo;
   const scheme = initial?.secureContext ? 'https' : 'http';
   return {
