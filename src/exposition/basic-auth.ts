@@ -103,29 +103,19 @@ interface Bucket {
 
 /** Creates a basic-auth checker; its worker threads start at the first check that needs bcrypt. */
 export function createBasicAuth(options: BasicAuthOptions = {}): BasicAuth {
-  const limits: BasicAuthLimits = { ...DEFAULT_BASIC_AUTH_LIMITS, ...definedOnly(options) };
+  const limits: BasicAuthLimits = { ...DEFAULT_BASIC_AUTH_LIMITS, ...options };
   const clock = options.clock ?? systemClock;
   let pool = options.pool;
   const cache = new Map<string, true>();
   const buckets = new Map<string, Bucket>();
   const perClient = new Map<string, number>();
   const decoys = new Map<number, string>();
-  const maxCosts = new WeakMap<ReadonlyMap<string, string>, number>();
   const queue: Job[] = [];
   let running = 0;
   // Duration of one comparison, for Retry-After; updated as comparisons run.
   let averageMs = 100;
 
   const workers = (): Pick<BcryptPool, 'size' | 'compare' | 'close'> => (pool ??= createBcryptPool());
-
-  const maxCostOf = (users: ReadonlyMap<string, string>): number => {
-    let max = maxCosts.get(users);
-    if (max === undefined) {
-      max = Math.max(...[...users.values()].map(bcryptCost));
-      maxCosts.set(users, max);
-    }
-    return max;
-  };
 
   const bucketOf = (client: string): Bucket => {
     const now = clock.now();
@@ -208,7 +198,7 @@ export function createBasicAuth(options: BasicAuthOptions = {}): BasicAuth {
       if (queue.length >= limits.maxQueue) return limited((queue.length / workers().size) * averageMs);
       if (request.signal?.aborted) return GONE;
 
-      const maxCost = maxCostOf(users);
+      const maxCost = Math.max(...[...users.values()].map(bcryptCost));
       let hash = known;
       if (hash === undefined) {
         hash = decoys.get(maxCost) ?? decoyHash(maxCost);
@@ -244,8 +234,4 @@ export function createBasicAuth(options: BasicAuthOptions = {}): BasicAuth {
       await pool?.close();
     },
   };
-}
-
-function definedOnly(o: Partial<BasicAuthLimits>): Partial<BasicAuthLimits> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => typeof v === 'number'));
 }
