@@ -1,19 +1,14 @@
 /**
- * The status page at `/`: per leader, up or down with the reason, its role and health, the last discovery, nodes by
- * state and the request budget (what the leader allows against what the fleet needs); per group, nodes not healthy,
- * drift, undeployed commits, uncommitted changes, deploys, failed upgrades and the destinations and sources not
- * green; the licence and the leader's disk; the collectors on and off; then the worst nodes with their reasons, a
- * filter and their age. Server-rendered HTML with its CSS and one small script inline, allowed by hash (STATUS_CSP):
- * the script refreshes the page every 10 s in place (the filter and the scroll position stay) and filters the worst
- * nodes; without it the page is complete, only static. It answers from the cached state (the snapshots and the
- * budgets), never from a leader, and shows no secret: names, URLs (which cannot carry credentials), auth modes, node
- * ids, failure reasons.
+ * The status page at `/`: leaders, request budgets, groups, licences, collectors and the worst nodes, as
+ * server-rendered HTML with its CSS and one small script (SCRIPT) inline. It answers from the cached state (the
+ * snapshots and the budgets), never from a leader, and shows no secret: names, URLs (which cannot carry credentials),
+ * auth modes, node ids, failure reasons.
  *
  * Cost: one O(nodes) pass per leader, time-sliced, at most once per `maxAgeMs` whatever the request rate (requests
- * in between get the same page); the page itself is bounded (one row per leader, `worstLimit` node rows).
+ * in between get the same page); the page itself is bounded (one row per leader, WORST_LIMIT node rows).
  */
 import { createHash } from 'node:crypto';
-import type { GroupItem, ScopeItem } from '../../collectors/collector.js';
+import type { ScopeItem } from '../../collectors/collector.js';
 import { dataflowFacts, type IoHealth } from '../../collectors/dataflow/index.js';
 import { groupsFacts } from '../../collectors/groups/index.js';
 import { versionFacts } from '../../collectors/group-version/index.js';
@@ -27,7 +22,7 @@ import type { BudgetState } from '../../leader/budget.js';
 import type { LeaderSnapshot } from '../../store/snapshot.js';
 import type { Clock } from '../../util/clock.js';
 import { NODE_CONDITIONS } from './conditions.js';
-import { compareWorst, summarizeNodes, type GroupNodes, type NodeSummary, type WorstNode } from './summary.js';
+import { compareWorst, summarizeNodes, type NodeSummary, type WorstNode } from './summary.js';
 import { formatAge, formatInstant } from './time.js';
 
 /** The health rounds: the target (the interval), how long the last complete one took, overrun and its cause. */
@@ -73,9 +68,10 @@ export interface StatusPageOptions {
   clock: Clock;
   /** A page is reused for this long. @default 2000 */
   maxAgeMs?: number;
-  /** Rows of the worst-nodes table. @default 50 */
-  worstLimit?: number;
 }
+
+/** Rows of the worst-nodes table. */
+const WORST_LIMIT = 50;
 
 /** The status page, rendered at most once per maxAgeMs. */
 export interface StatusPage {
@@ -86,7 +82,6 @@ interface LeaderView {
   source: LeaderStatusSource;
   state: DiscoveryFacts | undefined;
   nodes: NodeSummary;
-  groups: readonly GroupItem[];
   budget: BudgetState;
   cycle: CycleView;
 }
@@ -94,26 +89,20 @@ interface LeaderView {
 /** Creates the status page over the leaders monitored now. */
 export function createStatusPage(o: StatusPageOptions): StatusPage {
   const maxAgeMs = o.maxAgeMs ?? 2000;
-  const limit = o.worstLimit ?? 50;
   let cached: { at: number; html: Promise<string> } | undefined;
 
   const render = async (now: number): Promise<string> => {
     const views: LeaderView[] = [];
     for (const source of o.leaders()) {
-      const groups = source.snapshot.groups?.() ?? [];
-      const byKey = new Map(groups.map((g) => [`${g.product}/${g.id}`, g]));
       views.push({
         source,
         state: discoveryFacts.of(source.snapshot.leader()),
-        nodes: await summarizeNodes(source.snapshot.nodes(), now, limit, (n) =>
-          byKey.get(`${n.ident.product}/${n.ident.group}`),
-        ),
-        groups,
+        nodes: await summarizeNodes(source.snapshot.nodes(), now, WORST_LIMIT, source.snapshot.groups?.()),
         budget: source.budget(),
         cycle: source.cycle(),
       });
     }
-    return page(views, now, o, limit);
+    return page(views, now, o);
   };
 
   return {
@@ -186,12 +175,12 @@ export const STATUS_CSP =
   `default-src 'none'; style-src ${sha256(CSS)}; script-src ${sha256(SCRIPT)}; connect-src 'self'; ` +
   "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-function page(views: LeaderView[], now: number, o: StatusPageOptions, limit: number): string {
+function page(views: LeaderView[], now: number, o: StatusPageOptions): string {
   const metrics = e(o.telemetryPath);
   const worst = views
     .flatMap((v) => v.nodes.worst.map((w) => ({ leader: v.source.name, w })))
     .sort((a, b) => compareWorst(a.w, b.w))
-    .slice(0, limit);
+    .slice(0, WORST_LIMIT);
   const nodesTotal = views.reduce((n, v) => n + v.nodes.total, 0);
   const down = views.filter((v) => v.state?.up !== true).length;
   const overrun = views.filter((v) => v.cycle.overrun).length;
@@ -229,7 +218,7 @@ ${licenseTable(views, now)}
 <h2>Collectors</h2>
 ${collectorsTable(views, now)}
 <h2>Worst nodes</h2>
-${worst.length === 0 ? '<p id="worst">No node needs attention.</p>' : worstTable(worst, limit, now)}
+${worst.length === 0 ? '<p id="worst">No node needs attention.</p>' : worstTable(worst, now)}
 </main>
 <script>${SCRIPT}</script>
 </body>
@@ -316,7 +305,7 @@ function budgetTable(views: LeaderView[], now: number): string {
 
 const rps = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
 
-function worstTable(worst: { leader: string; w: WorstNode }[], limit: number, now: number): string {
+function worstTable(worst: { leader: string; w: WorstNode }[], now: number): string {
   const rows = worst.map(({ leader, w }) => {
     const n = w.node;
     const listed = listedNode.of(n);
@@ -329,7 +318,7 @@ function worstTable(worst: { leader: string; w: WorstNode }[], limit: number, no
 <td>${age}</td><td class="n">${listed?.restarts ?? ''}</td></tr>`;
   });
   const heads = ['leader', 'product', 'group', 'node', 'hostname', 'state', 'why', 'last answer', 'restarts'];
-  return `<p class="muted">The ${limit} worst at most: the worst state first, then the longest without an answer.</p>
+  return `<p class="muted">The ${WORST_LIMIT} worst at most: the worst state first, then the longest without an answer.</p>
 ${table('worst', heads, rows)}`;
 }
 
@@ -357,24 +346,10 @@ const count = (n: number | undefined, bad = true): string =>
   n === undefined ? '<td class="n muted">?</td>' : `<td class="n${n > 0 && bad ? ' warn' : ''}">${n}</td>`;
 
 function groupsTable(views: LeaderView[]): string {
-  const rows = views.flatMap((v) => {
-    const items = new Map(v.groups.map((g) => [`${g.product}/${g.id}`, g]));
-    // Every group the leader lists (a fleet without nodes too), then any a node names that the listing did not.
-    const nodes = new Map(v.nodes.groups.map((gn) => [`${gn.product}/${gn.group}`, gn]));
-    const none = (product: string, group: string): GroupNodes => ({
-      product,
-      group,
-      total: 0,
-      notHealthy: 0,
-      drifted: 0,
-      upgradeFailed: 0,
-    });
-    const all = [
-      ...v.groups.map((g) => nodes.get(`${g.product}/${g.id}`) ?? none(g.product, g.id)),
-      ...v.nodes.groups.filter((gn) => !items.has(`${gn.product}/${gn.group}`)),
-    ];
-    return all.map((gn) => {
-      const g = items.get(`${gn.product}/${gn.group}`);
+  // Every group the leader lists (a fleet without nodes too), then any a node names that the listing did not.
+  const rows = views.flatMap((v) =>
+    v.nodes.groups.map((gn) => {
+      const g = gn.item;
       const listed = groupsFacts.of(g);
       const flow = dataflowFacts.of(g);
       return `<tr data-group="${e(`${gn.product}/${gn.group}`)}"><td>${e(v.source.name)}</td><td>${e(gn.product)}</td>
@@ -382,8 +357,8 @@ function groupsTable(views: LeaderView[]): string {
 ${count(versionFacts.of(g)?.undeployed)}${count(listed?.git?.localChanges)}${count(listed?.deployingWorkerCount)}
 ${count(gn.upgradeFailed)}<td>${notGreen(flow?.destinations?.value)}</td>
 <td>${notGreen(flow?.sources?.value)}</td></tr>`;
-    });
-  });
+    }),
+  );
   if (rows.length === 0) return '<p id="groups" class="muted">No group listed yet.</p>';
   const heads = [
     'leader',

@@ -25,6 +25,8 @@ export interface WorstNode {
 export interface GroupNodes {
   product: string;
   group: string;
+  /** The group as the leader lists it; absent for a group only a node names. */
+  item?: GroupItem;
   total: number;
   /** Nodes in a state worse than healthy. */
   notHealthy: number;
@@ -41,12 +43,14 @@ export interface NodeSummary {
   counts: number[];
   /** The worst nodes, worst first, at most `limit`. */
   worst: WorstNode[];
-  /** Per group, in the order first met. */
+  /** Per group: every listed one (with or without nodes), then those only a node names, in the order first met. */
   groups: GroupNodes[];
 }
 
 /** The upgrade state `failed` (nodeUpgradeStatus.state). */
 const UPGRADE_FAILED = 2;
+
+const NO_NODES = { total: 0, notHealthy: 0, drifted: 0, upgradeFailed: 0 } as const;
 
 /** Longest stretch of the pass between two yields to the event loop. */
 const SLICE_MS = 4;
@@ -75,18 +79,18 @@ export function insertBounded(list: WorstNode[], item: WorstNode, limit: number)
   if (list.length > limit) list.pop();
 }
 
-/**
- * Sums up `nodes` at `nowMs`, keeping the `limit` worst; `groupOf` gives a node's group (for drift), when known.
- */
+/** Sums up `nodes` at `nowMs`, keeping the `limit` worst; `listed`: the groups the leader lists (for drift). */
 export async function summarizeNodes(
   nodes: Iterable<NodeItem>,
   nowMs: number,
   limit: number,
-  groupOf: (n: NodeItem) => GroupItem | undefined = () => undefined,
+  listed: readonly GroupItem[] = [],
 ): Promise<NodeSummary> {
   const counts = NODE_CONDITIONS.map(() => 0);
   const worst: WorstNode[] = [];
-  const groups = new Map<string, GroupNodes>();
+  const groups = new Map<string, GroupNodes>(
+    listed.map((item) => [`${item.product}/${item.id}`, { product: item.product, group: item.id, item, ...NO_NODES }]),
+  );
   const slice = timeSlicer(SLICE_MS);
   let total = 0;
   for (const node of nodes) {
@@ -103,10 +107,10 @@ export async function summarizeNodes(
     const { product, group } = node.ident;
     const key = `${product}/${group}`;
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { product, group, total: 0, notHealthy: 0, drifted: 0, upgradeFailed: 0 }));
+    if (!g) groups.set(key, (g = { product, group, ...NO_NODES }));
     g.total++;
     if (top === undefined || top.severity > 0) g.notHealthy++;
-    if (configOutdated(node, groupsFacts.of(groupOf(node))?.configVersion) === true) g.drifted++;
+    if (configOutdated(node, groupsFacts.of(g.item)?.configVersion) === true) g.drifted++;
     if (listedNode.of(node)?.upgradeState === UPGRADE_FAILED) g.upgradeFailed++;
     if (top === undefined || top.severity === 0) continue;
     const candidate: WorstNode = {
