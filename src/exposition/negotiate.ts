@@ -63,15 +63,8 @@ function parseAccept(header: string): Range[] {
     if (!type || !subtype) return;
     const params = new Map<string, string>();
     for (const p of rawParams) {
-      const eq = p.indexOf('=');
-      if (eq < 0) continue;
-      params.set(
-        p.slice(0, eq).trim().toLowerCase(),
-        p
-          .slice(eq + 1)
-          .trim()
-          .replace(/^"(.*)"$/, '$1'),
-      );
+      const m = /^([^=]*)=(.*)$/s.exec(p);
+      if (m) params.set(m[1]!.trim().toLowerCase(), m[2]!.trim().replace(/^"(.*)"$/, '$1'));
     }
     const q = parseQ(params.get('q'));
     if (q === undefined) return;
@@ -120,28 +113,15 @@ export function negotiateFormat(accept: string | undefined): Format {
 /** True when Accept-Encoding allows gzip and does not explicitly prefer the identity encoding. */
 export function acceptsGzip(acceptEncoding: string | undefined): boolean {
   if (!acceptEncoding) return false;
-  let gzip: number | undefined;
-  let identity: number | undefined;
-  let star: number | undefined;
+  const qs = new Map<string, number>();
   for (const item of splitList(acceptEncoding, ',')) {
     const [coding = '', ...params] = splitList(item, ';');
     const qParam = params.find((p) => /^q\s*=/i.test(p));
     const q = parseQ(qParam?.slice(qParam.indexOf('=') + 1));
-    if (q === undefined) continue;
-    switch (coding.toLowerCase()) {
-      case 'gzip':
-      case 'x-gzip':
-        gzip = q;
-        break;
-      case 'identity':
-        identity = q;
-        break;
-      case '*':
-        star = q;
-        break;
-    }
+    if (q !== undefined) qs.set(coding.toLowerCase().replace(/^x-gzip$/, 'gzip'), q);
   }
-  const gzipQ = gzip ?? star ?? 0;
+  const gzipQ = qs.get('gzip') ?? qs.get('*') ?? 0;
+  const identity = qs.get('identity');
   // An unlisted identity is merely acceptable, not preferred; only an explicit higher q beats gzip.
   return gzipQ > 0 && (identity === undefined || gzipQ >= identity);
 }

@@ -5,7 +5,7 @@
  * auth modes, node ids, failure reasons.
  *
  * Cost: one O(nodes) pass per leader, time-sliced, at most once per `maxAgeMs` whatever the request rate (requests
- * in between get the same page); the page itself is bounded (one row per leader, WORST_LIMIT node rows).
+ * in between get the same page); the page itself is bounded (one row per leader, at most WORST node rows).
  */
 import { createHash } from 'node:crypto';
 import type { ScopeItem } from '../../collectors/collector.js';
@@ -71,7 +71,7 @@ export interface StatusPageOptions {
 }
 
 /** Rows of the worst-nodes table. */
-const WORST_LIMIT = 50;
+const WORST = 50;
 
 /** The status page, rendered at most once per maxAgeMs. */
 export interface StatusPage {
@@ -97,7 +97,7 @@ export function createStatusPage(o: StatusPageOptions): StatusPage {
       views.push({
         source,
         state: discoveryFacts.of(source.snapshot.leader()),
-        nodes: await summarizeNodes(source.snapshot.nodes(), now, WORST_LIMIT, source.snapshot.groups?.()),
+        nodes: await summarizeNodes(source.snapshot.nodes(), now, WORST, source.snapshot.groups?.()),
         budget: source.budget(),
         cycle: source.cycle(),
       });
@@ -180,7 +180,7 @@ function page(views: LeaderView[], now: number, o: StatusPageOptions): string {
   const worst = views
     .flatMap((v) => v.nodes.worst.map((w) => ({ leader: v.source.name, w })))
     .sort((a, b) => compareWorst(a.w, b.w))
-    .slice(0, WORST_LIMIT);
+    .slice(0, WORST);
   const nodesTotal = views.reduce((n, v) => n + v.nodes.total, 0);
   const down = views.filter((v) => v.state?.up !== true).length;
   const overrun = views.filter((v) => v.cycle.overrun).length;
@@ -318,7 +318,7 @@ function worstTable(worst: { leader: string; w: WorstNode }[], now: number): str
 <td>${age}</td><td class="n">${listed?.restarts ?? ''}</td></tr>`;
   });
   const heads = ['leader', 'product', 'group', 'node', 'hostname', 'state', 'why', 'last answer', 'restarts'];
-  return `<p class="muted">The ${WORST_LIMIT} worst at most: the worst state first, then the longest without an answer.</p>
+  return `<p class="muted">The ${WORST} worst at most: the worst state first, then the longest without an answer.</p>
 ${table('worst', heads, rows)}`;
 }
 
