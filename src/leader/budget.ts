@@ -97,15 +97,12 @@ export interface RequestBudgetOptions {
   initialConcurrency?: number;
   /**
    * Callers that may wait at once; later callers are denied (`queue_full`) at once, so memory stays bounded
-   * whatever the leader does. @default 10000
+   * whatever the leader does. @default 10000: far above one health cycle of a large fleet, a few MB at most.
    */
   maxWaiters?: number;
   clock: Clock;
   observer?: BudgetObserver;
 }
-
-/** Default bound on waiting callers: far above one health cycle of a large fleet, a few MB at most. */
-export const DEFAULT_MAX_WAITERS = 10_000;
 
 interface Waiter {
   detachable: boolean;
@@ -118,7 +115,7 @@ interface Waiter {
   abortSet: Set<Abortable> | undefined;
 }
 
-const noopObserver: BudgetObserver = {
+export const noopObserver: BudgetObserver = {
   onConcurrencyChange: () => undefined,
   onInFlight: () => undefined,
   onPauseChange: () => undefined,
@@ -142,12 +139,8 @@ interface Held {
 /**
  * The request budget of one leader: every request to it (listing, groups, health, metadata, login) takes a
  * permit here first. Three gates, all of which must be open:
- * - a token bucket (`burst`) bounds the rate. The rate starts at `maxRps` (which `setRateLimit` may move, e.g.
- *   with the fleet size). On a 429 (or a 503 with Retry-After: the leader has a rate limit) the rate resumes just
- *   below what the leader accepted per second over the last seconds, and stays just below that learned limit while
- *   it is remembered (src/leader/rate-control.ts). On other overloads it drops
- *   to what the leader accepted since the previous overload (clamped to 50–90 % of the current rate), then
- *   creeps back by 1 % of maxRps per second while demand exceeds it;
+ * - a token bucket (`burst`) bounds the rate: at most `maxRps` (which `setRateLimit` may move, e.g. with the fleet
+ *   size), lowered on overloads and learnt from a leader's rate limit (src/leader/rate-control.ts);
  * - an AIMD window in [1, maxConcurrency] bounds concurrency: +1 after a good answer while the window is in
  *   use (in-flight ≥ limit/2, as Netflix AIMDLimit), halved on overload (−10 % on a rate limit the rate already
  *   follows), −10 % on timeouts, −20 % when the median response time rises well above its recent baseline (a
@@ -202,7 +195,7 @@ export class RequestBudget {
     this.#observer = opts.observer ?? noopObserver;
     this.#burst = opts.burst;
     this.#maxConcurrency = opts.maxConcurrency;
-    this.#maxWaiters = Math.max(0, opts.maxWaiters ?? DEFAULT_MAX_WAITERS);
+    this.#maxWaiters = Math.max(0, opts.maxWaiters ?? 10_000);
     this.#limit = clampInt(opts.initialConcurrency ?? Math.min(opts.maxConcurrency, 4), 1, opts.maxConcurrency);
     this.#tokens = opts.burst;
     this.#lastRefill = opts.clock.now();
@@ -234,9 +227,7 @@ export class RequestBudget {
   acquire(
     opts: { deadline?: number; signal?: AbortSignal; detachable?: boolean; priority?: boolean } = {},
   ): Promise<Permit | Denial> {
-    const { deadline, signal } = opts;
-    const detachable = opts.detachable === true;
-    const priority = opts.priority === true;
+    const { deadline, signal, detachable = false, priority = false } = opts;
     const lane = priority ? this.#urgent : this.#queue;
     if (this.#closed) return Promise.resolve(deny('closed'));
     if (signal?.aborted) return Promise.resolve(deny('aborted'));
@@ -431,12 +422,11 @@ export class RequestBudget {
       this.#latencyMs =
         this.#latencyMs === undefined ? latencyMs : this.#latencyMs + LATENCY_WEIGHT * (latencyMs - this.#latencyMs);
     }
-    if (outcome === 'ok' || outcome === 'node_timeout') {
-      // A window whose median rose well above the baseline: the leader slows down before it says 429.
-      if (this.#latency.add(latencyMs) && epoch === this.#epoch) {
-        this.#epoch++;
-        this.#setLimit(Math.floor(this.#limit * LATENCY_CUT));
-      }
+    // A window whose median rose well above the baseline: the leader slows down before it says 429.
+    const answered = outcome === 'ok' || outcome === 'node_timeout';
+    if (answered && this.#latency.add(latencyMs) && epoch === this.#epoch) {
+      this.#epoch++;
+      this.#setLimit(Math.floor(this.#limit * LATENCY_CUT));
     }
     if (outcome === 'ok') {
       this.#rates.accepted(this.#clock.now());
@@ -496,8 +486,7 @@ export class RequestBudget {
   /** Grants permits to one lane's waiters in order; false when a gate closed before the lane was empty. */
   #serve(lane: Set<Waiter>, now: number): boolean {
     for (const w of lane) {
-      if (this.#held) return false;
-      if (now < this.#pauseUntil) return false;
+      if (this.#held || now < this.#pauseUntil) return false;
       if (this.#inFlight >= this.#limit) {
         const next = this.#detachSlow(now);
         if (this.#inFlight >= this.#limit) {

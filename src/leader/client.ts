@@ -10,7 +10,7 @@ import type { Endpoint } from '../api/routes.js';
 import { retryDelay } from '../http/backoff.js';
 import type { FailureReason } from '../http/failure.js';
 import type { Clock, Random } from '../util/clock.js';
-import type { BudgetObserver, DenyReason, Permit, RequestBudget } from './budget.js';
+import { noopObserver, type BudgetObserver, type DenyReason, type Permit, type RequestBudget } from './budget.js';
 import {
   exchange,
   type Attempt,
@@ -52,11 +52,9 @@ export interface LeaderClientMetrics extends BudgetObserver {
 
 /** Metrics hooks that do nothing. */
 export const noopLeaderClientMetrics: LeaderClientMetrics = {
+  ...noopObserver,
   onRequest: () => undefined,
   onThrottled: () => undefined,
-  onConcurrencyChange: () => undefined,
-  onInFlight: () => undefined,
-  onPauseChange: () => undefined,
 };
 
 /** What a leader client needs; everything with a side effect is injected. */
@@ -154,21 +152,11 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     if (this.#closing.signal.aborted) return;
     this.#closing.abort(new Error('leader client closed'));
     this.#o.budget.close();
-    const idle =
-      this.#pending === 0
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            this.#idle = resolve;
-          });
+    const idle = this.#pending === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.#idle = resolve));
     await Promise.allSettled([idle, this.#hold.idle()]);
     this.#watchdog.close();
-    if (this.#o.closeDispatcher !== false) {
-      try {
-        await this.#o.dispatcher.close();
-      } catch {
-        // Already closed or destroyed: nothing left to release.
-      }
-    }
+    // A dispatcher already closed or destroyed has nothing left to release.
+    if (this.#o.closeDispatcher !== false) await this.#o.dispatcher.close().catch(() => undefined);
   }
 
   // One async function per request (the loop, the exchange's outcome applied synchronously): each async frame
@@ -186,12 +174,12 @@ class BudgetedLeaderClient implements NamedLeaderClient {
       let last: AttemptFailure | undefined;
       for (;;) {
         if (closing.aborted || signal?.aborted)
-          return strip(last) ?? failure('timeout', `${describeRequest(req)}: aborted`);
+          return last ? strip(last) : failure('timeout', `${describeRequest(req)}: aborted`);
         attempt++;
         // The client's closing signal is not passed: close() closes the budget, which denies every waiter.
         // Everything but a node poll has priority: discovery and the leader's own requests never wait behind the fleet.
         const got = await budget.acquire({ deadline: req.deadline, signal, detachable, priority: !detachable });
-        if (!got.granted) return strip(last) ?? denialFailure(req, got.denied);
+        if (!got.granted) return last ? strip(last) : denialFailure(req, got.denied);
         req.onSent?.();
 
         const started = clock.now();
@@ -309,10 +297,8 @@ class BudgetedLeaderClient implements NamedLeaderClient {
 }
 
 /** Drops the internal retry fields from a failure before it leaves the client. */
-function strip(a: AttemptFailure): LeaderFailure;
-function strip(a: AttemptFailure | undefined): LeaderFailure | undefined;
-function strip(a: AttemptFailure | undefined): LeaderFailure | undefined {
-  return a && failure(a.reason, a.message, a.status);
+function strip(a: AttemptFailure): LeaderFailure {
+  return failure(a.reason, a.message, a.status);
 }
 
 const DENIALS: Readonly<Record<DenyReason, readonly [FailureReason, string]>> = {

@@ -48,18 +48,8 @@ export const DEFAULT_CLIENT_LIMITS: Readonly<LeaderClientLimits> = Object.freeze
   maxPauseMs: 600_000,
 });
 
-/** Client limits from a leader's configured budget settings. */
+/** Client limits from a leader's configured budget settings (the budget's own four are not limits). */
 export function clientLimitsFromConfig(b: BudgetConfig): LeaderClientLimits {
-  return {
-    ...DEFAULT_CLIENT_LIMITS,
-    connectTimeoutMs: b.connectTimeoutMs,
-    headersTimeoutMs: b.headersTimeoutMs,
-    bodyTimeoutMs: b.bodyTimeoutMs,
-    maxResponseBytes: b.maxResponseBytes,
-    backoffBaseMs: b.backoffBaseMs,
-    backoffMaxMs: b.backoffMaxMs,
-    healthProbeIntervalMs: b.healthProbeIntervalMs,
-    healthProbeMaxMs: Math.max(b.healthProbeIntervalMs, b.backoffMaxMs),
-    maxPauseMs: b.maxPauseMs,
-  };
+  const { maxRps: _rps, maxRpsCeiling: _ceiling, burst: _burst, maxConcurrency: _concurrency, ...limits } = b;
+  return { ...DEFAULT_CLIENT_LIMITS, ...limits, healthProbeMaxMs: Math.max(b.healthProbeIntervalMs, b.backoffMaxMs) };
 }
