@@ -183,11 +183,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
         req.onSent?.();
 
         const started = clock.now();
-        const result = this.#outcome(
-          req,
-          got,
-          await exchange(this.#ctx, req, this.#closing.signal, true, signal, bearer),
-        );
+        const result = this.#outcome(req, got, await exchange(this.#ctx, req, closing, true, signal, bearer));
         if (result === NOT_SENT) {
           // Wait for the pause like everyone else (or give up if it outlasts the deadline); not a try.
           attempt--;

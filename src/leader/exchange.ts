@@ -245,10 +245,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
   onResponseEnd(): void {
     const req = this.#req;
     if (req === undefined) return;
-    if (this.#phase === 2) {
-      this.#finish(statusFailure(this.#ctx, req, this.#status, this.#headers));
-      return;
-    }
+    if (this.#phase === 2) return this.#finish(statusFailure(this.#ctx, req, this.#status, this.#headers));
     const status = this.#status;
     const chunks = this.#chunks;
     const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, this.#size).toString('utf8');
@@ -292,17 +289,16 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
       return { attempt: { ok: false, reason: 'timeout', message, retry: 'backoff' }, outcome: 'timeout' };
     }
     if (this.#outerAborted) return { attempt: finalFailure('timeout', `${what}: aborted`), outcome: 'neutral' };
-    const c = classifyError(err);
-    const { retry, outcome } = c;
-    if (this.#phase === 1 && c.reason !== 'timeout') {
-      const message = redact(`${what}: response body cut short (${c.code})`, this.#bearer);
+    const { reason, code, retry, outcome } = classifyError(err);
+    if (this.#phase === 1 && reason !== 'timeout') {
+      const message = redact(`${what}: response body cut short (${code})`, this.#bearer);
       return { attempt: { ok: false, reason: 'decode', status: this.#status, message, retry }, outcome };
     }
     const message = redact(
-      `${what}: ${c.reason === 'timeout' ? 'timed out' : 'connection failed'} (${c.code})`,
+      `${what}: ${reason === 'timeout' ? 'timed out' : 'connection failed'} (${code})`,
       this.#bearer,
     );
-    return { attempt: { ok: false, reason: c.reason, message, retry }, outcome };
+    return { attempt: { ok: false, reason, message, retry }, outcome };
   }
 
   #finish(ex: Exchange<T>): void {

@@ -67,12 +67,8 @@ export class UnavailableHold {
     for (let n = 1; !this.#closing.aborted; n++) {
       const interval = Math.min(limits.healthProbeMaxMs, limits.healthProbeIntervalMs * 2 ** (n - 1));
       await sleepUntil(clock, clock.now() + Math.max(interval, serverDelayMs ?? 0), this.#closing);
-      const { attempt } = await exchange<unknown>(
-        this.#ctx,
-        this.#onAnswer ? OBSERVED_PROBE : PROBE,
-        this.#closing,
-        false,
-      );
+      const probe = this.#onAnswer ? OBSERVED_PROBE : PROBE;
+      const { attempt } = await exchange<unknown>(this.#ctx, probe, this.#closing, false);
       if (attempt.ok) this.#onAnswer?.(attempt.status, attempt.body);
       // A 200 is enough, whatever its body: the leader is serving again.
       if (attempt.status === 200) {
