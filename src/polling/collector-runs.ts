@@ -116,7 +116,7 @@ export class CollectorRuns {
 
   /** The collector's state after a run: off with the refusal, or on (from the first run, or again). */
   #settle(c: Collector, off: { reason: OffReason; endpoint: string } | undefined, answered: boolean): void {
-    const { clock, logger, metrics, target } = this.#o;
+    const { clock, logger, metrics, target, store } = this.#o;
     const prev = this.#states.get(c.name);
     const now = clock.now();
     const lastSuccessMs = answered ? now : prev?.lastSuccessMs;
@@ -130,7 +130,6 @@ export class CollectorRuns {
     if (prev?.on !== next.on || prev === undefined) metrics?.collectorEnabled(c.name, next.on);
     if (off && prev?.on !== false) {
       // What it read before the refusal is not current any more: its series go until it answers again.
-      const { store } = this.#o;
       store.setLeaderFacts(c.name, undefined);
       store.setGroupFacts(c.name, new Map(store.groups().map((g) => [groupKey(g.product, g.id), undefined])));
       const fields = { collector: c.name, endpoint: off.endpoint, reason: off.reason };

@@ -38,6 +38,7 @@ export interface CycleMonitorOptions {
   perNodeRate: number;
   logger: Logger;
   metrics?: CycleMetrics;
+  /** The leader's budget, read to tell why nodes are late (rate, concurrency, pause) when they are. */
   budget?: BudgetView;
   /** `--leader.max-rps` and its ceiling, to name the setting that limits the rate. */
   rate?: { setting: MaxRpsSetting; ceiling: number };
@@ -183,30 +184,19 @@ export class CycleMonitor {
           fields: { pausedSeconds: round1(pausedMs / 1000) },
         };
       }
-      const rate = round1(st.rate);
       if (st.rate < needed) {
-        const fields = { neededRps: needed, rateRps: rate, maxRps: round1(st.maxRps) };
-        if (st.rate < st.maxRps * 0.95) {
-          return {
-            cause: 'rate',
-            text:
-              `the leader throttled us down to ${rate} requests/s (429/503), below the ${needed}/s the fleet ` +
-              'needs: lengthen --health.interval, or have the leader allow more',
-            fields,
-          };
-        }
-        const setting = this.#o.rate?.setting ?? 'auto';
-        return {
-          cause: 'rate',
-          text:
-            setting === 'auto'
+        const rate = round1(st.rate);
+        const text =
+          st.rate < st.maxRps * 0.95
+            ? `the leader throttled us down to ${rate} requests/s (429/503), below the ${needed}/s the fleet ` +
+              'needs: lengthen --health.interval, or have the leader allow more'
+            : (this.#o.rate?.setting ?? 'auto') === 'auto'
               ? `--leader.max-rps auto is capped by --leader.max-rps-ceiling at ${rate} requests/s, below the ` +
                 `${needed}/s the fleet needs: raise --leader.max-rps-ceiling if the leader can take it, or ` +
                 'lengthen --health.interval'
               : `--leader.max-rps ${rate} is below the ${needed} requests/s the fleet needs: raise it, or set it ` +
-                'to auto',
-          fields,
-        };
+                'to auto';
+        return { cause: 'rate', text, fields: { neededRps: needed, rateRps: rate, maxRps: round1(st.maxRps) } };
       }
       const capacity = b.capacityPerSecond();
       if (capacity < needed) {

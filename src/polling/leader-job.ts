@@ -148,10 +148,9 @@ export class LeaderJob {
     ]);
     const nodes = new Map<string, DiscoveredNode>();
     for (const [key, { product, listed }] of sel.nodes) {
-      const facts = withRestarts(listedNode.of(snapshot.node(key)), listed);
       nodes.set(key, {
         ident: { product, group: listed.group, nodeId: listed.id },
-        facts,
+        facts: withRestarts(listedNode.of(snapshot.node(key)), listed),
         startTime: listed.startTime,
       });
     }

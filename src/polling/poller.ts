@@ -1,6 +1,5 @@
 // Over 400 lines: one class, the per-node schedule; its wake-up loop, slot arithmetic and slow-node detaching share
 // the entries and the heap, and change together.
-import type { Logger } from 'pino';
 import type { NodeIdent } from '../collectors/collector.js';
 import type { LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
@@ -8,10 +7,10 @@ import type { Clock } from '../util/clock.js';
 import { fnv1a64Halves } from '../util/hash.js';
 import { Alarm } from '../util/timer.js';
 import { timeSlicer } from '../util/yield.js';
-import { CycleMonitor, type BudgetView, type CycleMetrics, type CycleStatus, type RoundMember } from './cycle.js';
+import { CycleMonitor } from './cycle.js';
+import type { CycleMetrics, CycleMonitorOptions, CycleStatus, RoundMember } from './cycle.js';
 import { DueHeap } from './due-heap.js';
 import type { NodePoll, PolledNode, RideState } from './node-poll.js';
-import type { MaxRpsSetting } from './rate.js';
 
 /** Where the poller reports (the prom-client side lives in src/telemetry/). */
 export interface PollerMetrics extends CycleMetrics {
@@ -28,7 +27,7 @@ export interface DiscoveredNode {
   readonly startTime: number;
 }
 
-export interface PollerOptions {
+export interface PollerOptions extends Omit<CycleMonitorOptions, 'intervalMs' | 'perNodeRate' | 'metrics'> {
   /** Polls a node: its primary collector, then the riders due. */
   poll: NodePoll;
   /** What the poller writes of the store: the nodes a discovery lists, under the listing collector's name. */
@@ -36,17 +35,12 @@ export interface PollerOptions {
   /** The listing collector's name (its facts of each node come with a discovery). */
   listing: string;
   clock: Clock;
-  logger: Logger;
   /**
    * Polls this poller keeps outstanding at most (waiting for the budget or in flight). The budget decides the
    * real concurrency; this bound keeps memory flat when the leader is slow.
    */
   maxOutstanding: number;
   metrics?: PollerMetrics;
-  /** The leader's budget, read to tell why nodes are late (rate, concurrency, pause) when they are. */
-  budget?: BudgetView;
-  /** `--leader.max-rps` and its ceiling, named in that explanation. */
-  rate?: { setting: MaxRpsSetting; ceiling: number };
   /** A poll whose exchange takes longer than this is slow (`--leader.timeout.headers`). @default 10000 */
   slowPollMs?: number;
   /** Called after each discovery is applied, with the number of nodes polled (the automatic rate follows it). */
@@ -327,10 +321,7 @@ export class Poller {
     this.#heap.remove(e);
     this.#o.snapshot.deleteNode(e.key);
     this.#cycle.leave(e, this.#o.clock.now());
-    if (e.slow) {
-      this.#slow--;
-      this.#reportSlow();
-    }
+    this.#setSlow(e, false);
     if (e.polls === 0 && --this.#unpolled === 0 && this.#nodes.size > 0) this.#firstRoundEnded();
   }
 
@@ -459,9 +450,7 @@ export class Poller {
       e,
       deadline,
       signal,
-      (ms) => {
-        exchangeMs = ms;
-      },
+      (ms) => (exchangeMs = ms),
       () => this.#markSent(e),
     );
     if (!res) return undefined;

@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { DEFAULT_PAGE_SIZE } from '../discovery/discovery.js';
+import type { RequestBudget } from '../leader/budget.js';
 
 /** `--leader.max-rps`: a pinned number of requests per second, or `auto` (follows the fleet). */
 export type MaxRpsSetting = number | 'auto';
@@ -92,11 +93,6 @@ export function burstFor(rps: number, burst: number | undefined): number {
   return burst ?? Math.max(1, Math.ceil(rps));
 }
 
-/** The part of the budget a LeaderRate moves. */
-export interface RateTarget {
-  setRateLimit(maxRps: number, burst: number): void;
-}
-
 /** What a LeaderRate needs. */
 export interface LeaderRateOptions {
   setting: MaxRpsSetting;
@@ -114,7 +110,7 @@ export interface LeaderRateOptions {
  */
 export class LeaderRate {
   readonly #o: LeaderRateOptions;
-  #target: RateTarget | undefined;
+  #target: Pick<RequestBudget, 'setRateLimit'> | undefined;
   #last: AllowedRate;
 
   constructor(opts: LeaderRateOptions) {
@@ -128,7 +124,7 @@ export class LeaderRate {
   }
 
   /** The budget that `apply` moves. */
-  attach(target: RateTarget): void {
+  attach(target: Pick<RequestBudget, 'setRateLimit'>): void {
     this.#target = target;
   }
 
