@@ -8,33 +8,28 @@ export interface BudgetConfig extends Omit<LeaderClientLimits, 'healthProbeMaxMs
   maxConcurrency: number;
 }
 
-/** Per-request limits and retry pacing of a leader client. */
+/** Per-request limits and retry pacing of a leader client (defaults: DEFAULT_CLIENT_LIMITS). */
 export interface LeaderClientLimits {
-  /** Time to connect; with `headersMs` it bounds the wait for response headers. @default 5000 */
+  /** Time to connect; with `headersTimeoutMs` it bounds the wait for response headers. */
   connectTimeoutMs: number;
-  /** Time from sending to the response headers. @default 10000 */
+  /** Time from sending to the response headers. */
   headersTimeoutMs: number;
-  /** Longest silence between two chunks of the body (as --leader.timeout.body). @default 30000 */
+  /** Longest silence between two chunks of the body (as --leader.timeout.body). */
   bodyTimeoutMs: number;
-  /** Larger bodies fail the request (reason `decode`). @default 64 MiB */
+  /** Larger bodies fail the request (reason `decode`). */
   maxResponseBytes: number;
-  /**
-   * Backoff for retries of 502, 504, timeouts and connection errors, and for 429/503 without Retry-After. @default 500
-   */
+  /** Backoff for retries of 502, 504, timeouts and connection errors, and for 429/503 without Retry-After. */
   backoffBaseMs: number;
-  /** @default 30000 */
   backoffMaxMs: number;
-  /** First GET /health probe after a 420; doubles up to `healthProbeMaxMs`. @default 5000 */
+  /** First GET /health probe after a 420; doubles up to `healthProbeMaxMs`. */
   healthProbeIntervalMs: number;
-  /** @default 60000 */
   healthProbeMaxMs: number;
-  /** Tries per request, the first included (a 401 refresh is not counted). @default 4 */
+  /** Tries per request, the first included (a 401 refresh is not counted). */
   maxAttempts: number;
-  /** Longest pause a leader's Retry-After may impose (longer ones are cut to this). @default 600000 */
+  /** Longest pause a leader's Retry-After may impose (longer ones are cut to this). */
   maxPauseMs: number;
 }
 
-/** Defaults of `LeaderClientLimits`. */
 export const DEFAULT_CLIENT_LIMITS: Readonly<LeaderClientLimits> = Object.freeze({
   connectTimeoutMs: 5_000,
   headersTimeoutMs: 10_000,
