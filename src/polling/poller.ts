@@ -272,9 +272,8 @@ export class Poller {
     let wake: (() => void) | undefined;
     const done = (): void => {
       running--;
-      const w = wake;
+      wake?.();
       wake = undefined;
-      w?.();
     };
     const slot = (): Promise<void> => new Promise((resolve) => (wake = resolve));
     for (const e of order) {
@@ -497,9 +496,8 @@ export class Poller {
   }
 
   #nudge(): void {
-    const wake = this.#wake;
+    this.#wake?.();
     this.#wake = undefined;
-    wake?.();
   }
 }
 

@@ -50,11 +50,8 @@ export function serialRunner(
   return {
     tick() {
       if (ac.signal.aborted) return;
-      if (running) {
-        again = true;
-        return;
-      }
-      start();
+      if (running) again = true;
+      else start();
     },
     stop() {
       ac.abort(new Error('stopped'));
