@@ -106,32 +106,28 @@ class Writer {
 
 /** Renders builds; keeps each leader's node family texts of the last build. */
 export class Renderer {
-  readonly #families: FamilySet;
-  readonly #inline: boolean;
-  readonly #level: number;
   /** Per leader id, per node family: the pieces of the last build. */
-  #kept = new Map<number, (readonly DeflatedPiece[])[]>();
+  kept = new Map<number, (readonly DeflatedPiece[])[]>();
   /** Per node family: what it read in every build of this renderer. */
-  readonly #trackers: ReadTracker[];
+  readonly trackers: readonly ReadTracker[];
 
-  constructor(families: FamilySet, inline: boolean, level = zlibConstants.Z_BEST_SPEED) {
-    this.#families = families;
-    this.#inline = inline;
-    this.#level = level;
-    this.#trackers = families.node.map(() => new ReadTracker());
+  constructor(
+    readonly families: FamilySet,
+    readonly inline: boolean,
+    readonly level = zlibConstants.Z_BEST_SPEED,
+  ) {
+    this.trackers = families.node.map(() => new ReadTracker());
   }
 
   /** Starts a build: the small scopes at once; the nodes follow (`Build.nodes`), then `finish`. */
   begin(job: RenderJob): Build {
-    const deflater = new PieceDeflater(this.#level);
-    return new Build(this.#families, job, this.#kept, this.#trackers, deflater, this.#inline, (kept) => {
-      this.#kept = kept;
-    });
+    return new Build(this, job);
   }
 }
 
 /** One build in progress. */
 export class Build {
+  readonly #r: Renderer;
   readonly #f: FamilySet;
   readonly #job: RenderJob;
   readonly #deflater: PieceDeflater;
@@ -140,27 +136,15 @@ export class Build {
   readonly #nodeWriters: Map<number, Writer>[];
   readonly #groupsOf: Map<string, GroupItem>[];
   readonly #slice: (() => Promise<void> | undefined) | undefined;
-  readonly #before: Map<number, (readonly DeflatedPiece[])[]>;
-  readonly #trackers: readonly ReadTracker[];
-  readonly #keep: (kept: Map<number, (readonly DeflatedPiece[])[]>) => void;
   #queue: Promise<void> = Promise.resolve();
   readonly #inFlight: Promise<unknown>[] = [];
 
-  constructor(
-    families: FamilySet,
-    job: RenderJob,
-    before: Map<number, (readonly DeflatedPiece[])[]>,
-    trackers: readonly ReadTracker[],
-    deflater: PieceDeflater,
-    inline: boolean,
-    keep: (kept: Map<number, (readonly DeflatedPiece[])[]>) => void,
-  ) {
+  constructor(renderer: Renderer, job: RenderJob) {
+    const { families, inline } = renderer;
+    this.#r = renderer;
     this.#f = families;
     this.#job = job;
-    this.#before = before;
-    this.#trackers = trackers;
-    this.#deflater = deflater;
-    this.#keep = keep;
+    const deflater = (this.#deflater = new PieceDeflater(renderer.level));
     this.#slice = inline ? timeSlicer(SLICE_MS) : undefined;
     const deflate = (bytes: Buffer): Promise<DeflatedPiece> =>
       deflater.deflate(bytes).then((p) => ({ ...p, deflated: own(p.deflated, !inline) }));
@@ -190,7 +174,7 @@ export class Build {
       const kept = new Map<number, (readonly DeflatedPiece[])[]>();
       const perLeader: (readonly DeflatedPiece[])[][] = [];
       for (const [i, l] of this.#job.leaders.entries()) {
-        const before = this.#before.get(l.id);
+        const before = this.#r.kept.get(l.id);
         const texts: (readonly DeflatedPiece[])[] = [];
         for (let f = 0; f < this.#f.node.length; f++) {
           const w = this.#nodeWriters[i]?.get(f);
@@ -203,8 +187,8 @@ export class Build {
         perLeader.push(texts);
       }
       for (let f = 0; f < this.#f.node.length; f++) out.push(perLeader.flatMap((texts) => texts[f] ?? []));
-      this.#keep(kept);
-      return { texts: out, reads: this.#trackers.map((t) => t.reads()) };
+      this.#r.kept = kept;
+      return { texts: out, reads: this.#r.trackers.map((t) => t.reads()) };
     } finally {
       this.#deflater.close();
     }
@@ -240,7 +224,7 @@ export class Build {
     const writers = this.#nodeWriters[leader];
     const groups = this.#groupsOf[leader];
     if (!l || !writers || !groups || writers.size === 0) return;
-    const families = l.stale.map((f) => [this.#f.node[f]!, writers.get(f)!, this.#trackers[f]!] as const);
+    const families = l.stale.map((f) => [this.#f.node[f]!, writers.get(f)!, this.#r.trackers[f]!] as const);
     for (const n of nodes) {
       const { product, group, nodeId } = n.ident;
       const base = openLabels(l.targetPairs, `product=${q(product)},group=${q(group)},node_id=${q(nodeId)}`);
