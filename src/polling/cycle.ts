@@ -99,7 +99,16 @@ export class CycleMonitor {
     if (--this.#pending === 0) this.#end(now);
   }
 
-  /** Looks at the current round (called every second): a round already late may be flagged before it ends. */
+  /** Whether the current round still waits for this node. */
+  holds(m: RoundMember): boolean {
+    return this.#active && m.round !== this.#id;
+  }
+
+  /**
+   * Looks at the current round (called every second): a round already late may be flagged before it ends.
+   * `slowNodes`: nodes whose last poll was slow or timed out, and those the round waits for whose poll was sent and
+   * is not answered yet (a node that just turned slow holds its round up before its poll times out).
+   */
   check(now: number, slowNodes: number): void {
     if (!this.#active) return;
     if (now - this.#start > this.#o.intervalMs * TOLERANCE) this.#late(now, slowNodes);
@@ -217,7 +226,7 @@ export class CycleMonitor {
       return {
         cause: 'slow_nodes',
         text:
-          `${slowNodes} nodes answer slower than --leader.timeout.headers or not at all ` +
+          `${slowNodes} nodes answer slower than --leader.timeout.headers, not at all, or not yet ` +
           '(cribl_exporter_slow_nodes); the request budget is not the cause, raising --leader.max-rps will not help',
         fields: { slowNodes },
       };

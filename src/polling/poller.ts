@@ -492,7 +492,9 @@ export class Poller {
       if (e.answered && e.lastSuccessMs !== undefined && e.lastSuccessMs < oldest) oldest = e.lastSuccessMs;
     }
     this.#o.metrics?.pollAgeMax?.((now - oldest) / 1000);
-    this.#cycle.check(now, this.#slow);
+    let waiting = 0;
+    for (const e of this.#inProgress) if (e.sent && !e.slow && this.#cycle.holds(e)) waiting++;
+    this.#cycle.check(now, this.#slow + waiting);
   }
 
   #nudge(): void {

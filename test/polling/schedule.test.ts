@@ -28,10 +28,10 @@ function capture(): { logger: pino.Logger; lines: { msg: string; cause?: string 
 
 /**
  * A poller running its loop against a scripted leader: `answer(id)` says how long the node takes (ms on the
- * fake clock) and whether it answers or times out.
+ * fake clock), whether it answers or times out, and how long the poll takes before it is sent.
  */
 function setup(
-  answer: (id: string, now: number) => { ms: number; timeout?: boolean },
+  answer: (id: string, now: number) => { ms: number; timeout?: boolean; beforeSendMs?: number },
   opts: Partial<Omit<PollerOptions, 'poll' | 'snapshot' | 'listing'>> = {},
 ) {
   const clock = new FakeClock();
@@ -43,8 +43,9 @@ function setup(
     async request<T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> {
       const id = decodeURIComponent(req.path.split('/')[2]!);
       if (req.path.endsWith('/health')) polls.set(id, [...(polls.get(id) ?? []), clock.now()]);
-      req.onSent?.();
       const a = answer(id, clock.now());
+      if (a.beforeSendMs) await clock.sleep(a.beforeSendMs);
+      req.onSent?.();
       if (a.ms > 0) await clock.sleep(a.ms);
       req.onExchange?.(a.ms);
       if (a.timeout) return { ok: false, reason: 'timeout', message: 'timed out' };
@@ -323,10 +324,30 @@ describe('overrun: only the budget, and the log names the real cause', () => {
     await t.stop();
   });
 
-  it('a round late for another reason than the budget: overrun 0, no advice to raise --leader.max-rps', async () => {
-    // The exporter itself: a poll that blocks its caller (event loop busy) with the budget wide open.
+  it('a node that turns slow holds its round up before its poll times out: named as a slow node', async () => {
+    // Every node answers at once, until five stop answering: their polls run on past their next slot (the round
+    // counts such a node at that slot) and time out later still, so no node is counted slow yet.
+    const stuck = new Set(['node-1', 'node-5', 'node-9', 'node-13', 'node-17']);
+    let hung = false;
     const budget = budgetView({ rate: 1000 });
-    const t = setup(() => ({ ms: 3_000 }), { maxOutstanding: 1, budget });
+    const t = setup((id) => (hung && stuck.has(id) ? { ms: 45_000, timeout: true } : { ms: 10 }), { budget });
+    await t.start(ids(20));
+    await t.clock.advance(2 * INTERVAL);
+    hung = true;
+    await t.clock.advance(INTERVAL + 5_000);
+    const warn = t.lines.find((l) => l.msg.includes('less often'));
+    expect(warn?.cause).toBe('slow_nodes');
+    expect(warn?.msg).toMatch(/^nodes are refreshed less often than --health.interval: [1-5] nodes answer slower/);
+    expect(t.slow.at(-1)).toBe(0);
+    expect(t.lines.some((l) => l.cause === 'exporter')).toBe(false);
+    expect(t.overruns).toEqual([false]);
+    await t.stop();
+  });
+
+  it('a round late for another reason than the budget: overrun 0, no advice to raise --leader.max-rps', async () => {
+    // The exporter itself: polls that take 3 s before they are even sent (event loop busy), the budget wide open.
+    const budget = budgetView({ rate: 1000 });
+    const t = setup(() => ({ ms: 0, beforeSendMs: 3_000 }), { maxOutstanding: 1, budget });
     await t.start(ids(20));
     await t.clock.advance(4 * INTERVAL);
     const warn = t.lines.find((l) => l.msg.includes('less often'));
