@@ -33,6 +33,8 @@ const signals = signalHandlers({
 process.on('SIGTERM', signals.stop);
 process.on('SIGINT', signals.stop);
 process.on('SIGHUP', signals.reload);
+process.on('uncaughtException', signals.fatal);
+process.on('unhandledRejection', signals.fatal);
 
 const io: CommandIo = {
   argv: process.argv.slice(2),

@@ -1,7 +1,8 @@
 /**
  * What the process does on signals, against injected effects (src/cli.ts wires them to `process`): SIGTERM or
  * SIGINT starts a graceful shutdown bounded by a grace period, a second one forces exit 1 at once, and SIGHUP
- * asks for a reload (it never ends the process, whose default action on SIGHUP would be exit 129).
+ * asks for a reload (it never ends the process, whose default action on SIGHUP would be exit 129). An exception
+ * nothing caught (a bug) ends the process with one line and exit 70, not Node's stack trace.
  */
 
 /** The effects a signal may have. */
@@ -22,7 +23,12 @@ export interface SignalHandlers {
   reload: () => void;
   /** Subscribes to reloads (SIGHUP); returns the unsubscribe. */
   onReload: (listener: () => void) => () => void;
+  /** For an uncaught exception or an unhandled rejection. */
+  fatal: (err: unknown) => void;
 }
+
+/** Exit code of an internal error (sysexits' EX_SOFTWARE). */
+export const EXIT_INTERNAL = 70;
 
 /** A graceful shutdown must finish within this long; past it the process exits 1. */
 export const SHUTDOWN_GRACE_MS = 5_000;
@@ -52,6 +58,16 @@ export function signalHandlers(effects: SignalEffects, graceMs = SHUTDOWN_GRACE_
     onReload(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
+    },
+    fatal(err) {
+      const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ');
+      // Where it was thrown (the first frame, without the path), for the report; not the whole stack.
+      const at =
+        err instanceof Error
+          ? /\n\s+at (?:.*\()?(?:.*\/)?([^/()\n]+:\d+):\d+\)?/.exec(err.stack ?? '')?.[1]
+          : undefined;
+      effects.stderr(`cribl-exporter: internal error (a bug, please report it): ${message}${at ? ` (at ${at})` : ''}`);
+      effects.exit(EXIT_INTERNAL);
     },
   };
 }

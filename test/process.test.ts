@@ -146,6 +146,31 @@ function io(argv: string[], env: Record<string, string>) {
   return { io: value, err, logs };
 }
 
+describe('a bug', () => {
+  it.each([
+    ['an uncaught exception', 'throw new Error("injected bug")'],
+    ['an unhandled rejection', 'void Promise.reject(new Error("injected bug"))'],
+  ])(
+    '%s ends the process with one line and exit 70, never a stack trace',
+    async (_n, code) => {
+      // Injected into the real CLI process once it runs (a leader that refuses connections keeps it running).
+      const bug = join(dir, `bug-${code.length}.mjs`);
+      writeFileSync(bug, `setTimeout(() => { ${code}; }, 1500);\n`);
+      const c = cli(['--leader.url', 'http://127.0.0.1:9/api/v1'], {
+        CRIBL_TOKEN: 't',
+        NODE_OPTIONS: `--import=${bug}`,
+      });
+      await c.until(/listening/);
+      const [exit] = await c.exited;
+      expect(exit).toBe(70);
+      expect(c.err()).toMatch(
+        /^cribl-exporter: internal error \(a bug, please report it\): injected bug( \(at [^)]+\))?\n$/,
+      );
+    },
+    30_000,
+  );
+});
+
 describe('the start', () => {
   it('a token with a line break in CRIBL_TOKEN is refused at start, in one line without the token', async () => {
     const t = io(['--leader.url', 'http://127.0.0.1:9/api/v1', '--web.listen-address', '127.0.0.1:0'], {

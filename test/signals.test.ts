@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { signalHandlers } from '../src/signals.js';
+import { EXIT_INTERNAL, signalHandlers } from '../src/signals.js';
 
 function setup() {
   const calls: string[] = [];
@@ -42,5 +42,19 @@ describe('signalHandlers', () => {
     h.reload();
     expect(reloads).toBe(2);
     expect(calls.filter((c) => c.startsWith('exit'))).toEqual([]);
+  });
+
+  const BUG = 'stderr cribl-exporter: internal error (a bug, please report it): ';
+  it.each([
+    ['an Error', new Error('boom: cannot read x'), /^boom: cannot read x \(at signals\.test\.ts:\d+\)$/],
+    ['a multi-line message', new Error('first\nsecond'), /^first second \(at signals\.test\.ts:\d+\)$/],
+    ['a thrown string', 'plain', /^plain$/],
+  ])('an uncaught exception (%s): one line, no stack trace, exit 70', (_name, err, rest) => {
+    const { h, calls } = setup();
+    h.fatal(err);
+    expect(calls).toHaveLength(2);
+    expect(calls[0]?.startsWith(BUG)).toBe(true);
+    expect(calls[0]?.slice(BUG.length)).toMatch(rest);
+    expect(calls[1]).toBe(`exit ${EXIT_INTERNAL}`);
   });
 });
