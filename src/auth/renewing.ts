@@ -39,8 +39,8 @@ interface Current {
 
 /**
  * An AuthProvider around a token fetcher (login, OAuth): caches the token until shortly before it expires,
- * shares one in-flight fetch between concurrent callers, keeps using a still-valid token when a renewal
- * fails, and waits (exponentially longer) after failures instead of retrying in a loop.
+ * shares one in-flight fetch between concurrent callers, keeps using a still-valid token while a renewal runs
+ * and when it fails, and waits (exponentially longer) after failures instead of retrying in a loop.
  */
 export function createRenewingProvider(
   mode: AuthMode,
@@ -97,16 +97,18 @@ export function createRenewingProvider(
       signal?.throwIfAborted();
       const now = clock.now();
       if (current && now < current.renewAt) return current.token;
-      if (!inflight) {
-        if (now < nextAttemptAt) {
-          if (current && now < current.expiresAt) return current.token;
-          throw lastError ?? new AuthError(mode, 'bad_response', 'no token available yet');
-        }
+      if (!inflight && now >= nextAttemptAt) {
         inflight = obtain().finally(() => {
           inflight = undefined;
         });
+        // A renewal nobody waits for (the current token still serves) may fail unheard: obtain() logged it.
+        inflight.catch(() => undefined);
       }
-      return raceSignal(inflight, signal);
+      // A renewal ahead of expiry holds nothing up: the current token serves until it expires, however long the
+      // token endpoint takes (a slow or failing one stalled every poll for as long).
+      if (current && now < current.expiresAt) return current.token;
+      if (inflight) return raceSignal(inflight, signal);
+      throw lastError ?? new AuthError(mode, 'bad_response', 'no token available yet');
     },
     invalidate(rejected) {
       if (inflight) return true;

@@ -26,10 +26,13 @@ export interface CycleMetrics {
 }
 
 /** Why nodes are behind their interval. The first three are the budget's; the others are not. */
-export type LagCause = 'pause' | 'rate' | 'concurrency' | 'slow_nodes' | 'exporter';
+export type LagCause = 'pause' | 'rate' | 'concurrency' | 'slow_nodes' | 'credentials' | 'exporter';
 
 /** A round may take this much longer than the interval before it counts as stretched (timer and dispatch jitter). */
 const TOLERANCE = 1.1;
+
+/** A check this late says the exporter's event loop is too busy to poll on time (its timers, every answer's too). */
+const LOOP_LAG_MS = 1_000;
 
 /** What a CycleMonitor needs. */
 export interface CycleMonitorOptions {
@@ -68,6 +71,8 @@ export class CycleMonitor {
   #pending = 0;
   #members = 0;
   #pausedAtStart = 0;
+  /** The most a check of the current round ran late. */
+  #lagMs = 0;
   #last: number | undefined;
   #overrun = false;
   /** The cause logged for the current stretch (logged once per stretch). */
@@ -107,11 +112,14 @@ export class CycleMonitor {
   /**
    * Looks at the current round (called every second): a round already late may be flagged before it ends.
    * `slowNodes`: nodes whose last poll was slow or timed out, and those the round waits for whose poll was sent and
-   * is not answered yet (a node that just turned slow holds its round up before its poll times out).
+   * is not answered yet (a node that just turned slow holds its round up before its poll times out); `unsent`:
+   * polls the round waits for that have not been sent for a second, the budget having room (they wait for a token);
+   * `lagMs`: how late this check ran (a busy event loop runs every timer late, and delays every answer with it).
    */
-  check(now: number, slowNodes: number): void {
+  check(now: number, slowNodes: number, unsent = 0, lagMs = 0): void {
     if (!this.#active) return;
-    if (now - this.#start > this.#o.intervalMs * TOLERANCE) this.#late(now, slowNodes);
+    this.#lagMs = Math.max(this.#lagMs, lagMs);
+    if (now - this.#start > this.#o.intervalMs * TOLERANCE) this.#late(now, slowNodes, unsent);
   }
 
   status(): CycleStatus {
@@ -129,6 +137,7 @@ export class CycleMonitor {
     this.#start = now;
     this.#pending = this.#members;
     this.#pausedAtStart = this.#o.budget?.state().pausedMs ?? 0;
+    this.#lagMs = 0;
   }
 
   #end(now: number): void {
@@ -150,11 +159,11 @@ export class CycleMonitor {
     if (this.#members > 0) this.#begin(now);
   }
 
-  #late(now: number, slowNodes: number): void {
+  #late(now: number, slowNodes: number, unsent: number): void {
     // Once the budget made a round late, it stays the cause until a round is back within its interval (a round
     // already late stays late after the pause ends or the rate is raised).
     if (this.#overrun) return;
-    const why = this.#explain(now, slowNodes);
+    const why = this.#explain(now, slowNodes, unsent);
     const budget = why.cause === 'pause' || why.cause === 'rate' || why.cause === 'concurrency';
     if (budget !== this.#overrun) {
       this.#overrun = budget;
@@ -175,7 +184,11 @@ export class CycleMonitor {
   }
 
   /** The real reason nodes are late, with the setting to change when there is one. */
-  #explain(now: number, slowNodes: number): { cause: LagCause; text: string; fields: Record<string, unknown> } {
+  #explain(
+    now: number,
+    slowNodes: number,
+    unsent: number,
+  ): { cause: LagCause; text: string; fields: Record<string, unknown> } {
     const b = this.#o.budget;
     const elapsed = now - this.#start;
     const needed = round1(this.#members * this.#o.perNodeRate);
@@ -222,6 +235,15 @@ export class CycleMonitor {
         };
       }
     }
+    if (this.#lagMs >= LOOP_LAG_MS) {
+      return {
+        cause: 'exporter',
+        text:
+          `the exporter's event loop ran up to ${round1(this.#lagMs / 1000)} s late in this round: it is short of ` +
+          'CPU (see process_cpu_seconds_total and its CPU limit); the request budget is not the cause',
+        fields: { loopLagSeconds: round1(this.#lagMs / 1000) },
+      };
+    }
     if (slowNodes > 0) {
       return {
         cause: 'slow_nodes',
@@ -231,9 +253,20 @@ export class CycleMonitor {
         fields: { slowNodes },
       };
     }
+    if (unsent > 0) {
+      return {
+        cause: 'credentials',
+        text:
+          `polls wait for the leader's credentials before they are sent (${unsent} now; a token being obtained: see ` +
+          'the warnings about it and cribl_exporter_auth_failures_total); the request budget is not the cause',
+        fields: { unsentPolls: unsent },
+      };
+    }
     return {
       cause: 'exporter',
-      text: 'the request budget is not the cause; the exporter itself is short of CPU (see process_cpu_seconds_total)',
+      text:
+        'neither the request budget nor slow nodes nor credentials are the cause; the exporter itself may be short ' +
+        'of CPU (see process_cpu_seconds_total)',
       fields: {},
     };
   }

@@ -486,6 +486,7 @@ export class Poller {
 
   /** Every second: the oldest refresh among answering nodes, and whether the current round is late. */
   #housekeeping(now: number): void {
+    const lagMs = Math.max(0, now - this.#lastHousekeeping - HOUSEKEEPING_MS);
     this.#lastHousekeeping = now;
     let oldest = now;
     for (const e of this.#nodes.values()) {
@@ -493,8 +494,13 @@ export class Poller {
     }
     this.#o.metrics?.pollAgeMax?.((now - oldest) / 1000);
     let waiting = 0;
-    for (const e of this.#inProgress) if (e.sent && !e.slow && this.#cycle.holds(e)) waiting++;
-    this.#cycle.check(now, this.#slow + waiting);
+    let unsent = 0;
+    for (const e of this.#inProgress) {
+      if (!this.#cycle.holds(e)) continue;
+      if (e.sent && !e.slow) waiting++;
+      else if (!e.sent && now - e.busySince >= HOUSEKEEPING_MS) unsent++;
+    }
+    this.#cycle.check(now, this.#slow + waiting, unsent, Number.isFinite(lagMs) ? lagMs : 0);
   }
 
   #nudge(): void {

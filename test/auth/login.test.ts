@@ -50,7 +50,10 @@ describe('login provider', () => {
     await clock.advance(3_600_000 - 60_001);
     expect(await provider.token()).toBe(first);
     expect(calls).toHaveLength(1);
+    // From then on a renewal runs; the current token serves until it lands.
     await clock.advance(1);
+    expect(await provider.token()).toBe(first);
+    await clock.advance(0);
     const second = await provider.token();
     expect(second).not.toBe(first);
     expect(calls).toHaveLength(2);
@@ -66,6 +69,37 @@ describe('login provider', () => {
     await clock.advance(1);
     await provider.token();
     expect(calls).toHaveLength(2);
+  });
+
+  it('a renewal that fails or hangs holds nothing up while the current token is valid; then callers wait', async () => {
+    const t0 = new FakeClock().now();
+    let release!: (r: LeaderResult<AuthToken>) => void;
+    const { clock, calls, provider } = setup((n) =>
+      n === 1
+        ? ok(fakeJwt((t0 + 3_600_000) / 1000))
+        : n === 2
+          ? { ok: false, reason: 'http_5xx', status: 503, message: 'POST /auth/login: HTTP 503' }
+          : new Promise<LeaderResult<AuthToken>>((r) => (release = r)),
+    );
+    const first = await provider.token();
+    // Past the renewal time: the renewal fails (503), then the next one hangs; the current token serves throughout.
+    await clock.advance(3_600_000 - 30_000);
+    expect(await provider.token()).toBe(first);
+    await until(() => calls.length === 2);
+    await clock.advance(10_000);
+    expect(await provider.token()).toBe(first);
+    await until(() => calls.length === 3);
+    expect(await provider.token()).toBe(first);
+    // Expired: now a caller waits for the renewal in flight.
+    await clock.advance(20_000);
+    let got: string | undefined;
+    const waiting = provider.token().then((t) => (got = t));
+    await new Promise(setImmediate);
+    expect(got).toBeUndefined();
+    release(ok(fakeJwt((t0 + 7_200_000) / 1000)));
+    await waiting;
+    expect(got).not.toBe(first);
+    expect(calls).toHaveLength(3);
   });
 
   it('shares one login between concurrent callers', async () => {

@@ -44,6 +44,11 @@ export class FakeClock implements Clock {
     return this.#sleepers.length;
   }
 
+  /** Moves time forward without waking anyone, as a busy event loop does: sleepers now due wake late, at advance(). */
+  stall(ms: number): void {
+    this.#now += ms;
+  }
+
   /** Moves time forward, waking sleepers in order; lets promise chains run between wake-ups. */
   async advance(ms: number): Promise<void> {
     const target = this.#now + ms;
@@ -56,7 +61,8 @@ export class FakeClock implements Clock {
       if (due.signal && due.onAbort) due.signal.removeEventListener('abort', due.onAbort);
       due.resolve();
     }
-    this.#now = target;
+    // A stall may have moved time past the target already.
+    this.#now = Math.max(this.#now, target);
     await flushMicrotasks();
   }
 }

@@ -28,10 +28,11 @@ function capture(): { logger: pino.Logger; lines: { msg: string; cause?: string 
 
 /**
  * A poller running its loop against a scripted leader: `answer(id)` says how long the node takes (ms on the
- * fake clock), whether it answers or times out, and how long the poll takes before it is sent.
+ * fake clock), whether it answers or times out, how long the poll waits before it is sent, and how long it keeps
+ * the event loop busy.
  */
 function setup(
-  answer: (id: string, now: number) => { ms: number; timeout?: boolean; beforeSendMs?: number },
+  answer: (id: string, now: number) => { ms: number; timeout?: boolean; beforeSendMs?: number; stallMs?: number },
   opts: Partial<Omit<PollerOptions, 'poll' | 'snapshot' | 'listing'>> = {},
 ) {
   const clock = new FakeClock();
@@ -44,6 +45,7 @@ function setup(
       const id = decodeURIComponent(req.path.split('/')[2]!);
       if (req.path.endsWith('/health')) polls.set(id, [...(polls.get(id) ?? []), clock.now()]);
       const a = answer(id, clock.now());
+      if (a.stallMs) clock.stall(a.stallMs);
       if (a.beforeSendMs) await clock.sleep(a.beforeSendMs);
       req.onSent?.();
       if (a.ms > 0) await clock.sleep(a.ms);
@@ -344,14 +346,28 @@ describe('overrun: only the budget, and the log names the real cause', () => {
     await t.stop();
   });
 
-  it('a round late for another reason than the budget: overrun 0, no advice to raise --leader.max-rps', async () => {
-    // The exporter itself: polls that take 3 s before they are even sent (event loop busy), the budget wide open.
+  it('polls that wait for a token before they are sent: named as credentials, not the budget', async () => {
     const budget = budgetView({ rate: 1000 });
     const t = setup(() => ({ ms: 0, beforeSendMs: 3_000 }), { maxOutstanding: 1, budget });
     await t.start(ids(20));
     await t.clock.advance(4 * INTERVAL);
     const warn = t.lines.find((l) => l.msg.includes('less often'));
+    expect(warn?.cause).toBe('credentials');
+    expect(warn?.msg).toContain("polls wait for the leader's credentials");
+    expect(t.overruns).toEqual([false]);
+    await t.stop();
+  });
+
+  it('a round late for another reason than the budget: overrun 0, no advice to raise --leader.max-rps', async () => {
+    // The exporter itself: each poll keeps the event loop busy for 3 s (time passes, no timer runs), the budget
+    // wide open.
+    const budget = budgetView({ rate: 1000 });
+    const t = setup(() => ({ ms: 1, stallMs: 3_000 }), { maxOutstanding: 1, budget });
+    await t.start(ids(20));
+    await t.clock.advance(4 * INTERVAL);
+    const warn = t.lines.find((l) => l.msg.includes('less often'));
     expect(warn?.cause).toBe('exporter');
+    expect(warn?.msg).toMatch(/event loop ran up to [\d.]+ s late/);
     expect(warn?.msg).not.toContain('--leader.max-rps');
     expect(t.overruns).toEqual([false]);
     await t.stop();
