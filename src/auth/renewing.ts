@@ -111,7 +111,11 @@ export function createRenewingProvider(
       throw lastError ?? new AuthError(mode, 'bad_response', 'no token available yet');
     },
     invalidate(rejected) {
-      if (inflight) return true;
+      if (inflight) {
+        // Refused while a renewal runs: the retry waits for the renewal rather than use the refused token again.
+        if (current && (rejected === undefined || rejected === current.token)) current = undefined;
+        return true;
+      }
       if (current) {
         // The 401 answered an older token: the current one is already different.
         if (rejected !== undefined && rejected !== current.token) return true;

@@ -102,6 +102,22 @@ describe('login provider', () => {
     expect(calls).toHaveLength(3);
   });
 
+  it('a 401 while a renewal runs: the retry waits for the new token, not the refused one', async () => {
+    const t0 = new FakeClock().now();
+    let release!: (r: LeaderResult<AuthToken>) => void;
+    const { clock, provider } = setup((n) =>
+      n === 1 ? ok(fakeJwt((t0 + 3_600_000) / 1000)) : new Promise<LeaderResult<AuthToken>>((r) => (release = r)),
+    );
+    const first = await provider.token();
+    await clock.advance(3_600_000 - 30_000);
+    expect(await provider.token()).toBe(first);
+    expect(provider.invalidate(first)).toBe(true);
+    const retry = provider.token();
+    release(ok(fakeJwt((t0 + 7_200_000) / 1000)));
+    const second = await retry;
+    expect(second).not.toBe(first);
+  });
+
   it('shares one login between concurrent callers', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
