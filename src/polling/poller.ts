@@ -234,7 +234,9 @@ export class Poller {
       while (!signal.aborted) {
         const now = this.#o.clock.now();
         this.#dispatchDue(now, signal);
-        if (now - this.#lastHousekeeping >= HOUSEKEEPING_MS) this.#housekeeping(now);
+        // How late the loop came to it: a busy event loop runs every timer late (the first time there is no lag).
+        const late = now - this.#lastHousekeeping - HOUSEKEEPING_MS;
+        if (late >= 0) this.#housekeeping(now, Number.isFinite(late) ? late : 0);
         let at = this.#lastHousekeeping + HOUSEKEEPING_MS;
         const next = this.#heap.peek();
         if (next && this.#outstanding < this.#o.maxOutstanding && !this.#budgetFull()) at = Math.min(at, next.due);
@@ -285,7 +287,7 @@ export class Poller {
       this.#start(e, signal).then(done, done);
     }
     while (running > 0) await slot();
-    if (!signal.aborted) this.#housekeeping(clock.now());
+    if (!signal.aborted) this.#housekeeping(clock.now(), 0);
   }
 
   #add(key: string, startTime: number, now: number): void {
@@ -484,9 +486,11 @@ export class Poller {
     this.#o.metrics?.slowNodes?.(this.#slow);
   }
 
-  /** Every second: the oldest refresh among answering nodes, and whether the current round is late. */
-  #housekeeping(now: number): void {
-    const lagMs = Math.max(0, now - this.#lastHousekeeping - HOUSEKEEPING_MS);
+  /**
+   * Every second: the oldest refresh among answering nodes, and whether the current round is late. `lagMs`: how late
+   * the loop ran it (0 from a hand-driven pass, which has no timer to be late for).
+   */
+  #housekeeping(now: number, lagMs: number): void {
     this.#lastHousekeeping = now;
     let oldest = now;
     for (const e of this.#nodes.values()) {
@@ -500,7 +504,7 @@ export class Poller {
       if (e.sent && !e.slow) waiting++;
       else if (!e.sent && now - e.busySince >= HOUSEKEEPING_MS) unsent++;
     }
-    this.#cycle.check(now, this.#slow + waiting, unsent, Number.isFinite(lagMs) ? lagMs : 0);
+    this.#cycle.check(now, this.#slow + waiting, unsent, lagMs);
   }
 
   #nudge(): void {
