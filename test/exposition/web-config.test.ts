@@ -18,6 +18,14 @@ function basic(user: string, password: string): string {
 }
 
 describe('parseWebConfig', () => {
+  it('admits a bcrypt cost up to 14 and user names that can log in', () => {
+    const c = parseWebConfig(
+      ['basic_auth_users:', `  alice: "$2b$14$${'a'.repeat(53)}"`, `  "bob smith": ${ALICE_HASH}`].join('\n'),
+      '/w.yml',
+    );
+    expect([...c.users.keys()]).toEqual(['alice', 'bob smith']);
+  });
+
   it('parses every supported key, resolving paths against the file', () => {
     const c = parseWebConfig(
       [
@@ -127,6 +135,26 @@ describe('parseWebConfig', () => {
       'http_server_config.http2: true is not supported (this exporter serves HTTP/1.1)',
     ],
     ['not a bcrypt hash', 'basic_auth_users:\n  bob: plaintext-secret', 'basic_auth_users.bob: not a bcrypt hash'],
+    [
+      'bcrypt cost 31',
+      `basic_auth_users:\n  bob: "$2b$31$${'a'.repeat(53)}"`,
+      'basic_auth_users.bob: bcrypt cost 31 is above 14',
+    ],
+    [
+      'bcrypt cost 15',
+      `basic_auth_users:\n  bob: "$2y$15$${'a'.repeat(53)}"`,
+      'basic_auth_users.bob: bcrypt cost 15 is above 14',
+    ],
+    [
+      'empty user name',
+      `basic_auth_users:\n  "": "$2b$04$${'a'.repeat(53)}"`,
+      'basic_auth_users: an empty user name can never log in',
+    ],
+    [
+      'user name with a colon',
+      `basic_auth_users:\n  "a:b": "$2b$04$${'a'.repeat(53)}"`,
+      'basic_auth_users: user name "a:b" contains ":" and can never log in',
+    ],
     ['bad rate interval', 'rate_limit:\n  interval: soon', 'rate_limit.interval: "soon" is not a duration'],
     ['wrong type', 'basic_auth_users: [a, b]', 'web config /w.yml: basic_auth_users:'],
     ['invalid YAML', 'a: [\n', 'web config /w.yml: invalid YAML:'],
@@ -322,6 +350,12 @@ describe('web config on the server', () => {
     expect(reloads.at(-1)).toBe(true);
 
     writeConfig(path, ['basic_auth_users:', '  alice: not-a-hash']);
+    await clock.advance(1000);
+    expect(await status('alice-pw-2')).toBe(200);
+    expect(reloads.at(-1)).toBe(false);
+
+    // A cost that would hold the CPU for days is refused on reload as at the start: the previous file stays.
+    writeConfig(path, ['basic_auth_users:', `  alice: ${ALICE_HASH.replace('$04$', '$31$')}`]);
     await clock.advance(1000);
     expect(await status('alice-pw-2')).toBe(200);
     expect(reloads.at(-1)).toBe(false);

@@ -73,6 +73,13 @@ const ALLOWED_HEADERS: Readonly<Record<string, readonly string[] | null>> = {
 
 const BCRYPT_HASH = /^\$2[aby]?\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
 
+/**
+ * The highest bcrypt cost admitted. Each step doubles the time of a comparison: at 14 one takes about a second on
+ * a current core; at 31 one takes days, so a few requests for that user would hold the CPU and lock the real user
+ * out (every failure waits as long as a comparison at the highest cost, src/exposition/basic-auth.ts).
+ */
+export const MAX_BCRYPT_COST = 14;
+
 const optionalString = z.string().optional();
 
 const schema = z.strictObject({
@@ -192,7 +199,18 @@ export function parseWebConfig(text: string, path: string): WebConfig {
 
   const users = new Map<string, string>();
   for (const [user, hash] of Object.entries(c.basic_auth_users ?? {})) {
+    // RFC 7617: the user-id ends at the first colon, so a name with one (or an empty one) can never log in.
+    if (user === '') fail(path, 'basic_auth_users: an empty user name can never log in');
+    if (user.includes(':')) fail(path, `basic_auth_users: user name "${user}" contains ":" and can never log in`);
     if (!BCRYPT_HASH.test(hash)) fail(path, `basic_auth_users.${user}: not a bcrypt hash`);
+    const cost = Number(hash.split('$')[2]);
+    if (cost > MAX_BCRYPT_COST) {
+      fail(
+        path,
+        `basic_auth_users.${user}: bcrypt cost ${cost} is above ${MAX_BCRYPT_COST} (each step doubles the CPU time ` +
+          `of every login, failed ones too); hash the password again with a cost of ${MAX_BCRYPT_COST} or less`,
+      );
+    }
     users.set(user, hash);
   }
 
