@@ -15,6 +15,7 @@ import {
   asBytes,
   asDomain,
   asDuration,
+  asInterval,
   asEnum,
   asHttpUrl,
   asInt,
@@ -107,7 +108,7 @@ export const WEB = {
 /** The discovery of each leader's fleet. */
 export const DISCOVERY = {
   discoveryMs: polling('discovery.interval', {
-    parse: asDuration,
+    parse: asInterval,
     kind: 'duration',
     default: '60s',
     help: 'How often the node list of each leader is fetched.',
@@ -256,7 +257,7 @@ export const BUDGET = {
     help: 'Longest backoff delay.',
   }),
   healthProbeIntervalMs: leader('health-probe-interval', {
-    parse: asDuration,
+    parse: asInterval,
     kind: 'duration',
     default: '5s',
     help: 'Base interval of GET /health probes while the leader answers 420 (shutting down or standby).',

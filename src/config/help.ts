@@ -68,7 +68,8 @@ export function helpText(): string {
     wrap(
       'Every flag can also be set by the environment variable shown with it, or as a key of the YAML --config.file ' +
         '(the flag name without --, dotted or nested). Flags win over the environment, the environment over the ' +
-        'file, the file over the defaults. Durations look like 30s, 5m, 1h30m; sizes like 64MiB.',
+        'file, the file over the defaults. Durations look like 30s, 5m, 1h30m (an interval is at least 1s); sizes ' +
+        'like 64MiB.',
       '',
     ),
   ];

@@ -4,7 +4,7 @@
  * its rows (`SectionValues`): the global sections live in src/config/flags.ts, each collector's in its own folder
  * (src/collectors/<name>/), and src/config/ gathers them all into one table (--help, docs, env, the config file).
  */
-import { asBool, asDuration, type Raw } from './values.js';
+import { asBool, asDuration, asInterval, type Raw } from './values.js';
 
 /** What a setting's value is; decides how it is parsed, shown in --help and validated in the file. */
 export type FlagKind =
@@ -79,6 +79,10 @@ export function envNameOf(flag: string): string {
 /** A duration setting (a collector's interval), in ms. */
 export const durationRow = <N extends string>(name: N, def: string, group: FlagGroup, help: string): Row<N, number> =>
   row({ name, parse: asDuration, group, kind: 'duration', default: def, help });
+
+/** An interval setting (how often a collector reads), in ms: at least 1s. */
+export const intervalRow = <N extends string>(name: N, def: string, group: FlagGroup, help: string): Row<N, number> =>
+  row({ name, parse: asInterval, group, kind: 'duration', default: def, help });
 
 /** An on/off setting (`--[no-]collector.x`). */
 export const boolRow = <N extends string>(name: N, def: boolean, help: string): Row<N, boolean> =>

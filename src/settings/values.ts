@@ -34,6 +34,19 @@ export function asDuration(raw: Raw): number {
   return ms;
 }
 
+/**
+ * The shortest interval a setting admits. Below it nothing works: a discovery every millisecond never ends one, a
+ * health interval of 1 ms asks the leader for 1,000 polls per second and node.
+ */
+export const MIN_INTERVAL_MS = 1000;
+
+/** An interval (how often something is done), in ms: a duration of at least MIN_INTERVAL_MS. */
+export function asInterval(raw: Raw): number {
+  const ms = asDuration(raw);
+  if (ms < MIN_INTERVAL_MS) throw new ValueError(`${show(raw)} is too short: an interval must be at least 1s`);
+  return ms;
+}
+
 /** A size greater than zero, in bytes. */
 export function asBytes(raw: Raw): number {
   const bytes = parseBytes(asString(raw));
@@ -170,7 +183,7 @@ export function asPodOrdinal(raw: Raw): number {
   return n;
 }
 
-/** A duration, or 0 (off). */
-export function asDurationOrOff(raw: Raw): number {
-  return typeof raw === 'string' && /^\s*0+(?:\.0*)?(?:ms|s|m|h|d)?\s*$/.test(raw) ? 0 : asDuration(raw);
+/** An interval (at least 1s), or 0 (off). */
+export function asIntervalOrOff(raw: Raw): number {
+  return typeof raw === 'string' && /^\s*0+(?:\.0*)?(?:ms|s|m|h|d)?\s*$/.test(raw) ? 0 : asInterval(raw);
 }

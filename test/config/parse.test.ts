@@ -405,6 +405,40 @@ describe('errors name the setting in one line', () => {
     expect(got).not.toContain('\n');
   });
 
+  // Below a second nothing works: a discovery that never ends, 1,000 polls per second and node.
+  it.each([
+    ['--discovery.interval', '1ms'],
+    ['--health.interval', '1ms'],
+    ['--health.interval', '999ms'],
+    ['--metadata.interval', '500ms'],
+    ['--dataflow.interval', '10ms'],
+    ['--license.interval', '1ms'],
+    ['--packs.interval', '1ms'],
+    ['--search.probe-interval', '100ms'],
+    ['--leader.health-probe-interval', '1ms'],
+  ])('%s=%s is refused: an interval is at least 1s', (flag, value) => {
+    expect(configError({ argv: [L, `${flag}=${value}`], env: TOKEN })).toBe(
+      `${flag}: "${value}" is too short: an interval must be at least 1s`,
+    );
+  });
+
+  it('an interval of 1s, and an off search probe, are admitted', () => {
+    const flags = ['discovery', 'health', 'metadata', 'dataflow', 'license', 'packs'].map((f) => `--${f}.interval=1s`);
+    const c = config({
+      argv: [L, ...flags, '--leader.health-probe-interval=1s', '--search.probe-interval=0s'],
+      env: TOKEN,
+    });
+    expect(c.discovery.discoveryMs).toBe(1000);
+    expect(healthMs(c)).toBe(1000);
+  });
+
+  it('an interval below 1s in a leaders file is refused too', () => {
+    const file = 'leaders:\n  - url: https://a.example.com:9000/api/v1\n    health-probe-interval: 10ms\n';
+    expect(configError({ argv: ['--config.file=/c.yml'], env: TOKEN, files: { '/c.yml': file } })).toContain(
+      '"10ms" is too short: an interval must be at least 1s',
+    );
+  });
+
   it('reports the first bad setting in flag-table order, before cross-setting checks', () => {
     // The global settings come first in the table, then the collectors' (registry order).
     expect(configError({ argv: [L, '--health.interval=1x', '--log.level=loud'] })).toBe(

@@ -99,7 +99,7 @@ describe('a misbehaving leader', () => {
   it('a 420 window on the whole API pauses polling; work resumes after the leader is back', async () => {
     const sim = await startSimulator({ nodes: 40, seed: 11, token: TOKEN });
     closers.push(() => sim.close());
-    const { run, scrape } = await exporterFor(sim, ['--leader.health-probe-interval', '100ms']);
+    const { run, scrape } = await exporterFor(sim, ['--leader.health-probe-interval', '1s']);
     await run('discovery');
     sim.fleet.setLeaderState('standby');
     sim.resetStats();

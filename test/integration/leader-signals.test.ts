@@ -41,8 +41,8 @@ async function until(exp: TestExporter, check: (s: Sample[]) => boolean, what: s
 
 describe('the leader itself', () => {
   it('a standby leader shows in cribl_leader_health_status and its role, while the listing fails', async () => {
-    // Discovery gives up after 1 s; the hold's /health probe runs every 50 ms.
-    const { sim, exp } = await setup(['--discovery.interval', '1s', '--leader.health-probe-interval', '50ms']);
+    // Discovery gives up after 1 s; the hold's /health probe runs every second (the shortest interval).
+    const { sim, exp } = await setup(['--discovery.interval', '1s', '--leader.health-probe-interval', '1s']);
     await exp.run('discovery');
     let { samples } = await exp.scrape();
     expect(values(samples, 'cribl_leader_health_status', 'status')).toEqual([

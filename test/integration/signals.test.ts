@@ -14,8 +14,8 @@ let exp: TestExporter;
 
 beforeAll(async () => {
   sim = await startSimulator({ nodes: 60, seed: 4 });
-  // Health cycles of 300 ms keep each scenario's cycle short.
-  exp = await startTestExporter(sim, ['--health.interval', '300ms']);
+  // Health cycles of 1 s (the shortest interval) keep each scenario's cycle short.
+  exp = await startTestExporter(sim, ['--health.interval', '1s']);
   await cycle();
 });
 

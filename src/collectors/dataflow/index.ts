@@ -11,7 +11,7 @@ import { ENDPOINTS, segment } from '../../api/routes.js';
 import { healthColorSchema, healthCountsSchema, type HealthColor, type HealthCounts } from '../../api/shapes.js';
 import { withLabels } from '../../format/family.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
-import { boolRow, durationRow, row } from '../../settings/table.js';
+import { boolRow, intervalRow, row } from '../../settings/table.js';
 import { asInt } from '../../settings/values.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, groupKey, type GroupFamily, type GroupItem, type RunContext } from '../collector.js';
@@ -245,7 +245,7 @@ export const dataflow = collector({
       'Read the health of every group’s destinations and sources every --dataflow.interval ' +
         '(cribl_destination_health, cribl_source_health): two requests per group.',
     ),
-    intervalMs: durationRow('dataflow.interval', '60s', 'Collectors', 'How often the data-flow health is read.'),
+    intervalMs: intervalRow('dataflow.interval', '60s', 'Collectors', 'How often the data-flow health is read.'),
     maxSeries: row({
       name: 'dataflow.max-series',
       parse: (r) => asInt(r, 0),

@@ -10,7 +10,7 @@
 import * as z from 'zod';
 import { ENDPOINTS } from '../../api/routes.js';
 import type { LeaderRequest } from '../../leader/types.js';
-import { boolRow, durationRow } from '../../settings/table.js';
+import { boolRow, intervalRow } from '../../settings/table.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, type RunContext, type ScopeFamily, type ScopeItem } from '../collector.js';
 import { get, nextRead, type Read } from '../read.js';
@@ -183,7 +183,7 @@ export const license = collector({
       'Read the leader’s licenses and its last day’s ingest every --license.interval (cribl_license_info): two ' +
         'requests. Cribl.Cloud leaders refuse them: the collector turns itself off there.',
     ),
-    intervalMs: durationRow('license.interval', '1h', 'Collectors', 'How often the licenses and their usage are read.'),
+    intervalMs: intervalRow('license.interval', '1h', 'Collectors', 'How often the licenses and their usage are read.'),
   },
   enabled: (s) => s.enabled,
   optional: true,

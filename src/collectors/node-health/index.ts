@@ -8,7 +8,7 @@ import { ENDPOINTS, segment } from '../../api/routes.js';
 import { healthSchema, type HealthStatus } from '../../api/shapes.js';
 import { FAILURE_REASONS, type FailureReason } from '../../http/failure.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
-import { durationRow } from '../../settings/table.js';
+import { intervalRow } from '../../settings/table.js';
 import { collector, factsKey, polledFreshness, type NodeFamily } from '../collector.js';
 import { bit, failureInfo, gaugeOf, stateSet } from '../sample.js';
 
@@ -180,7 +180,7 @@ const FAMILIES: readonly NodeFamily[] = [
 export const nodeHealth = collector({
   name: NAME,
   settings: {
-    intervalMs: durationRow(
+    intervalMs: intervalRow(
       'health.interval',
       '30s',
       'Polling',

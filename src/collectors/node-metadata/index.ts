@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { ENDPOINTS, segment } from '../../api/routes.js';
 import type { LeaderRequest } from '../../leader/types.js';
-import { durationRow } from '../../settings/table.js';
+import { intervalRow } from '../../settings/table.js';
 import { hashBucket } from '../../util/hash.js';
 import { collector, factsKey, polledFreshness, type NodeFamily, type RideContext } from '../collector.js';
 import { get, nextRead, type Read } from '../read.js';
@@ -114,7 +114,7 @@ const FAMILIES: readonly NodeFamily[] = [
 export const nodeMetadata = collector({
   name: NAME,
   settings: {
-    intervalMs: durationRow('metadata.interval', '10m', 'Polling', 'How often the metadata of every node is polled.'),
+    intervalMs: intervalRow('metadata.interval', '10m', 'Polling', 'How often the metadata of every node is polled.'),
   },
   freshness: (s) => polledFreshness(s.intervalMs),
   families: { node: FAMILIES },

@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { ENDPOINTS, segment } from '../../api/routes.js';
 import type { LeaderRequest } from '../../leader/types.js';
-import { boolRow, durationRow } from '../../settings/table.js';
+import { boolRow, intervalRow } from '../../settings/table.js';
 import { collector, factsKey, groupKey, type GroupFamily, type GroupItem, type RunContext } from '../collector.js';
 import { requestFailureReason } from '../failure-reason.js';
 import { get, type Read } from '../read.js';
@@ -120,7 +120,7 @@ export const packs = collector({
       'Read the packs of every group and the pipelines of each pack every --packs.interval ' +
         '(cribl_group_pack_info): one request per group plus one per pack.',
     ),
-    intervalMs: durationRow(
+    intervalMs: intervalRow(
       'packs.interval',
       '10m',
       'Collectors',

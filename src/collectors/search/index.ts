@@ -9,7 +9,7 @@ import { ENDPOINTS, segment } from '../../api/routes.js';
 import { SEARCH_JOB_STATUSES, type SearchJobRequest, type SearchJobStatus } from '../../api/resources.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { durationRow, row } from '../../settings/table.js';
-import { asDurationOrOff, asString } from '../../settings/values.js';
+import { asIntervalOrOff, asString } from '../../settings/values.js';
 import { formatDuration } from '../../util/duration.js';
 import { collector, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { REQUEST_FAILURE_REASONS, requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
@@ -169,7 +169,7 @@ export const search = collector({
   settings: {
     intervalMs: row({
       name: 'search.probe-interval',
-      parse: asDurationOrOff,
+      parse: asIntervalOrOff,
       group: 'Collectors',
       kind: 'duration',
       default: '0s',
