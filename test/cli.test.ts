@@ -54,6 +54,16 @@ describe('runCommand: settings errors are one line and exit code 2', () => {
       /^cribl-exporter: .*CRIBL_TOKEN/,
     ],
     [['frobnicate'], {}, /^cribl-exporter: unknown command "frobnicate"/],
+    [
+      ['--leader.url', 'http://l/api/v1', '--web.listen-address', '127.0.0.1:0'],
+      { CRIBL_TOKEN: 's3cr\u20acet' },
+      /^cribl-exporter: CRIBL_TOKEN contains a character that cannot be sent in an HTTP header/,
+    ],
+    [
+      ['--leader.url', 'http://l/api/v1', '--discovery.interval', '1ms'],
+      { CRIBL_TOKEN: 'x' },
+      /^cribl-exporter: --discovery\.interval: "1ms" is too short: an interval must be at least 1s$/,
+    ],
   ])('%j %j', async (argv, env, message) => {
     const t = io(argv, env);
     expect(await runCommand(t.io)).toBe(2);

@@ -25,11 +25,15 @@ export function normalizeToken(raw: string): string {
 
 /**
  * Why a token cannot be sent as a bearer, or undefined when it can: a control character (a CR/LF inside the
- * token, a NUL) would be refused by the HTTP client later as a "connection failure", or split a header.
+ * token, a NUL) or a character beyond Latin-1 (a pasted typographic quote, an emoji) cannot be put in an HTTP
+ * header: the HTTP client would refuse every request later, as a "connection failure". The message never shows the
+ * character (it is part of a secret).
  */
 export function tokenProblem(token: string): string | undefined {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
-  return /[\u0000-\u001f\u007f]/.test(token)
-    ? 'contains a control character (a line break inside the token?)'
-    : undefined;
+  if (/[\u0000-\u001f\u007f]/.test(token)) return 'contains a control character (a line break inside the token?)';
+  if (/[^\u0020-\u00ff]/.test(token)) {
+    return 'contains a character that cannot be sent in an HTTP header (beyond Latin-1: a pasted quote or symbol?)';
+  }
+  return undefined;
 }

@@ -36,6 +36,12 @@ describe('static token: literal', () => {
     [{}, 'token auth needs CRIBL_TOKEN or --leader.token-file'],
     [{ token: 'a', tokenFile: '/f' }, 'CRIBL_TOKEN and --leader.token-file are both set: use one of them'],
     [{ token: '  ' }, 'CRIBL_TOKEN is empty'],
+    [
+      { token: 'abc\u20acdef' },
+      'CRIBL_TOKEN contains a character that cannot be sent in an HTTP header (beyond Latin-1: a pasted quote or ' +
+        'symbol?)',
+    ],
+    [{ token: 'abc\u0000def' }, 'CRIBL_TOKEN contains a control character (a line break inside the token?)'],
   ])('rejects %j with a message naming the settings', (cfg, message) => {
     expect(() =>
       createStaticTokenProvider(cfg, { clock: new FakeClock(), readFile: readUtf8, logger: captureLogger().logger }),
@@ -94,6 +100,12 @@ describe('static token: file', () => {
       'CR/LF inside the token',
       'abc\r\nX-Injected: 1\n',
       '--leader.token-file /t contains a control character (a line break inside the token?)',
+    ],
+    [
+      'typographic quote inside the token',
+      '\u201ctok\u201d\n',
+      '--leader.token-file /t contains a character that cannot be sent in an HTTP header (beyond Latin-1: a pasted ' +
+        'quote or symbol?)',
     ],
   ])('a %s file fails naming the file, counts a failure, warns once per problem', async (_n, content, message) => {
     const clock = new FakeClock();
