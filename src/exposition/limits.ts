@@ -60,6 +60,7 @@ export interface ConnectionGuard {
 
 const REFUSED_HTTP =
   'HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: text/plain\r\n' +
+  'X-Content-Type-Options: nosniff\r\n' +
   'Content-Length: 21\r\n\r\ntoo many connections\n';
 
 const keyOf = (s: { remoteAddress?: string | undefined; remotePort?: number | undefined }): string =>

@@ -302,6 +302,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    // Every answer says what it is: no browser guesses that a scraped body or an error text is HTML or a script.
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     handle(req, res).catch((err: unknown) => {
       options.logger?.error({ err }, `${req.method ?? 'GET'} ${req.url ?? ''} failed`);
       if (!res.headersSent) plain(res, 500, 'Internal Server Error\n', req.method === 'HEAD');

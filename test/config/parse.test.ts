@@ -260,6 +260,11 @@ describe('errors name the setting in one line', () => {
       '--leader.url: "https://leader:9000/api/v1?x=1" must be an http(s) URL ending in /api/v1',
     ],
     [
+      'URL with a token in its query: the token is not echoed',
+      { argv: ['--leader.url=https://leader:9000/api/v1?token=hunter2'] },
+      '--leader.url: "https://leader:9000/api/v1?token=REDACTED" must be an http(s) URL ending in /api/v1',
+    ],
+    [
       'not a URL',
       { argv: ['--leader.url=leader:9000'] },
       '--leader.url: "leader:9000" must be an http(s) URL ending in /api/v1',

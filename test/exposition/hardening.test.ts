@@ -148,6 +148,35 @@ describe('basic auth under a flood of wrong credentials', () => {
   }, 60_000);
 });
 
+describe('every answer says what it is', () => {
+  it('X-Content-Type-Options: nosniff on every response: scrapes, probes, the page, errors, refusals', async () => {
+    const path = webConfig([
+      'basic_auth_users:',
+      `  alice: ${bcrypt.hashSync('pw', 4)}`,
+      'rate_limit:',
+      '  interval: 1h',
+      '  burst: 6',
+    ]);
+    const { server } = await start({ webConfigFile: path, ready: () => false });
+    const a = agent();
+    const auth = { authorization: basic('alice', 'pw') };
+    const answers = [
+      await get(`${server.url}/metrics`, a, auth), // 200
+      await get(`${server.url}/healthz`, a), // 200
+      await get(`${server.url}/readyz`, a), // 503
+      await get(`${server.url}/nowhere`, a, auth), // 404
+      await get(`${server.url}/metrics`, a), // 401
+      await get(`${server.url}/metrics?collect[]=nope`, a, auth), // 400
+      await get(`${server.url}/metrics`, a, auth), // 429: the burst is spent
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 503, 404, 401, 400, 429]);
+    for (const r of answers) expect(r.headers['x-content-type-options']).toBe('nosniff');
+    const post = await request(`${server.url}/metrics`, { dispatcher: a, method: 'POST', headers: auth });
+    await post.body.dump();
+    expect(post.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
 describe('connection limits', () => {
   it('sets the header, request and keep-alive timeouts', () => {
     expect(serverOptions(DEFAULT_SERVER_LIMITS)).toMatchObject({
@@ -175,6 +204,7 @@ describe('connection limits', () => {
     const metrics = await get(`${server.url}/metrics`, agent());
     expect(metrics.status).toBe(503);
     expect(metrics.headers['retry-after']).toBe('1');
+    expect(metrics.headers['x-content-type-options']).toBe('nosniff');
     // The idle sockets beyond the cap were closed by the server; 511 are still held.
     const open = idle.filter((s) => !s.closed()).length;
     expect(open).toBeLessThanOrEqual(511);
