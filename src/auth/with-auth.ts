@@ -147,7 +147,8 @@ const AUTH_REASONS: Readonly<Record<string, FailureReason>> = {
   invalid_credentials: 'http_4xx',
   rejected: 'http_4xx',
   forbidden: 'http_4xx',
-  file_unreadable: 'http_4xx',
+  // A credential file missing, unreadable, empty or unusable: the exporter's settings, not the leader's answer.
+  file_unreadable: 'settings',
   rate_limited: 'throttled',
   unreachable: 'connect',
   bad_response: 'decode',

@@ -105,6 +105,12 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     const f = describeFailure('GET /health', health, auth);
     add('health', 'fail', f.message, f.fix);
     if (health.reason === 'connect' || health.reason === 'timeout') return out;
+    // Every leader answers GET /health without credentials: a 404 there says the base path is wrong, and what the
+    // other requests get at that path (a proxy's or a web server's 401, say) says nothing about the credentials.
+    if (health.status === 404) {
+      add('api', 'skip', 'API not checked: not found, GET /health answers 404 at this base path (the URL is wrong)');
+      return out;
+    }
   } else if (health.status === 420) {
     add(
       'health',

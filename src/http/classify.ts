@@ -52,11 +52,20 @@ export function classifyStatus(status: number, opts: { nodeScoped: boolean }): C
         outcome: opts.nodeScoped ? 'neutral' : 'timeout',
       };
   }
-  // Everything else is final: 400, 401, 403, 404, 405, 415 and the rest. Unexpected 1xx–3xx count as 4xx
-  // (we do not follow redirects: a redirect from an API endpoint is a misconfigured URL).
+  // Everything else is final: 400, 401, 403, 404, 405, 415 and the rest. A 3xx is `redirect` (we do not follow
+  // redirects: a redirect from an API endpoint is a misconfigured URL or proxy); an unexpected 1xx or 2xx counts as
+  // a 4xx.
   if (status >= 500) return { reason: 'http_5xx', retry: 'none', outcome: 'neutral' };
-  return { reason: 'http_4xx', retry: 'none', outcome: 'ok' };
+  const reason = STATUS_REASONS[status] ?? (status >= 300 && status < 400 ? 'redirect' : 'http_4xx');
+  return { reason, retry: 'none', outcome: 'ok' };
 }
+
+/** Statuses whose reason names them: what to fix differs for each. */
+const STATUS_REASONS: Readonly<Record<number, FailureReason>> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+};
 
 const TIMEOUT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',

@@ -10,7 +10,14 @@ import type { Endpoint } from '../api/routes.js';
 import { retryDelay } from '../http/backoff.js';
 import type { FailureReason } from '../http/failure.js';
 import type { Clock, Random } from '../util/clock.js';
-import { noopObserver, type BudgetObserver, type DenyReason, type Permit, type RequestBudget } from './budget.js';
+import {
+  noopObserver,
+  type BudgetObserver,
+  type BudgetState,
+  type DenyReason,
+  type Permit,
+  type RequestBudget,
+} from './budget.js';
 import {
   exchange,
   type Attempt,
@@ -179,7 +186,7 @@ class BudgetedLeaderClient implements NamedLeaderClient {
         // The client's closing signal is not passed: close() closes the budget, which denies every waiter.
         // Everything but a node poll has priority: discovery and the leader's own requests never wait behind the fleet.
         const got = await budget.acquire({ deadline: req.deadline, signal, detachable, priority: !detachable });
-        if (!got.granted) return last ? strip(last) : denialFailure(req, got.denied);
+        if (!got.granted) return last ? strip(last) : denialFailure(req, got.denied, budget.state());
         req.onSent?.();
 
         const started = clock.now();
@@ -306,7 +313,21 @@ const DENIALS: Readonly<Record<DenyReason, readonly [FailureReason, string]>> = 
   closed: ['timeout', 'aborted'],
 };
 
-function denialFailure<T>(req: LeaderRequest<T>, denied: DenyReason): LeaderFailure {
+/**
+ * Why a request was not sent. A deadline that passed while every slot of the window was held by requests the leader
+ * had not answered is the leader's slowness (`timeout`, as a hanging leader's requests are), not throttling.
+ */
+function denialFailure<T>(
+  req: LeaderRequest<T>,
+  denied: DenyReason,
+  state: Pick<BudgetState, 'inFlight' | 'limit'>,
+): LeaderFailure {
+  if (denied === 'deadline' && state.inFlight >= state.limit) {
+    return failure(
+      'timeout',
+      `${describeRequest(req)}: not sent, every request slot was held by requests the leader had not answered`,
+    );
+  }
   const [reason, what] = DENIALS[denied];
   return failure(reason, `${describeRequest(req)}: ${what}`);
 }

@@ -6,6 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Endpoint } from '../api/routes.js';
+import { statusLabel } from '../api/statuses.js';
 import { ResponseTooLargeError } from '../http/bounded.js';
 import { classifyError, classifyStatus, type PermitOutcome, type RetryKind } from '../http/classify.js';
 import type { FailureReason } from '../http/failure.js';
@@ -271,7 +272,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
       this.#finish(statusFailure(this.#ctx, req, this.#status, this.#headers));
     } else if (this.#tooLarge) {
       const msg = `${describeRequest(req)}: response larger than ${this.#ctx.limits.maxResponseBytes} bytes`;
-      this.#finish({ attempt: finalFailure('decode', msg, this.#status), outcome: 'ok', code: TOO_LARGE });
+      this.#finish({ attempt: finalFailure('too_large', msg, this.#status), outcome: 'ok', code: TOO_LARGE });
     } else {
       this.#finish(this.#failure(req, err));
     }
@@ -310,7 +311,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
     if (this.#watch) this.#ctx.watchdog.remove(this.#watch);
     for (const s of this.#sets) s.delete(this);
     const a = ex.attempt;
-    const code = ex.code ?? (a.status !== undefined ? String(a.status) : a.ok ? 'unknown' : a.reason);
+    const code = ex.code ?? (a.status !== undefined ? statusLabel(a.status) : a.ok ? 'unknown' : a.reason);
     this.#ctx.onRequest(req.endpoint, code, Math.max(0, this.#ctx.clock.now() - this.#started) / 1000);
     // Nothing of the exchange stays reachable from this handler once it has ended (see #req).
     this.#req = undefined;

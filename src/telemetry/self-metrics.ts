@@ -135,8 +135,8 @@ function createHandles(registry: Registry) {
     ),
     leaderRequests: counter(
       'cribl_exporter_leader_requests_total',
-      'Requests sent to the leader, by route template and HTTP status (or failure reason when there was no ' +
-        'status; too_large when the body was over --leader.max-response-size).',
+      'Requests sent to the leader, by route template and HTTP status (one the API defines, else other; or the ' +
+        'failure reason when there was no status; too_large when the body was over --leader.max-response-size).',
       ['leader', 'endpoint', 'code'],
     ),
     leaderRequestDuration: new Histogram({

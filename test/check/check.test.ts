@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCheckCommand } from '../../src/check/command.js';
 import { formatText, type CheckResult } from '../../src/check/report.js';
 import { runCommand } from '../../src/commands.js';
-import { check, closedPort, jwt, offsetClock, SECRET, sim, statuses } from './helpers.js';
+import { check, cleanups, closedPort, jwt, offsetClock, SECRET, sim, statuses } from './helpers.js';
 
 // `cribl-exporter check` against the simulated leader, one failure mode at a time: each test asserts the lines
 // that name the problem, their fix, and the exit code. TLS: tls.test.ts; the management plane: cloud.test.ts.
@@ -201,11 +203,30 @@ describe('cribl-exporter check: failure modes', () => {
     const r = await check(['--leader.url', `${s.origin}/cribl/api/v1`], { CRIBL_TOKEN: SECRET });
     expect(r.code).toBe(1);
     expect(r.line('health').message).toBe('GET /health: 404, not found');
-    expect(r.line('permission', 'workers')).toMatchObject({
-      status: 'fail',
-      message: 'GET /products/stream/workers and GET /master/workers: 404, not found',
+    expect(r.line('health').fix).toMatch(/ending in \/api\/v1/);
+    // One cause, said once: nothing at that path is the leader's API.
+    expect(r.line('api').message).toMatch(/^API not checked: not found/);
+    expect(r.results.filter((x) => x.status === 'fail')).toHaveLength(1);
+  });
+
+  it('a wrong base path whose server answers 401 to all but /health says "not found", not "token wrong"', async () => {
+    // A web server or proxy at that path: 404 for /health, 401 for the rest whatever the credentials.
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(req.url?.endsWith('/health') ? 404 : 401, { 'content-type': 'application/json' });
+      res.end('{"message":"Unauthorized"}');
     });
-    expect(r.line('permission', 'workers').fix).toMatch(/ending in \/api\/v1/);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => server.close(r)));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cribl/api/v1`;
+    const r = await check(['--leader.url', url], { CRIBL_TOKEN: SECRET });
+    expect(r.code).toBe(1);
+    expect(r.line('health')).toMatchObject({ status: 'fail', message: 'GET /health: 404, not found' });
+    expect(r.line('health').fix).toMatch(/ending in \/api\/v1/);
+    expect(r.line('api')).toMatchObject({ status: 'skip' });
+    expect(r.line('api').message).toMatch(/not found/);
+    const text = r.out.join('\n');
+    expect(text).not.toMatch(/token is wrong|credentials were refused|401/);
   });
 
   it('version: a leader before 4.17 is listed with /master/workers', async () => {

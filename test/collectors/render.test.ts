@@ -224,7 +224,7 @@ const padded = (n: number, first: readonly string[]): string[] => [
 
 describe('renderLeader', () => {
   it.each([
-    ['before the first discovery', undefined, '', []],
+    ['before the first discovery: down, not absent', undefined, '', ['cribl_leader_up 0\n', '']],
     [
       'up, without labels',
       { up: true, lastDiscoveryMs: 1717200000500 },

@@ -21,7 +21,12 @@ import { family, MANAGEMENT_FAMILIES, renderGroups, renderLeader, renderNode } f
 
 const B = 'product="stream",group="default",node_id="w1"';
 /** The leader families' text, for the leader's facts by collector. */
-const leader = (facts: ScopeItem['facts'], target = ''): string => renderLeader({ facts }, target).join('');
+// The listing's cribl_leader_up (0 until a discovery answered: render.test.ts) is left out: these tests are about
+// the other leader families.
+const leader = (facts: ScopeItem['facts'], target = ''): string =>
+  renderLeader({ facts }, target)
+    .filter((text) => !text.startsWith('cribl_leader_up'))
+    .join('');
 /** The group a node belongs to, as the groups listing gives it. */
 const deployed = (configVersion: string): GroupItem => ({
   product: 'stream',

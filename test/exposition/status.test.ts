@@ -321,7 +321,9 @@ describe('GET / of a running exporter', () => {
     const { app, run } = await exporter('a-wrong-token-value', sim);
     await run('discovery');
     const html = await (await request(`${app.url}/`)).body.text();
-    expect(html).toMatch(/<span class="down">down<\/span><br>http_4xx \(HTTP 401\): GET \/products\/stream\/workers/);
+    expect(html).toMatch(
+      /<span class="down">down<\/span><br>unauthorized \(HTTP 401\): GET \/products\/stream\/workers/,
+    );
     expect(html).not.toContain('a-wrong-token-value');
   });
 });

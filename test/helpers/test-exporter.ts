@@ -21,12 +21,12 @@ export interface TestExporter {
 
 /**
  * Starts the exporter with an unthrottled budget and fast backoff; `args` add or override flags, `opts.env` the
- * environment (the simulator's token by default), `opts.clock` the clock.
+ * environment (the simulator's token by default), `opts.clock` the clock, `opts.readFile` the files the app reads.
  */
 export async function startTestExporter(
   sim: Simulator,
   args: readonly string[] = [],
-  opts: { env?: Record<string, string>; clock?: Clock } = {},
+  opts: { env?: Record<string, string>; clock?: Clock; readFile?: (path: string) => Promise<string> } = {},
 ): Promise<TestExporter> {
   const sched = manualSchedule();
   const config = parseConfig({
@@ -55,7 +55,7 @@ export async function startTestExporter(
     logger: pino({ level: 'silent' }),
     version: '0.0.0-test',
     nodejsVersion: process.version,
-    readFile: () => Promise.resolve(''),
+    readFile: opts.readFile ?? (() => Promise.resolve('')),
     env: {},
     schedule: sched.schedule,
     ...(opts.clock ? { clock: opts.clock } : {}),

@@ -5,9 +5,11 @@ import { unsafePath } from '../../src/leader/client.js';
 describe('classifyStatus', () => {
   it.each([
     [400, false, 'http_4xx', 'none', 'ok'],
-    [401, false, 'http_4xx', 'none', 'ok'],
-    [403, false, 'http_4xx', 'none', 'ok'],
-    [404, false, 'http_4xx', 'none', 'ok'],
+    [401, false, 'unauthorized', 'none', 'ok'],
+    [403, false, 'forbidden', 'none', 'ok'],
+    [403, true, 'forbidden', 'none', 'ok'],
+    [404, false, 'not_found', 'none', 'ok'],
+    [404, true, 'not_found', 'none', 'ok'],
     [405, false, 'http_4xx', 'none', 'ok'],
     [415, false, 'http_4xx', 'none', 'ok'],
     [420, false, 'leader_unavailable', 'unavailable', 'overload'],
@@ -21,7 +23,9 @@ describe('classifyStatus', () => {
     [502, true, 'http_5xx', 'none', 'neutral'],
     [504, true, 'http_5xx', 'none', 'neutral'],
     [599, false, 'http_5xx', 'none', 'neutral'],
-    [301, false, 'http_4xx', 'none', 'ok'],
+    [301, false, 'redirect', 'none', 'ok'],
+    [302, true, 'redirect', 'none', 'ok'],
+    [308, false, 'redirect', 'none', 'ok'],
     [204, false, 'http_4xx', 'none', 'ok'],
   ] as const)('%i (nodeScoped %s) → %s, retry %s, outcome %s', (status, nodeScoped, reason, retry, outcome) => {
     expect(classifyStatus(status, { nodeScoped })).toEqual({ reason, retry, outcome });

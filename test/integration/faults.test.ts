@@ -50,7 +50,8 @@ describe('a misbehaving leader', () => {
       const samples = await scrape();
       const reasons = samples.filter((s) => s.name === 'cribl_node_poll_failure_info').map((s) => s.labels.reason!);
       for (const r of reasons) expect(FAILURE_REASONS).toContain(r);
-      expect(reasons).toContain('decode'); // malformed and oversized
+      expect(reasons).toContain('decode'); // malformed
+      expect(reasons).toContain('too_large'); // oversized: not a decode failure
       expect(reasons).toContain('timeout'); // the slow nodes
       for (const id of [nodes[0]!.id, nodes[1]!.id]) {
         expect(

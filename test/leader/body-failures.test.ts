@@ -79,8 +79,59 @@ describe('leader answers whose body fails', () => {
     await c.close();
     expect(r.ok).toBe(false);
     if (r.ok) return;
-    expect(r.reason).toBe('decode');
+    // An oversized body is too large, not undecodable: the reason says so too.
+    expect(r.reason).toBe('too_large');
     expect(events).toEqual(['request /products/{product}/workers too_large']);
+  });
+
+  it('the code label takes the statuses the API defines, any other status is "other"', async () => {
+    const statuses = [404, 503, 418, 299, 599, 404];
+    let i = 0;
+    const url = await leader((res) => {
+      res.writeHead(statuses[i++] ?? 500);
+      res.end();
+    });
+    const { c, list, events } = client(url);
+    const reasons = [];
+    for (let n = 0; n < statuses.length; n++) {
+      const r = await list();
+      reasons.push(r.ok ? 'ok' : r.reason);
+    }
+    await c.close();
+    const codes = events.filter((e) => e.startsWith('request ')).map((e) => e.split(' ')[2]);
+    expect(codes).toEqual(['404', '503', 'other', 'other', 'other', '404']);
+    // The reason still follows the real status.
+    expect(reasons).toEqual(['not_found', 'throttled', 'http_4xx', 'http_4xx', 'http_5xx', 'not_found']);
+  });
+
+  it('a 3xx is a redirect, never followed', async () => {
+    const url = await leader((res) => {
+      res.writeHead(302, { location: 'https://login.example.com/' });
+      res.end();
+    });
+    const { c, list, events } = client(url);
+    const r = await list();
+    await c.close();
+    expect(r).toMatchObject({ ok: false, reason: 'redirect', status: 302 });
+    expect(events.filter((e) => e.startsWith('request '))).toEqual(['request /products/{product}/workers other']);
+  });
+
+  it('a leader that never answers: a request that finds every slot held until its deadline is a timeout', async () => {
+    // Two slots, both held by requests the leader never answers; the third waits for one until its deadline.
+    const url = await leader(() => undefined);
+    const { c, list } = client(url);
+    const hanging = [list(), list()];
+    await new Promise((r) => setTimeout(r, 50));
+    const r = await c.request({
+      endpoint: ENDPOINTS.workers,
+      path: '/products/stream/workers',
+      decode: (j) => j,
+      deadline: Date.now() + 100,
+    });
+    expect(r).toMatchObject({ ok: false, reason: 'timeout' });
+    expect(r.ok ? '' : r.message).toContain('every request slot was held by requests the leader had not answered');
+    await c.close();
+    await Promise.all(hanging);
   });
 
   it('a log line of the client carries one "leader" key when the app bound it already', async () => {

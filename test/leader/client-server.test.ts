@@ -155,7 +155,7 @@ describe('leader client against a real server', () => {
     cleanup.push(() => s.close());
     const client = clientFor(s.port, { maxResponseBytes: 256 * 1024 });
     const r = await client.request(workers);
-    expect(r).toMatchObject({ ok: false, reason: 'decode', status: 200 });
+    expect(r).toMatchObject({ ok: false, reason: 'too_large', status: 200 });
     expect(r.ok ? '' : r.message).toContain('larger than 262144 bytes');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(s.closedEarly).toBe(1);

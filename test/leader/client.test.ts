@@ -88,8 +88,8 @@ describe('leader client: failure mapping and retries', () => {
   it.each([
     // status, reason, tries (maxAttempts = 4)
     [400, 'http_4xx', 1],
-    [403, 'http_4xx', 1],
-    [404, 'http_4xx', 1],
+    [403, 'forbidden', 1],
+    [404, 'not_found', 1],
     [405, 'http_4xx', 1],
     [415, 'http_4xx', 1],
     [500, 'http_5xx', 1],
@@ -98,7 +98,7 @@ describe('leader client: failure mapping and retries', () => {
     [504, 'http_5xx', 4],
     [429, 'throttled', 4],
     [503, 'throttled', 4],
-    [302, 'http_4xx', 1],
+    [302, 'redirect', 1],
   ])('HTTP %i → %s after %i tries', async (status, reason, tries) => {
     const { client, calls, clock } = leader(() => ({ status, body: { message: 'no' } }));
     const r = await settle(client.request(workers()), clock);
@@ -171,7 +171,7 @@ describe('leader client: 401', () => {
     const { auth, state } = fakeAuth({ canRefresh: true });
     const { client, calls, clock } = leader(() => ({ status: 401 }), { auth });
     const r = await settle(client.request(workers()), clock);
-    expect(r).toMatchObject({ ok: false, reason: 'http_4xx', status: 401 });
+    expect(r).toMatchObject({ ok: false, reason: 'unauthorized', status: 401 });
     expect(state.invalidated).toEqual([SECRET]);
     expect(calls).toHaveLength(2);
     n = state.tokenCalls;
@@ -384,7 +384,7 @@ describe('leader client: bodies', () => {
     const r = await settle(client.request(workers()), clock);
     expect(r).toMatchObject({
       ok: false,
-      reason: 'decode',
+      reason: 'too_large',
       message: expect.stringContaining('larger than 1024 bytes'),
     });
   });
@@ -394,7 +394,7 @@ describe('leader client: bodies', () => {
       limits: { maxResponseBytes: 1024 },
     });
     const r = await settle(client.request(workers()), clock);
-    expect(r).toMatchObject({ ok: false, reason: 'decode', message: expect.stringContaining('larger than 1024') });
+    expect(r).toMatchObject({ ok: false, reason: 'too_large', message: expect.stringContaining('larger than 1024') });
   });
 });
 

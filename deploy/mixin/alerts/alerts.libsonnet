@@ -25,8 +25,9 @@ local fold = util.fold;
     // Labels that identify one set of shards: the same job in the same namespace of the same cluster.
     local shardSet = '%s, namespace, job' % c.clusterLabel,
     // Why a node's health poll failed, when the cause is the leader or the exporter's credentials, not the node:
-    // the leader throttled us or was unavailable, or it refused the token (CriblLeaderAuthFailing speaks for those).
-    local leaderSideReasons = 'throttled|leader_unavailable|unauthorized|forbidden',
+    // the leader throttled us or was unavailable, or it refused the token, or the exporter has no usable credential
+    // file (`settings`: CriblLeaderAuthFailing speaks for those).
+    local leaderSideReasons = 'throttled|leader_unavailable|unauthorized|forbidden|settings',
     // An alert on an optional collector's families ends with this: silent while the collector is off (refused,
     // absent, or off by configuration, as git settings on Cribl.Cloud). cribl_exporter_collector_enabled carries
     // `leader`; a leader's families carry its target labels instead (none for a single leader, `leader="<name>"` by
@@ -438,11 +439,12 @@ local fold = util.fold;
           {
             alert: 'CriblLeaderAuthFailing',
             // Refused on the listing (discovery fails), or on the health checks sent through the leader
-            // (/w/{id}/health: the exporter pauses node polling). One alert per leader, not one per node.
+            // (/w/{id}/health: the exporter pauses node polling), or no request sent because a credential file of the
+            // exporter cannot be used (`settings`). One alert per leader, not one per node.
             expr: |||
-              (cribl_leader_discovery_failure_info{reason=~"unauthorized|forbidden"} == 1)
+              (cribl_leader_discovery_failure_info{reason=~"unauthorized|forbidden|settings"} == 1)
               or
-              count without (product, group, node_id) (cribl_node_poll_failure_info{reason=~"unauthorized|forbidden"} == 1)
+              count without (product, group, node_id) (cribl_node_poll_failure_info{reason=~"unauthorized|forbidden|settings"} == 1)
             |||,
             'for': '5m',
             labels: { severity: 'critical' },
@@ -450,8 +452,9 @@ local fold = util.fold;
               summary: 'The Cribl leader watched by {{ $labels.instance }} refuses the exporter’s credentials.',
               description: fold(|||
                 The leader has answered node discovery or the health checks sent through it with
-                {{ $labels.reason }} (HTTP 401 or 403) for 5 minutes: it is up, but the exporter's token, password or
-                client secret is wrong, expired or lacks rights.
+                {{ $labels.reason }} (HTTP 401 or 403; settings: nothing was sent, a token, password or secret file of
+                the exporter cannot be used) for 5 minutes: the exporter's token, password or client secret is
+                missing, wrong, expired or lacks rights.
               |||),
             },
           },

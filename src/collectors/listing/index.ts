@@ -359,8 +359,11 @@ const NODE_FAMILIES: readonly NodeFamily[] = [
 ];
 
 const LEADER_FAMILIES: readonly ScopeFamily[] = [
-  gaugeOf('cribl_leader_up', '1 if the last discovery (node listing) succeeded, else 0.', (l) =>
-    bit(discoveryFacts.of(l)?.up),
+  // 0 from the start until a discovery has answered: a leader never reached reads as down, not as absent.
+  gaugeOf(
+    'cribl_leader_up',
+    '1 if the last discovery (node listing) succeeded, else 0 (also before the first discovery has ended).',
+    (l) => bit(discoveryFacts.of(l)?.up === true),
   ),
   gaugeOf(
     'cribl_leader_last_discovery_timestamp_seconds',

@@ -100,9 +100,9 @@ export interface HealthFacts {
 
 export const healthFacts = factsKey<HealthFacts>(NAME);
 
-/** Why a node poll failed: the client's reason, and the leader's refusals by name (401, 403; other 4xx http_4xx). */
-export const NODE_FAILURE_REASONS = [...FAILURE_REASONS, 'unauthorized', 'forbidden'] as const;
-export type NodeFailureReason = (typeof NODE_FAILURE_REASONS)[number];
+/** Why a node poll failed: the client's reason (the leader's refusals by name: 401, 403; other 4xx http_4xx). */
+export const NODE_FAILURE_REASONS = FAILURE_REASONS;
+export type NodeFailureReason = FailureReason;
 
 /** The reason of a failed node poll. */
 export function nodeFailureReason(f: { reason: FailureReason; status?: number }): NodeFailureReason {

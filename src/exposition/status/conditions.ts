@@ -41,6 +41,10 @@ const FAILURE_WORDS: Readonly<Record<NodeFailureReason, string>> = {
   throttled: 'throttled by the leader (429/503)',
   decode: 'an answer that is not a health status',
   leader_unavailable: 'the leader is not serving (420)',
+  not_found: 'the leader has no such node or endpoint (404)',
+  redirect: 'the leader answered a redirect (3xx): check the leader URL',
+  too_large: 'an answer over the response size limit',
+  settings: 'not sent: a credential file of the exporter cannot be used',
 };
 
 const lastAnswer = (n: NodeItem, now: number): string => {
