@@ -58,12 +58,23 @@ export const DEFAULT_PAGE_SIZE = 1000;
 const MAX_PAGES = 10_000;
 
 /**
+ * After a 404 on /products/{product}/workers, the paged listing is asked again at this discovery at the latest: a
+ * one-off 404 (a proxy restarting, a leader starting up) does not pin a 4.17+ leader to the unpaged listing until a
+ * restart, and a leader before 4.17 pays one 404 per this many discoveries.
+ */
+export const PAGED_RETRY_DISCOVERIES = 10;
+
+/**
  * Lists a leader's nodes and groups. Remembers, per leader, that it only serves the pre-4.17
- * /master/workers (after one 404 on /products/{product}/workers).
+ * /master/workers (after a 404 on /products/{product}/workers), and tries the paged listing again every
+ * PAGED_RETRY_DISCOVERIES discoveries.
  */
 export class Discoverer {
   readonly #o: Required<DiscoveryOptions>;
   #legacy = false;
+  /** Discoveries done with /master/workers since the last 404 on the paged listing. */
+  #legacyRuns = 0;
+  #fellBackBefore = false;
 
   constructor(opts: DiscoveryOptions) {
     this.#o = { pageSize: DEFAULT_PAGE_SIZE, ...opts };
@@ -83,6 +94,9 @@ export class Discoverer {
       }
     };
 
+    // Time to ask the paged listing again.
+    const retry = this.#legacy && this.#legacyRuns >= PAGED_RETRY_DISCOVERIES - 1;
+    if (retry) this.#legacy = false;
     if (!this.#legacy) {
       for (const product of this.#o.products) {
         const r = await this.#pages(
@@ -94,15 +108,25 @@ export class Discoverer {
         );
         requests += r.requests;
         if (!r.ok && r.status === 404 && nodes.size === 0 && product === this.#o.products[0]) {
-          this.#o.logger.info(
-            { leader: this.#o.client.baseUrl },
-            'leader has no /products/{product}/workers (before 4.17): using /master/workers',
-          );
+          const fields = { leader: this.#o.client.baseUrl, retryEvery: PAGED_RETRY_DISCOVERIES };
+          const what = 'leader has no /products/{product}/workers (before 4.17): using /master/workers';
+          if (this.#fellBackBefore) this.#o.logger.debug(fields, what);
+          else this.#o.logger.info(fields, what);
+          this.#fellBackBefore = true;
           this.#legacy = true;
+          this.#legacyRuns = 0;
           break;
         }
         if (!r.ok) return r;
       }
+      if (retry && !this.#legacy) {
+        this.#o.logger.info(
+          { leader: this.#o.client.baseUrl },
+          'leader answers /products/{product}/workers again: using the paged listing',
+        );
+      }
+    } else {
+      this.#legacyRuns++;
     }
     if (this.#legacy) {
       const wanted = new Set(this.#o.products);

@@ -140,6 +140,54 @@ describe('Discoverer', () => {
     expect(client.calls[1]!.query?.product).toBe('stream');
   });
 
+  it('after a one-off 404 on the paged listing, asks it again within 10 discoveries and keeps it', async () => {
+    const fleet = { stream: [workerEntry('w1'), workerEntry('w2')] };
+    const paged = pagedLeader(fleet);
+    let notFound = 1; // one 404 on /products/stream/workers, as a proxy restarting answers
+    const client = fakeLeaderClient((req) => {
+      if (req.path === '/products/stream/workers' && notFound > 0) {
+        notFound--;
+        return { status: 404, json: { message: 'Not Found' } };
+      }
+      if (req.path === '/master/workers') return { status: 200, json: { count: 1, items: [workerEntry('w1')] } };
+      if (req.path === '/master/groups') return { status: 200, json: { count: 0, items: [] } };
+      return paged(req);
+    });
+    const d = new Discoverer({ client, products: ['stream'], logger });
+    const listings: string[] = [];
+    for (let i = 0; i < 14; i++) {
+      client.calls.length = 0;
+      const out = await d.discover(FAR);
+      expect(out.ok).toBe(true);
+      listings.push(client.calls.some((c) => c.path === '/master/workers') ? 'master' : 'paged');
+    }
+    const back = listings.indexOf('paged');
+    expect(back).toBeGreaterThan(0);
+    expect(back).toBeLessThanOrEqual(10);
+    expect(listings.slice(back).every((l) => l === 'paged')).toBe(true);
+  });
+
+  it('a leader before 4.17 keeps its listing: one 404 every 10 discoveries, every discovery complete', async () => {
+    const client = fakeLeaderClient((req) => {
+      if (req.path === '/master/workers') return { status: 200, json: { count: 1, items: [workerEntry('w1')] } };
+      if (req.path === '/master/groups') return { status: 200, json: { count: 0, items: [] } };
+      return { status: 404, json: { message: 'Not Found' } };
+    });
+    const d = new Discoverer({ client, products: ['stream'], logger });
+    const tries: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      client.calls.length = 0;
+      const out = await d.discover(FAR);
+      expect(out.ok && [...out.nodes.keys()]).toEqual(['w1']);
+      if (client.calls.some((c) => c.path === '/products/stream/workers')) tries.push(i);
+    }
+    // Tried at the first discovery, then at least every 10th, but not at every one.
+    expect(tries[0]).toBe(0);
+    for (let k = 1; k < tries.length; k++) expect(tries[k]! - tries[k - 1]!).toBeLessThanOrEqual(10);
+    expect(30 - tries.at(-1)!).toBeLessThanOrEqual(10);
+    expect(tries.length).toBeLessThan(30 / 2);
+  });
+
   it('reports a failed listing with its reason, and skips malformed entries without failing', async () => {
     const failing = fakeLeaderClient(() => ({
       fail: { ok: false, reason: 'timeout', message: 'GET /products/stream/workers timed out' },
