@@ -3,14 +3,15 @@
  * its bearer, and a 401 gets one refresh of the credentials and one more try (when the mode can obtain a
  * different token). The client underneath knows nothing of auth.
  *
- * When the leader still refuses (401 after that refresh, or 403) the listing or a host-context request, the failure
+ * When the leader still refuses (401 after that refresh, or 403) the listing or a node's health check, the failure
  * is counted (`cribl_exporter_auth_failures_total{reason="rejected"|"forbidden"}`, whatever the mode) and node polling
  * for the leader pauses with capped exponential backoff: host-context requests are not sent until the pause ends,
  * then one goes out as a probe. Discovery keeps going at its own pace and probes too; the first accepted request
- * ends the pause. A refusal of an optional collector's request (`optional`) is its endpoint's alone: it changes
- * nothing here (the collector turns itself off: src/polling/collector-runs.ts).
+ * ends the pause. A refusal of any other route (a node's metadata, the groups, a collector's request) is its
+ * endpoint's alone: it changes nothing here (an optional collector turns itself off: src/polling/collector-runs.ts).
  */
 import type { Logger } from 'pino';
+import { ENDPOINTS } from '../api/routes.js';
 import { FAILURE_REASONS, type FailureReason } from '../http/failure.js';
 import type { LeaderClient, LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
 import { describeRequest, failure, oneLine } from '../leader/types.js';
@@ -101,6 +102,8 @@ class AuthPause {
       if (res.ok || (res.status !== undefined && !BEFORE_AUTH.has(res.status))) this.#resume(req);
       return;
     }
+    // A refusal of any other route (a node's metadata, the groups, a collector's) is that route's alone.
+    if (!PAUSING_ROUTES.has(req.endpoint)) return;
     const reason = refused === 401 ? 'rejected' : 'forbidden';
     this.#o.metrics?.onFailure(this.#auth.mode, reason);
     const now = this.#o.clock.now();
@@ -138,6 +141,13 @@ class AuthPause {
     this.#until = 0;
   }
 }
+
+/**
+ * The routes whose refusal says the credentials cannot do the exporter's job, and so pauses node polling: the listing
+ * and the node health checks. Everything else the exporter reads is extra: its refusal never holds the health polls
+ * up (the groups, a node's metadata and each collector's routes say so per route instead).
+ */
+const PAUSING_ROUTES: ReadonlySet<string> = new Set([ENDPOINTS.workers, ENDPOINTS.masterWorkers, ENDPOINTS.nodeHealth]);
 
 /** Statuses a leader answers before looking at the credentials. */
 const BEFORE_AUTH = new Set([420, 429, 503]);

@@ -50,7 +50,7 @@ function setup(mode: AuthMode = 'token', canRefresh = false) {
   const listing = (): Promise<unknown> =>
     c.request({ endpoint: ENDPOINTS.workers, path: '/products/stream/workers', decode: (j) => j });
   const sent = (): string[] => client.calls.map((r) => r.path);
-  return { clock, client, metrics, log, auth, node, listing, sent, setStatus: (s: number) => (status = s) };
+  return { clock, client, c, metrics, log, auth, node, listing, sent, setStatus: (s: number) => (status = s) };
 }
 
 describe('withAuth: credentials refused', () => {
@@ -80,6 +80,24 @@ describe('withAuth: credentials refused', () => {
     const warns = t.log.records().filter((r) => r.level === 'warn' || r.level === 40);
     expect(warns).toHaveLength(1);
     expect(warns[0]?.msg).toContain('node polling paused, discovery keeps trying');
+  });
+
+  it.each([
+    [ENDPOINTS.nodeMetadata, '/w/n1/edge/metadata', true],
+    [ENDPOINTS.groups, '/products/stream/groups', false],
+    [ENDPOINTS.masterGroups, '/master/groups', false],
+    [ENDPOINTS.systemInfo, '/system/info', false],
+    [ENDPOINTS.outputStatus, '/m/default/system/status/outputs', false],
+  ] as const)('a 401 or 403 on %s is that route’s alone: node polls keep going', async (endpoint, path, nodeScoped) => {
+    for (const refusal of [401, 403]) {
+      const t = setup('token', false);
+      t.setStatus(refusal);
+      expect(await t.c.request({ endpoint, path, nodeScoped, decode: (j) => j })).toMatchObject({ ok: false });
+      t.setStatus(200);
+      expect(await t.node()).toMatchObject({ ok: true });
+      expect(t.sent()).toEqual([path, '/w/n1/health']);
+      expect(t.metrics.failures).toEqual([]);
+    }
   });
 
   it('discovery keeps probing during the pause, and its first accepted answer resumes node polling', async () => {
