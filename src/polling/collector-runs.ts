@@ -6,7 +6,8 @@
  * turns itself off for this leader: `cribl_exporter_collector_enabled{collector}` 0, the failure counted, one line
  * naming the endpoint (and the permission it needs); it is tried again at its next run, and on again at the first
  * answer. Its refusals never pause node polling (they are marked `optional`: src/auth/with-auth.ts) and change no
- * other collector.
+ * other collector. A collector refused on some of its routes only stays on and exports what the others answer; each
+ * route's refusal is its own series (`cribl_exporter_endpoint_refused{collector,endpoint}`) and log line.
  */
 import type { Logger } from 'pino';
 import { groupKey, type Collector, type RunContext, type Target } from '../collectors/collector.js';
@@ -19,6 +20,8 @@ import type { Clock } from '../util/clock.js';
 export interface CollectorMetrics {
   collectorEnabled(collector: string, on: boolean): void;
   collectorFailure(collector: string, reason: string): void;
+  /** Whether the leader refused (401, 403) a route of the collector in its last run, or answered there. */
+  endpointRefused?(collector: string, endpoint: string, refused: boolean): void;
   /** A collector's own gauge (Collector.gauges). */
   collectorGauge(name: string, value: number): void;
 }
@@ -52,6 +55,8 @@ export class CollectorRuns {
   readonly #o: CollectorRunsOptions;
   readonly #states = new Map<string, CollectorState>();
   readonly #warned = new Set<string>();
+  /** `collector endpoint` of the routes refused at their last request. */
+  readonly #refusedRoutes = new Set<string>();
 
   constructor(o: CollectorRunsOptions) {
     this.#o = o;
@@ -75,6 +80,8 @@ export class CollectorRuns {
     let requests = 0;
     let answered = 0;
     let refusal: { reason: OffReason; endpoint: string } | undefined;
+    // Per route of this run: refused (401, 403 on every request there) or answered (at least one answer).
+    const routes = new Map<string, boolean>();
     const optional = c.optional === true;
     const client: LeaderClient = {
       baseUrl: this.#o.client.baseUrl,
@@ -84,6 +91,10 @@ export class CollectorRuns {
         const reason = res.ok || res.status === undefined ? undefined : REFUSED[res.status];
         if (res.ok) answered++;
         else if (reason) refusal ??= { reason, endpoint: `${req.method ?? 'GET'} ${req.endpoint}` };
+        // A 404 says the route is absent (an older leader), not refused: it changes neither.
+        const refused = !res.ok && (res.status === 401 || res.status === 403);
+        if (res.ok) routes.set(req.endpoint, false);
+        else if (refused && routes.get(req.endpoint) !== false) routes.set(req.endpoint, true);
         if (!res.ok && !signal.aborted) metrics?.collectorFailure(c.name, requestFailureReason(res));
         return res;
       },
@@ -109,6 +120,23 @@ export class CollectorRuns {
     };
     await s.run(ctx);
     if (signal.aborted) return requests;
+    // A route that only failed otherwise (a timeout, a 5xx) keeps what it said last.
+    for (const [endpoint, refused] of routes) {
+      metrics?.endpointRefused?.(c.name, endpoint, refused);
+      const key = `${c.name} ${endpoint}`;
+      const was = this.#refusedRoutes.has(key);
+      if (refused) this.#refusedRoutes.add(key);
+      else this.#refusedRoutes.delete(key);
+      // A partial refusal (the collector stays on) is said here; a whole one by #settle.
+      if (refused && !was && answered > 0) {
+        logger.warn(
+          { collector: c.name, endpoint },
+          `the leader refuses ${endpoint} to our credentials: the ${c.name} collector exports what its other routes ` +
+            `answer` +
+            (c.permission ? ` (it needs ${c.permission})` : ''),
+        );
+      }
+    }
     const off = optional && refusal !== undefined && answered === 0 ? refusal : undefined;
     this.#settle(c, off, answered > 0);
     return requests;

@@ -234,6 +234,13 @@ function createHandles(registry: Registry) {
         'not know (404) its requests; tried again at its next run. Collectors off by configuration have no series.',
       ['leader', 'collector'],
     ),
+    endpointRefused: gauge(
+      'cribl_exporter_endpoint_refused',
+      '1 while the leader refuses (401, 403) a route a collector reads, 0 once it answers there; per route, so a ' +
+        'collector refused on some of its routes only (it stays enabled) says which. Set at each run of the ' +
+        'collector.',
+      ['leader', 'collector', 'endpoint'],
+    ),
     collectorFailures: counter(
       'cribl_exporter_collector_failures_total',
       'Failed requests of a collector, by reason (unauthorized, forbidden, not_found, or the request failure ' +
@@ -405,6 +412,9 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
         },
         collectorFailure(collector: string, reason: string) {
           h.collectorFailures.inc({ leader, collector, reason });
+        },
+        endpointRefused(collector: string, endpoint: string, refused: boolean) {
+          h.endpointRefused.set({ leader, collector, endpoint }, refused ? 1 : 0);
         },
         collectorGauge(name: string, value: number) {
           collectorGauges.get(name)?.set({ leader }, value);

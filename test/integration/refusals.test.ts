@@ -62,4 +62,43 @@ describe('a refusal belongs to its route', () => {
       expectEveryHealthyNodeHealthy(sim, samples);
     }
   });
+
+  it.each([
+    {
+      collector: 'dataflow',
+      refused: '/m/{group}/system/status/outputs',
+      allowed: '/m/{group}/system/status/inputs',
+      missing: 'cribl_destination_health',
+      exported: 'cribl_source_health',
+    },
+    {
+      collector: 'license',
+      refused: '/system/licenses',
+      allowed: '/system/licenses/usage',
+      missing: 'cribl_license_info',
+      exported: 'cribl_license_usage_in_bytes',
+    },
+  ] as const)(
+    '$collector refused on $refused only: what $allowed answers is exported, the refusal shows per route',
+    async ({ collector, refused, allowed, missing, exported }) => {
+      const { sim, exp } = await refusedOn([refused]);
+      await exp.run('discovery');
+      await exp.run(collector);
+      const samples = (await exp.scrape()).samples;
+      expect(sim.stats().requests[refused]?.['403']).toBeGreaterThan(0);
+      expect(samples.filter((s) => s.name === exported).length).toBeGreaterThan(0);
+      expect(samples.filter((s) => s.name === missing)).toEqual([]);
+      // The collector stays on: it still answers on its other route.
+      const enabled = samples.find(
+        (s) => s.name === 'cribl_exporter_collector_enabled' && s.labels.collector === collector,
+      );
+      expect(enabled?.value).toBe(1);
+      const perRoute = Object.fromEntries(
+        samples
+          .filter((s) => s.name === 'cribl_exporter_endpoint_refused' && s.labels.collector === collector)
+          .map((s) => [s.labels.endpoint!, s.value]),
+      );
+      expect(perRoute).toEqual({ [refused]: 1, [allowed]: 0 });
+    },
+  );
 });

@@ -796,19 +796,32 @@ local fold = util.fold;
         rules: [
           {
             alert: 'CriblExporterCollectorRefused',
+            // A collector refused on every route is off (one alert for it; not the licence, which Cribl.Cloud
+            // refuses by design); one refused on some routes only stays on: one alert per refused route.
             expr: |||
-              (cribl_exporter_collector_enabled{collector!~"%s"} == 0)
-              and ignoring (reason) (cribl_exporter_collector_failures_total{reason=~"unauthorized|forbidden"} > 0)
+              (
+                (cribl_exporter_collector_enabled{collector!~"%s"} == 0)
+                and ignoring (reason) (cribl_exporter_collector_failures_total{reason=~"unauthorized|forbidden"} > 0)
+              )
+              or
+              (
+                (cribl_exporter_endpoint_refused == 1)
+                and ignoring (endpoint) (cribl_exporter_collector_enabled == 1)
+              )
             ||| % c.collectorRefusedIgnored,
             'for': '15m',
             labels: { severity: 'warning' },
             annotations: {
-              summary: 'Leader {{ $labels.leader }} refuses the {{ $labels.collector }} collector of cribl-exporter.',
+              summary: 'Leader {{ $labels.leader }} refuses the {{ $labels.collector }} collector of cribl-exporter'
+                       + '{{ if $labels.endpoint }} on {{ $labels.endpoint }}{{ end }}.',
               description: fold(|||
-                The leader {{ $labels.leader }} answered the {{ $labels.collector }} collector's request with 401 or
-                403, so the exporter turned that collector off (it retries at the collector's interval): its
-                metrics are missing and the alerts on them cannot fire. The exporter log names the endpoint and
-                the permission it needs.
+                {{ if $labels.endpoint }}The leader {{ $labels.leader }} answers the {{ $labels.collector }}
+                collector's requests to {{ $labels.endpoint }} with 401 or 403: the collector stays on and exports
+                what its other routes answer, but the metrics of that route are missing and the alerts on them
+                cannot fire.{{ else }}The leader {{ $labels.leader }} answered the {{ $labels.collector }}
+                collector's request with 401 or 403, so the exporter turned that collector off (it retries at the
+                collector's interval): its metrics are missing and the alerts on them cannot fire.{{ end }} The
+                exporter log names the endpoint and the permission it needs.
               |||),
             },
           },

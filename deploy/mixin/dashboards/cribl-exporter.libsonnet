@@ -397,6 +397,12 @@ local g = import '../lib/grafana.libsonnet';
                 rename={ 'Value #A': 'enabled', 'Value #B': 'failures since start' },
                 description='Each collector of each leader: 0 while off (refused, absent or off by configuration), '
                             + 'and its failures by reason (CriblExporterCollectorRefused).'),
+        g.table('Refused routes',
+                ['cribl_exporter_endpoint_refused{%s} == 1' % leader],
+                h=6,
+                rename={ 'Value #A': 'refused' },
+                description='Routes of a collector the leader refuses (401/403) while the collector stays on with '
+                            + 'its other routes: their metrics are missing (CriblExporterCollectorRefused).'),
 
         g.row('Node $node_id'),
         g.table('Node', [
