@@ -80,7 +80,8 @@ export class CollectorRuns {
     let requests = 0;
     let answered = 0;
     let refusal: { reason: OffReason; endpoint: string } | undefined;
-    // Per route of this run: refused (401, 403 on every request there) or answered (at least one answer).
+    // Per route of this run: refused (401 or 403 on a request there: for one group at least) or answered (an answer,
+    // and no refusal).
     const routes = new Map<string, boolean>();
     const optional = c.optional === true;
     const client: LeaderClient = {
@@ -93,8 +94,8 @@ export class CollectorRuns {
         else if (reason) refusal ??= { reason, endpoint: `${req.method ?? 'GET'} ${req.endpoint}` };
         // A 404 says the route is absent (an older leader), not refused: it changes neither.
         const refused = !res.ok && (res.status === 401 || res.status === 403);
-        if (res.ok) routes.set(req.endpoint, false);
-        else if (refused && routes.get(req.endpoint) !== false) routes.set(req.endpoint, true);
+        if (refused) routes.set(req.endpoint, true);
+        else if (res.ok && !routes.has(req.endpoint)) routes.set(req.endpoint, false);
         if (!res.ok && !signal.aborted) metrics?.collectorFailure(c.name, requestFailureReason(res));
         return res;
       },

@@ -236,9 +236,9 @@ function createHandles(registry: Registry) {
     ),
     endpointRefused: gauge(
       'cribl_exporter_endpoint_refused',
-      '1 while the leader refuses (401, 403) a route a collector reads, 0 once it answers there; per route, so a ' +
-        'collector refused on some of its routes only (it stays enabled) says which. Set at each run of the ' +
-        'collector.',
+      '1 while the leader refuses (401, 403) a route a collector reads (for one group at least), 0 once it answers ' +
+        'every request there; per route, so a collector refused on some of its routes only (it stays enabled) says ' +
+        'which. Set at each run of the collector.',
       ['leader', 'collector', 'endpoint'],
     ),
     collectorFailures: counter(

@@ -229,6 +229,17 @@ describe('cribl-exporter check: failure modes', () => {
     expect(text).not.toMatch(/token is wrong|credentials were refused|401/);
   });
 
+  it('a token with a character beyond Latin-1: one settings line and exit 2, not a connection failure', async () => {
+    const s = await sim();
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: 'tok\u20acen' });
+    expect(r.code).toBe(2);
+    expect(r.err).toEqual([
+      'cribl-exporter check: CRIBL_TOKEN contains a character that cannot be sent in an HTTP header (beyond ' +
+        'Latin-1: a pasted quote or symbol?)',
+    ]);
+    expect(s.stats().requests).toEqual({});
+  });
+
   it('version: a leader before 4.17 is listed with /master/workers', async () => {
     const s = await sim({ leaderVersion: '4.16' });
     const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: SECRET });

@@ -197,6 +197,7 @@ async function runOnce(answer: (req: LeaderRequest<unknown>) => FakeAnswer, maxS
       collectorEnabled: (name, on) => gauges.set(`enabled:${name}`, on ? 1 : 0),
       collectorFailure: () => undefined,
       collectorGauge: (name, v) => gauges.set(name, v),
+      endpointRefused: (name, endpoint, refused) => gauges.set(`refused:${name} ${endpoint}`, refused ? 1 : 0),
     },
   });
   const sent = await runs.run(dataflow, clock.now() + 60_000, new AbortController().signal);
@@ -222,6 +223,29 @@ describe('the data-flow collector', () => {
       health: 'red',
     });
     expect(dataflowFacts.of(store.group('edge', 'fleet1'))?.sources?.value?.[0]).toMatchObject({ health: 'green' });
+  });
+
+  it('outputs refused (for one group), inputs allowed: on, the sources kept, the refusal per route', async () => {
+    const { store, gauges, logs } = await runOnce((req) =>
+      req.path === '/m/default/system/status/outputs'
+        ? { status: 403, json: { message: 'Forbidden' } }
+        : page([item('x')]),
+    );
+    expect(gauges.get('enabled:dataflow')).toBe(1);
+    expect(gauges.get('refused:dataflow /m/{group}/system/status/outputs')).toBe(1);
+    expect(gauges.get('refused:dataflow /m/{group}/system/status/inputs')).toBe(0);
+    expect(dataflowFacts.of(store.group('stream', 'default'))?.sources?.value).toHaveLength(1);
+    expect(dataflowFacts.of(store.group('edge', 'fleet1'))?.destinations?.value).toHaveLength(1);
+    expect(logs.filter((l) => l.includes('refuses /m/{group}/system/status/outputs'))).toHaveLength(1);
+  });
+
+  it('a 404 or a timeout on a route is no refusal', async () => {
+    const { gauges } = await runOnce((req) =>
+      req.path.endsWith('/outputs')
+        ? { status: 404, json: { message: 'Not Found' } }
+        : { fail: { ok: false, reason: 'timeout', message: 'timed out' } },
+    );
+    expect([...gauges.keys()].filter((k) => k.startsWith('refused:'))).toEqual([]);
   });
 
   it('pages with limit and offset up to the leader’s totalCount', async () => {
