@@ -343,9 +343,12 @@ describe('createBodyCache', () => {
     expect(builds).toHaveLength(1);
   });
 
-  it('an empty store is an empty body', async () => {
+  it('an empty store (a leader never discovered) has only cribl_leader_up 0', async () => {
     const cache = createBodyCache(options({ sources: [new LeaderSnapshot()] }));
-    expect(text(await cache.current())).toBe('');
+    const samples = text(await cache.current())
+      .split('\n')
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    expect(samples).toEqual(['cribl_leader_up 0']);
     cache.close();
   });
 
