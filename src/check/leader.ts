@@ -399,6 +399,23 @@ export function describeFailure(
         message: `${what}: the answer is not what a Cribl leader sends (${f.message})`,
         fix: 'check that the URL points at a Cribl Stream or Edge leader, not a proxy or another service',
       };
+    case 'redirect':
+      return {
+        message: `${what}: ${f.status ?? '3xx'}, a redirect (not followed)`,
+        fix:
+          'use the leader’s API base itself (scheme, host and port as the leader serves them, ending in /api/v1); ' +
+          'a proxy that redirects to a login page cannot be used',
+      };
+    case 'too_large':
+      return {
+        message: `${what}: the answer is larger than --leader.max-response-size (${f.message})`,
+        fix: 'raise --leader.max-response-size for this leader',
+      };
+    case 'settings':
+      return {
+        message: f.message,
+        fix: 'make the credential file exist and be readable by the exporter’s user, with one usable secret in it',
+      };
     default:
       return { message: f.message, fix: 'see the leader’s logs for this request' };
   }

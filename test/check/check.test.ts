@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCheckCommand } from '../../src/check/command.js';
 import { formatText, type CheckResult } from '../../src/check/report.js';
+import { describeFailure } from '../../src/check/leader.js';
 import { runCommand } from '../../src/commands.js';
 import { check, cleanups, closedPort, jwt, offsetClock, SECRET, sim, statuses } from './helpers.js';
 
@@ -380,5 +381,18 @@ describe('the README example of a check report', () => {
     ];
     const text = formatText({ targets: [{ name: target, url: `https://${target}/api/v1` }], results });
     expect(example).toBe(text.join('\n'));
+  });
+});
+
+describe('describeFailure: each reason its own fix', () => {
+  it.each([
+    [{ reason: 'redirect', status: 302, message: 'GET /health: HTTP 302' }, 'GET /health: 302, a redirect', /API base/],
+    [{ reason: 'too_large', status: 200, message: 'larger than 1024 bytes' }, 'larger than --leader.max', /raise/],
+    [{ reason: 'settings', message: 'cannot read --leader.token-file /t: ENOENT' }, 'ENOENT', /credential file/],
+    [{ reason: 'not_found', status: 404, message: 'HTTP 404' }, '404, not found', /ending in \/api\/v1/],
+  ] as const)('%j', (f, message, fix) => {
+    const got = describeFailure('GET /health', f, { mode: 'token', token: 't' });
+    expect(got.message).toContain(message);
+    expect(got.fix).toMatch(fix);
   });
 });
