@@ -22,6 +22,15 @@ describe('static token: literal', () => {
     expect(await p.token()).toBe('abc');
   });
 
+  it('a Latin-1 character can be sent in a header, so it is kept', async () => {
+    const { logger } = captureLogger();
+    const p = createStaticTokenProvider(
+      { token: 'caf\u00e9-tok' },
+      { clock: new FakeClock(), readFile: readUtf8, logger },
+    );
+    expect(await p.token()).toBe('caf\u00e9-tok');
+  });
+
   it('reports the expiry of a JWT token', () => {
     const metrics = recordingMetrics();
     const p = createStaticTokenProvider(
