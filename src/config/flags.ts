@@ -262,7 +262,7 @@ export const BUDGET = {
     default: '5s',
     help:
       'Interval of the GET /health probe while the leader answers 420 (shutting down or standby); it backs off to ' +
-      '15s at most (or this interval, when longer), and stays at it while HA hosts are followed.',
+      '15s at most (or this interval, when longer), and stays at it when HA hosts are given (--leader.ha-url).',
   }),
   maxPauseMs: leader('max-pause', {
     parse: asDuration,

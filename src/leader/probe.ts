@@ -5,10 +5,10 @@
  * 200; a 420's Retry-After is honoured (up to `maxPauseMs`). Each answer (200, or 420 with the leader's state) goes
  * to `onAnswer` when one is given: the leader's health families stay current meanwhile.
  *
- * With HA hosts (src/leader/hosts.ts), every probe reads all of them. Without a load balancer (the API address is
- * one of the hosts) the hosts' round is the probe: it runs at the probe interval, without backoff or Retry-After (a
- * standby's says nothing of the other hosts), and ends the hold as soon as the host in use serves, or another host
- * serves as the primary and requests follow it.
+ * With HA hosts (src/leader/hosts.ts), every probe reads all of them, at the probe interval without backoff (a
+ * failover is a matter of seconds). Without a load balancer (the API address is one of the hosts) the hosts' round is
+ * the probe, without Retry-After (a standby's says nothing of the other hosts): the hold ends as soon as the host in
+ * use serves, or another host serves as the primary and requests follow it.
  */
 import type { Logger } from 'pino';
 import { ENDPOINTS } from '../api/routes.js';
@@ -93,7 +93,8 @@ export class UnavailableHold {
       ms === undefined || follow ? 0 : Math.min(ms, limits.maxPauseMs);
     let serverDelayMs = firstServerDelayMs;
     for (let n = 1; !this.#closing.aborted; n++) {
-      const backoff = follow ? 1 : 2 ** (n - 1);
+      // With HA hosts the probe looks for a new primary: it stays at the interval.
+      const backoff = hosts ? 1 : 2 ** (n - 1);
       const interval = Math.min(limits.healthProbeMaxMs, limits.healthProbeIntervalMs * backoff);
       await sleepUntil(clock, clock.now() + Math.max(interval, capped(serverDelayMs)), this.#closing);
       if (hosts) await hosts.read();
