@@ -82,7 +82,11 @@ const leaderSchema = z
     configVersions: z.enum(['hash', 'semver']).optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'give state, role and/or configVersions' });
-const failoverSchema = z.strictObject({ gap: duration.optional(), to: z.number().int().nonnegative().optional() });
+const failoverSchema = z.strictObject({
+  gap: duration.optional(),
+  to: z.number().int().nonnegative().optional(),
+  down: z.boolean().optional(),
+});
 const haHostSchema = z.strictObject({ state: z.enum(HA_HOST_STATES as [HaHostState, ...HaHostState[]]) });
 const deploySchema = z.strictObject({
   message: z.string().optional(),
@@ -378,8 +382,8 @@ async function haRoute(
   const [b, c, extra] = rest;
   if (method === 'GET' && b === undefined) return [200, haSummary(ha)];
   if (method === 'POST' && b === 'failover' && c === undefined) {
-    const { gap, to } = parse(failoverSchema, await readJson(req, true));
-    ha.failover(gap ?? 0, to);
+    const { gap, to, down } = parse(failoverSchema, await readJson(req, true));
+    ha.failover(gap ?? 0, to, down === true);
     return [200, haSummary(ha)];
   }
   if (method === 'PATCH' && b === 'hosts' && c !== undefined && extra === undefined) {

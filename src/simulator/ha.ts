@@ -16,6 +16,8 @@ export interface HaFailover {
   gap: number;
   /** The host that becomes primary; default the next host that is up after the primary. */
   to?: number | undefined;
+  /** The old primary goes down (a crash) rather than standby. */
+  down?: boolean | undefined;
 }
 
 /** The HA settings of a scenario or of startSimulator. */
@@ -77,11 +79,14 @@ export class HaModel {
     return this.#promote && { ...this.#promote };
   }
 
-  /** Fails over now: the primary becomes standby, `to` (default the next host up) primary after `gapMs`. */
-  failover(gapMs = 0, to?: number): void {
+  /**
+   * Fails over now: the primary becomes standby (or, `down`, goes down), `to` (default the next host up) primary after
+   * `gapMs`.
+   */
+  failover(gapMs = 0, to?: number, down = false): void {
     this.#settle();
     this.#checkHost(to);
-    this.#failover(this.#clock.now(), gapMs, to);
+    this.#failover(this.#clock.now(), gapMs, to, down);
     this.#settle();
   }
 
@@ -126,9 +131,9 @@ export class HaModel {
     }
   }
 
-  #failover(atMs: number, gapMs: number, to: number | undefined): void {
+  #failover(atMs: number, gapMs: number, to: number | undefined, down: boolean): void {
     const from = this.#states.indexOf('primary');
-    for (let i = 0; i < this.size; i++) if (this.#states[i] === 'primary') this.#states[i] = 'standby';
+    for (let i = 0; i < this.size; i++) if (this.#states[i] === 'primary') this.#states[i] = down ? 'down' : 'standby';
     let target = to;
     if (target === undefined) {
       for (let k = 1; k <= this.size; k++) {
@@ -156,7 +161,7 @@ export class HaModel {
       }
       if (next && nextAt <= now) {
         this.#scheduled.shift();
-        this.#failover(nextAt, next.gap, next.to);
+        this.#failover(nextAt, next.gap, next.to, next.down === true);
         continue;
       }
       return;

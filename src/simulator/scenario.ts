@@ -191,7 +191,14 @@ const scenarioSchema = z.strictObject({
       hosts: z.number().int().min(2).max(9).optional(),
       loadBalancer: z.boolean().optional(),
       failovers: z
-        .array(z.strictObject({ start: duration, gap: duration.default(0), to: n.max(8).optional() }))
+        .array(
+          z.strictObject({
+            start: duration,
+            gap: duration.default(0),
+            to: n.max(8).optional(),
+            down: z.boolean().optional(),
+          }),
+        )
         .optional(),
     })
     .optional(),

@@ -251,7 +251,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     hosts: (ha.loadBalancer ? servers.slice(1) : servers).map(address),
     ...(ha.loadBalancer ? { loadBalancer: address(server) } : {}),
     states: () => ha.states(),
-    failover: (gapMs, to) => ha.failover(gapMs, to),
+    failover: (gapMs, to, down) => ha.failover(gapMs, to, down),
     setHost: (i, state) => ha.set(i, state),
     served: () => ha.served(),
     resetServed: () => ha.resetServed(),

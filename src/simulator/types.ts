@@ -74,8 +74,11 @@ export interface SimHa {
   readonly loadBalancer?: { origin: string; baseUrl: string };
   /** Each host's state now. */
   states(): HaHostState[];
-  /** The primary becomes standby now; `to` (default the next host up) becomes primary after `gapMs` (default 0). */
-  failover(gapMs?: number, to?: number): void;
+  /**
+   * The primary becomes standby now (`down`: goes down); `to` (default the next host up) becomes primary after `gapMs`
+   * (default 0).
+   */
+  failover(gapMs?: number, to?: number, down?: boolean): void;
   /** Sets one host primary, standby or down (both standby, both primary, the standby down). */
   setHost(host: number, state: HaHostState): void;
   /** Control-plane requests (not /health) each host served, with the first and last time. */
