@@ -85,6 +85,10 @@ export interface HostReading {
 
 /** A leader's HA hosts, watched: one round of GET /health to each (one round at a time; callers share it). */
 export interface LeaderHosts {
+  /** Whether the API address is one of the hosts (no load balancer): requests follow the primary. */
+  readonly direct: boolean;
+  /** The host requests go to (direct), or undefined behind a load balancer. */
+  readonly inUse: string | undefined;
   read(signal?: AbortSignal): Promise<readonly HostReading[]>;
 }
 
