@@ -230,6 +230,8 @@ class BudgetedLeaderClient implements NamedLeaderClient {
           return result;
         }
         last = result;
+        // Without a load balancer, a host that cannot be reached may be a primary that crashed: look for another.
+        if (result.reason === 'connect') this.hosts?.unreachable();
         // A host-context request that timed out says the node is slow (the leader waited for it): a retry within
         // the same poll would wait as long again and hold the budget for it. The node's next poll tries again.
         const nodeTimeout = detachable && result.reason === 'timeout';

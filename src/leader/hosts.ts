@@ -79,6 +79,7 @@ export class HostWatch implements LeaderHosts {
   #inUse: Host | undefined;
   #lastPrimary: string | undefined;
   #round: Promise<readonly HostReading[]> | undefined;
+  #lastRoundMs = Number.NEGATIVE_INFINITY;
 
   constructor(opts: HostWatchOptions) {
     this.#o = opts;
@@ -128,8 +129,19 @@ export class HostWatch implements LeaderHosts {
     }));
   }
 
+  /**
+   * Direct: the host in use could not be reached (a crashed primary answers no 420): a round, at most one per probe
+   * interval, so that requests follow a new primary without waiting for the next discovery.
+   */
+  unreachable(): void {
+    const { clock, limits } = this.#o.ctx;
+    if (!this.direct || this.#round || clock.now() - this.#lastRoundMs < limits.healthProbeIntervalMs) return;
+    void this.read();
+  }
+
   async #readAll(): Promise<readonly HostReading[]> {
     const { closing } = this.#o;
+    this.#lastRoundMs = this.#o.ctx.clock.now();
     await Promise.all(
       this.#hosts.map(async (h) => {
         const { attempt } = await exchange(h.ctx, probe(h.ctx), closing, false);

@@ -141,6 +141,21 @@ describe('leader HA (fake clock)', () => {
     await failover(true);
   });
 
+  it('without a load balancer, a primary that crashes (no 420) is left within a probe interval', async () => {
+    const { clock, sim, exp, hosts } = await setup();
+    // Between discoveries (every 30 s), which read the hosts too.
+    await exp.runFor(10_000, STEP_MS);
+    sim.ha!.failover(0, undefined, true);
+    const primaryAt = clock.now();
+    await exp.runFor(PROBE_MS + STEP_MS, STEP_MS);
+    expect(sim.ha!.served()[1]!.firstMs! - primaryAt).toBeLessThanOrEqual(PROBE_MS + STEP_MS);
+    await exp.runFor(HEALTH_MS + 500, STEP_MS);
+    const samples = await exp.scrape();
+    expectNodesExact(sim, samples);
+    expect(hostView(samples)).toEqual([`${hosts[0]}!connect`, `${hosts[1]}=healthy/primary`].sort());
+    expect(one(samples, 'cribl_exporter_leader_failovers_total', { leader: 'prod' })).toBe(1);
+  });
+
   it('a login token the new primary refuses is renewed there, once', async () => {
     const { clock, sim, exp } = await setup(false, true);
     const logins = (): number => sim.stats().requests['/auth/login']?.['200'] ?? 0;
