@@ -217,7 +217,12 @@ export async function startDemoLeaders(opts: {
   if (!opts.cloudScenario) {
     return {
       sim,
-      env: { CRIBL_LEADER_URL: sim.baseUrl, CRIBL_TOKEN: sim.token, CRIBL_TOKEN_FILE: undefined },
+      env: {
+        CRIBL_LEADER_URL: sim.baseUrl,
+        CRIBL_LEADER_HA_URL: sim.ha?.hosts.map((h) => h.baseUrl).join(','),
+        CRIBL_TOKEN: sim.token,
+        CRIBL_TOKEN_FILE: undefined,
+      },
       close: () => sim.close(),
     };
   }
@@ -225,7 +230,13 @@ export async function startDemoLeaders(opts: {
   return {
     sim,
     cloud: cloud.sim,
-    env: { ...cloud.env, CRIBL_LEADER_URL: undefined, CRIBL_TOKEN: undefined, CRIBL_TOKEN_FILE: undefined },
+    env: {
+      ...cloud.env,
+      CRIBL_LEADER_URL: undefined,
+      CRIBL_LEADER_HA_URL: undefined,
+      CRIBL_TOKEN: undefined,
+      CRIBL_TOKEN_FILE: undefined,
+    },
     close: async () => {
       await cloud.close();
       await sim.close();
@@ -262,6 +273,7 @@ async function startCloud(
     '  - name: onprem',
     `    url: ${JSON.stringify(onprem.baseUrl)}`,
     `    token-file: ${JSON.stringify(tokenFile)}`,
+    ...(onprem.ha ? ['    ha-urls:', ...onprem.ha.hosts.map((h) => `      - ${JSON.stringify(h.baseUrl)}`)] : []),
     '',
   ].join('\n');
   const configFile = join(dir, 'config.yml');

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { connectLeader } from './auth/connection.js';
 import type { AuthProvider } from './auth/types.js';
 import type { Collector } from './collectors/collector.js';
+import { leaderHosts } from './collectors/leader-hosts/index.js';
 import { listing } from './collectors/listing/index.js';
 import { COLLECTORS } from './collectors/registry.js';
 import { settingsOf, targetOf, type Config, type LeaderConfig } from './config/types.js';
@@ -96,10 +97,12 @@ export class LeaderRuntime {
     });
     // While the leader answers 420, the hold's /health probe keeps the leader's health facts current; the job that
     // takes its answers is built after the connection.
-    const probe: { job?: LeaderJob } = {};
+    const probe: { job?: LeaderJob; snapshot?: LeaderSnapshot } = {};
     const conn = await connectLeader(cfg, {
       rate: rate.initial,
       onHealthProbe: (status, json) => probe.job?.onHealthProbe(status, json),
+      // The HA hosts' readings of every round (a hold's too) go to the hosts collector's facts.
+      onHosts: (readings) => probe.snapshot?.setLeaderFacts(leaderHosts.name, readings),
       clock: deps.clock,
       random: deps.random,
       logger: log,
@@ -112,6 +115,7 @@ export class LeaderRuntime {
     rate.attach(conn.budget);
     const rt = new LeaderRuntime(cfg, deps, metrics, { ...conn, rate }, log);
     probe.job = rt.job;
+    probe.snapshot = rt.snapshot;
     return rt;
   }
 

@@ -123,6 +123,18 @@ export const healthSchema = z.object({
   overlay: z.object({ state: z.enum(['active', 'inactive']) }).optional(),
 });
 
+/**
+ * The leader's own GET /health (200 or 420), as the exporter keeps it: status, and startTime and role where given
+ * (a wrong one is dropped rather than failing the answer). A leader's and each of its HA hosts'.
+ */
+export const leaderHealthSchema = healthSchema.pick({ status: true }).extend({
+  startTime: z.number().finite().optional().catch(undefined),
+  role: z.enum(['primary', 'standby']).optional().catch(undefined),
+});
+
+/** The leader's /health answer, as kept. */
+export type LeaderHealth = z.infer<typeof leaderHealthSchema>;
+
 /** GET /m/{group}/version items (GitLogResult): every field is optional. */
 export type GitLogResult = Partial<
   Record<'hash' | 'date' | 'message' | 'body' | 'refs' | 'author_name' | 'author_email', string>

@@ -11,7 +11,7 @@ import { RequestBudget } from '../leader/budget.js';
 import { createLeaderClient, type LeaderClientMetrics, type NamedLeaderClient } from '../leader/client.js';
 import { clientLimitsFromConfig, type BudgetConfig } from '../leader/settings.js';
 import type { ProbeObserver } from '../leader/probe.js';
-import type { LeaderClient } from '../leader/types.js';
+import type { HostReading, LeaderClient } from '../leader/types.js';
 import type { Clock, Random } from '../util/clock.js';
 import type { ReadFile } from '../util/files.js';
 import { createAuthProvider } from './index.js';
@@ -23,6 +23,8 @@ export interface LeaderTarget {
   name: string;
   /** Global-context base URL, ending in /api/v1. */
   url: string;
+  /** The leader's HA hosts (`--leader.ha-url`), watched; followed when `url` is one of them. */
+  haUrls?: readonly string[];
   auth: AuthConfig;
   transport: TransportConfig;
   budget: BudgetConfig;
@@ -45,6 +47,8 @@ export interface ConnectDeps {
   dispatcher?: Dispatcher;
   /** Each answer of GET /health while the leader is held unavailable (420): its status and JSON. */
   onHealthProbe?: ProbeObserver;
+  /** Each round of readings of the HA hosts. */
+  onHosts?: (readings: readonly HostReading[]) => void;
 }
 
 /** A leader's transport, budget and clients. Closing the client closes the budget and the dispatcher. */
@@ -91,6 +95,8 @@ export async function connectLeader(target: LeaderTarget, deps: ConnectDeps): Pr
     limits: clientLimitsFromConfig(target.budget),
     userAgent: `cribl-exporter/${deps.version}`,
     ...(deps.onHealthProbe ? { onHealthProbe: deps.onHealthProbe } : {}),
+    ...(target.haUrls?.length ? { haUrls: target.haUrls } : {}),
+    ...(deps.onHosts ? { onHosts: deps.onHosts } : {}),
   });
   let auth: AuthProvider;
   try {

@@ -55,7 +55,14 @@ export function withAuth(client: LeaderClient, auth: AuthProvider, opts?: WithAu
       gate?.outcome(req, res);
     }
   };
-  return { baseUrl: client.baseUrl, request, close: () => client.close() };
+  return {
+    get baseUrl() {
+      return client.baseUrl;
+    },
+    ...(client.hosts ? { hosts: client.hosts } : {}),
+    request,
+    close: () => client.close(),
+  };
 }
 
 /**

@@ -18,7 +18,7 @@ import { metadataRequest } from '../collectors/node-metadata/index.js';
 import { COLLECTORS } from '../collectors/registry.js';
 import { settingsOf, targetOf, type Config, type LeaderConfig } from '../config/types.js';
 import { Discoverer, type ListedFleetGroup, type ListedFleetNode } from '../discovery/discovery.js';
-import type { LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
+import type { HostReading, LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
 import { nodeCollectors } from '../polling/node-poll.js';
 import { allowedRate, rateNeed } from '../polling/rate.js';
 import type { Clock } from '../util/clock.js';
@@ -86,6 +86,11 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
   const deadline = (): number => o.clock.now() + timeoutMs;
   const request = <T>(client: 'raw' | 'auth', req: LeaderRequest<T>): Promise<LeaderResult<T>> =>
     (client === 'raw' ? o.conn.raw : o.conn.client).request({ deadline: deadline(), ...req });
+
+  // The HA hosts, when given: each one's health and role, and the host the exporter would use (direct: it follows
+  // the primary now, so the checks below go there).
+  const hosts = o.conn.raw.hosts;
+  if (hosts) haLines(await hosts.read(), hosts.direct ? hosts.inUse : undefined);
 
   // The leader's own health (no credentials) and its clock, from the answer's Date header.
   let date: { header: string; receivedAt: number } | undefined;
@@ -192,6 +197,41 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
   versionLine(legacy, nodes);
   rateLine(nodes.length, discovery.groups.length);
   return out;
+
+  function haLines(readings: readonly HostReading[], inUse: string | undefined): void {
+    for (const r of readings) {
+      const h = r.health;
+      if (!h) {
+        add(
+          'ha',
+          'warn',
+          `host ${r.host}: GET /health does not answer (${r.failure ?? 'no answer'})`,
+          'check that the host runs and that the exporter reaches it at this --leader.ha-url',
+        );
+        continue;
+      }
+      const role = h.role ? `role ${h.role}` : 'no role reported (leaders before 4.17)';
+      const since = h.startTime ? `, up since ${iso(h.startTime)}` : '';
+      const line = `host ${r.host}: ${h.status}, ${role}${since}`;
+      if (h.status === 'shutting down') add('ha', 'warn', line, 'wait until the host is back, then check again');
+      else add('ha', 'ok', line);
+    }
+    const primaries = readings.filter((r) => r.health?.role === 'primary').map((r) => r.host);
+    const api = new URL(cfg.url).host;
+    const via = inUse ? `requests go to ${inUse}` : `requests go to the load balancer ${api}`;
+    if (primaries.length === 1) {
+      add('ha', 'ok', `${via}${inUse === primaries[0] ? ' (the primary)' : `; the primary is ${primaries[0]}`}`);
+    } else if (primaries.length === 0) {
+      add('ha', 'fail', `no HA host is primary; ${via}`, 'fail over to a host, or finish the failover in progress');
+    } else {
+      add(
+        'ha',
+        'fail',
+        `${primaries.length} HA hosts are primary (${primaries.join(', ')}); ${via}`,
+        'stop the host that should not be primary (split brain)',
+      );
+    }
+  }
 
   function permission(what: string, res: LeaderResult<unknown>, nodeId?: string): void {
     if (res.ok) return add('permission', 'ok', `${what}: allowed${nodeId ? ` (node ${nodeId} answered)` : ''}`);

@@ -32,7 +32,7 @@ export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\
 const MARK: Readonly<Record<CheckStatus, string>> = { ok: '✓', warn: '!', fail: '✗', skip: '-' };
 
 /** The names of the checks in the text report, where they differ from the identifier. */
-const TITLES: Readonly<Record<string, string>> = { dns: 'DNS', tcp: 'TCP', tls: 'TLS' };
+const TITLES: Readonly<Record<string, string>> = { dns: 'DNS', tcp: 'TCP', tls: 'TLS', ha: 'HA' };
 
 /** 0 when nothing failed, 1 when something did. */
 export function exitCode(report: CheckReport): 0 | 1 {

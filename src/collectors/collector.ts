@@ -87,6 +87,8 @@ export type Scope = keyof Families;
 export interface Target {
   /** A Cribl.Cloud workspace (`--cloud.*`, or discovered). */
   readonly cloud: boolean;
+  /** HA hosts are given (`--leader.ha-url`). */
+  readonly ha?: boolean;
 }
 
 /** The intervals every collector's freshness may name. */

@@ -9,6 +9,7 @@ import { gitSettings } from './git-settings/index.js';
 import { groupVersion } from './group-version/index.js';
 import { groups } from './groups/index.js';
 import { leaderHealth } from './leader-health/index.js';
+import { leaderHosts } from './leader-hosts/index.js';
 import { leaderInfo } from './leader-info/index.js';
 import { leaderMessages } from './leader-messages/index.js';
 import { license } from './license/index.js';
@@ -22,6 +23,7 @@ import { workspaces } from './workspaces/index.js';
 export const COLLECTORS: readonly Collector[] = [
   workspaces,
   listing,
+  leaderHosts,
   leaderHealth,
   gitSettings,
   search,

@@ -20,6 +20,7 @@ import {
   asHttpUrl,
   asInt,
   asLeaderUrl,
+  asLeaderUrls,
   asList,
   asListenAddress,
   asOrganization,
@@ -260,7 +261,9 @@ export const BUDGET = {
     parse: asInterval,
     kind: 'duration',
     default: '5s',
-    help: 'Base interval of GET /health probes while the leader answers 420 (shutting down or standby).',
+    help:
+      'Interval of the GET /health probe while the leader answers 420 (shutting down or standby); it backs off to ' +
+      '15s at most (or this interval, when longer), and stays at it when HA hosts are given (--leader.ha-url).',
   }),
   maxPauseMs: leader('max-pause', {
     parse: asDuration,
@@ -302,6 +305,21 @@ const ROWS = [
       "Base URL of the leader's global context, ending in /api/v1 (http or https). Required unless " +
       '--cloud.workspace with --cloud.organization, --cloud.discover-workspaces, or leaders: in the config file.',
   }),
+  {
+    ...leader('ha-url', {
+      parse: asLeaderUrls,
+      kind: 'list',
+      repeated: true,
+      default: '',
+      help:
+        "Base URL of one of the leader's HA hosts (ending in /api/v1); repeat the flag for each host (the variable: " +
+        'a comma-separated list; a leaders: entry: ha-urls). Each host’s GET ' +
+        '/health is read every discovery and during a 420 hold (cribl_leader_host_*). When --leader.url is one of ' +
+        'them, requests follow the primary; otherwise --leader.url is a load balancer and the hosts are only watched.',
+    }),
+    // A list in a leaders: entry: the plural, as the file spells lists.
+    leaderKey: 'ha-urls',
+  },
   leader('name', {
     parse: asString,
     kind: 'string',

@@ -31,6 +31,7 @@ const PLACEHOLDERS: Partial<Record<FlagKind, string>> = {
 function placeholder(f: FlagSpec): string {
   if (f.kind === 'number') return [...(f.values ?? []), 'N'].join('|');
   if (f.kind === 'enum') return (f.values ?? []).join('|');
+  if (f.repeated) return 'URL';
   return PLACEHOLDERS[f.kind] ?? (f.name.split('.').pop() ?? 'value').toUpperCase().replace(/-/g, '_');
 }
 

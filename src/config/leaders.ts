@@ -110,12 +110,28 @@ function leaderConfig(
   return {
     name,
     url,
+    ...haUrls(s, url),
     labels,
     products: s.readOr('products'),
     auth,
     transport: transport(s),
     budget: budget(s),
   };
+}
+
+/** The HA hosts, when given; the API address may be one of them (then it must be spelt the same: one base path). */
+function haUrls(s: Settings, url: string): { haUrls?: readonly string[] } {
+  const hosts = s.read('leader.ha-url');
+  if (hosts === undefined) return {};
+  const api = new URL(url);
+  const same = hosts.find((h) => new URL(h).host === api.host);
+  if (same !== undefined && new URL(same).href !== api.href) {
+    throw new ConfigError(
+      `${s.where('leader.ha-url')}: ${JSON.stringify(same)} has the host of ${s.where('leader.url')} but not its ` +
+        'scheme or path; give the same URL',
+    );
+  }
+  return { haUrls: hosts };
 }
 
 export function transport(s: Settings): TransportConfig {

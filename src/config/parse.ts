@@ -76,7 +76,7 @@ export async function loadCommandLine(
 
 const globalName = (flag: string): string => `--${flag}`;
 
-const LEADER_IDENTITY = ['leader.url', 'leader.name', 'cloud.workspace'] as const;
+const LEADER_IDENTITY = ['leader.url', 'leader.ha-url', 'leader.name', 'cloud.workspace'] as const;
 
 function build(layers: readonly Layer[], file: FileSettings | undefined, secrets: Secrets, warnings: string[]): Config {
   const g = new Settings(layers, globalName);

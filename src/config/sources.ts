@@ -27,11 +27,13 @@ const SECRET_FLAGS = new Map<string, string>(
 
 /** Parses argv strictly with node's util.parseArgs; --help wins over everything, even over bad flags. */
 export function readFlags(argv: readonly string[]): FlagsResult {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' },
   };
-  for (const f of FLAG_TABLE) options[f.name] = { type: f.kind === 'bool' ? 'boolean' : 'string' };
+  for (const f of FLAG_TABLE) {
+    options[f.name] = { type: f.kind === 'bool' ? 'boolean' : 'string', ...(f.repeated ? { multiple: true } : {}) };
+  }
   let values: Record<string, unknown>;
   try {
     ({ values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false, allowNegative: true }));
@@ -44,7 +46,11 @@ export function readFlags(argv: readonly string[]): FlagsResult {
   const layer = new Map<string, Setting>();
   for (const f of FLAG_TABLE) {
     const v = values[f.name];
-    if (typeof v === 'string' || typeof v === 'boolean') {
+    if (
+      typeof v === 'string' ||
+      typeof v === 'boolean' ||
+      (Array.isArray(v) && v.every((x) => typeof x === 'string'))
+    ) {
       checkValueLength(v, `--${f.name}`);
       layer.set(f.name, { value: v, where: `--${f.name}` });
     }

@@ -13,6 +13,11 @@ export interface LeaderConfig {
   name: string;
   /** Global-context base URL, ending in /api/v1. */
   url: string;
+  /**
+   * The base URLs of the leader's HA hosts (`--leader.ha-url`), each watched; when `url` is one of them the API
+   * follows the primary, else `url` is a load balancer. Absent: only `url`.
+   */
+  haUrls?: readonly string[];
   /** Labels added to every per-node, per-group and leader series of this leader (e.g. {workspace}). */
   labels: Readonly<Record<string, string>>;
   products: readonly Product[];
@@ -54,12 +59,13 @@ export function settingsOf<S>(config: Pick<Config, 'collectors'>, c: Collector<S
 const CLOUD_HOST = /\.cribl(-gov)?\.cloud$/i;
 
 /** The leader a collector runs against: a Cribl.Cloud workspace by its credentials or its host. */
-export function targetOf(cfg: Pick<LeaderConfig, 'auth' | 'url'>): Target {
+export function targetOf(cfg: Pick<LeaderConfig, 'auth' | 'url' | 'haUrls'>): Target {
   let host = '';
   try {
     host = new URL(cfg.url).hostname;
   } catch {
     // A URL the config accepted always parses; nothing else to know here.
   }
-  return { cloud: cfg.auth.mode === 'cloud' || CLOUD_HOST.test(host) };
+  const cloud = cfg.auth.mode === 'cloud' || CLOUD_HOST.test(host);
+  return cfg.haUrls?.length ? { cloud, ha: true } : { cloud };
 }

@@ -26,6 +26,7 @@ import {
   type ExchangeContext,
   type ThrottleCode,
 } from './exchange.js';
+import { HostWatch } from './hosts.js';
 import { UnavailableHold, type ProbeObserver } from './probe.js';
 import { DEFAULT_CLIENT_LIMITS, type LeaderClientLimits } from './settings.js';
 import { onAbort } from './abort-fanout.js';
@@ -34,6 +35,7 @@ import {
   describeRequest,
   failure,
   oneLine,
+  type HostReading,
   type LeaderClient,
   type LeaderFailure,
   type LeaderRequest,
@@ -55,6 +57,8 @@ export interface LeaderClientMetrics extends BudgetObserver {
   onThrottled(code: ThrottleCode): void;
   /** A Retry-After longer than `maxPauseMs` was cut to it. */
   onPauseCapped?(): void;
+  /** HA hosts given: called once with 0 at the start, then with 1 at each failover (another host is primary). */
+  onFailovers?(n: 0 | 1): void;
 }
 
 /** Metrics hooks that do nothing. */
@@ -85,6 +89,13 @@ export interface LeaderClientOptions {
   userAgent?: string;
   /** Each answer of GET /health while the leader is held unavailable (420): its status and JSON. */
   onHealthProbe?: ProbeObserver;
+  /**
+   * The leader's HA hosts (base URLs), each watched (src/leader/hosts.ts); when `baseUrl` is one of them, requests
+   * follow the primary.
+   */
+  haUrls?: readonly string[];
+  /** Each round of readings of the HA hosts (every discovery's and every probe's of a hold). */
+  onHosts?: (readings: readonly HostReading[]) => void;
 }
 
 /** A leader client with its configured name. */
@@ -108,8 +119,8 @@ export function createLeaderClient(opts: LeaderClientOptions): NamedLeaderClient
 const NOT_SENT = Symbol('not sent');
 
 class BudgetedLeaderClient implements NamedLeaderClient {
-  readonly baseUrl: string;
   readonly name: string;
+  readonly hosts: HostWatch | undefined;
   readonly #o: LeaderClientOptions;
   readonly #limits: LeaderClientLimits;
   readonly #metrics: LeaderClientMetrics;
@@ -132,7 +143,6 @@ class BudgetedLeaderClient implements NamedLeaderClient {
     if (url.search || url.hash)
       throw new Error(`leader ${opts.name}: the leader URL must not have a query or fragment`);
     const basePath = url.pathname.replace(/\/+$/, '');
-    this.baseUrl = `${url.origin}${basePath}`;
     this.name = opts.name;
     this.#o = opts;
     this.#limits = { ...DEFAULT_CLIENT_LIMITS, ...opts.limits };
@@ -150,9 +160,30 @@ class BudgetedLeaderClient implements NamedLeaderClient {
       userAgent: opts.userAgent ?? 'cribl-exporter',
       onRequest: (endpoint, code, seconds) => this.#metrics.onRequest(endpoint, code, seconds),
     };
-    this.#hold = new UnavailableHold(this.#ctx, this.#log, this.#closing.signal, opts.onHealthProbe);
+    this.hosts = opts.haUrls?.length
+      ? new HostWatch({
+          ctx: this.#ctx,
+          urls: opts.haUrls,
+          apiUrl: opts.baseUrl,
+          log: this.#log,
+          closing: this.#closing.signal,
+          use: (origin, path) => {
+            this.#ctx.origin = origin;
+            this.#ctx.basePath = path;
+          },
+          ...(this.#metrics.onFailovers ? { onFailover: () => this.#metrics.onFailovers?.(1) } : {}),
+          ...(opts.onHosts ? { onRead: opts.onHosts } : {}),
+        })
+      : undefined;
+    if (this.hosts) this.#metrics.onFailovers?.(0);
+    this.#hold = new UnavailableHold(this.#ctx, this.#log, this.#closing.signal, opts.onHealthProbe, this.hosts);
     // Every request in flight listens for close(): as many listeners as requests, by design.
     setMaxListeners(0, this.#closing.signal);
+  }
+
+  /** The base URL requests go to: the API address, or the HA host it follows. */
+  get baseUrl(): string {
+    return `${this.#ctx.origin}${this.#ctx.basePath}`;
   }
 
   async close(): Promise<void> {
@@ -206,6 +237,8 @@ class BudgetedLeaderClient implements NamedLeaderClient {
           return result;
         }
         last = result;
+        // Without a load balancer, a host that cannot be reached may be a primary that crashed: look for another.
+        if (result.reason === 'connect') this.hosts?.unreachable();
         // A host-context request that timed out says the node is slow (the leader waited for it): a retry within
         // the same poll would wait as long again and hold the budget for it. The node's next poll tries again.
         const nodeTimeout = detachable && result.reason === 'timeout';

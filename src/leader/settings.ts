@@ -21,7 +21,7 @@ export interface LeaderClientLimits {
   /** Backoff for retries of 502, 504, timeouts and connection errors, and for 429/503 without Retry-After. */
   backoffBaseMs: number;
   backoffMaxMs: number;
-  /** First GET /health probe after a 420; doubles up to `healthProbeMaxMs`. */
+  /** First GET /health probe after a 420; doubles up to `healthProbeMaxMs` (15 s, or the interval when longer). */
   healthProbeIntervalMs: number;
   healthProbeMaxMs: number;
   /** Tries per request, the first included (a 401 refresh is not counted). */
@@ -29,6 +29,9 @@ export interface LeaderClientLimits {
   /** Longest pause a leader's Retry-After may impose (longer ones are cut to this). */
   maxPauseMs: number;
 }
+
+/** The 420 hold's probe never backs off past this (it is one anonymous GET /health): a serving leader is seen soon. */
+export const HEALTH_PROBE_MAX_MS = 15_000;
 
 export const DEFAULT_CLIENT_LIMITS: Readonly<LeaderClientLimits> = Object.freeze({
   connectTimeoutMs: 5_000,
@@ -38,7 +41,7 @@ export const DEFAULT_CLIENT_LIMITS: Readonly<LeaderClientLimits> = Object.freeze
   backoffBaseMs: 500,
   backoffMaxMs: 30_000,
   healthProbeIntervalMs: 5_000,
-  healthProbeMaxMs: 60_000,
+  healthProbeMaxMs: HEALTH_PROBE_MAX_MS,
   maxAttempts: 4,
   maxPauseMs: 600_000,
 });
@@ -46,5 +49,9 @@ export const DEFAULT_CLIENT_LIMITS: Readonly<LeaderClientLimits> = Object.freeze
 /** Client limits from a leader's configured budget settings (the budget's own four are not limits). */
 export function clientLimitsFromConfig(b: BudgetConfig): LeaderClientLimits {
   const { maxRps: _rps, maxRpsCeiling: _ceiling, burst: _burst, maxConcurrency: _concurrency, ...limits } = b;
-  return { ...DEFAULT_CLIENT_LIMITS, ...limits, healthProbeMaxMs: Math.max(b.healthProbeIntervalMs, b.backoffMaxMs) };
+  return {
+    ...DEFAULT_CLIENT_LIMITS,
+    ...limits,
+    healthProbeMaxMs: Math.max(b.healthProbeIntervalMs, HEALTH_PROBE_MAX_MS),
+  };
 }

@@ -1,4 +1,5 @@
 import type { Endpoint } from '../api/routes.js';
+import type { LeaderHealth } from '../api/shapes.js';
 import type { FailureReason } from '../http/failure.js';
 
 /** Response headers, names in lower case. */
@@ -70,10 +71,33 @@ export type LeaderResult<T> =
       message: string;
     };
 
+/** What one HA host's last GET /health said (`--leader.ha-url`). */
+export interface HostReading {
+  /** host:port of its URL (the port only when not the scheme's default), the `host` label. */
+  readonly host: string;
+  /** Its answer (200 or 420), absent while it does not answer. */
+  readonly health?: LeaderHealth;
+  /** Why it did not answer with a health state, while it does not. */
+  readonly failure?: FailureReason;
+  /** When it last answered. */
+  readonly lastSuccessMs?: number;
+}
+
+/** A leader's HA hosts, watched: one round of GET /health to each (one round at a time; callers share it). */
+export interface LeaderHosts {
+  /** Whether the API address is one of the hosts (no load balancer): requests follow the primary. */
+  readonly direct: boolean;
+  /** The host requests go to (direct), or undefined behind a load balancer. */
+  readonly inUse: string | undefined;
+  read(signal?: AbortSignal): Promise<readonly HostReading[]>;
+}
+
 /** The only way anything talks to a leader: one per leader, one budget per client. */
 export interface LeaderClient {
   /** Base URL (…/api/v1), without credentials. */
   readonly baseUrl: string;
+  /** The leader's HA hosts, when given (`--leader.ha-url`). */
+  readonly hosts?: LeaderHosts;
   /**
    * `bearer`, when given, is used instead of `req.bearer` (src/auth/with-auth.ts passes the token here rather than
    * copying every request to set it).

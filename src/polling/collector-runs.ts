@@ -86,6 +86,7 @@ export class CollectorRuns {
     const optional = c.optional === true;
     const client: LeaderClient = {
       baseUrl: this.#o.client.baseUrl,
+      ...(this.#o.client.hosts ? { hosts: this.#o.client.hosts } : {}),
       request: async <T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> => {
         requests++;
         const res = await this.#o.client.request(optional ? { ...req, optional: true } : req);

@@ -43,6 +43,8 @@ export interface FlagSpec {
   readonly leaderKey?: string;
   /** Never read from the config file (it would be circular or meaningless there). */
   readonly notInFile?: true;
+  /** The flag may be given more than once, each adding to the list (env and file: a comma-separated list). */
+  readonly repeated?: true;
 }
 
 /** One row of the table: a setting and how its value is parsed (whatever its source). */

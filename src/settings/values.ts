@@ -129,6 +129,24 @@ export function asLeaderUrl(raw: Raw): string {
   return `${url.origin}${path}`;
 }
 
+/**
+ * One or more leader URLs (as asLeaderUrl each), from a comma-separated string, a YAML list or a repeated flag; no
+ * two with the same host:port.
+ */
+export function asLeaderUrls(raw: Raw): readonly string[] {
+  if (typeof raw === 'boolean') throw new ValueError(`${show(raw)} must be a URL or a list of URLs`);
+  const items = (typeof raw === 'string' ? [raw] : raw).flatMap((s) => s.split(',')).map((s) => s.trim());
+  const urls = items.filter((s) => s !== '').map((s) => asLeaderUrl(s));
+  if (urls.length === 0) throw new ValueError('must list at least one URL');
+  const seen = new Set<string>();
+  for (const u of urls) {
+    const host = new URL(u).host;
+    if (seen.has(host)) throw new ValueError(`${JSON.stringify(host)} is listed twice`);
+    seen.add(host);
+  }
+  return urls;
+}
+
 /** host:port to listen on; the host may be empty (all interfaces) or a bracketed IPv6 address. */
 export function asListenAddress(raw: Raw): string {
   const text = asString(raw).trim();

@@ -10,6 +10,8 @@ import type { Faults } from './faults.js';
 import { NODE_HEALTH_MODES, UPGRADE_STATES } from './fleet.js';
 import type { SimFleet, SimNode } from './fleet.js';
 import type { Workspaces } from './mgmt.js';
+import { HA_HOST_STATES, type HaHostState, type HaModel } from './ha.js';
+import { duration } from './schema-util.js';
 import { gitSchema, groupSchema, workspaceSchema } from './scenario.js';
 import { ROUTES } from './routes.js';
 import type { GroupFlow } from './dataflow.js';
@@ -36,6 +38,8 @@ export interface AdminDeps extends Env {
   patchFaults(patch: unknown, replace?: boolean): Faults;
   /** A group's destinations and sources, or undefined. */
   flow(group: string): GroupFlow | undefined;
+  /** The HA hosts, when there are several. */
+  readonly ha: HaModel | undefined;
 }
 
 const ADMIN_BODY_LIMIT = 1_000_000;
@@ -78,6 +82,12 @@ const leaderSchema = z
     configVersions: z.enum(['hash', 'semver']).optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'give state, role and/or configVersions' });
+const failoverSchema = z.strictObject({
+  gap: duration.optional(),
+  to: z.number().int().nonnegative().optional(),
+  down: z.boolean().optional(),
+});
+const haHostSchema = z.strictObject({ state: z.enum(HA_HOST_STATES as [HaHostState, ...HaHostState[]]) });
 const deploySchema = z.strictObject({
   message: z.string().optional(),
   rollout: z.boolean().optional(),
@@ -176,6 +186,7 @@ async function route(
   const [a = '', b, c] = rest;
   const { fleet } = deps;
   const key = `${method} ${a}${b === undefined ? '' : b === '' ? '/' : '/:x'}${c === undefined ? '' : `/${c}`}`;
+  if (a === 'ha') return haRoute(deps, req, method, rest.slice(1));
   switch (key) {
     case 'GET ':
     case 'GET /':
@@ -356,6 +367,44 @@ async function groupRoute(
   throw new AdminError(405, `no admin endpoint ${method} /_sim/groups/${id}/${sub ?? ''}`);
 }
 
+/** /_sim/ha: the hosts' states, a failover, one host's state. */
+async function haRoute(
+  deps: AdminDeps,
+  req: IncomingMessage,
+  method: string,
+  rest: readonly string[],
+): Promise<[number, unknown]> {
+  const ha = deps.ha;
+  if (!ha) {
+    drain(req);
+    throw new AdminError(404, 'the simulator runs one leader host (start it with ha, or a scenario with ha:)');
+  }
+  const [b, c, extra] = rest;
+  if (method === 'GET' && b === undefined) return [200, haSummary(ha)];
+  if (method === 'POST' && b === 'failover' && c === undefined) {
+    const { gap, to, down } = parse(failoverSchema, await readJson(req, true));
+    ha.failover(gap ?? 0, to, down === true);
+    return [200, haSummary(ha)];
+  }
+  if (method === 'PATCH' && b === 'hosts' && c !== undefined && extra === undefined) {
+    const host = Number(c);
+    const { state } = parse(haHostSchema, await readJson(req));
+    ha.set(host, state);
+    return [200, haSummary(ha)];
+  }
+  drain(req);
+  throw new AdminError(404, `no admin endpoint ${method} /_sim/ha/${rest.join('/')}`);
+}
+
+function haSummary(ha: HaModel): unknown {
+  const pending = ha.pending();
+  return {
+    hosts: ha.states().map((state, i) => ({ host: i, state, served: ha.served()[i] })),
+    loadBalancer: ha.loadBalancer,
+    ...(pending ? { pending } : {}),
+  };
+}
+
 function leaderSummary(deps: AdminDeps): unknown {
   const { state, role } = deps.engine.leaderWindow(deps.fleet.leaderState(), deps.leaderRole);
   return { state, role, manual: deps.fleet.leaderState(), configVersions: deps.fleet.configVersionStyle() };
@@ -386,6 +435,9 @@ const ENDPOINTS = [
   'POST /_sim/tokens',
   'POST /_sim/tokens/revoke',
   'GET|PUT /_sim/workspaces',
+  'GET /_sim/ha',
+  'POST /_sim/ha/failover',
+  'PATCH /_sim/ha/hosts/{index}',
 ];
 
 function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {

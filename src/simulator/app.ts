@@ -18,6 +18,7 @@ import type { ProxiedRoute } from './dispatch.js';
 import { JSON_TYPE, MAX_REQUEST_BODY, writeOversized, writeReply } from './http.js';
 import type { Reply } from './http.js';
 import type { LeaderInfo } from './leader-info.js';
+import type { HaModel } from './ha.js';
 import type { Workspaces } from './mgmt.js';
 import { UNMATCHED, matchRoute } from './routes.js';
 import type { Route } from './routes.js';
@@ -66,7 +67,12 @@ export interface AppInit {
   users: readonly SimUser[];
   clients: readonly SimClient[];
   organizationId: string | undefined;
+  /** The HA hosts, when the simulator runs several (src/simulator/ha.ts). */
+  ha?: HaModel | undefined;
 }
+
+/** Which address a request came in on: an HA host (its index) or the load balancer; undefined without HA. */
+export type Via = number | 'lb' | undefined;
 
 /** The request pipeline of one simulator: routing, faults, authentication, handlers, statistics. */
 export class SimulatorApp implements AppEnv {
@@ -89,6 +95,7 @@ export class SimulatorApp implements AppEnv {
   readonly users: readonly SimUser[];
   readonly clients: readonly SimClient[];
   readonly organizationId: string | undefined;
+  readonly ha: HaModel | undefined;
   readonly abort = new AbortController();
   /** Requests parked in a sleep (latency, slow nodes): close() ends them all. */
   readonly #sleepers = new Set<AbortController>();
@@ -114,6 +121,7 @@ export class SimulatorApp implements AppEnv {
     this.users = init.users;
     this.clients = init.clients;
     this.organizationId = init.organizationId;
+    this.ha = init.ha;
   }
 
   get faults(): Readonly<Faults> {
@@ -206,15 +214,22 @@ export class SimulatorApp implements AppEnv {
   }
 
   /** Entry point of node:http. */
-  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
-    this.#handle(req, res).catch(() => {
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => this.handler(undefined)(req, res);
+
+  /** The entry point of one address: an HA host, the load balancer, or (undefined) the only one. */
+  handler(via: Via): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => this.#entry(req, res, via);
+  }
+
+  #entry(req: IncomingMessage, res: ServerResponse, via: Via): void {
+    this.#handle(req, res, via).catch(() => {
       const ctx = { req, res, route: UNMATCHED };
       if (!res.headersSent) this.#write(ctx, this.fail('control', 500, 'Internal Server Error'));
       else res.destroy();
     });
-  };
+  }
 
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async #handle(req: IncomingMessage, res: ServerResponse, via: Via): Promise<void> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
@@ -231,6 +246,20 @@ export class SimulatorApp implements AppEnv {
       }
       await handleAdmin(this, req, res, match.rest, search);
       return;
+    }
+    // HA: the host this request reaches (the load balancer's choice), which may be down or standby.
+    let host: number | undefined;
+    if (this.ha && via !== undefined) {
+      host = via === 'lb' ? this.ha.route() : via;
+      if (host === undefined) {
+        req.resume();
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('no healthy upstream');
+        return;
+      }
+      if (this.ha.state(host) === 'down') {
+        req.socket.destroy();
+        return;
+      }
     }
     const ctx: Ctx = { req, res, route: match.kind === 'route' ? match.route : UNMATCHED };
     this.stats.begin();
@@ -264,12 +293,17 @@ export class SimulatorApp implements AppEnv {
     if (latency > 0 && !(await this.#sleep(latency, ctx))) return;
 
     if (plane === 'control') {
-      const { state, role } = this.engine.leaderWindow(this.fleet.leaderState(), this.leaderRole);
+      let { state, role } = this.engine.leaderWindow(this.fleet.leaderState(), this.leaderRole);
+      if (state === 'healthy' && host !== undefined && this.ha?.state(host) === 'standby') {
+        state = 'standby';
+        role = true;
+      }
       if (state !== 'healthy') {
         this.stats.fault('leader-420');
         this.#write(ctx, { status: 420, body: this.leaderHealthBody(state, role) });
         return;
       }
+      if (host !== undefined && route !== '/health') this.ha?.noteServed(host);
     }
     const faults = this.engine.faults;
     if (this.engine.roll(faults.resets, route)) {

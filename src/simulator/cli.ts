@@ -151,7 +151,8 @@ export async function runSimulateCommand(argv: string[], io: SimulateIo): Promis
     io.stderr(`simulate: cannot listen on ${addressText}: ${err.code ?? err.message}`);
     return 1;
   }
-  io.stdout(`cribl simulated leader listening on ${sim.baseUrl} token=${sim.token} admin=${sim.adminUrl}`);
+  const ha = sim.ha ? ` ha=${sim.ha.hosts.map((h) => h.baseUrl).join(',')}` : '';
+  io.stdout(`cribl simulated leader listening on ${sim.baseUrl} token=${sim.token} admin=${sim.adminUrl}${ha}`);
   await new Promise<void>((resolve) => {
     if (io.signal.aborted) resolve();
     else io.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -13,6 +13,8 @@ import { ROUTES } from './routes.js';
 import type { Route } from './routes.js';
 import { invalidOutput } from './handlers-config.js';
 import { gitSettingsSchema } from '../api/resources.js';
+import type { HaOptions } from './ha.js';
+import { duration } from './schema-util.js';
 
 /** A scenario file that does not validate; the message is one line naming the file and the field. */
 export class ScenarioError extends Error {
@@ -83,6 +85,8 @@ export interface Scenario {
   groups?: Record<string, ScenarioGroup>;
   /** The leader's git settings (absent: defaults, no remote). */
   git?: GitSettings;
+  /** An HA pair (or more hosts) over the fleet, with scheduled failovers (durations in ms). */
+  ha?: HaOptions;
 }
 
 const n = z.number().int().nonnegative();
@@ -182,6 +186,22 @@ const scenarioSchema = z.strictObject({
   /** Checked against the fleet's groups when the simulator starts (their number is a fleet setting). */
   groups: z.record(z.string().min(1), groupSchema).optional(),
   git: gitSchema.optional(),
+  ha: z
+    .strictObject({
+      hosts: z.number().int().min(2).max(9).optional(),
+      loadBalancer: z.boolean().optional(),
+      failovers: z
+        .array(
+          z.strictObject({
+            start: duration,
+            gap: duration.default(0),
+            to: n.max(8).optional(),
+            down: z.boolean().optional(),
+          }),
+        )
+        .optional(),
+    })
+    .optional(),
 });
 
 /**
@@ -201,7 +221,8 @@ export function parseScenario(text: string, source: string): Scenario {
   if (doc === null || doc === undefined) doc = {};
   if (typeof doc !== 'object' || Array.isArray(doc)) {
     throw new ScenarioError(
-      `${source}: expected a mapping at the top level (fleet, faults, users, clients, tokens, workspaces, groups, git)`,
+      `${source}: expected a mapping at the top level ` +
+        '(fleet, faults, users, clients, tokens, workspaces, groups, git, ha)',
     );
   }
   const parsed = scenarioSchema.safeParse(doc);
@@ -214,5 +235,6 @@ export function parseScenario(text: string, source: string): Scenario {
   if (parsed.data.tokens) out.tokens = parsed.data.tokens;
   if (parsed.data.groups) out.groups = parsed.data.groups;
   if (parsed.data.git) out.git = parsed.data.git;
+  if (parsed.data.ha) out.ha = parsed.data.ha;
   return out;
 }

@@ -26,7 +26,8 @@ import { ScenarioError } from './scenario.js';
 import type { Scenario } from './scenario.js';
 import { SearchJobs } from './search.js';
 import { StatsRecorder } from './stats.js';
-import type { Simulator, SimulatorOptions } from './types.js';
+import type { SimHa, Simulator, SimulatorOptions } from './types.js';
+import { HaModel } from './ha.js';
 
 export { MAX_REQUEST_BODY } from './http.js';
 export { AUTH_FAILED } from './app.js';
@@ -174,6 +175,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const config = new ConfigStore((g) => fleet.groupProduct(g), groupSpecs, scenario?.git);
   const version = parseVersion(leaderVersion);
   let apiPort = 0;
+  const haOpts = opts.ha ?? scenario?.ha;
+  let ha: HaModel | undefined;
+  try {
+    ha = haOpts ? new HaModel(haOpts, clock, startedAt) : undefined;
+  } catch (e) {
+    if (opts.ha) throw e;
+    throw new ScenarioError(`scenario: ${e instanceof Error ? e.message : String(e)}`);
+  }
   const app = new SimulatorApp({
     fleet,
     config,
@@ -194,6 +203,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     users: opts.users ?? scenario?.users ?? [{ username: 'admin', password: 'admin' }],
     clients: opts.clients ?? scenario?.clients ?? [{ clientId: 'sim-client', clientSecret: 'sim-secret' }],
     organizationId: opts.organizationId,
+    ha,
   });
   if (scenario) {
     try {
@@ -203,22 +213,49 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
   }
 
-  const server: Server = opts.tls
-    ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, app.handle)
-    : createHttpServer(app.handle);
   const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  const listen = async (handler: Parameters<typeof createHttpServer>[1], port: number): Promise<Server> => {
+    const server: Server = opts.tls
+      ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler)
+      : createHttpServer(handler);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
-  const { port } = server.address() as AddressInfo;
-  apiPort = port;
+    return server;
+  };
+  // With HA, the main address is the load balancer, or else the first host; the other hosts get ports of their own.
+  const server = await listen(app.handler(ha ? (ha.loadBalancer ? 'lb' : 0) : undefined), opts.port ?? 0);
+  const servers = [server];
+  try {
+    for (let i = ha?.loadBalancer ? 0 : 1; ha && i < ha.size; i++) servers.push(await listen(app.handler(i), 0));
+  } catch (e) {
+    for (const s of servers) s.close();
+    throw e;
+  }
   const urlHost =
     host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
-  const origin = `${opts.tls ? 'https' : 'http'}://${urlHost}:${port}`;
+  const originOf = (s: Server): string =>
+    `${opts.tls ? 'https' : 'http'}://${urlHost}:${(s.address() as AddressInfo).port}`;
+  const { port } = server.address() as AddressInfo;
+  apiPort = port;
+  const origin = originOf(server);
+  const address = (s: Server): { origin: string; baseUrl: string } => ({
+    origin: originOf(s),
+    baseUrl: `${originOf(s)}/api/v1`,
+  });
+  const simHa: SimHa | undefined = ha && {
+    hosts: (ha.loadBalancer ? servers.slice(1) : servers).map(address),
+    ...(ha.loadBalancer ? { loadBalancer: address(server) } : {}),
+    states: () => ha.states(),
+    failover: (gapMs, to, down) => ha.failover(gapMs, to, down),
+    setHost: (i, state) => ha.set(i, state),
+    served: () => ha.served(),
+    resetServed: () => ha.resetServed(),
+  };
   let closing: Promise<void> | undefined;
 
   return {
@@ -232,6 +269,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     oauthTokenUrl: `${origin}/oauth/token`,
     managementUrl: origin,
     fleet,
+    ...(simHa ? { ha: simHa } : {}),
     setFaults: (patch: FaultsPatch) => void app.patchFaults(patch),
     faults: () => structuredClone(app.engine.faults),
     setWorkspaces: (ws: Workspace[]) => app.workspaces.replace(ws),
@@ -262,8 +300,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         app.stop();
-        server.close(() => resolve());
-        server.closeAllConnections();
+        let open = servers.length;
+        for (const s of servers) {
+          s.close(() => {
+            if (--open === 0) resolve();
+          });
+          s.closeAllConnections();
+        }
       })),
   };
 }

@@ -10,6 +10,7 @@ import type { Faults, FaultsPatch } from './faults.js';
 import type { ConfigVersionStyle, Fleet } from './fleet.js';
 import type { Route } from './routes.js';
 import type { Scenario } from './scenario.js';
+import type { HaHostState, HaOptions, HostServed } from './ha.js';
 import type { SimulatorStats } from './stats.js';
 
 import type { SimClient, SimUser } from './auth.js';
@@ -58,6 +59,31 @@ export interface SimulatorOptions {
   workspaces?: Workspace[];
   /** When set, the management plane answers 403 for other organization ids. */
   organizationId?: string;
+  /**
+   * Run as an HA pair (or more hosts) over one fleet: `origin` is then the load balancer (`loadBalancer`) or the
+   * first host, and `ha` has every address. @default the scenario's `ha`, else one address
+   */
+  ha?: HaOptions;
+}
+
+/** The HA hosts of a simulator started with `ha` (src/simulator/ha.ts). */
+export interface SimHa {
+  /** Each host's address, host 0 first (without a load balancer, host 0 is `origin`). */
+  readonly hosts: readonly { origin: string; baseUrl: string }[];
+  /** The load balancer (`origin`), when there is one: it sends each request to the primary. */
+  readonly loadBalancer?: { origin: string; baseUrl: string };
+  /** Each host's state now. */
+  states(): HaHostState[];
+  /**
+   * The primary becomes standby now (`down`: goes down); `to` (default the next host up) becomes primary after `gapMs`
+   * (default 0).
+   */
+  failover(gapMs?: number, to?: number, down?: boolean): void;
+  /** Sets one host primary, standby or down (both standby, both primary, the standby down). */
+  setHost(host: number, state: HaHostState): void;
+  /** Control-plane requests (not /health) each host served, with the first and last time. */
+  served(): HostServed[];
+  resetServed(): void;
 }
 
 /** A running simulated leader. */
@@ -85,6 +111,8 @@ export interface Simulator {
   readonly managementUrl: string;
   /** Truth and control of nodes, groups and the leader's state. */
   readonly fleet: Fleet;
+  /** The HA hosts, when started with `ha` (or a scenario's `ha`). */
+  readonly ha?: SimHa;
   /** Replaces the given top-level fault keys (same as PATCH /_sim/faults); throws on invalid values. */
   setFaults(patch: FaultsPatch): void;
   /** The faults in force (durations in ms). */

@@ -157,6 +157,12 @@ function createHandles(registry: Registry) {
         'were cut to it.',
       ['leader'],
     ),
+    leaderFailovers: counter(
+      'cribl_exporter_leader_failovers_total',
+      'Failovers of the leader seen in its HA hosts (--leader.ha-url): the primary is another host than the last ' +
+        'primary seen. Read every discovery and every probe of a 420 hold.',
+      ['leader'],
+    ),
     leaderPaused: leaderGauge(
       'cribl_exporter_leader_paused',
       '1 while requests to the leader are paused (Retry-After, or the leader not serving).',
@@ -344,6 +350,8 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
     'nodejs_active_resources_total',
     'cribl_exporter_shard_index',
     'cribl_exporter_shard_total',
+    // Until a leader has HA hosts: the default output has no family that cannot have a series.
+    'cribl_exporter_leader_failovers_total',
   ]);
 
   return {
@@ -373,6 +381,10 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
         },
         onPauseCapped() {
           h.leaderPauseCapped.inc({ leader });
+        },
+        onFailovers(n: 0 | 1) {
+          hidden.delete('cribl_exporter_leader_failovers_total');
+          h.leaderFailovers.inc({ leader }, n);
         },
         onThrottled(code: ThrottleCode) {
           h.leaderThrottled.inc({ leader, code });

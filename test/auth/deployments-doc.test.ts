@@ -48,7 +48,7 @@ describe('docs/deployments.md examples parse as documented', () => {
   const configs = sh.map(({ argv, env }) => parseConfig({ argv, env, readFile: () => '' }));
 
   it('has the examples this test expects', () => {
-    expect(sh).toHaveLength(6);
+    expect(sh).toHaveLength(7);
   });
 
   it('on-prem: static token, then login with a private CA', () => {
@@ -107,12 +107,25 @@ describe('docs/deployments.md examples parse as documented', () => {
 
   it('the config-file examples', () => {
     const yaml = blocks('yaml').filter((b) => !b.includes('apiVersion') && !b.includes('- alert'));
-    expect(yaml).toHaveLength(2);
+    expect(yaml).toHaveLength(3);
     expect(fromYaml(yaml[0]!).leaders[0]).toMatchObject({
       auth: { mode: 'login', passwordFile: '/etc/cribl-exporter/password' },
     });
     expect(fromYaml(yaml[1]!).cloudDiscovery).toMatchObject({
       auth: { mode: 'cloud', clientSecretFile: '/etc/cribl-exporter/client-secret' },
+    });
+    // Leader HA, direct hosts: the API address is one of them.
+    expect(fromYaml(yaml[2]!).leaders[0]).toMatchObject({
+      name: 'cribl-prod',
+      url: 'https://leader-a.example.com:9000/api/v1',
+      haUrls: ['https://leader-a.example.com:9000/api/v1', 'https://leader-b.example.com:9000/api/v1'],
+    });
+  });
+
+  it('leader HA behind a load balancer: the hosts beside the API address', () => {
+    expect(configs[6]!.leaders[0]).toMatchObject({
+      url: 'https://cribl.example.com:9000/api/v1',
+      haUrls: ['https://leader-a.example.com:9000/api/v1', 'https://leader-b.example.com:9000/api/v1'],
     });
   });
 });

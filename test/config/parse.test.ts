@@ -41,6 +41,7 @@ describe('defaults', () => {
       collectors: {
         workspaces: {},
         listing: {},
+        leader_hosts: {},
         leader_health: {},
         git_settings: { enabled: true },
         search: { intervalMs: 0, query: 'cribl dataset="cribl_search_sample" | limit 1', timeoutMs: 30_000 },

@@ -19,6 +19,8 @@ import { skipWithout } from './tools.js';
 // so stepping it with a fake clock shows when a node first stays in an alerting state for the alert's `for:`.
 
 const SCENARIO = join(ROOT, 'examples/scenarios/demo.yaml');
+/** The demo leader's failovers (its HA pair behind a load balancer). */
+const DEMO_FAILOVERS = parseScenario(readFileSync(SCENARIO, 'utf8'), SCENARIO).ha?.failovers ?? [];
 
 /** The config version a node's group has deployed. */
 function deployedOf(sim: Simulator, n: SimNode): string {
@@ -78,6 +80,12 @@ const LEADER_CONDITIONS: Readonly<Record<string, (sim: Simulator, nowMs: number)
   },
   CriblLeaderErrorMessages: (sim, now) =>
     sim.messages().some((m) => (m.severity === 'error' || m.severity === 'fatal') && now - (m.time ?? 0) < 900_000),
+  // increase(cribl_exporter_leader_failovers_total[15m]) > 0: for 15 minutes after the demo's failover.
+  CriblLeaderFailover: (sim) => {
+    const up = sim.stats().uptimeMs;
+    return DEMO_FAILOVERS.some((f) => up >= f.start + f.gap && up - (f.start + f.gap) < 900_000);
+  },
+  CriblLeaderHostUnavailable: (sim) => sim.ha?.states().includes('down') === true,
 };
 
 /** Nodes the listing dropped while disconnected, by `product/group`: when, in seconds from the start. */

@@ -3,6 +3,7 @@ import { withAuth } from '../../src/auth/with-auth.js';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLeaderClient } from '../../src/leader/client.js';
+import { clientLimitsFromConfig, DEFAULT_CLIENT_LIMITS } from '../../src/leader/settings.js';
 import type { LeaderRequest } from '../../src/leader/types.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 import { anyJson, fakeAuth, mockedLeader, SECRET, settle } from './helpers.js';
@@ -332,6 +333,35 @@ describe('leader client: 420 (leader not serving)', () => {
     // The next probe (4 s after the previous one) sees 200; work resumes right after it.
     expect(resumed.at - recoveredAt).toBeLessThanOrEqual(4000);
     expect(budget.state()).toMatchObject({ held: false, paused: false });
+  });
+
+  it('honours a 420 probe answer’s Retry-After, up to --leader.max-pause', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const answer = (c: Call): Reply =>
+      c.path === '/api/v1/health'
+        ? { status: 420, headers: { 'retry-after': '30' }, body: { status: 'standby' } }
+        : { status: 420, body: { status: 'standby' } };
+    const { client, calls } = leader(answer, { clock, limits: { maxPauseMs: 20_000 } });
+    await settle(client.request(workers()), clock, 10, 50);
+    await clock.advance(45_000);
+    const probes = calls.filter((c) => c.path === '/api/v1/health').map((p) => p.at - t0);
+    // The first probe after the probe interval; each next one after the Retry-After, cut to the 20 s max pause.
+    expect(probes).toEqual([1000, 21_000, 41_000]);
+  });
+
+  it('the probe backs off to 15 s at most by default, or to the probe interval when that is longer', () => {
+    const base = {
+      ...DEFAULT_CLIENT_LIMITS,
+      maxRps: 'auto',
+      maxRpsCeiling: 1000,
+      burst: undefined,
+      maxConcurrency: 8,
+    } as const;
+    expect(
+      clientLimitsFromConfig({ ...base, healthProbeIntervalMs: 5_000, backoffMaxMs: 60_000 }).healthProbeMaxMs,
+    ).toBe(15_000);
+    expect(clientLimitsFromConfig({ ...base, healthProbeIntervalMs: 30_000 }).healthProbeMaxMs).toBe(30_000);
   });
 
   it('a 420 on a node’s health is that node’s state and never pauses the fleet', async () => {

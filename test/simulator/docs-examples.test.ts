@@ -90,6 +90,8 @@ beforeAll(async () => {
     clock,
     token: 'TOKEN',
     organizationId: 'acme',
+    // An HA pair without a load balancer: the examples' address is host 0, the primary (the HA examples move it).
+    ha: { hosts: 2 },
     workspaces: [{ workspaceId: 'main', region: 'us-west-2', leaderFQDN: 'main-acme.cribl.cloud', state: 'Active' }],
   });
 });

@@ -841,6 +841,83 @@ local fold = util.fold;
           },
         ],
       },
+      // Leader high availability (issue 49): the HA hosts' own /health (--leader.ha-url). The host families carry
+      // the leader's target labels and `host`; the failover counter carries `leader`.
+      {
+        name: 'cribl-leader-ha',
+        rules: [
+          {
+            alert: 'CriblLeaderNoPrimary',
+            // Every watched host, answering or not, against those that say primary.
+            expr: |||
+              (
+                count without (host, status) (cribl_leader_host_health_status == 1)
+                or
+                count without (host, reason) (cribl_leader_host_failure_info == 1)
+              )
+              unless
+              count without (host, role) (cribl_leader_host_role_info{role="primary"} == 1)
+            |||,
+            'for': '2m',
+            labels: { severity: 'critical' },
+            annotations: {
+              summary: 'No HA host of the Cribl leader watched by {{ $labels.instance }} is primary.',
+              description: fold(|||
+                For 2 minutes none of the leader's HA hosts has said it is primary (their /health answers standby,
+                or they do not answer: cribl_leader_host_health_status, cribl_leader_host_failure_info): the
+                control plane serves nobody, and the exporter holds its requests until a primary serves.
+              |||),
+            },
+          },
+          {
+            alert: 'CriblLeaderMultiplePrimaries',
+            expr: |||
+              count without (host, role) (cribl_leader_host_role_info{role="primary"} == 1) > 1
+            |||,
+            'for': '1m',
+            labels: { severity: 'critical' },
+            annotations: {
+              summary: 'Several HA hosts of the Cribl leader watched by {{ $labels.instance }} are primary.',
+              description: fold(|||
+                {{ $value }} HA hosts of the leader have said they are primary for a minute (split brain): they
+                share one storage, and two primaries may write config and state over each other.
+              |||),
+            },
+          },
+          {
+            alert: 'CriblLeaderFailover',
+            expr: |||
+              increase(cribl_exporter_leader_failovers_total[15m]) > 0
+            |||,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'The Cribl leader {{ $labels.leader }} failed over in the last 15 minutes.',
+              description: fold(|||
+                Another HA host of leader {{ $labels.leader }} became primary within the last 15 minutes
+                (cribl_exporter_leader_failovers_total, as {{ $labels.instance }} saw it): find out why the old
+                primary stopped, and check that it is a healthy standby now.
+              |||),
+            },
+          },
+          {
+            alert: 'CriblLeaderHostUnavailable',
+            expr: |||
+              (cribl_leader_host_failure_info == 1)
+              or
+              (cribl_leader_host_health_status{status="shutting_down"} == 1)
+            |||,
+            'for': '10m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'HA host {{ $labels.host }} of the Cribl leader watched by {{ $labels.instance }} is not ready.',
+              description: fold(|||
+                Leader host {{ $labels.host }} has not answered its /health, or has answered shutting down, for
+                10 minutes: it could not take over if the primary failed.
+              |||),
+            },
+          },
+        ],
+      },
     ], c.runbookURLPattern),
   },
 }

@@ -126,6 +126,27 @@ local g = import '../lib/grafana.libsonnet';
                 },
                 description='Role, why discovery fails (CriblLeaderAuthFailing), whether config is pushed to a git '
                             + 'remote (CriblGitRemoteMissing) and the search probe (CriblSearchProbeFailing).'),
+        g.stateTimeline('Leader HA hosts',
+                        [['cribl_leader_host_health_status{%s} == 1' % exporter, '{{instance}} {{host}} {{status}}']],
+                        w=12,
+                        h=5,
+                        description="Each HA host's own /health (--leader.ha-url): one primary serves, the others "
+                                    + 'are standby (CriblLeaderNoPrimary, CriblLeaderMultiplePrimaries).'),
+        g.table('Leader HA hosts: roles, failures, failovers',
+                [
+                  'cribl_leader_host_role_info{%s}' % exporter,
+                  'cribl_leader_host_failure_info{%s}' % exporter,
+                  'increase(cribl_exporter_leader_failovers_total{%s}[15m])' % exporter,
+                ],
+                w=12,
+                h=5,
+                rename={
+                  'Value #A': 'role',
+                  'Value #B': 'not answering',
+                  'Value #C': 'failovers (15m)',
+                },
+                description='Which host is primary, hosts that do not answer their /health (CriblLeaderHostUnavailable) '
+                            + 'and failovers in the last 15 minutes (CriblLeaderFailover).'),
         g.timeseries('Search probe',
                      [
                        ['cribl_search_probe_duration_seconds{%s}' % exporter, 'duration {{instance}}'],

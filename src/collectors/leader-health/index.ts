@@ -6,9 +6,8 @@
  * leader answered 420 elsewhere), the hold's own /health probe brings the answers (src/leader/probe.ts, `fromProbe`)
  * and the per-discovery request is not sent.
  */
-import * as z from 'zod';
 import { ENDPOINTS } from '../../api/routes.js';
-import { healthSchema } from '../../api/shapes.js';
+import { leaderHealthSchema, type LeaderHealth } from '../../api/shapes.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { collector, discoveryFreshness, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { checkStatus, HEALTH_LABELS, HEALTH_STATES } from '../node-health/index.js';
@@ -17,13 +16,7 @@ import { gaugeOf, line, q, stateSet } from '../sample.js';
 
 export const NAME = 'leader_health';
 
-const leaderHealthSchema = healthSchema.pick({ status: true }).extend({
-  startTime: z.number().finite().optional().catch(undefined),
-  role: z.enum(['primary', 'standby']).optional().catch(undefined),
-});
-
-/** The leader's /health answer, as kept. */
-export type LeaderHealth = z.infer<typeof leaderHealthSchema>;
+export type { LeaderHealth } from '../../api/shapes.js';
 
 /** Decodes the leader's /health answer (200 or 420); a 200 must say healthy, a 420 must not. */
 export function decodeLeaderHealth(json: unknown, status: number): LeaderHealth {
