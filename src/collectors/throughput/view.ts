@@ -3,6 +3,7 @@
  * sparkline), the destinations that reported blocked in the last window, and the persistent queues. The collector
  * keeps these in its group facts; `throughputView` is the one reader outside this folder.
  */
+import type { GroupItem } from '../collector.js';
 
 /** One answered window of a group (the collector's own windows, not the leader's buckets). */
 export interface ThroughputPoint {
@@ -35,3 +36,13 @@ export interface GroupThroughputView {
   /** Destinations and sources with a persistent queue that reported a size in the last window. */
   readonly queues: readonly QueueView[];
 }
+
+/** The collector's name: its `collect[]` value, `collector` label and the key of its facts. */
+export const NAME = 'throughput';
+
+/**
+ * A group's view, kept by the collector under `view` in its group facts (recomputed at each answered window);
+ * undefined before the first window or while the collector is off.
+ */
+export const throughputView = (g: GroupItem | undefined): GroupThroughputView | undefined =>
+  (g?.facts[NAME] as { readonly view?: GroupThroughputView } | undefined)?.view;
