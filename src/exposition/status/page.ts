@@ -1,11 +1,12 @@
 /**
- * The status page at `/`: leaders, request budgets, groups, licences, collectors and the worst nodes, as
- * server-rendered HTML with its CSS and one small script (SCRIPT) inline. It answers from the cached state (the
- * snapshots and the budgets), never from a leader, and shows no secret: names, URLs (which cannot carry credentials),
- * auth modes, node ids, failure reasons.
+ * The status page at `/`: leaders, request budgets, groups, data in motion (throughput.ts), licences, collectors and
+ * the worst nodes, as server-rendered HTML with its CSS and one small script (SCRIPT) inline. It answers from the
+ * cached state (the snapshots and the budgets), never from a leader, and shows no secret: names, URLs (which cannot
+ * carry credentials), auth modes, node ids, failure reasons.
  *
  * Cost: one O(nodes) pass per leader, time-sliced, at most once per `maxAgeMs` whatever the request rate (requests
- * in between get the same page); the page itself is bounded (one row per leader, at most WORST node rows).
+ * in between get the same page); the page itself is bounded (one row per leader and per group, at most WORST node
+ * rows and CONCERNS destination and queue rows, sparklines of at most 60 windows).
  */
 import { createHash } from 'node:crypto';
 import type { ScopeItem } from '../../collectors/collector.js';
