@@ -152,7 +152,8 @@ export class SimulatorApp implements AppEnv {
    * the flow model does not change. Throws a one-line Error when invalid.
    */
   addThroughputWindow(w: unknown): Faults {
-    return this.patchFaults({ throughput: { windows: [...this.engine.faults.throughput.windows, w] } });
+    const { windows, outages } = this.engine.faults.throughput;
+    return this.patchFaults({ throughput: { windows: [...windows, w], outages } });
   }
 
   /** The destinations and sources of a group, or undefined for unknown groups. */

@@ -145,6 +145,8 @@ export interface ThroughputWindow extends Schedule {
 /** The metrics store's flow model: the changes scheduled on it. */
 export interface ThroughputBehaviour {
   windows: ThroughputWindow[];
+  /** While one is in force, POST /system/metrics/query answers 500 (the store down, the rest of the leader up). */
+  outages: Schedule[];
 }
 
 /** True while `t` (ms since start) falls inside the schedule. */
@@ -302,7 +304,10 @@ export const signalFaultsShape = {
       group: z.string().optional(),
     }),
   ),
-  throughput: z.strictObject({ windows: z.array(throughputWindow).default([]) }),
+  throughput: z.strictObject({
+    windows: z.array(throughputWindow).default([]),
+    outages: z.array(scheduled({})).default([]),
+  }),
   /** The leader removes nodes disconnected for longer than this (a group's `maxWorkerAge`); null: never. */
   maxWorkerAge: duration.refine((ms) => ms > 0, { message: 'must be positive' }).nullable(),
 };
@@ -348,7 +353,7 @@ export const DEFAULT_SIGNAL_FAULTS: Readonly<SignalFaults> = Object.freeze({
     windows: [],
   }),
   messages: [],
-  throughput: Object.freeze({ windows: [] }),
+  throughput: Object.freeze({ windows: [], outages: [] }),
   maxWorkerAge: null,
 });
 
@@ -375,4 +380,5 @@ export function stampSchedules(patch: Record<string, unknown>, t: number): void 
   stamp(section(patch.vitals));
   stamp(patch.messages);
   stamp(section(patch.throughput));
+  stamp((patch.throughput as { outages?: unknown } | undefined)?.outages);
 }

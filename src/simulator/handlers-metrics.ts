@@ -3,6 +3,7 @@ import { readJsonBody, ok } from './http.js';
 import type { Reply } from './http.js';
 import { answer, parseQuery } from './metrics-query.js';
 import { bucketsIn, type Bucket, type FlowGroup, type FlowInputs } from './throughput.js';
+import { activeAt } from './faults-signals.js';
 import type { ThroughputWindow } from './faults-signals.js';
 
 /**
@@ -34,6 +35,10 @@ export async function metricsQuery(env: Env, r: Request): Promise<Reply> {
   if (!body.ok) return env.fail('control', body.status, body.message);
   const q = parseQuery(body.value);
   if (typeof q === 'string') return env.fail('control', 400, q);
+  const t = env.clock.now() - env.startedAt;
+  if (env.faults.throughput.outages.some((o) => activeAt(o, t))) {
+    return env.fail('control', 500, 'metrics store unavailable');
+  }
   const inputs = flowInputs(env);
   return ok(answer(q, flowGroups(env), (g, b) => env.throughput.bucket(g, b, inputs)));
 }
