@@ -131,6 +131,8 @@ export interface ThroughputWindow extends Schedule {
   destination?: string;
   source?: string;
   node?: string;
+  /** Instead of `node`: the first this many connected worker nodes of `group` (listing order). */
+  nodes?: number;
   /** Events per second. */
   eps?: number;
   blocked?: boolean;
@@ -226,6 +228,7 @@ export const throughputWindow = scheduled({
   destination: z.string().min(1).optional(),
   source: z.string().min(1).optional(),
   node: z.string().min(1).optional(),
+  nodes: z.number().int().positive().optional(),
   eps: z.number().nonnegative().max(10_000_000).optional(),
   blocked: z.boolean().optional(),
   backpressure: z.boolean().optional(),
@@ -233,18 +236,25 @@ export const throughputWindow = scheduled({
   freeMemory: share.optional(),
   load: z.number().nonnegative().optional(),
 })
-  .refine((w) => [w.destination, w.source, w.node].filter((x) => x !== undefined).length === 1, {
-    message: 'name exactly one of `destination`, `source` and `node`',
+  .refine((w) => [w.destination, w.source, w.node, w.nodes].filter((x) => x !== undefined).length === 1, {
+    message: 'name exactly one of `destination`, `source`, `node` and `nodes`',
   })
-  .refine((w) => w.node !== undefined || w.group !== undefined, { message: 'a destination or source needs `group`' })
+  .refine((w) => w.node !== undefined || w.group !== undefined, {
+    message: 'a destination, source or `nodes` needs `group`',
+  })
   .refine((w) => w.destination !== undefined || (w.blocked === undefined && w.backpressure === undefined), {
     message: '`blocked` and `backpressure` are for a destination',
   })
   .refine(
-    (w) => w.node !== undefined || (w.heartbeatLag === undefined && w.freeMemory === undefined && w.load === undefined),
+    (w) =>
+      w.node !== undefined ||
+      w.nodes !== undefined ||
+      (w.heartbeatLag === undefined && w.freeMemory === undefined && w.load === undefined),
     { message: '`heartbeatLag`, `freeMemory` and `load` are for a node' },
   )
-  .refine((w) => w.node === undefined || w.eps === undefined, { message: '`eps` is for a destination or source' });
+  .refine((w) => (w.node === undefined && w.nodes === undefined) || w.eps === undefined, {
+    message: '`eps` is for a destination or source',
+  });
 
 const licenseSpec = z.strictObject({
   id: z.string().min(1).optional(),

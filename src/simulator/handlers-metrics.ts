@@ -146,6 +146,7 @@ export function throughputWindowProblem(env: Env, w: ThroughputWindow): string |
   const group = w.group ?? '';
   const product = env.fleet.groupProduct(group);
   if (!product) return `unknown group ${JSON.stringify(group)}`;
+  if (w.nodes !== undefined) return undefined;
   const flow = env.dataflow.group(group, product);
   const kind = w.destination !== undefined ? 'destination' : 'source';
   const id = w.destination ?? w.source ?? '';

@@ -255,7 +255,11 @@ export class ThroughputModel {
     const n = g.nodes.length;
     const share = (total: number, i: number): number => Math.floor(total / n) + (i < total % n ? 1 : 0);
     g.nodes.forEach((node, i) => {
-      const w = ThroughputModel.#window(windows, t, (x) => x.node === node.id);
+      const w = ThroughputModel.#window(
+        windows,
+        t,
+        (x) => x.node === node.id || (x.nodes !== undefined && x.group === g.id && i < x.nodes),
+      );
       const h = hash(this.#seed, node.id);
       out.set(node.id, {
         freeMem: Math.round(node.totalmem * (w?.freeMemory ?? 0.3 + (h % 40) / 100)),

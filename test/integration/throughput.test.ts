@@ -4,8 +4,9 @@
  * a 20-minute one (skipped and counted); every gauge equals the truth of the last window; a blocked destination
  * shows within three intervals; a 403 on the store leaves every other family exact and node polling untouched.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { parseScenario, startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import type { Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';
@@ -318,4 +319,44 @@ describe('a 403 on POST /system/metrics/query', () => {
     expect(of(b, 'cribl_exporter_auth_failures_total')).toEqual([]);
     expect(of(b, 'cribl_exporter_leader_paused')[0]?.value).toBe(0);
   });
+});
+
+describe('the demo scenario (examples/scenarios/demo.yaml)', () => {
+  it('a blocked destination with a growing queue, a silent source, a lagging worker within 5 minutes', async () => {
+    const text = readFileSync(new URL('../../examples/scenarios/demo.yaml', import.meta.url), 'utf8');
+    const clock = new FakeClock(T0);
+    const sim = await startSimulator({ clock, scenario: parseScenario(text, 'demo.yaml') });
+    open.push(sim);
+    const exp = await startTestExporter(sim, ['--throughput.interval', '10s', '--throughput.per-node'], {
+      clock,
+      env: { CRIBL_TOKEN: sim.token },
+    });
+    open.push({ close: () => exp.app.close() });
+    await exp.run('discovery');
+    const scrapes: Sample[][] = [];
+    for (let t = 0; t <= 5 * 60_000; t += 10_000) {
+      if (t % 60_000 === 0) await exp.run('discovery');
+      await exp.run('throughput');
+      scrapes.push((await exp.scrape()).samples);
+      await clock.advance(10_000);
+    }
+    const [before, last] = [scrapes.at(-4)!, scrapes.at(-1)!];
+    const blocked = of(last, 'cribl_destination_blocked').filter((s) => s.value === 1);
+    const growing = blocked.filter((s) => {
+      const m = { group: s.labels.group!, destination: s.labels.destination! };
+      return (
+        (value(last, 'cribl_destination_pq_queue_size_bytes', m) ?? 0) >
+        (value(before, 'cribl_destination_pq_queue_size_bytes', m) ?? 0)
+      );
+    });
+    expect(growing.map((s) => `${s.labels.group}/${s.labels.destination}`)).toContain('prod-west/splunk_lb');
+    // Silent: its counter flat over the last half minute, after it counted.
+    const silent = { group: 'prod-west', source: 'http' };
+    expect(value(last, 'cribl_source_received_events_total', silent)).toBeGreaterThan(0);
+    expect(value(last, 'cribl_source_received_events_total', silent)).toBe(
+      value(before, 'cribl_source_received_events_total', silent),
+    );
+    const lagging = of(last, 'cribl_node_worker_process_heartbeat_lag_seconds', { group: 'default' });
+    expect(lagging.some((s) => s.value >= 10)).toBe(true);
+  }, 60_000);
 });
