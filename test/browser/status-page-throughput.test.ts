@@ -25,8 +25,11 @@ interface Styled {
   getComputedStyle(el: unknown): { stroke: string };
 }
 
-/** The destination the test blocks (it has a persistent queue in the simulator's model). */
-const GROUP = 'prod-west';
+/**
+ * The destination the test blocks (it has a persistent queue in the simulator's model); the demo's scenario blocks
+ * splunk_lb of default (Red) and, later, of prod-west on its own.
+ */
+const GROUP = 'prod-east';
 const DESTINATION = 'splunk_lb';
 
 describe.skipIf(skip)('the status page: data in motion (headless Chromium, JavaScript off)', () => {
@@ -87,12 +90,12 @@ describe.skipIf(skip)('the status page: data in motion (headless Chromium, JavaS
   it('a blocked destination listed first, a sparkline per group, nothing the CSP refuses', async () => {
     sim.addThroughputWindow({ group: GROUP, destination: DESTINATION, blocked: true });
     // Blocked and its queue growing (two windows after the block), and the sparklines of the groups.
-    const blockedFirst = new RegExp(
-      `<table id="flow">[\\s\\S]*?<tbody>\\s*<tr class="blocked"[^>]*>(?:(?!</tr>)[\\s\\S])*` +
+    const blocked = new RegExp(
+      `<tr class="blocked"[^>]*><td>onprem</td><td>stream/${GROUP}</td>(?:(?!</tr>)[\\s\\S])*` +
         `<code>${DESTINATION}</code>(?:(?!</tr>)[\\s\\S])*persistent queue growing`,
     );
     await until(
-      (h) => blockedFirst.test(h) && (h.match(/<svg class="spark"/g) ?? []).length >= 2,
+      (h) => blocked.test(h) && (h.match(/<svg class="spark"/g) ?? []).length >= 2,
       `${DESTINATION} blocked, its queue growing, and the sparklines`,
     );
 
@@ -114,21 +117,35 @@ describe.skipIf(skip)('the status page: data in motion (headless Chromium, JavaS
       expect(response?.status()).toBe(200);
       expect(response?.headers()['content-security-policy']).toMatch(/default-src 'none'/);
 
-      // The blocked destination first, with its group and in words.
-      const first = page.locator('#flow tbody tr').first();
-      const cells = await first.locator('td').allInnerTexts();
+      // Blocked destinations first (ours among them, with its group and in words), then growing queues, then the rest.
+      const flow = page.locator('#flow tbody tr');
+      const rows: string[][] = [];
+      for (let i = 0; i < (await flow.count()); i++) rows.push(await flow.nth(i).locator('td').allInnerTexts());
       // leader, group, kind, id, type, state, queue
-      expect(cells[0]).toBe('onprem');
-      expect(cells[1]).toBe(`stream/${GROUP}`);
-      expect(cells[2]).toBe('destination');
-      expect(cells[3]).toBe(DESTINATION);
-      expect(cells[5]).toMatch(/^blocked, persistent queue growing$/);
-      expect(cells[6]).toMatch(/^[\d.]+ (B|kB|MB|GB)$/);
-      // The group with the blocked destination is the first row of the groups' events, saying so.
+      const rank = (r: string[]): number => (/^blocked/.test(r[5]!) ? 0 : /growing/.test(r[5]!) ? 1 : 2);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rank(rows[0]!)).toBe(0);
+      expect(rows.map(rank)).toEqual([...rows.map(rank)].sort((a, b) => a - b));
+      const ours = rows.find((r) => r[1] === `stream/${GROUP}` && r[3] === DESTINATION);
+      expect(ours?.slice(0, 6)).toEqual([
+        'onprem',
+        `stream/${GROUP}`,
+        'destination',
+        DESTINATION,
+        'splunk_lb',
+        'blocked, persistent queue growing',
+      ]);
+      expect(ours?.[6]).toMatch(/^[\d.]+ (B|kB|MB|GB)$/);
+      // The groups with a blocked destination are the first rows of the groups' events, saying so; ours among them.
       const groupRows = page.locator('#throughput tbody tr');
-      const top = await groupRows.first().locator('td').allInnerTexts();
-      expect(top[2]).toBe(GROUP);
-      expect(top[7]).toMatch(/1 blocked/);
+      const groups: string[][] = [];
+      for (let i = 0; i < (await groupRows.count()); i++)
+        groups.push(await groupRows.nth(i).locator('td').allInnerTexts());
+      const withBlocked = groups.map((g) => /\d+ blocked/.test(g[7]!));
+      expect(withBlocked[0]).toBe(true);
+      expect(withBlocked).toEqual([...withBlocked].sort((a, b) => Number(b) - Number(a)));
+      const top = groups.find((g) => g[0] === 'onprem' && g[2] === GROUP)!;
+      expect(top[7]).toMatch(/\d+ blocked/);
       expect(await page.locator('#summary').innerText()).toMatch(/destinations? blocked/);
 
       // A sparkline per group that has windows: drawn (a box of its size, lines with their stroke from the CSS).
