@@ -1,4 +1,4 @@
-// Leader cost per discovery interval (issue 39), part of npm run bench: the exporter with its default flags against
+// Leader cost per discovery interval (issues 39 and 48), part of npm run bench: the exporter with its default flags against
 // a simulated leader of LEADER_COST.groups groups and LEADER_COST.destinations destinations (bench/leader-cost.yaml),
 // and the requests of LEADER_COST.intervals
 // discovery intervals by endpoint, counted twice: by the simulator (GET /_sim/stats, by route template) and by the
@@ -35,6 +35,32 @@ export const BEFORE_DATAFLOW = {
     '/system/settings/git-settings': 1,
   },
   perDiscovery: 16,
+};
+
+/**
+ * Requests per discovery interval before the throughput collector (issue 48): the same run at 0fcb299, 2026-12-02
+ * (the data-flow, licence and leader collectors in). Issue 48 allows `allowed` more per interval (the throughput
+ * collector's four queries at its default interval, which is the discovery interval's; --throughput.per-node adds
+ * its counts to the node query, not a request, and the issue allows one more with it).
+ */
+export const BEFORE_THROUGHPUT = {
+  commit: '0fcb299',
+  endpoints: {
+    '/health': 1,
+    '/m/{group}/system/status/inputs': 10,
+    '/m/{group}/system/status/outputs': 10,
+    '/m/{group}/version': 10,
+    '/products/{product}/groups': 2,
+    '/products/{product}/workers': 2,
+    '/system/info': 1,
+    '/system/messages': 1,
+    '/system/settings/git-settings': 1,
+  },
+  perDiscovery: 38,
+  /** The throughput collector's routes (issue 39's verdict leaves them out: issue 48's judges them). */
+  routes: ['/system/metrics/query', '/system/metrics/enum'],
+  allowed: 4,
+  allowedPerNode: 5,
 };
 
 /** Requests by route template from the simulator's stats (every status). */
@@ -102,6 +128,7 @@ export async function runLeaderCost({ children, here, log, simArgs, intervals = 
       perDiscovery: total(false),
       perNodeRoutes: total(true),
       before: BEFORE_DATAFLOW,
+      beforeThroughput: BEFORE_THROUGHPUT,
     };
   } finally {
     await agent.close();

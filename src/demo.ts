@@ -33,6 +33,8 @@ export const DEMO_DEFAULTS: Readonly<Record<string, string>> = {
   'health.interval': '5s',
   'metadata.interval': '1m',
   'dataflow.interval': '10s',
+  'throughput.interval': '10s',
+  'throughput.per-node': 'true',
   'license.interval': '1m',
   'collector.packs': 'true',
   'packs.interval': '1m',
@@ -77,7 +79,8 @@ export function nextSteps(
         '  Within two minutes it shows nodes disconnected, unhealthy, drifting and restarting, then a red',
         '  destination, a yellow one, a failing source, a filling persistent queue, uncommitted changes, a',
         "  licence near expiry and its quota, the leader's disk at 5 % free, error and fatal bulletins, and",
-        '  nodes the leader ages out (examples/scenarios/demo.yaml).',
+        '  nodes the leader ages out; within five minutes a blocked destination with a growing queue, a',
+        '  silent source and a lagging worker (examples/scenarios/demo.yaml).',
         ...(cloud
           ? [
               '  A Cribl.Cloud workspace beside it (examples/scenarios/demo-cloud.yaml) is found through its',

@@ -716,38 +716,60 @@ function rateLimitSection(l) {
   ].join('\n');
 }
 
-/** Issue 39: leader requests per discovery interval by endpoint. */
+/** Issues 39 and 48: leader requests per discovery interval by endpoint, against the runs before each. */
 function leaderCostSection(c) {
   if (!c) return 'Not measured in this run: `npm run bench -- --only leader-cost --out -`.';
   if (c.error) return `The run failed: ${c.error}`;
   const v = (x) => (x === undefined ? 'n/a' : Number.isInteger(x) ? fmtInt(x) : x.toFixed(1));
   const before = c.before?.endpoints ?? {};
+  // Issue 48's baseline (before the throughput collector), a column of its own when the run has it.
+  const bt = c.beforeThroughput;
   const rows = [...c.endpoints]
     .sort((a, b) => Number(a.perNode) - Number(b.perNode) || a.endpoint.localeCompare(b.endpoint))
     .map((e) => [
       `\`${e.endpoint}\`${e.perNode ? ' (per node)' : ''}`,
       e.perNode ? '' : v(before[e.endpoint] ?? 0),
+      ...(bt ? [e.perNode ? '' : v(bt.endpoints[e.endpoint] ?? 0)] : []),
       v(e.simulator),
       v(e.exporter),
     ]);
   const allowed = 1 + 2 * c.listedGroups + 2;
-  const more = c.before ? c.perDiscovery - c.before.perDiscovery : undefined;
+  // Issue 39's allowance covers the collectors up to it: the throughput collector's routes are judged by issue 48's.
+  const later = new Set(bt?.routes ?? []);
+  const upTo39 = c.perDiscovery - c.endpoints.filter((e) => later.has(e.endpoint)).reduce((a, e) => a + e.simulator, 0);
+  const more = c.before ? upTo39 - c.before.perDiscovery : undefined;
   rows.push([
     '**per discovery (every route but the per-node ones)**',
     c.before ? `**${v(c.before.perDiscovery)}**` : '',
+    ...(bt ? [`**${v(bt.perDiscovery)}**`] : []),
     `**${v(c.perDiscovery)}**`,
     '',
   ]);
+  const moreThroughput = bt ? c.perDiscovery - bt.perDiscovery : undefined;
+  const verdict48 =
+    moreThroughput === undefined
+      ? ''
+      : ` Issue 48 allows ${bt.allowed} more than before the throughput collector (${bt.allowedPerNode} with ` +
+        `--throughput.per-node): ${v(moreThroughput)} more than ${bt.commit}, ${moreThroughput <= bt.allowed ? 'within' : 'OVER'}.`;
   const verdict =
     more === undefined
       ? ''
-      : ` This run: ${v(more)} more than before (${c.before.commit}), ${more <= allowed ? 'within' : 'OVER'} the allowance. ` +
+      : ` This run: ${v(more)} more than before (${c.before.commit})${later.size ? " (without the throughput collector's)" : ''}, ${more <= allowed ? 'within' : 'OVER'} the allowance. ` +
         'The licence collector adds 2 requests an hour (--license.interval), outside this window.';
   return [
     `${fmtInt(c.nodes)} nodes, ${c.listedGroups} groups listed (simulator flags \`${(c.simArgs ?? []).join(' ')}\`), the exporter's default flags; ${c.intervals} discovery intervals of ${c.discoveryS} s, counted by the simulator and by \`cribl_exporter_leader_requests_total{endpoint}\`, divided by ${c.intervals}. ` +
-      `Issue 39 allows at most 1 + 2 × groups + 2 = ${allowed} more per interval than before the data-flow collectors.${verdict}`,
+      `Issue 39 allows at most 1 + 2 × groups + 2 = ${allowed} more per interval than before the data-flow collectors.${verdict}${verdict48}`,
     '',
-    table(['endpoint', `before (${c.before?.commit ?? 'n/a'})`, 'per discovery interval (simulator)', '(exporter)'], rows),
+    table(
+      [
+        'endpoint',
+        `before (${c.before?.commit ?? 'n/a'})`,
+        ...(bt ? [`before throughput (${bt.commit})`] : []),
+        'per discovery interval (simulator)',
+        '(exporter)',
+      ],
+      rows,
+    ),
   ].join('\n');
 }
 
@@ -876,7 +898,7 @@ const REPRODUCE = `Every figure above comes from \`npm run bench\` (about 40 min
 | one size (targets, figures, ratios, status page, profiled run) | \`npm run bench -- --sizes 10k --out -\` (\`--skip-explain\`: without the profiled run) |
 | 20,000 nodes with the default flags | \`npm run bench -- --only fair --out -\` |
 | leader-imposed rate limit (issue 40) | \`npm run bench -- --only rate-limit --out -\` |
-| leader cost per discovery (issue 39) | \`npm run bench -- --only leader-cost --out -\` (its fleet: \`bench/leader-cost.yaml\`; \`"--leader-cost-sim-args=--scenario FILE"\` for another) |
+| leader cost per discovery (issues 39 and 48) | \`npm run bench -- --only leader-cost --out -\` (its fleet: \`bench/leader-cost.yaml\`; \`"--leader-cost-sim-args=--scenario FILE"\` for another) |
 | against blackbox_exporter | \`npm run bench:alternative\` (Debian's \`prometheus\` and \`prometheus-blackbox-exporter\`) |
 | one size's steady state, quickly, with CPU profiles | \`npm run build && node bench/steady-probe.mjs --nodes 2000 --profile DIR\`, then \`node bench/profile-summary.mjs FILE\` |
 

@@ -25,6 +25,7 @@ export const ENDPOINTS = {
   licenseUsage: '/system/licenses/usage',
   systemInfo: '/system/info',
   systemMessages: '/system/messages',
+  metricsQuery: '/system/metrics/query',
 } as const;
 export type Endpoint = (typeof ENDPOINTS)[keyof typeof ENDPOINTS];
 

@@ -113,8 +113,13 @@ export interface RunContext<S> {
   setLeaderFacts(facts: unknown): void;
   /** Replaces the collector's facts of the groups named (groupKey); the others keep theirs. */
   setGroupFacts(facts: ReadonlyMap<string, unknown>): void;
-  /** Sets one of the collector's own gauges (`gauges`). */
+  /**
+   * Sets one of the collector's own gauges (`gauges`); a gauge several collectors set (one declares it) reads the
+   * largest of their values.
+   */
   setGauge(name: string, value: number): void;
+  /** Adds to one of the collector's own counters (`gauges` entries with `counter: true`). */
+  count(name: string, n: number): void;
   /** Logs one warning per distinct `key` while the collector lives (a cap that bites, say). */
   warnOnce(key: string, fields: Record<string, unknown>, message: string): void;
 }
@@ -201,8 +206,11 @@ export interface Collector<S = unknown> {
   refusalExpected?(target: Target): boolean;
   /** The permission its requests need, named in the warning when the leader refuses them. */
   readonly permission?: string;
-  /** Self-metrics of its own (`cribl_exporter_…{leader}` gauges), set by its runs (`RunContext.setGauge`). */
-  readonly gauges?: readonly { readonly name: string; readonly help: string }[];
+  /**
+   * Self-metrics of its own (`cribl_exporter_…{leader}` gauges, or counters with `counter`), set by its runs
+   * (`RunContext.setGauge`, `RunContext.count`).
+   */
+  readonly gauges?: readonly { readonly name: string; readonly help: string; readonly counter?: true }[];
   /** How fresh its families of a scope are: the sentence that ends their HELP. */
   freshness(settings: S, intervals: Intervals, scope: Scope): string;
   readonly families: Families;

@@ -18,6 +18,7 @@ import { nodeHealth } from './node-health/index.js';
 import { nodeMetadata } from './node-metadata/index.js';
 import { packs } from './packs/index.js';
 import { search } from './search/index.js';
+import { throughput } from './throughput/index.js';
 import { workspaces } from './workspaces/index.js';
 
 export const COLLECTORS: readonly Collector[] = [
@@ -34,6 +35,7 @@ export const COLLECTORS: readonly Collector[] = [
   groupVersion,
   packs,
   dataflow,
+  throughput,
   nodeHealth,
   nodeMetadata,
 ];

@@ -457,10 +457,12 @@ export type FlagName = (typeof ROWS)[number]['name'];
 /** The parsed type of a global setting. */
 export type Parsed<K extends FlagName> = ReturnType<Extract<(typeof ROWS)[number], { name: K }>['parse']>;
 
-/** Every row: the global ones, then each collector's (registry order). */
+/**
+ * Every row: the global ones, then each collector's (registry order); a row a collector imports from the one that
+ * owns it (--dataflow.max-series, which bounds the throughput families too) is listed once.
+ */
 const ALL_ROWS: readonly Row[] = [
-  ...(ROWS as readonly Row[]),
-  ...COLLECTORS.flatMap((c: Collector) => Object.values(c.settings ?? {})),
+  ...new Set([...(ROWS as readonly Row[]), ...COLLECTORS.flatMap((c: Collector) => Object.values(c.settings ?? {}))]),
 ];
 
 /** Every setting: flag, environment variable, default and meaning. The README and docs/configuration.md show it. */

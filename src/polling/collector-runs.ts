@@ -24,6 +24,8 @@ export interface CollectorMetrics {
   endpointRefused?(collector: string, endpoint: string, refused: boolean): void;
   /** A collector's own gauge (Collector.gauges). */
   collectorGauge(name: string, value: number): void;
+  /** Adds to a collector's own counter (Collector.gauges with `counter`). */
+  collectorCount?(name: string, n: number): void;
 }
 
 export interface CollectorRunsOptions {
@@ -57,6 +59,8 @@ export class CollectorRuns {
   readonly #warned = new Set<string>();
   /** `collector endpoint` of the routes refused at their last request. */
   readonly #refusedRoutes = new Set<string>();
+  /** Each collector's last value of a gauge, by gauge name: a gauge set by several reads the largest. */
+  readonly #gauges = new Map<string, Map<string, number>>();
 
   constructor(o: CollectorRunsOptions) {
     this.#o = o;
@@ -113,7 +117,12 @@ export class CollectorRuns {
       leaderFacts: () => store.leader().facts[c.name],
       setLeaderFacts: (facts) => store.setLeaderFacts(c.name, facts),
       setGroupFacts: (facts) => store.setGroupFacts(c.name, facts),
-      setGauge: (name, value) => metrics?.collectorGauge(name, value),
+      setGauge: (name, value) => {
+        const by = this.#gauges.get(name) ?? new Map<string, number>();
+        this.#gauges.set(name, by.set(c.name, value));
+        metrics?.collectorGauge(name, Math.max(...by.values()));
+      },
+      count: (name, n) => metrics?.collectorCount?.(name, n),
       warnOnce: (key, fields, message) => {
         if (this.#warned.has(`${c.name}:${key}`)) return;
         this.#warned.add(`${c.name}:${key}`);

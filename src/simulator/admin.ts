@@ -17,6 +17,7 @@ import { ROUTES } from './routes.js';
 import type { GroupFlow } from './dataflow.js';
 import type { Env } from './env.js';
 import { statusItems } from './handlers-signals.js';
+import { flowTruth } from './handlers-metrics.js';
 import type { SearchJobs } from './search.js';
 import type { StatsRecorder } from './stats.js';
 import type { Clock } from '../util/clock.js';
@@ -40,6 +41,8 @@ export interface AdminDeps extends Env {
   flow(group: string): GroupFlow | undefined;
   /** The HA hosts, when there are several. */
   readonly ha: HaModel | undefined;
+  /** Appends a throughput window (from now unless it has a `start`); throws a one-line Error when invalid. */
+  addThroughputWindow(window: unknown): Faults;
 }
 
 const ADMIN_BODY_LIMIT = 1_000_000;
@@ -260,9 +263,11 @@ async function route(
     case 'POST groups/:x/reset':
     case 'GET groups/:x/config':
     case 'GET groups/:x/dataflow':
+    case 'GET groups/:x/throughput':
+    case 'POST groups/:x/throughput':
     case 'PUT groups/:x/config':
     case 'PATCH groups/:x':
-      return groupRoute(deps, req, method, decodeSegment(b ?? ''), c);
+      return groupRoute(deps, req, method, decodeSegment(b ?? ''), c, search);
     case 'POST state/:x':
       if (b !== 'reset') break;
       drain(req);
@@ -312,6 +317,7 @@ async function groupRoute(
   method: string,
   id: string,
   sub: string | undefined,
+  search: string,
 ): Promise<[number, unknown]> {
   const { fleet } = deps;
   if (!fleet.hasGroup(id)) throw new AdminError(404, `unknown group ${JSON.stringify(id)}`);
@@ -354,6 +360,27 @@ async function groupRoute(
           status: { destinations: statusItems(deps, id, 'output'), sources: statusItems(deps, id, 'input') },
         },
       ];
+    }
+    case 'GET throughput': {
+      const q = new URLSearchParams(search);
+      const now = deps.clock.now();
+      const time = (k: string, def: number): number => {
+        const v = q.get(k);
+        const n = v === null ? def : Number(v);
+        if (!Number.isFinite(n)) throw new AdminError(400, `${k} must be epoch seconds or ms`);
+        return n < 1e11 ? n * 1000 : n;
+      };
+      const latestMs = time('latest', now);
+      const earliestMs = time('earliest', latestMs - 60_000);
+      return [200, { group: id, earliestMs, latestMs, ...flowTruth(deps, id, earliestMs, latestMs) }];
+    }
+    case 'POST throughput': {
+      const body = await readJson(req);
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new AdminError(400, 'expected a throughput window (a JSON object)');
+      }
+      const faults = deps.addThroughputWindow({ ...body, group: id });
+      return [200, { group: id, windows: faults.throughput.windows.filter((w) => w.group === id) }];
     }
     case 'PATCH ': {
       const { incompatibleWorkerCount, localChanges } = parse(patchGroupSchema, await readJson(req));
@@ -425,6 +452,7 @@ const ENDPOINTS = [
   'GET /_sim/groups',
   'PATCH /_sim/groups/{id}',
   'GET /_sim/groups/{id}/dataflow',
+  'GET|POST /_sim/groups/{id}/throughput',
   'POST /_sim/groups/{id}/deploy',
   'POST /_sim/groups/{id}/commit',
   'GET|PUT /_sim/groups/{id}/config',

@@ -7,6 +7,8 @@ import { bearerToken, tokenLabel } from './auth.js';
 import type { ConfigStore } from './config-store.js';
 import { windowProblem } from './dataflow.js';
 import type { DataflowModel, GroupFlow } from './dataflow.js';
+import { throughputWindowProblem } from './handlers-metrics.js';
+import type { ThroughputModel } from './throughput.js';
 import { AUTH_FAILED, type AppEnv, type Plane, type Request } from './env.js';
 import type { FaultEngine } from './fault-engine.js';
 import { DEFAULT_FAULTS, faultsPatchSchema, formatIssues, mergeFaults } from './faults.js';
@@ -62,6 +64,7 @@ export interface AppInit {
   overlay: boolean;
   version: readonly [number, number, number];
   dataflow: DataflowModel;
+  throughput: ThroughputModel;
   leaderInfo: LeaderInfo;
   startedAt: number;
   users: readonly SimUser[];
@@ -88,6 +91,7 @@ export class SimulatorApp implements AppEnv {
   readonly overlay: boolean;
   readonly version: readonly [number, number, number];
   readonly dataflow: DataflowModel;
+  readonly throughput: ThroughputModel;
   readonly leaderInfo: LeaderInfo;
   readonly startedAt: number;
   /** Whether 420 bodies of a leader set to standby / shutting down by hand carry `role` (POST /_sim/leader). */
@@ -116,6 +120,7 @@ export class SimulatorApp implements AppEnv {
     this.overlay = init.overlay;
     this.version = init.version;
     this.dataflow = init.dataflow;
+    this.throughput = init.throughput;
     this.leaderInfo = init.leaderInfo;
     this.startedAt = init.startedAt;
     this.users = init.users;
@@ -150,6 +155,15 @@ export class SimulatorApp implements AppEnv {
     return next;
   }
 
+  /**
+   * Appends a throughput window (stamped now unless it has a `start`): the windows before it stay, so the past of
+   * the flow model does not change. Throws a one-line Error when invalid.
+   */
+  addThroughputWindow(w: unknown): Faults {
+    const { windows, outages } = this.engine.faults.throughput;
+    return this.patchFaults({ throughput: { windows: [...windows, w], outages } });
+  }
+
   /** The destinations and sources of a group, or undefined for unknown groups. */
   flow(group: string): GroupFlow | undefined {
     const product = this.fleet.groupProduct(group);
@@ -161,6 +175,10 @@ export class SimulatorApp implements AppEnv {
     for (const [i, w] of f.dataflow.windows.entries()) {
       const problem = windowProblem(w, (g) => this.flow(g));
       if (problem) return `faults.dataflow.windows.${i}: ${problem}`;
+    }
+    for (const [i, w] of f.throughput.windows.entries()) {
+      const problem = throughputWindowProblem(this, w);
+      if (problem) return `faults.throughput.windows.${i}: ${problem}`;
     }
     for (const [i, w] of f.groupWindows.entries()) {
       if (!this.fleet.hasGroup(w.group))

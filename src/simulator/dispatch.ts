@@ -3,6 +3,7 @@ import { credentials } from './handlers-auth.js';
 import * as config from './handlers-config.js';
 import * as fleetRoutes from './handlers-fleet.js';
 import * as signals from './handlers-signals.js';
+import { metricsEnum, metricsQuery } from './handlers-metrics.js';
 import { searchJobs } from './handlers-search.js';
 import type { Reply } from './http.js';
 import type { Route } from './routes.js';
@@ -90,6 +91,10 @@ export async function dispatch(
       return signals.systemInfo(app);
     case '/system/messages':
       return signals.messages(app);
+    case '/system/metrics/query':
+      return metricsQuery(app, r);
+    case '/system/metrics/enum':
+      return metricsEnum(app, r);
     case '/m/default_search/search/jobs':
     case '/m/default_search/search/jobs/{id}':
     case '/m/default_search/search/jobs/{id}/status':

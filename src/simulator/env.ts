@@ -3,6 +3,7 @@ import type { Clock } from '../util/clock.js';
 import type { TokenStore } from './auth.js';
 import type { ConfigStore } from './config-store.js';
 import type { DataflowModel } from './dataflow.js';
+import type { ThroughputModel } from './throughput.js';
 import type { Faults } from './faults.js';
 import type { SimFleet } from './fleet.js';
 import type { Reply } from './http.js';
@@ -39,6 +40,8 @@ export interface Env {
   readonly tokens: TokenStore;
   /** Destinations and sources of each group. */
   readonly dataflow: DataflowModel;
+  /** The data in motion behind the metrics store. */
+  readonly throughput: ThroughputModel;
   /** Licences, system info and bulletins of the leader. */
   readonly leaderInfo: LeaderInfo;
   /** The faults (and timings) in force. */

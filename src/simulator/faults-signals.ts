@@ -121,6 +121,36 @@ export interface MessageSpec extends Schedule {
   group?: string;
 }
 
+/**
+ * A change of the data in motion (POST /system/metrics/query), for a while: one of `destination`, `source` (with
+ * `group`) or `node`. A destination's `eps` is the rate offered to it (default: its share of the group's sources),
+ * a source's the rate it receives (0: silent); a blocked destination queues (with a persistent queue) or drops.
+ */
+export interface ThroughputWindow extends Schedule {
+  group?: string;
+  destination?: string;
+  source?: string;
+  node?: string;
+  /** Instead of `node`: the first this many connected worker nodes of `group` (listing order). */
+  nodes?: number;
+  /** Events per second. */
+  eps?: number;
+  blocked?: boolean;
+  backpressure?: boolean;
+  /** The node's largest worker-process heartbeat lag (ms). */
+  heartbeatLag?: number;
+  /** The node's free memory as a share of its memory. */
+  freeMemory?: number;
+  load?: number;
+}
+
+/** The metrics store's flow model: the changes scheduled on it. */
+export interface ThroughputBehaviour {
+  windows: ThroughputWindow[];
+  /** While one is in force, POST /system/metrics/query answers 500 (the store down, the rest of the leader up). */
+  outages: Schedule[];
+}
+
 /** True while `t` (ms since start) falls inside the schedule. */
 export function activeAt(s: Schedule, t: number): boolean {
   if (t < s.start) return false;
@@ -189,6 +219,43 @@ const dataflowWindow = scheduled({
   message: 'name exactly one of `destination` and `source`',
 });
 
+/** A throughput window as given: durations as ms or strings such as "5m". */
+export type ThroughputWindowInput = z.input<typeof throughputWindow>;
+
+/** One throughput window (also the body of the admin calls, which take `group` from the path). */
+export const throughputWindow = scheduled({
+  group: z.string().min(1).optional(),
+  destination: z.string().min(1).optional(),
+  source: z.string().min(1).optional(),
+  node: z.string().min(1).optional(),
+  nodes: z.number().int().positive().optional(),
+  eps: z.number().nonnegative().max(10_000_000).optional(),
+  blocked: z.boolean().optional(),
+  backpressure: z.boolean().optional(),
+  heartbeatLag: duration.optional(),
+  freeMemory: share.optional(),
+  load: z.number().nonnegative().optional(),
+})
+  .refine((w) => [w.destination, w.source, w.node, w.nodes].filter((x) => x !== undefined).length === 1, {
+    message: 'name exactly one of `destination`, `source`, `node` and `nodes`',
+  })
+  .refine((w) => w.node !== undefined || w.group !== undefined, {
+    message: 'a destination, source or `nodes` needs `group`',
+  })
+  .refine((w) => w.destination !== undefined || (w.blocked === undefined && w.backpressure === undefined), {
+    message: '`blocked` and `backpressure` are for a destination',
+  })
+  .refine(
+    (w) =>
+      w.node !== undefined ||
+      w.nodes !== undefined ||
+      (w.heartbeatLag === undefined && w.freeMemory === undefined && w.load === undefined),
+    { message: '`heartbeatLag`, `freeMemory` and `load` are for a node' },
+  )
+  .refine((w) => (w.node === undefined && w.nodes === undefined) || w.eps === undefined, {
+    message: '`eps` is for a destination or source',
+  });
+
 const licenseSpec = z.strictObject({
   id: z.string().min(1).optional(),
   cls: z.enum(LICENSE_CLASSES).optional(),
@@ -247,6 +314,10 @@ export const signalFaultsShape = {
       group: z.string().optional(),
     }),
   ),
+  throughput: z.strictObject({
+    windows: z.array(throughputWindow).default([]),
+    outages: z.array(scheduled({})).default([]),
+  }),
   /** The leader removes nodes disconnected for longer than this (a group's `maxWorkerAge`); null: never. */
   maxWorkerAge: duration.refine((ms) => ms > 0, { message: 'must be positive' }).nullable(),
 };
@@ -260,6 +331,7 @@ export interface SignalFaults {
   license: LicenseBehaviour;
   vitals: Vitals;
   messages: MessageSpec[];
+  throughput: ThroughputBehaviour;
   maxWorkerAge: number | null;
 }
 
@@ -291,6 +363,7 @@ export const DEFAULT_SIGNAL_FAULTS: Readonly<SignalFaults> = Object.freeze({
     windows: [],
   }),
   messages: [],
+  throughput: Object.freeze({ windows: [], outages: [] }),
   maxWorkerAge: null,
 });
 
@@ -316,4 +389,6 @@ export function stampSchedules(patch: Record<string, unknown>, t: number): void 
   stamp(section(patch.license));
   stamp(section(patch.vitals));
   stamp(patch.messages);
+  stamp(section(patch.throughput));
+  stamp((patch.throughput as { outages?: unknown } | undefined)?.outages);
 }

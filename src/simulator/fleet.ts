@@ -325,6 +325,18 @@ export class SimFleet implements Fleet {
     return this.#groups.get(groupId)?.processes ?? 0;
   }
 
+  /** The connected nodes of every group of a product, in listing order: id and memory. */
+  connectedNodes(product: Product): Map<string, { id: string; totalmem: number }[]> {
+    const out = new Map<string, { id: string; totalmem: number }[]>();
+    for (const r of this.#byProduct[product]) {
+      if (r.disconnected) continue;
+      const list = out.get(r.group) ?? [];
+      out.set(r.group, list);
+      list.push({ id: r.id, totalmem: r.totalmem });
+    }
+    return out;
+  }
+
   /**
    * Removes the nodes disconnected for at least `maxAgeMs` (their last heartbeat that long ago), as a leader does
    * after a group's `maxWorkerAge`; returns their ids. Work is proportional to the disconnected nodes.

@@ -9,6 +9,8 @@ import { DEFAULT_RESTRICTED_ROUTES, TokenStore } from './auth.js';
 import { ConfigStore } from './config-store.js';
 import type { GroupConfigSpec } from './config-store.js';
 import { DataflowModel } from './dataflow.js';
+import { ThroughputModel } from './throughput.js';
+import { flowTruth } from './handlers-metrics.js';
 import type { FlowCounts } from './dataflow.js';
 import { FaultEngine } from './fault-engine.js';
 import { DEFAULT_FAULTS } from './faults.js';
@@ -183,6 +185,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (opts.ha) throw e;
     throw new ScenarioError(`scenario: ${e instanceof Error ? e.message : String(e)}`);
   }
+  const dataflow = new DataflowModel(seed, flowCounts(fleet.groupIds(), scenario));
   const app = new SimulatorApp({
     fleet,
     config,
@@ -197,7 +200,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     legacy: !versionAtLeast(version, [4, 17, 0]),
     overlay: versionAtLeast(version, OVERLAY_SINCE),
     version,
-    dataflow: new DataflowModel(seed, flowCounts(fleet.groupIds(), scenario)),
+    dataflow,
+    throughput: new ThroughputModel(seed, dataflow),
     leaderInfo: new LeaderInfo(seed, startedAt, version, () => apiPort),
     startedAt,
     users: opts.users ?? scenario?.users ?? [{ username: 'admin', password: 'admin' }],
@@ -285,6 +289,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     gitSettings: () => config.git(),
     searchJob: (id) => app.search.job(id, clock.now()),
     dataflow: (group) => app.flow(group),
+    throughput: (group, earliestMs, latestMs) => flowTruth(app, group, earliestMs, latestMs),
+    addThroughputWindow: (w) => app.addThroughputWindow(w),
     destinationStatus: (group) => statusItems(app, group, 'output'),
     sourceStatus: (group) => statusItems(app, group, 'input'),
     licenses: () => app.leaderInfo.licenses(app.faults.license, context(app)),

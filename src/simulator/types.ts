@@ -6,6 +6,8 @@ import type { Output, PackInfo, Pipeline } from './resources.js';
 import type { TokenAccess } from './auth.js';
 import type { GroupConfigSpec } from './config-store.js';
 import type { GroupFlow } from './dataflow.js';
+import type { FlowTruth } from './handlers-metrics.js';
+import type { ThroughputWindowInput } from './faults-signals.js';
 import type { Faults, FaultsPatch } from './faults.js';
 import type { ConfigVersionStyle, Fleet } from './fleet.js';
 import type { Route } from './routes.js';
@@ -142,6 +144,13 @@ export interface Simulator {
   workspaces(): Workspace[];
   /** A group's destinations and sources (ids, types, persistent queue, disabled); undefined for unknown groups. */
   dataflow(group: string): GroupFlow | undefined;
+  /**
+   * What the metrics store holds of a group over `[earliestMs, latestMs)` (its buckets by their start), computed from
+   * the flow model: the truth a window of POST /system/metrics/query must add up to. Undefined for unknown groups.
+   */
+  throughput(group: string, earliestMs: number, latestMs: number): FlowTruth | undefined;
+  /** Adds a throughput window (from now unless it has a `start`); throws on invalid values. */
+  addThroughputWindow(window: ThroughputWindowInput): void;
   /** GET /m/{group}/system/status/outputs items as answered now (unpaged); undefined for unknown groups. */
   destinationStatus(group: string): InputOutputStatus[] | undefined;
   /** GET /m/{group}/system/status/inputs items as answered now (unpaged); undefined for unknown groups. */

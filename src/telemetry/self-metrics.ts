@@ -254,7 +254,9 @@ function createHandles(registry: Registry) {
       ['leader', 'collector', 'reason'],
     ),
     ...Object.fromEntries(
-      COLLECTORS.flatMap((c) => c.gauges ?? []).map((g) => [g.name, leaderGauge(g.name, g.help)] as const),
+      COLLECTORS.flatMap((c) => c.gauges ?? []).map(
+        (g) => [g.name, g.counter ? counter(g.name, g.help, ['leader']) : leaderGauge(g.name, g.help)] as const,
+      ),
     ),
     bodyWorkerRestarts: counter(
       'cribl_exporter_body_worker_restarts_total',
@@ -331,11 +333,12 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
   );
 
   // The collectors' own gauges (Collector.gauges), by name; one child per leader.
+  const own = COLLECTORS.flatMap((c) => c.gauges ?? []);
   const collectorGauges = new Map(
-    COLLECTORS.flatMap((c) => c.gauges ?? []).map((g) => [
-      g.name,
-      (h as Record<string, unknown>)[g.name] as Gauge<'leader'>,
-    ]),
+    own.filter((g) => !g.counter).map((g) => [g.name, (h as Record<string, unknown>)[g.name] as Gauge<'leader'>]),
+  );
+  const collectorCounters = new Map(
+    own.filter((g) => g.counter).map((g) => [g.name, (h as Record<string, unknown>)[g.name] as Counter<'leader'>]),
   );
   // Every metric with a `leader` label: prom-client removes a series by its full label set only, so removeLeader
   // reads each series' labels off the metric's entries.
@@ -430,6 +433,9 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
         },
         collectorGauge(name: string, value: number) {
           collectorGauges.get(name)?.set({ leader }, value);
+        },
+        collectorCount(name: string, n: number) {
+          collectorCounters.get(name)?.inc({ leader }, n);
         },
       };
     },

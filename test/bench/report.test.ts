@@ -397,6 +397,46 @@ describe('renderReport: the leader cost per discovery (issue 39)', () => {
     expect(md).toContain('This run: 28 more than before (abc1234), OVER the allowance.');
   });
 
+  it('sets the run against the one before the throughput collector too (issue 48), when it has it', () => {
+    const withQuery = {
+      ...leaderCost,
+      endpoints: [
+        ...leaderCost.endpoints,
+        { endpoint: '/system/metrics/query', perNode: false, simulator: 4, exporter: 4 },
+      ],
+      perDiscovery: 26,
+      beforeThroughput: {
+        commit: 'def5678',
+        endpoints: {
+          '/products/{product}/workers': 2,
+          '/m/{group}/version': 10,
+          '/m/{group}/system/status/outputs': 10,
+        },
+        perDiscovery: 22,
+        routes: ['/system/metrics/query'],
+        allowed: 4,
+        allowedPerNode: 5,
+      },
+    };
+    const md = renderReport({ ...base, results: [], leaderCost: withQuery });
+    expect(md).toContain(
+      '| endpoint | before (abc1234) | before throughput (def5678) | per discovery interval (simulator) |',
+    );
+    expect(md).toContain('| `/system/metrics/query` | 0 | 0 | 4 | 4 |');
+    expect(md).toContain('| `/w/{nodeId}/health` (per node) |  |  | 1,000 | 1,000 |');
+    expect(md).toContain('| **per discovery (every route but the per-node ones)** | **12** | **22** | **26** |  |');
+    expect(md).toContain(
+      'Issue 48 allows 4 more than before the throughput collector (5 with --throughput.per-node): ' +
+        '4 more than def5678, within.',
+    );
+    // Issue 39's allowance is judged without the throughput collector's route.
+    expect(md).toContain(
+      "This run: 10 more than before (abc1234) (without the throughput collector's), within the allowance.",
+    );
+    const over = renderReport({ ...base, results: [], leaderCost: { ...withQuery, perDiscovery: 27 } });
+    expect(over).toContain('5 more than def5678, OVER.');
+  });
+
   it('says how to measure it when the run did not', () => {
     expect(renderReport({ ...base, results: [] })).toContain(
       'Not measured in this run: `npm run bench -- --only leader-cost --out -`.',

@@ -61,7 +61,7 @@ describe('cribl-exporter check: a healthy leader', () => {
       'fleet:ok',
       'permission:ok',
       'permission:ok',
-      ...Array<string>(6).fill('collector:ok'),
+      ...Array<string>(7).fill('collector:ok'),
       'version:ok',
       'rate:ok',
     ]);
@@ -72,6 +72,7 @@ describe('cribl-exporter check: a healthy leader', () => {
       'GET /system/licenses (collector license): allowed',
       'GET /m/{group}/version (collector group_version): allowed',
       'GET /m/{group}/system/status/outputs (collector dataflow): allowed',
+      'POST /system/metrics/query (collector throughput): allowed',
     ]);
     expect(r.out.join('')).not.toContain(SECRET);
     // Contacted once: one health poll and one metadata poll of a node, never a poll cycle.
@@ -104,6 +105,19 @@ describe('cribl-exporter check: what each collector may read', () => {
     expect(r.line('collector', 'collector license')).toMatchObject({
       status: 'warn',
       message: 'GET /system/licenses (collector license): absent (404): collector license will be off',
+    });
+    expect(r.line('collector', 'collector dataflow').status).toBe('ok');
+  });
+
+  it('a refused metrics store (403) names the throughput collector that will be off', async () => {
+    const s = await sim();
+    s.addToken('no-metrics-token', 'full', ['/system/metrics/query']);
+    const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: 'no-metrics-token' });
+    expect(r.code, r.out.join('\n')).toBe(0);
+    expect(r.line('collector', 'collector throughput')).toMatchObject({
+      status: 'warn',
+      message: 'POST /system/metrics/query (collector throughput): forbidden (403): collector throughput will be off',
+      fix: expect.stringContaining('(or turn it off: --no-collector.throughput)'),
     });
     expect(r.line('collector', 'collector dataflow').status).toBe('ok');
   });

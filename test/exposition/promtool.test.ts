@@ -71,6 +71,38 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
         ],
       ]),
     );
+    // The throughput collector: counters, gauges and a node's figures, with hostile ids and types.
+    const conn = (id: string, type: string) => ({
+      id,
+      type,
+      counters: { out_events: 12, out_bytes: 3.5e9, dropped_events: 0, in_events: 7, in_bytes: 900 },
+      gauges: { blocked: 1, backpressure: 0, pq_size: 65536 },
+      queue: [1, 2],
+    });
+    s.setGroupFacts(
+      'throughput',
+      new Map([
+        [
+          'stream\u0000default',
+          {
+            totals: { in_events: 1e6, in_bytes: 2e9, out_events: 9e5, out_bytes: 1.9e9, dropped_events: 3 },
+            destinations: [conn(HOSTILE[3]!, HOSTILE[2]!), conn('s3', 's3')],
+            sources: [conn(HOSTILE[4]!, HOSTILE[7]!)],
+            nodes: new Map([
+              [
+                `${HOSTILE[1]!}-1`,
+                {
+                  counters: { in_events: 5, in_bytes: 50, out_events: 4, out_bytes: 40 },
+                  gauges: { free_mem: 4.2e9, load_avg: 1.25, heartbeat_lag: 0.4 },
+                  seenMs: 1,
+                },
+              ],
+            ]),
+            history: [],
+          },
+        ],
+      ]),
+    );
     s.setLeaderFacts('license', {
       licenses: {
         value: {
@@ -142,6 +174,7 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
   l.onRequest('/w/{nodeId}/health', '200', 0.05);
   l.onRequest('/products/{product}/workers', 'timeout', 10);
   l.onThrottled('429');
+  l.collectorCount?.('cribl_exporter_throughput_skipped_seconds_total', 660);
   l.onPauseChange(true, Infinity);
   l.onTokenExpiry('cloud', 1717203600000);
   l.onFailure('cloud', 'unreachable');
@@ -170,6 +203,14 @@ describe('promtool check metrics', () => {
       'cribl_leader_git_settings_info',
       'cribl_search_probe_failure_info',
       'cribl_workspace_info',
+      'cribl_group_received_events_total',
+      'cribl_destination_blocked',
+      'cribl_destination_pq_queue_size_bytes',
+      'cribl_source_received_bytes_total',
+      'cribl_node_memory_free_bytes',
+      'cribl_node_worker_process_heartbeat_lag_seconds',
+      'cribl_node_sent_bytes_total',
+      'cribl_exporter_throughput_skipped_seconds_total',
     ])
       expect(body).toContain(`\n${name}{`);
     expect(body).toContain('# TYPE cribl_node_restarts_total counter\ncribl_node_restarts_total{');

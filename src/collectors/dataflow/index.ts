@@ -163,6 +163,34 @@ interface Settings {
   readonly maxSeries: number;
 }
 
+/** The gauge that says a cap bites (set by this collector and the throughput collector: the larger wins). */
+export const OVER_LIMIT = 'cribl_exporter_dataflow_over_limit';
+
+/** --dataflow.max-series: a row of this collector's settings, and of the throughput collector's (one row). */
+export const MAX_SERIES = row({
+  name: 'dataflow.max-series',
+  parse: (r) => asInt(r, 0),
+  group: 'Collectors',
+  kind: 'int',
+  default: '5000',
+  help:
+    'Most data-flow series per leader, counted apart for the health families and for the throughput families; ' +
+    'beyond it the healthiest destinations and sources (throughput: the last seen) are left out and ' +
+    'cribl_exporter_dataflow_over_limit is 1. 0 means no limit.',
+});
+
+/** Sets the over-limit gauge after a capped run, with one warning while the collector lives. */
+export function reportOverLimit(ctx: RunContext<unknown>, maxSeries: number, over: boolean, what: string): void {
+  ctx.setGauge(OVER_LIMIT, over ? 1 : 0);
+  if (over) {
+    ctx.warnOnce(
+      'max-series',
+      { maxSeries },
+      `more data-flow series than --dataflow.max-series (${maxSeries}): ${what} are left out`,
+    );
+  }
+}
+
 /** Reads every group's destinations and sources, one request at a time. */
 async function run(ctx: RunContext<Settings>): Promise<void> {
   const read = new Map<string, DataflowFacts>();
@@ -172,15 +200,7 @@ async function run(ctx: RunContext<Settings>): Promise<void> {
   }
   if (ctx.signal.aborted) return;
   const { facts, over } = capped(read, ctx.settings.maxSeries);
-  ctx.setGauge('cribl_exporter_dataflow_over_limit', over ? 1 : 0);
-  if (over) {
-    ctx.warnOnce(
-      'max-series',
-      { maxSeries: ctx.settings.maxSeries },
-      `more data-flow series than --dataflow.max-series (${ctx.settings.maxSeries}): the healthiest destinations ` +
-        'and sources are left out',
-    );
-  }
+  reportOverLimit(ctx, ctx.settings.maxSeries, over, 'the healthiest destinations and sources');
   ctx.setGroupFacts(facts);
 }
 
@@ -246,23 +266,14 @@ export const dataflow = collector({
         '(cribl_destination_health, cribl_source_health): two requests per group.',
     ),
     intervalMs: intervalRow('dataflow.interval', '60s', 'Collectors', 'How often the data-flow health is read.'),
-    maxSeries: row({
-      name: 'dataflow.max-series',
-      parse: (r) => asInt(r, 0),
-      group: 'Collectors',
-      kind: 'int',
-      default: '5000',
-      help:
-        'Most data-flow series per leader; beyond it the healthiest destinations and sources are left out and ' +
-        'cribl_exporter_dataflow_over_limit is 1. 0 means no limit.',
-    }),
+    maxSeries: MAX_SERIES,
   },
   enabled: (s) => s.enabled,
   optional: true,
   permission: 'read access to the group (a Read Only role on it)',
   gauges: [
     {
-      name: 'cribl_exporter_dataflow_over_limit',
+      name: OVER_LIMIT,
       help: '1 while --dataflow.max-series leaves destinations or sources out; set at each data-flow read.',
     },
   ],

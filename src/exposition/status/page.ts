@@ -1,11 +1,12 @@
 /**
- * The status page at `/`: leaders, request budgets, groups, licences, collectors and the worst nodes, as
- * server-rendered HTML with its CSS and one small script (SCRIPT) inline. It answers from the cached state (the
- * snapshots and the budgets), never from a leader, and shows no secret: names, URLs (which cannot carry credentials),
- * auth modes, node ids, failure reasons.
+ * The status page at `/`: leaders, request budgets, groups, data in motion (throughput.ts), licences, collectors and
+ * the worst nodes, as server-rendered HTML with its CSS and one small script (SCRIPT) inline. It answers from the
+ * cached state (the snapshots and the budgets), never from a leader, and shows no secret: names, URLs (which cannot
+ * carry credentials), auth modes, node ids, failure reasons.
  *
  * Cost: one O(nodes) pass per leader, time-sliced, at most once per `maxAgeMs` whatever the request rate (requests
- * in between get the same page); the page itself is bounded (one row per leader, at most WORST node rows).
+ * in between get the same page); the page itself is bounded (one row per leader and per group, at most WORST node
+ * rows and CONCERNS destination and queue rows, sparklines of at most 60 windows).
  */
 import { createHash } from 'node:crypto';
 import type { ScopeItem } from '../../collectors/collector.js';
@@ -17,12 +18,23 @@ import { leaderInfoFacts } from '../../collectors/leader-info/index.js';
 import { licenseFacts } from '../../collectors/license/index.js';
 import { discoveryFacts, listedNode, type DiscoveryFacts } from '../../collectors/listing/index.js';
 import { healthFacts } from '../../collectors/node-health/index.js';
+import { throughputView, type GroupThroughputView } from '../../collectors/throughput/view.js';
 import { managementFacts } from '../../collectors/workspaces/index.js';
 import type { BudgetState } from '../../leader/budget.js';
 import type { LeaderSnapshot } from '../../store/snapshot.js';
 import type { Clock } from '../../util/clock.js';
 import { NODE_CONDITIONS } from './conditions.js';
-import { compareWorst, summarizeNodes, type NodeSummary, type WorstNode } from './summary.js';
+import { compareWorst, summarizeNodes, type GroupNodes, type NodeSummary, type WorstNode } from './summary.js';
+import {
+  compareConcerns,
+  concernsOf,
+  formatBytes,
+  formatRate,
+  groupRank,
+  lastRates,
+  sparkline,
+  type FlowConcern,
+} from './throughput.js';
 import { formatAge, formatInstant } from './time.js';
 
 /** The health rounds: the target (the interval), how long the last complete one took, overrun and its cause. */
@@ -72,6 +84,8 @@ export interface StatusPageOptions {
 
 /** Rows of the worst-nodes table. */
 const WORST = 50;
+/** Rows of the blocked destinations and persistent queues table. */
+const CONCERNS = 50;
 
 /** The status page, rendered at most once per maxAgeMs. */
 export interface StatusPage {
@@ -140,6 +154,9 @@ vertical-align:top}th{background:#f6f8fa}td.n{text-align:right;font-variant-nume
 .up::before{content:"\\2713  "}.down::before{content:"\\2717  "}.warn::before{content:"!  "}
 .muted{color:#57606a}code{font-size:.95em}#filter{display:flex;flex-wrap:wrap;gap:.5em;margin:.4em 0}
 #filter input,#filter select{font:inherit;padding:.2em .4em}
+.spark{display:block}.spark polyline{fill:none;stroke-width:1.5;stroke-linejoin:round}
+h3{font-size:1em;margin:1em 0 .3em}.s-in{stroke:#0969da;color:#0969da}
+.s-out{stroke:#1a7f37;stroke-dasharray:4 2;color:#1a7f37}.s-dropped{stroke:#cf222e;stroke-dasharray:1 2;color:#cf222e}
 @media (max-width:600px){body{margin:.6em;font-size:13px}th,td{padding:.2em .35em}}`;
 
 /**
@@ -184,9 +201,12 @@ function page(views: LeaderView[], now: number, o: StatusPageOptions): string {
   const nodesTotal = views.reduce((n, v) => n + v.nodes.total, 0);
   const down = views.filter((v) => v.state?.up !== true).length;
   const overrun = views.filter((v) => v.cycle.overrun).length;
+  const flows = groupFlows(views);
+  const blocked = flows.reduce((n, f) => n + (f.view?.blocked.length ?? 0), 0);
   const summary =
     `${plural(views.length, 'leader')}${down ? `, <span class="down">${down} down</span>` : ''}, ` +
-    `${plural(nodesTotal, 'node')}${overrun ? `, <span class="warn">${overrun} overrun</span>` : ''}.`;
+    `${plural(nodesTotal, 'node')}${overrun ? `, <span class="warn">${overrun} overrun</span>` : ''}` +
+    `${blocked ? `, <span class="down">${plural(blocked, 'destination')} blocked</span>` : ''}.`;
   const states = NODE_CONDITIONS.filter((c) => c.severity > 0)
     .map((c) => `<option value="${e(c.key)}">${e(c.label)}</option>`)
     .join('');
@@ -213,6 +233,8 @@ ${o.management ? workspacesTable(o.management()) : ''}
 ${views.length === 0 ? '' : budgetTable(views, now)}
 <h2>Groups and fleets</h2>
 ${groupsTable(views)}
+<h2>Data in motion</h2>
+${flowSection(flows)}
 <h2>Licence and leader</h2>
 ${licenseTable(views, now)}
 <h2>Collectors</h2>
@@ -461,4 +483,78 @@ function workspacesTable(plane: ScopeItem): string {
   const failed = m.up ? '' : ' <span class="down">the last listing failed</span>';
   return `<h2>Cribl.Cloud workspaces</h2>${failed}
 ${table('workspaces', ['workspace', 'state'], rows)}`;
+}
+
+/** A group with its throughput view (undefined before the collector's first window, or while it is off). */
+interface GroupFlow {
+  readonly leader: string;
+  readonly gn: GroupNodes;
+  readonly view: GroupThroughputView | undefined;
+}
+
+const groupFlows = (views: LeaderView[]): GroupFlow[] =>
+  views.flatMap((v) => v.nodes.groups.map((gn) => ({ leader: v.source.name, gn, view: throughputView(gn.item) })));
+
+/** A concern's state in words: blocked, its queue growing, or only holding data. */
+function concernState(f: FlowConcern<GroupFlow>): string {
+  const queue = f.queue?.growing ? 'persistent queue growing' : f.queue ? 'persistent queue holds data' : '';
+  if (f.blocked) return `<span class="down">blocked</span>${queue ? `, ${queue}` : ''}`;
+  return f.queue?.growing ? `<span class="warn">${queue}</span>` : `<span class="muted">${queue}</span>`;
+}
+
+/** "1 blocked, 2 queues growing", or "none". */
+function groupConcerns(view: GroupThroughputView): string {
+  const growing = view.queues.filter((q) => q.growing).length;
+  const words = [
+    view.blocked.length ? `<span class="down">${view.blocked.length} blocked</span>` : '',
+    growing ? `<span class="warn">${plural(growing, 'queue')} growing</span>` : '',
+  ].filter(Boolean);
+  return words.length ? words.join(', ') : '<span class="up">none</span>';
+}
+
+/**
+ * Data in motion: the blocked destinations and the persistent queues that hold data (blocked first, then growing
+ * queues, the fuller first), then per group its events in, out and dropped per second over the last window and a
+ * sparkline of the last hour, the groups with a blocked destination or a growing queue first.
+ */
+function flowSection(flows: readonly GroupFlow[]): string {
+  if (!flows.some((f) => f.view)) {
+    return '<p id="throughput" class="muted">No throughput window yet (its collector is off, or has not run).</p>';
+  }
+  const concerns = flows.flatMap((f) => (f.view ? concernsOf(f, f.view) : [])).sort(compareConcerns);
+  const concernRows = concerns.slice(0, CONCERNS).map((f) => {
+    const { product, group } = f.group.gn;
+    const kind = f.blocked ? 'blocked' : f.queue?.growing ? 'growing' : 'queue';
+    return `<tr class="${kind}" data-kind="${f.kind}"><td>${e(f.group.leader)}</td><td>${e(product)}/${e(group)}</td>
+<td>${f.kind}</td><td><code>${e(f.id)}</code></td><td>${e(f.type)}</td><td>${concernState(f)}</td>
+<td class="n">${f.queue ? formatBytes(f.queue.bytes) : ''}</td></tr>`;
+  });
+  const more = concerns.length > CONCERNS ? `<p class="muted">and ${concerns.length - CONCERNS} more.</p>` : '';
+  const concernHeads = ['leader', 'group', 'kind', 'id', 'type', 'state', 'queue (per process)'];
+  const concernTable =
+    concernRows.length === 0
+      ? '<p id="flow" class="up">No destination blocked, no persistent queue holds data.</p>'
+      : `${table('flow', concernHeads, concernRows)}${more}`;
+  const rows = [...flows]
+    .sort((a, b) => groupRank(a.view) - groupRank(b.view))
+    .map((f) => {
+      const { product, group } = f.gn;
+      const r = f.view && lastRates(f.view.history);
+      const rates = r
+        ? `<td class="n">${formatRate(r.in)}</td><td class="n">${formatRate(r.out)}</td>` +
+          `<td class="n${r.dropped > 0 ? ' warn' : ''}">${formatRate(r.dropped)}</td>`
+        : '<td class="n muted">?</td><td class="n muted">?</td><td class="n muted">?</td>';
+      const spark = (f.view && sparkline(f.view.history)) ?? '<span class="muted">no window yet</span>';
+      return `<tr data-group="${e(`${product}/${group}`)}"><td>${e(f.leader)}</td><td>${e(product)}</td>
+<td>${e(group)}</td>${rates}<td>${spark}</td>
+<td>${f.view ? groupConcerns(f.view) : '<span class="muted">not read</span>'}</td></tr>`;
+    });
+  const heads = ['leader', 'product', 'group', 'in/s', 'out/s', 'dropped/s', 'last hour', 'blocked or growing'];
+  return `<h3>Blocked destinations and persistent queues</h3>
+${concernTable}
+<h3>Events per group</h3>
+${table('throughput', heads, rows)}
+<p class="muted">Events per second over the collector's last window, from the leader's metrics store. The last hour:
+<span class="s-in">━ in</span>, <span class="s-out">╌ out</span>, <span class="s-dropped">┈ dropped</span>
+(one scale per group). ? : not known (the throughput collector is off, or has not run).</p>`;
 }
