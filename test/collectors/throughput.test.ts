@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { groupKey, type Collector, type GroupItem } from '../../src/collectors/collector.js';
+import { dataflow } from '../../src/collectors/dataflow/index.js';
 import {
   connectorRows,
   growing,
@@ -184,9 +185,9 @@ function harness(answer: Answer, extra: Record<string, unknown> = {}) {
       collectorCount: (name, n) => metrics.set(name, (metrics.get(name) ?? 0) + n),
     },
   });
-  const run = async (advanceMs = 60_000) => {
+  const run = async (advanceMs = 60_000, c: Collector = throughput) => {
     await clock.advance(advanceMs);
-    return runs.run(throughput, clock.now() + 60_000, new AbortController().signal);
+    return runs.run(c, clock.now() + 60_000, new AbortController().signal);
   };
   const facts = (id = 'default'): ThroughputFacts | undefined =>
     throughputFacts.of(store.group(id === 'fleet1' ? 'edge' : 'stream', id));
@@ -197,7 +198,8 @@ const ok = (results: unknown[]): FakeAnswer => ({ status: 200, json: { results }
 const splits = (b: Record<string, unknown>) => (b.aggs as { splitBys: string[] }).splitBys;
 
 /** A leader whose every window has the same figures. */
-const steady: Answer = (_req, b) => {
+const steady: Answer = (req, b) => {
+  if (req.path.includes('/system/status/')) return { status: 200, json: { count: 0, items: [] } };
   switch (splits(b).join(',')) {
     case '__worker_group':
       return ok([
@@ -423,6 +425,10 @@ describe('the throughput collector', () => {
     expect(text).toContain('destination="splunk_lb"');
     expect(text).not.toContain('destination="s3_archive"');
     expect(text).not.toContain('source="syslog"');
+    expect(h.metrics.get('cribl_exporter_dataflow_over_limit')).toBe(1);
+    // The health families within their cap do not clear the flag the throughput families set: the larger wins.
+    await h.run(0, dataflow);
+    expect(h.client.calls.at(-1)?.path).toMatch(/status\/inputs$/);
     expect(h.metrics.get('cribl_exporter_dataflow_over_limit')).toBe(1);
   });
 });
