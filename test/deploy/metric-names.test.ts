@@ -147,11 +147,12 @@ describe('metric names in the dashboard and the rules', async () => {
     ).toEqual([]);
   });
 
-  it('the dashboard has the six sections, with a node_id variable and a Prometheus data source variable', () => {
+  it('the dashboard has the seven sections, with a node_id variable and a Prometheus data source variable', () => {
     expect(dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title)).toEqual([
       'Fleet overview',
       'Groups and fleets',
       'Data flow',
+      'Throughput',
       'License and leader',
       'Node $node_id',
       'Exporter and leader budget',
