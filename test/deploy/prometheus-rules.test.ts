@@ -250,9 +250,12 @@ describe.skipIf(skipWithout('promtool'))('promtool', () => {
     expect(r.stdout).toContain(`SUCCESS: ${records.length} rules found`);
   });
 
+  // One promtool per file, each within run()'s limit: the whole set takes tens of seconds on a loaded machine.
   it('test rules: every unit test passes', () => {
-    const r = run('promtool', ['test', 'rules', ...testFiles], ROOT);
-    expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout.match(/SUCCESS/g)).toHaveLength(testFiles.length);
-  });
+    for (const file of testFiles) {
+      const r = run('promtool', ['test', 'rules', file], ROOT);
+      expect(r.status, `${file}: ${r.stdout}${r.stderr}`).toBe(0);
+      expect(r.stdout.match(/SUCCESS/g), file).toHaveLength(1);
+    }
+  }, 180_000);
 });
