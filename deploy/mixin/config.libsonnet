@@ -63,6 +63,27 @@
     // Cribl.Cloud leaders refuse the licence endpoints by design.
     collectorRefusedIgnored: 'license',
 
+    // Data in motion (issue 48): the leader's metrics store, read by the throughput collector. Its counters step
+    // once per window (--throughput.interval, 60s by default), so every rate and increase spans several windows.
+    // A source that received events in the `sourceSilentLookback` before the last `sourceSilentWindow` and none in
+    // that window pages once the silence has lasted `sourceSilentFor` more (10m + 5m: 15 minutes without events;
+    // the `for` also rides out the minute after a leader or a group comes back, before the next window lands).
+    sourceSilentWindow: '10m',
+    sourceSilentFor: '5m',
+    sourceSilentLookback: '1h',
+    // How long a destination drops events (a 5m rate above 0), or reports itself blocked, before it pages.
+    destinationDroppingFor: '10m',
+    destinationBlockedFor: '5m',
+    // How long a persistent queue's size keeps a positive slope (deriv over 10m) before it pages.
+    persistentQueueGrowingFor: '30m',
+    // A Stream worker whose worker processes answer its heartbeat later than this, for that long, pages.
+    workerHeartbeatLagSeconds: 10,
+    workerHeartbeatLagFor: '5m',
+    // A group that sends fewer events than this share of those it receives, for that long, pages. Pipelines that
+    // drop, sample or aggregate by design send less than they receive: lower the share, or silence such groups.
+    groupThroughputImbalanceRatio: 0.5,
+    groupThroughputImbalanceFor: '15m',
+
     // The Grafana dashboard.
     dashboardUID: 'cribl-exporter',
     dashboardTitle: 'Cribl fleet (cribl-exporter)',

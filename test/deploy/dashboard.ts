@@ -5,7 +5,7 @@ import { ROOT } from './prometheusrule.js';
 /** The parts of the Grafana dashboard JSON the tests read. */
 export interface Dashboard {
   templating: { list: { name: string; type: string; query?: unknown }[] };
-  panels: { title: string; type: string; targets?: { expr: string }[] }[];
+  panels: { title: string; type: string; description?: string; targets?: { expr: string }[] }[];
 }
 
 /** deploy/grafana/cribl-exporter.json, parsed. */

@@ -139,6 +139,27 @@ describe('metric names in the dashboard and the rules', async () => {
     ).toEqual([]);
   });
 
+  it('shows each data-in-motion alert (issue 48) on a panel that names it, with every family it reads', () => {
+    const inMotion = loadRuleGroups()
+      .filter((g) => g.name === 'cribl-throughput')
+      .flatMap((g) => g.rules);
+    expect(inMotion.map((r) => r.alert)).toContain('CriblDestinationBlocked');
+    const used = new Set(queries.flatMap((q) => metricNames(q.expr)));
+    const families = (expr: string): string[] =>
+      metricNames(expr).flatMap((n) => {
+        const rule = rules.find((r) => r.record === n);
+        return rule ? families(rule.expr) : n.startsWith('cribl_') ? [n] : [];
+      });
+    for (const a of inMotion) {
+      const panels = dashboard.panels.filter((p) => p.description?.includes(a.alert!));
+      expect(panels.length, `a panel whose description names ${a.alert}`).toBeGreaterThan(0);
+      expect(
+        families(a.expr).filter((n) => !used.has(n)),
+        a.alert,
+      ).toEqual([]);
+    }
+  });
+
   it('the rules use only exported names and the rules they record', () => {
     const used = rules.flatMap((r) => metricNames(r.expr).map((name) => ({ rule: r.alert ?? r.record, name })));
     expect(used.length).toBeGreaterThan(20);
@@ -147,11 +168,12 @@ describe('metric names in the dashboard and the rules', async () => {
     ).toEqual([]);
   });
 
-  it('the dashboard has the six sections, with a node_id variable and a Prometheus data source variable', () => {
+  it('the dashboard has the seven sections, with a node_id variable and a Prometheus data source variable', () => {
     expect(dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title)).toEqual([
       'Fleet overview',
       'Groups and fleets',
       'Data flow',
+      'Throughput',
       'License and leader',
       'Node $node_id',
       'Exporter and leader budget',

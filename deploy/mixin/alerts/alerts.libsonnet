@@ -8,9 +8,10 @@
 //   `ignoring(product, group, node_id)` pairs a node with its leader and node alerts stay quiet while the
 //   whole leader is unreachable (one page per outage, not one per node);
 // - an alert on the families of an optional collector (git settings, search, group versions, groups, workspaces,
-//   data flow, licence, leader info, leader messages) ends in `unlessCollectorOff(collector)`: an off collector
-//   (refused, absent, or off by configuration) never pages by what it last exported (issue 40);
-// - data-flow alerts end in `unlessGroupDown` and `unlessLeaderDownFlow`, as node alerts in `unlessLeaderDown`;
+//   data flow, throughput, licence, leader info, leader messages) ends in `unlessCollectorOff(collector)`: an off
+//   collector (refused, absent, or off by configuration) never pages by what it last exported (issue 40);
+// - data-flow and throughput alerts end in `unlessGroupDown` and `unlessLeaderDownFlow`, as node alerts in
+//   `unlessLeaderDown` (CriblWorkerHeartbeatLag, per node, in `unlessLeaderDown`);
 // - thresholds assume the default intervals (config.libsonnet); raise them if you poll less often.
 local util = import '../lib/util.libsonnet';
 local fold = util.fold;
@@ -599,6 +600,168 @@ local fold = util.fold;
                 engaged or filling, or its state is unknown (cribl_destination_pq_health and cribl_source_pq_health
                 by state).
               ||| % c.persistentQueueNotGreenFor),
+            },
+          },
+        ],
+      },
+      // Data in motion (issue 48): events and bytes through each group, source and destination, drops, blocked
+      // destinations, queue sizes and worker heartbeat lag, from the leader's metrics store (the throughput
+      // collector). Its counters step once per window (60s by default): every rate and increase spans several.
+      // Each alert ends as the data-flow ones do: silent while the group has no node connected, while the leader
+      // is unreachable and while the collector is off, joined on the exporter and the leader's target labels.
+      {
+        name: 'cribl-throughput',
+        rules: [
+          {
+            alert: 'CriblSourceSilent',
+            // A counter reads flat, not absent, once its source stops: increase() is 0, not missing. The lookback
+            // keeps quiet a source that never receives (an idle listener, a collector that runs once a day).
+            expr: |||
+              (
+                increase(cribl_source_received_events_total[%(window)s]) == 0
+                and
+                increase(cribl_source_received_events_total[%(lookback)s] offset %(window)s) > 0
+              )
+              %(groupDown)s
+              %(leaderDown)s
+              %(off)s
+            ||| % {
+              window: c.sourceSilentWindow,
+              lookback: c.sourceSilentLookback,
+              groupDown: unlessGroupDown,
+              leaderDown: unlessLeaderDownFlow,
+              off: unlessCollectorOff('throughput'),
+            },
+            'for': c.sourceSilentFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Source {{ $labels.source }} of {{ $labels.group }} has stopped receiving events.',
+              description: fold(|||
+                {{ $labels.product }} source {{ $labels.source }} {{ with $labels.type }}({{ . }}) {{ end }}in group
+                {{ $labels.group }} received events in the %s before, and none in the last %s plus %s
+                (cribl_source_received_events_total has not moved): whatever sends to it stopped, or cannot reach it.
+              ||| % [c.sourceSilentLookback, c.sourceSilentWindow, c.sourceSilentFor]),
+            },
+          },
+          {
+            alert: 'CriblDestinationDropping',
+            expr: |||
+              (rate(cribl_destination_dropped_events_total[5m]) > 0)
+              %s
+              %s
+              %s
+            ||| % [unlessGroupDown, unlessLeaderDownFlow, unlessCollectorOff('throughput')],
+            'for': c.destinationDroppingFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Destination {{ $labels.destination }} of {{ $labels.group }} is dropping events.',
+              description: fold(|||
+                {{ $labels.product }} destination {{ $labels.destination }} {{ with $labels.type }}({{ . }}) {{ end
+                }}in group {{ $labels.group }} has dropped events for %s ({{ printf "%%.2f" $value }} per second over
+                the last 5 minutes, cribl_destination_dropped_events_total): they are lost, not queued.
+              ||| % c.destinationDroppingFor),
+            },
+          },
+          {
+            alert: 'CriblDestinationBlocked',
+            expr: |||
+              (cribl_destination_blocked == 1)
+              %s
+              %s
+              %s
+            ||| % [unlessGroupDown, unlessLeaderDownFlow, unlessCollectorOff('throughput')],
+            'for': c.destinationBlockedFor,
+            labels: { severity: 'critical' },
+            annotations: {
+              summary: 'Destination {{ $labels.destination }} of {{ $labels.group }} is blocked.',
+              description: fold(|||
+                Worker processes of {{ $labels.product }} group {{ $labels.group }} have reported destination
+                {{ $labels.destination }} {{ with $labels.type }}({{ . }}) {{ end }}as blocked (blocked.outputs) in
+                every window for %s: it accepts nothing, so its sources are held back, its persistent queue fills
+                or its events are dropped, as its backpressure setting says.
+              ||| % c.destinationBlockedFor),
+            },
+          },
+          {
+            alert: 'CriblPersistentQueueGrowing',
+            // The largest queue a worker process reported in each window; its slope over 10 minutes, positive
+            // throughout the `for`. A full queue stops growing: CriblDestinationBlocked or …Dropping speak then.
+            expr: |||
+              (
+                deriv(cribl_destination_pq_queue_size_bytes[10m]) > 0
+                or
+                deriv(cribl_source_pq_queue_size_bytes[10m]) > 0
+              )
+              %s
+              %s
+              %s
+            ||| % [unlessGroupDown, unlessLeaderDownFlow, unlessCollectorOff('throughput')],
+            'for': c.persistentQueueGrowingFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: fold(|||
+                The persistent queue of {{ if $labels.destination }}destination {{ $labels.destination }}{{ else
+                }}source {{ $labels.source }}{{ end }} ({{ $labels.group }}) keeps growing.
+              |||),
+              description: fold(|||
+                The persistent queue of {{ $labels.product }} {{ if $labels.destination }}destination
+                {{ $labels.destination }}{{ else }}source {{ $labels.source }}{{ end }} in group {{ $labels.group }}
+                has grown for %s ({{ $value | humanize1024 }}B per second over the last 10 minutes,
+                cribl_destination_pq_queue_size_bytes and cribl_source_pq_queue_size_bytes): data comes in faster
+                than it leaves, and the queue's disk fills.
+              ||| % c.persistentQueueGrowingFor),
+            },
+          },
+          {
+            alert: 'CriblWorkerHeartbeatLag',
+            // Per Stream worker: silent while the node is disconnected (and so while its whole group is), and
+            // while its leader is unreachable, as the node alerts are.
+            expr: |||
+              (cribl_node_worker_process_heartbeat_lag_seconds > %g)
+              unless (cribl_node_connected == 0)
+              %s
+              %s
+            ||| % [c.workerHeartbeatLagSeconds, unlessLeaderDown, unlessCollectorOff('throughput')],
+            'for': c.workerHeartbeatLagFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Worker processes of Cribl node {{ $labels.node_id }} ({{ $labels.group }}) lag on heartbeats.',
+              description: fold(|||
+                The slowest worker process of {{ $labels.product }} node {{ $labels.node_id }} in group
+                {{ $labels.group }} has answered its heartbeat {{ $value | humanizeDuration }} late
+                (system.max_worker_process_heartbeat_lag), over %g s for %s: it is overloaded or stalled, and
+                the node may restart it.
+              ||| % [c.workerHeartbeatLagSeconds, c.workerHeartbeatLagFor]),
+            },
+          },
+          {
+            alert: 'CriblGroupThroughputImbalance',
+            // The recording rules of rules/rules.libsonnet (deploy/prometheus/rules.yaml): load both files.
+            expr: |||
+              (
+                group:cribl_group_sent_events:rate5m / group:cribl_group_received_events:rate5m < %g
+                and
+                group:cribl_group_received_events:rate5m > 0
+              )
+              %s
+              %s
+              %s
+            ||| % [
+              c.groupThroughputImbalanceRatio,
+              unlessGroupDown,
+              unlessLeaderDownFlow,
+              unlessCollectorOff('throughput'),
+            ],
+            'for': c.groupThroughputImbalanceFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: '{{ $labels.product }} group {{ $labels.group }} sends much less than it receives.',
+              description: fold(|||
+                For %s {{ $labels.product }} group {{ $labels.group }} has sent {{ $value | humanizePercentage }} as
+                many events as it received (total.out_events against total.in_events, under %g %%): events are
+                dropped, queued or held back inside the group, unless its pipelines drop, sample or aggregate
+                them by design.
+              ||| % [c.groupThroughputImbalanceFor, c.groupThroughputImbalanceRatio * 100]),
             },
           },
         ],

@@ -1,5 +1,5 @@
-// The Grafana dashboard: fleet overview, groups and fleets, data flow, the licence and the leader, one node, the
-// exporter and its leader budget.
+// The Grafana dashboard: fleet overview, groups and fleets, data flow, throughput, the licence and the leader, one
+// node, the exporter and its leader budget.
 // Every query uses only metric names of the contract in docs/ARCHITECTURE.md (test/deploy/metric-names.test.ts).
 local g = import '../lib/grafana.libsonnet';
 
@@ -20,13 +20,18 @@ local g = import '../lib/grafana.libsonnet';
       outdatedYes: { text: 'YES', color: 'red' },
     },
     local jobScope = if c.showMultiCluster then '{%s=~"$cluster"}' % c.clusterLabel else '',
+    // The throughput collector's counters step once per window (60s by default): a rate over $__rate_interval
+    // (often 1m) would read 0 between steps and spike on them, so its panels rate over a fixed 5 minutes.
+    local perSecond(family, selector) = 'rate(%s{%s}[5m])' % [family, selector],
+    local perGroup(family) = 'sum by (product, group) (%s)' % perSecond(family, fleet),
 
     'cribl-exporter.json': {
       title: c.dashboardTitle,
       uid: c.dashboardUID,
       description: 'Cribl Stream and Edge fleet health through cribl-exporter: fleet overview, groups and fleets, '
-                   + 'data flow (destinations, sources, queues), the licence and the leader, one node, and the '
-                   + 'exporter with its leader request budget.',
+                   + 'data flow (destinations, sources, queues), throughput (events and bytes in and out, drops, '
+                   + 'blocked destinations, queue sizes), the licence and the leader, one node, and the exporter with '
+                   + 'its leader request budget.',
       tags: c.dashboardTags,
       editable: true,
       graphTooltip: 1,
@@ -322,6 +327,146 @@ local g = import '../lib/grafana.libsonnet';
                 w=12,
                 hide={ 'Value #A': true, 'Value #B': true }),
 
+        g.row('Throughput'),
+        g.stat('Events in',
+               'sum(%s)' % perSecond('cribl_group_received_events_total', fleet),
+               unit='cps',
+               description="Events per second the selected groups and fleets received (the leader's metrics store, "
+                           + 'total.in_events, over 5 minutes).'),
+        g.stat('Events out',
+               'sum(%s)' % perSecond('cribl_group_sent_events_total', fleet),
+               unit='cps',
+               description='Events per second they sent (total.out_events).'),
+        g.stat('Events dropped',
+               'sum(%s) or vector(0)' % perSecond('cribl_group_dropped_events_total', fleet),
+               unit='cps',
+               redFrom=0.001,
+               description='Events per second they dropped (total.dropped_events).'),
+        g.stat('Destinations blocked',
+               'count(cribl_destination_blocked{%s} == 1) or vector(0)' % fleet,
+               redFrom=1,
+               description='Destinations a worker process reported blocked in the last window (blocked.outputs, '
+                           + 'CriblDestinationBlocked).'),
+        g.stat('Under backpressure',
+               'count(cribl_destination_backpressure{%s} == 1) or vector(0)' % fleet,
+               redFrom=1,
+               description='Destinations a worker process reported under backpressure in the last window.'),
+        g.stat('Queued',
+               '(sum(cribl_destination_pq_queue_size_bytes{%s}) or vector(0)) + ' % fleet
+               + '(sum(cribl_source_pq_queue_size_bytes{%s}) or vector(0))' % fleet,
+               unit='bytes',
+               description='Bytes in the persistent queues of destinations and sources (the largest a worker '
+                           + 'process reported in the last window, summed).'),
+        g.timeseries('Events in and out per group',
+                     [
+                       [perGroup('cribl_group_received_events_total'), 'in {{product}} / {{group}}'],
+                       [perGroup('cribl_group_sent_events_total'), 'out {{product}} / {{group}}'],
+                     ],
+                     w=12,
+                     unit='cps'),
+        g.timeseries('Bytes in and out per group',
+                     [
+                       [perGroup('cribl_group_received_bytes_total'), 'in {{product}} / {{group}}'],
+                       [perGroup('cribl_group_sent_bytes_total'), 'out {{product}} / {{group}}'],
+                     ],
+                     w=12,
+                     unit='Bps'),
+        g.timeseries('Dropped events per group',
+                     [[perGroup('cribl_group_dropped_events_total'), '{{product}} / {{group}}']],
+                     w=12,
+                     unit='cps'),
+        g.timeseries('Sent per received event, per group',
+                     [[
+                       '%s / %s' % [
+                         perGroup('cribl_group_sent_events_total'),
+                         perGroup('cribl_group_received_events_total'),
+                       ],
+                       '{{product}} / {{group}}',
+                     ]],
+                     w=12,
+                     unit='percentunit',
+                     description='Out over in: under 50 % for 15 minutes pages (CriblGroupThroughputImbalance); '
+                                 + 'pipelines that drop, sample or aggregate stay low by design, clones go above 100 %.'),
+        g.timeseries('Top sources by events',
+                     [[
+                       'topk(10, sum by (product, group, source) (%s))'
+                       % perSecond('cribl_source_received_events_total', fleet),
+                       '{{group}} {{source}}',
+                     ]],
+                     w=12,
+                     unit='cps',
+                     description='A source that drops to 0 after receiving pages after 15 minutes (CriblSourceSilent).'),
+        g.timeseries('Top sources by bytes',
+                     [[
+                       'topk(10, sum by (product, group, source) (%s))'
+                       % perSecond('cribl_source_received_bytes_total', fleet),
+                       '{{group}} {{source}}',
+                     ]],
+                     w=12,
+                     unit='Bps'),
+        g.timeseries('Top destinations by events',
+                     [[
+                       'topk(10, sum by (product, group, destination) (%s))'
+                       % perSecond('cribl_destination_sent_events_total', fleet),
+                       '{{group}} {{destination}}',
+                     ]],
+                     w=12,
+                     unit='cps'),
+        g.timeseries('Top destinations by bytes',
+                     [[
+                       'topk(10, sum by (product, group, destination) (%s))'
+                       % perSecond('cribl_destination_sent_bytes_total', fleet),
+                       '{{group}} {{destination}}',
+                     ]],
+                     w=12,
+                     unit='Bps'),
+        g.timeseries('Destinations dropping events',
+                     [[
+                       'topk(10, %s > 0)' % perSecond('cribl_destination_dropped_events_total', fleet),
+                       '{{group}} {{destination}}',
+                     ]],
+                     w=12,
+                     unit='cps',
+                     description='Dropping for 10 minutes pages (CriblDestinationDropping).'),
+        g.timeseries('Persistent queue size',
+                     [
+                       [
+                         'topk(10, cribl_destination_pq_queue_size_bytes{%s} > 0)' % fleet,
+                         'destination {{group}} {{destination}}',
+                       ],
+                       ['topk(10, cribl_source_pq_queue_size_bytes{%s} > 0)' % fleet, 'source {{group}} {{source}}'],
+                     ],
+                     w=12,
+                     unit='bytes',
+                     description='The largest queue a worker process reported in each window; growing for 30 minutes '
+                                 + 'pages (CriblPersistentQueueGrowing).'),
+        g.table('Destinations blocked or under backpressure',
+                [
+                  'cribl_destination_blocked{%s} == 1' % fleet,
+                  'cribl_destination_backpressure{%s} == 1' % fleet,
+                ],
+                w=12,
+                rename={ 'Value #A': 'blocked', 'Value #B': 'backpressure' },
+                description='In the last window (CriblDestinationBlocked pages after 5 minutes blocked).'),
+        g.timeseries('Worker heartbeat lag',
+                     [[
+                       'topk(10, cribl_node_worker_process_heartbeat_lag_seconds{%s})' % fleet,
+                       '{{group}} {{node_id}}',
+                     ]],
+                     w=12,
+                     unit='s',
+                     description='The slowest worker process of each Stream worker; over 10 s for 5 minutes pages '
+                                 + '(CriblWorkerHeartbeatLag). Edge nodes are not in the metrics store.'),
+        g.timeseries('Worker load average',
+                     [['topk(10, cribl_node_load_average{%s})' % fleet, '{{group}} {{node_id}}']],
+                     w=12,
+                     description='system.load_avg of the Stream workers (the ten highest).'),
+        g.timeseries('Worker free memory',
+                     [['bottomk(10, cribl_node_memory_free_bytes{%s})' % fleet, '{{group}} {{node_id}}']],
+                     w=12,
+                     unit='bytes',
+                     description='system.free_mem of the Stream workers (the ten lowest).'),
+
         g.row('License and leader'),
         g.stat('Last paid licence expires',
                'max(cribl_license_expiry_timestamp_seconds{%s} and ignoring (type, title) ' % exporter
@@ -464,6 +609,20 @@ local g = import '../lib/grafana.libsonnet';
           ['cribl_node_disk_total_bytes{%s}' % node, 'total'],
         ], w=8, h=4, unit='bytes'),
         g.table('Last health poll failure', ['cribl_node_poll_failure_info{%s}' % node], w=8, h=4),
+        g.timeseries('Free memory', [
+          ['cribl_node_memory_free_bytes{%s}' % node, 'free'],
+          ['cribl_node_memory_bytes{%s}' % node, 'total'],
+        ], w=8, h=4, unit='bytes', description="A Stream worker's free memory (the leader's metrics store)."),
+        g.timeseries('Load average', [
+          ['cribl_node_load_average{%s}' % node, 'load average'],
+          ['cribl_node_cpus{%s}' % node, 'CPUs'],
+        ], w=8, h=4),
+        g.timeseries('Heartbeat lag',
+                     [['cribl_node_worker_process_heartbeat_lag_seconds{%s}' % node, 'slowest worker process']],
+                     w=8,
+                     h=4,
+                     unit='s',
+                     description='CriblWorkerHeartbeatLag above 10 s.'),
 
         g.row('Exporter and leader budget'),
         g.timeseries('Requests to the leader', [[
@@ -531,6 +690,12 @@ local g = import '../lib/grafana.libsonnet';
           'sum by (leader, mode, reason) (rate(cribl_exporter_auth_failures_total{%s}[$__rate_interval]))' % leader,
           '{{leader}} {{mode}} {{reason}}',
         ]], w=8, unit='reqps'),
+        g.timeseries('Throughput windows skipped',
+                     [['increase(cribl_exporter_throughput_skipped_seconds_total{%s}[1h])' % leader, '{{leader}}']],
+                     w=8,
+                     unit='s',
+                     description="Time in the last hour the throughput collector did not count: the leader's metrics "
+                                 + 'store did not answer for longer than --throughput.max-catch-up.'),
         g.timeseries('Exporter process', [
           ['process_resident_memory_bytes{%s}' % exporter, 'memory {{instance}}'],
           ['nodejs_heap_size_used_bytes{%s}' % exporter, 'heap {{instance}}'],

@@ -40,6 +40,21 @@
             record: 'leader_endpoint:cribl_exporter_leader_request_duration_seconds:p99_5m',
             expr: 'histogram_quantile(0.99, rate(cribl_exporter_leader_request_duration_seconds_bucket[5m]))',
           },
+          // Events per second in, out and dropped per group or fleet (the throughput collector, issue 48). Its
+          // counters step once per window (60s by default): 5 minutes hold about five steps, and in and out step
+          // together, so their ratio (CriblGroupThroughputImbalance) does not jitter with the window's phase.
+          {
+            record: 'group:cribl_group_received_events:rate5m',
+            expr: 'rate(cribl_group_received_events_total[5m])',
+          },
+          {
+            record: 'group:cribl_group_sent_events:rate5m',
+            expr: 'rate(cribl_group_sent_events_total[5m])',
+          },
+          {
+            record: 'group:cribl_group_dropped_events:rate5m',
+            expr: 'rate(cribl_group_dropped_events_total[5m])',
+          },
         ],
       },
     ],
