@@ -392,10 +392,21 @@ export class RequestBudget {
   #refill(now: number): void {
     if (now <= this.#lastRefill) return;
     const dt = now - this.#lastRefill;
-    this.#tokens = Math.min(this.#burst, this.#tokens + (dt * this.#rates.rate) / 1000);
+    this.#tokens = Math.min(this.#bucket(now), this.#tokens + (dt * this.#rates.rate) / 1000);
     this.#lastRefill = now;
     // Only grow while the rate is what holds callers back.
     if (this.#queue.size > 0 || this.#urgent.size > 0) this.#rates.grow(now, dt);
+  }
+
+  /**
+   * Tokens the bucket holds at most: `burst`, or while a limit learnt from the leader's 429s is in force a tenth of a
+   * second of the rate (at least 1): tokens saved while the event loop lagged or the window was full must not go out
+   * as a burst that the leader's own bucket refuses (a 429 that then teaches a limit below the leader's).
+   */
+  #bucket(now: number): number {
+    return this.#rates.learned(now) === undefined
+      ? this.#burst
+      : Math.min(this.#burst, Math.max(1, this.#rates.rate / 10));
   }
 
   #grant(now: number, detachable: boolean): Permit {

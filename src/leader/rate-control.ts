@@ -23,15 +23,13 @@ const LEARN_RETURN_PER_S = 0.02;
 const LEARN_CAP = 0.97;
 // Then it probes upward, by this share of the rate per second (compounding: from a fifth of the need back to it in
 // about 35 s), until the next 429 measures the limit anew. How long it stays first: LEARN_HOLD_MIN_MS after a limit
-// first learnt (or found higher than before: the leader lifted it), doubled each time a probe finds the same limit
-// again, up to LEARN_HOLD_MAX_MS. A throttle that stopped then costs well under 2 minutes of slow refreshes, and a
-// leader whose limit stays is probed at most every 5 minutes after a few probes, each probe one 429 and one
-// Retry-After (BENCHMARKS.md, "Leader-imposed rate limit").
+// first learnt, doubled each time a probe ends in a 429 (it found a limit), up to LEARN_HOLD_MAX_MS. A throttle
+// that stopped then costs well under 2 minutes of slow refreshes, and a leader whose limit stays is probed at most
+// every 5 minutes after a few probes, each probe one 429 and one Retry-After (BENCHMARKS.md, "Leader-imposed rate
+// limit").
 const LEARN_HOLD_MIN_MS = 20_000;
 const LEARN_HOLD_MAX_MS = 5 * 60_000;
 const LEARN_PROBE_PER_S = 0.05;
-// A probe's 429 at most this far above the learned limit found the same limit.
-const LEARN_SAME = 1.15;
 // A 429 while requests went out below this share of the rate in force is a burst refused, not a rate measured.
 const DEMAND_LIMITED = 0.5;
 // A learned limit is forgotten this long after its last 429 (the status page, `learnedRps`), or as soon as probing
@@ -181,7 +179,7 @@ export class RateControl {
   /**
    * A rate limit answered. Its limit is what it accepted per second over the last seconds of sending (measured over
    * 2–3 s since sending last resumed), never more than the rate requests went out at: the rate resumes just below it,
-   * returns to just below that, stays (20 s, doubling with each probe that finds the same limit, up to 5 minutes),
+   * returns to just below that, stays (20 s, doubling with each probe that ends in a 429, up to 5 minutes),
    * then probes upward. A 429 too soon after resuming to measure
    * (the leader's bucket had not refilled) resumes below the limit already learned, or, before any, at half the send
    * rate. A 429 while sending far below the rate in force (DEMAND_LIMITED) is a refused burst: nothing is learned.
@@ -207,11 +205,11 @@ export class RateControl {
       this.#rate = Math.max(sent * 0.5, this.#maxRps * RATE_FLOOR_SHARE);
       return;
     }
-    // A probe that found the limit where it was: probe less often. A first limit, or one the leader lifted: soon.
+    // A probe that ended in a 429 found a limit: probe half as often. (A 429 while holding below the limit is a
+    // lower limit, a throttle: the hold stays as it is.) A limit dropped starts again from LEARN_HOLD_MIN_MS.
     const l = this.#learned;
-    const probing = l !== undefined && previous !== undefined && now >= l.at + this.#holdMs;
-    if (previous === undefined || limit > previous * LEARN_SAME) this.#holdMs = LEARN_HOLD_MIN_MS;
-    else if (probing) this.#holdMs = Math.min(LEARN_HOLD_MAX_MS, this.#holdMs * 2);
+    if (l !== undefined && previous !== undefined && now >= l.at + this.#holdMs)
+      this.#holdMs = Math.min(LEARN_HOLD_MAX_MS, this.#holdMs * 2);
     this.#learned = { rps: limit, at: now };
     this.#rate = Math.max(limit * LEARN_RESUME, this.#maxRps * RATE_FLOOR_SHARE);
   }

@@ -185,7 +185,7 @@ describe('RequestBudget learns a leader rate limit', () => {
     expect(drops[0]).toMatchObject({ why: 'probed' });
   });
 
-  it('a limit that stays: each probe finding it waits twice as long, < 2 % answered 429 over 10 minutes', async () => {
+  it('a limit that stays: each probe ending in a 429 waits twice as long, < 2 % 429s over 10 minutes', async () => {
     const r = await againstRateLimit({ rate: 40, burst: 10, maxRps: 100, seconds: 600, retryAfterMs: 2000 });
     expect(r.limited / (r.accepted + r.limited)).toBeLessThan(0.02);
     expect(r.perSecondAfter30s).toBeGreaterThanOrEqual(0.9 * 40);
