@@ -10,7 +10,7 @@ import { timeSlicer } from '../util/yield.js';
 import { CycleMonitor } from './cycle.js';
 import type { CycleMetrics, CycleMonitorOptions, CycleStatus, RoundMember } from './cycle.js';
 import { DueHeap, KeyHeap, type HeapKey } from './due-heap.js';
-import type { NodePoll, PolledNode, RideState } from './node-poll.js';
+import { aboutNode, type NodePoll, type PolledNode, type RideState } from './node-poll.js';
 
 /** Where the poller reports (the prom-client side lives in src/telemetry/). */
 export interface PollerMetrics extends CycleMetrics {
@@ -501,7 +501,7 @@ export class Poller {
       if (!res || signal.aborted || e.removed) return;
       const now = this.#o.clock.now();
       // A round counts a node when its poll is answered, not when it starts: denied or throttled polls end nothing.
-      if (refreshed(res)) {
+      if (aboutNode(res)) {
         e.turn = now;
         this.#cycle.cover(e, now);
       } else if (this.#blockedUntil(now) > 0 && !this.#ready.has(e)) {
@@ -529,11 +529,12 @@ export class Poller {
       () => this.#markSent(e),
     );
     if (!res) return undefined;
+    // A poll not about the node (not sent, or the leader's own answer) leaves it as it was: its last answer stands.
+    if (!aboutNode(res)) return res;
     if (e.polls++ === 0) this.#unpolled--;
     e.answered = res.ok;
     if (res.ok) e.lastSuccessMs = clock.now();
-    if (refreshed(res))
-      this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > (this.#o.slowPollMs ?? 10_000));
+    this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > (this.#o.slowPollMs ?? 10_000));
     if (this.#unpolled === 0) this.#firstRoundEnded();
     return res;
   }
@@ -586,12 +587,4 @@ export class Poller {
     this.#wake?.();
     this.#wake = undefined;
   }
-}
-
-/**
- * Whether a poll refreshed its node as far as rounds go: anything but the budget's refusal or the leader's
- * throttling (429/503/420), which are what the overrun flag is about.
- */
-function refreshed(res: LeaderResult<unknown>): boolean {
-  return res.ok || (res.reason !== 'throttled' && res.reason !== 'leader_unavailable');
 }
