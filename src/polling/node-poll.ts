@@ -143,7 +143,7 @@ export class NodePoll {
       if (!rider.schedule.due?.(rider.settings, context)) continue;
       const item = store.node(n.key);
       if (!item) return;
-      const { lastPollMs } = ride;
+      const { lastPollMs, restarted } = ride;
       ride.restarted = false;
       ride.lastPollMs = clock.now();
       const intervalMs = rider.schedule.intervalMs(rider.settings);
@@ -154,6 +154,7 @@ export class NodePoll {
       // Not about the node: its last answer stands; the rider asks again at its next due poll.
       if (!aboutNode(res)) {
         ride.lastPollMs = lastPollMs;
+        ride.restarted = restarted;
         continue;
       }
       store.setNodeFacts(

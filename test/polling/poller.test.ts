@@ -309,6 +309,39 @@ describe('Poller discovery updates and metadata', () => {
     expect(metaCalls(client)).toHaveLength(2);
   });
 
+  it('a metadata poll the leader throttled keeps the node’s metadata and is asked again at the next poll', async () => {
+    let throttle = false;
+    const { poller, client, clock, snapshot } = setup(
+      (req) =>
+        req.path.endsWith('/edge/metadata')
+          ? throttle
+            ? { fail: { ok: false, reason: 'throttled', status: 429, message: '429' } }
+            : meta
+          : healthy,
+      { interval: 30_000 },
+    );
+    await poller.setNodes(fleet(['b']));
+    const cycle = async () => {
+      const r = poller.runHealthCycle(new AbortController().signal);
+      await clock.advance(30_000);
+      await r;
+    };
+    for (let i = 0; i < 5; i++) await cycle();
+    const kept = snapshot.held.get('b')?.metadata;
+    expect(kept).toBeDefined();
+    // b restarted; its metadata poll after the restart is throttled, then answered at the next poll.
+    await poller.setNodes(new Map(fleet(['b'], 1717200000000 + 1000)));
+    throttle = true;
+    client.calls.length = 0;
+    await cycle();
+    expect(metaCalls(client)).toEqual(['/w/b/edge/metadata']);
+    expect(snapshot.held.get('b')?.metadata).toEqual(kept);
+    throttle = false;
+    client.calls.length = 0;
+    await cycle();
+    expect(metaCalls(client)).toEqual(['/w/b/edge/metadata']);
+  });
+
   it('does not ask a node that did not answer its health poll for metadata', async () => {
     const { poller, client } = setup(
       (req) => (req.path.endsWith('/edge/metadata') ? meta : { status: 502, json: { message: 'down' } }),
