@@ -4,6 +4,7 @@
  * gives: src/polling/rate.ts moves it as the fleet changes), the client through that budget, the auth provider, and
  * the client with credentials on every request (pausing node polling after a refusal).
  */
+import { forLeader } from '../util/logger.js';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { createDispatcher, type TransportConfig } from '../http/transport.js';
@@ -82,6 +83,7 @@ export async function connectLeader(target: LeaderTarget, deps: ConnectDeps): Pr
     maxConcurrency: target.budget.maxConcurrency,
     clock: deps.clock,
     ...(deps.metrics ? { observer: deps.metrics } : {}),
+    logger: forLeader(deps.logger, target.name),
   });
   const raw = createLeaderClient({
     baseUrl: target.url,

@@ -2,7 +2,8 @@
 import type { Clock } from '../util/clock.js';
 import type { PermitOutcome } from '../http/classify.js';
 import { LatencyMonitor } from './meters.js';
-import { RateControl } from './rate-control.js';
+import type { Logger } from 'pino';
+import { RateControl, type LearnedDrop, type LearnedLimit } from './rate-control.js';
 import { Alarm } from '../util/timer.js';
 import { Watchdog, type Watch } from './watchdog.js';
 import { onAbort, type Abortable } from './abort-fanout.js';
@@ -76,6 +77,8 @@ export interface BudgetState {
   maxRps: number;
   /** The rate at which the leader last answered 429 (or 503 with Retry-After), while that is remembered. */
   learnedRps: number | undefined;
+  /** That limit with when the rate probes past it and when it is dropped at the latest. */
+  learned?: LearnedLimit | undefined;
   /** Slow host-context requests that gave their concurrency slot back while still in flight. */
   detached: number;
   /** Median response time of the last window of answers (ms), and its recent baseline. */
@@ -102,6 +105,8 @@ export interface RequestBudgetOptions {
   maxWaiters?: number;
   clock: Clock;
   observer?: BudgetObserver;
+  /** Where the budget says that a learned rate limit was dropped (the leader's logger). */
+  logger?: Logger;
 }
 
 interface Waiter {
@@ -202,7 +207,13 @@ export class RequestBudget {
     this.#observer.onConcurrencyChange(this.#limit);
     this.#observer.onInFlight(0);
     this.#observer.onPauseChange(false, 0);
-    this.#rates = new RateControl(opts.maxRps, this.#lastRefill, (r) => this.#observer.onRateChange?.(r));
+    const log = opts.logger;
+    this.#rates = new RateControl(
+      opts.maxRps,
+      this.#lastRefill,
+      (r) => this.#observer.onRateChange?.(r),
+      log ? (l, why) => logDrop(log, l, why, this.#clock.now()) : undefined,
+    );
   }
 
   /**
@@ -331,6 +342,7 @@ export class RequestBudget {
   state(): BudgetState {
     const now = this.#clock.now();
     const timed = now < this.#pauseUntil;
+    const learned = this.#rates.learnedLimit(now);
     return {
       limit: this.#limit,
       maxConcurrency: this.#maxConcurrency,
@@ -341,7 +353,8 @@ export class RequestBudget {
       pauseUntil: this.#held ? Infinity : timed ? this.#pauseUntil : 0,
       rate: this.#rates.rate,
       maxRps: this.#rates.maxRps,
-      learnedRps: this.#rates.learned(now),
+      learnedRps: learned?.rps,
+      learned,
       detached: this.#detached,
       latencyMs: this.#latency.median,
       baselineMs: this.#latency.baseline,
@@ -379,10 +392,21 @@ export class RequestBudget {
   #refill(now: number): void {
     if (now <= this.#lastRefill) return;
     const dt = now - this.#lastRefill;
-    this.#tokens = Math.min(this.#burst, this.#tokens + (dt * this.#rates.rate) / 1000);
+    this.#tokens = Math.min(this.#bucket(now), this.#tokens + (dt * this.#rates.rate) / 1000);
     this.#lastRefill = now;
     // Only grow while the rate is what holds callers back.
     if (this.#queue.size > 0 || this.#urgent.size > 0) this.#rates.grow(now, dt);
+  }
+
+  /**
+   * Tokens the bucket holds at most: `burst`, or while a limit learnt from the leader's 429s is in force a tenth of a
+   * second of the rate (at least 1): tokens saved while the event loop lagged or the window was full must not go out
+   * as a burst that the leader's own bucket refuses (a 429 that then teaches a limit below the leader's).
+   */
+  #bucket(now: number): number {
+    return this.#rates.learned(now) === undefined
+      ? this.#burst
+      : Math.min(this.#burst, Math.max(1, this.#rates.rate / 10));
   }
 
   #grant(now: number, detachable: boolean): Permit {
@@ -527,6 +551,19 @@ export class RequestBudget {
     this.#reported = { paused, until };
     this.#observer.onPauseChange(paused, until);
   }
+}
+
+/** One line when a learned limit is dropped: the rate goes back to its bound (or the need) as demand asks. */
+function logDrop(log: Logger, l: LearnedLimit, why: LearnedDrop, now: number): void {
+  log.info(
+    { learnedRps: Math.round(l.rps * 10) / 10, learnedAt: new Date(l.at).toISOString(), why },
+    why === 'probed'
+      ? `the leader's rate limit learnt from its 429s (${Math.round(l.rps)} requests/s) is dropped: it accepted ` +
+          `every request while the rate was raised back to --leader.max-rps, ` +
+          `${Math.round((now - l.at) / 1000)} s after its last 429`
+      : `the leader's rate limit learnt from its 429s (${Math.round(l.rps)} requests/s) is dropped: no 429 for ` +
+          `${Math.round((now - l.at) / 60_000)} minutes`,
+  );
 }
 
 function deny(denied: DenyReason): Denial {

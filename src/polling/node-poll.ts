@@ -9,6 +9,15 @@ import type { LeaderClient, LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '../util/clock.js';
 
+/**
+ * Whether a result says something about the node. A poll that was not sent (the budget could not fit it, a pause, a
+ * hold) or that the leader answered about itself (429, 503 and 420 outside host context: `throttled`,
+ * `leader_unavailable`) does not: the node's last answer stands, and its freshness timestamp says how old it is.
+ */
+export function aboutNode(res: LeaderResult<unknown>): boolean {
+  return res.ok || (res.reason !== 'throttled' && res.reason !== 'leader_unavailable');
+}
+
 /** A node collector with its settings in force. */
 export interface NodeCollector {
   readonly name: string;
@@ -80,7 +89,9 @@ export class NodePoll {
 
   /**
    * The primary poll of a node: its result, written to the store as the collector's facts (a changed start time
-   * marks a restart for the riders); undefined when the node left meanwhile (its series are gone already).
+   * marks a restart for the riders); undefined when the node left meanwhile (its series are gone already). A result
+   * that is not about the node (`aboutNode`) leaves its facts as they are; an accepted answer that is the leader's own
+   * (its 420 standby body: `holds`) comes back as `leader_unavailable`.
    */
   async primary(
     n: PolledNode,
@@ -94,8 +105,16 @@ export class NodePoll {
     if (!item) return undefined;
     const req = primary.schedule.request(item.ident.nodeId, deadline, signal, onExchange);
     if (onSent) req.onSent = onSent;
-    const res = await this.#o.client.request(req);
+    const answer = await this.#o.client.request(req);
     if (n.removed || !store.hasNode(n.key) || signal.aborted) return undefined;
+    const res: LeaderResult<unknown> =
+      answer.ok && req.holds?.(answer.status, answer.body) === true
+        ? { ok: false, reason: 'leader_unavailable', status: answer.status, message: 'the leader is not serving' }
+        : answer;
+    if (!res.ok && !aboutNode(res)) {
+      this.#debug(primary.name, item.ident.nodeId, res);
+      return res;
+    }
     const prev = store.node(n.key)?.facts[primary.name];
     const next = primary.schedule.next(prev, res, clock.now());
     const schedule = primary.schedule;
@@ -124,6 +143,7 @@ export class NodePoll {
       if (!rider.schedule.due?.(rider.settings, context)) continue;
       const item = store.node(n.key);
       if (!item) return;
+      const { lastPollMs, restarted } = ride;
       ride.restarted = false;
       ride.lastPollMs = clock.now();
       const intervalMs = rider.schedule.intervalMs(rider.settings);
@@ -131,6 +151,12 @@ export class NodePoll {
       const res = await this.#o.client.request(rider.schedule.request(item.ident.nodeId, deadline, signal));
       if (n.removed || !store.hasNode(n.key) || signal.aborted) return;
       if (!res.ok) this.#debug(rider.name, item.ident.nodeId, res);
+      // Not about the node: its last answer stands; the rider asks again at its next due poll.
+      if (!aboutNode(res)) {
+        ride.lastPollMs = lastPollMs;
+        ride.restarted = restarted;
+        continue;
+      }
       store.setNodeFacts(
         n.key,
         rider.name,

@@ -9,8 +9,8 @@ import { Alarm } from '../util/timer.js';
 import { timeSlicer } from '../util/yield.js';
 import { CycleMonitor } from './cycle.js';
 import type { CycleMetrics, CycleMonitorOptions, CycleStatus, RoundMember } from './cycle.js';
-import { DueHeap } from './due-heap.js';
-import type { NodePoll, PolledNode, RideState } from './node-poll.js';
+import { DueHeap, KeyHeap, type HeapKey } from './due-heap.js';
+import { aboutNode, type NodePoll, type PolledNode, type RideState } from './node-poll.js';
 
 /** Where the poller reports (the prom-client side lives in src/telemetry/). */
 export interface PollerMetrics extends CycleMetrics {
@@ -124,7 +124,21 @@ interface Entry extends RoundMember, PolledNode {
   /** Its last health poll got an answer; when, if ever. */
   answered: boolean;
   lastSuccessMs: number | undefined;
+  /**
+   * When its last turn ended: a poll answered, or failed on the node's own account (timeout, the node's error);
+   * -Infinity before any. A poll the budget or the leader's throttling kept from the node is no turn.
+   */
+  turn: number;
+  /** Where it waits among the due nodes (-1: not waiting; it is in the schedule's heap then). */
+  readyIndex: number;
 }
+
+/** Due nodes wait for the budget oldest turn first. */
+const BY_TURN: HeapKey<Entry> = {
+  key: (e) => e.turn,
+  index: (e) => e.readyIndex,
+  setIndex: (e, i) => (e.readyIndex = i),
+};
 
 /**
  * Longest stretch of applying a listing between two yields to the event loop. Scrapes that arrive
@@ -147,12 +161,22 @@ const MAX_DETACHED = 1_000;
  * due time, its phase spread over the interval by a hash of its key (as Prometheus spreads scrape targets), so a slow
  * or timed-out request delays only that node. New nodes are polled at once, as fast as the budget allows. The riding
  * collectors (metadata) follow a poll's answer when they are due (node-poll.ts). Outcomes go to the snapshot.
+ *
+ * A node whose slot came waits among the due nodes until the budget has room, and the due nodes are served oldest
+ * turn first (the node that has waited longest since its last answer gets the next permit): while the budget cannot
+ * cover the fleet, every node is refreshed once per round (the time the allowed rate needs for the whole fleet),
+ * whatever its slot. A node that timed out or failed had its turn and waits a round like the others; one whose poll
+ * the leader's throttling or a pause kept from it keeps its place at the head. Nothing is dispatched while the
+ * leader's budget is paused or held: the due nodes then wait here, oldest first, not in the budget's queue.
  */
 export class Poller {
   readonly #o: PollerOptions;
   readonly #intervalMs: number;
   readonly #nodes = new Map<string, Entry>();
+  /** Nodes not due yet, and nodes whose poll runs, by due time. */
   readonly #heap = new DueHeap<Entry>();
+  /** Due nodes waiting for the budget, oldest turn first. */
+  readonly #ready = new KeyHeap<Entry>(BY_TURN);
   readonly #cycle: CycleMonitor;
   #outstanding = 0;
   /** Polls dispatched and still waiting for the budget (not sent yet). */
@@ -239,8 +263,14 @@ export class Poller {
         if (late >= 0) this.#housekeeping(now, Number.isFinite(late) ? late : 0);
         let at = this.#lastHousekeeping + HOUSEKEEPING_MS;
         const next = this.#heap.peek();
-        if (next && this.#outstanding < this.#o.maxOutstanding && !this.#budgetFull()) at = Math.min(at, next.due);
-        else if (next && next.due <= now) at = Math.min(at, this.#nextDetach(now));
+        const blockedUntil = this.#blockedUntil(now);
+        const full = this.#outstanding >= this.#o.maxOutstanding;
+        if (next && !full && blockedUntil === 0 && !this.#budgetFull()) at = Math.min(at, next.due);
+        // Due nodes wait: for the end of the leader's pause (a hold: the next look), or a poll to detach.
+        if (this.#ready.size > 0 || (next && next.due <= now)) {
+          if (blockedUntil > 0) at = Math.min(at, blockedUntil);
+          else if (full) at = Math.min(at, this.#nextDetach(now));
+        }
         // Woken at `at`, or earlier by a nudge (a poll finished while all were outstanding, new nodes, stop).
         const woken = new Promise<void>((resolve) => (this.#wake = resolve));
         this.#alarm.set(this.#quantize(Math.max(now + 1, at)));
@@ -283,6 +313,7 @@ export class Poller {
       while (running >= this.#o.maxOutstanding && !signal.aborted) await slot();
       if (signal.aborted || e.removed || e.busy) continue;
       running++;
+      this.#scheduled(e);
       this.#outOfTurn(e, clock.now());
       this.#start(e, signal).then(done, done);
     }
@@ -307,6 +338,8 @@ export class Poller {
       slow: false,
       answered: false,
       lastSuccessMs: undefined,
+      turn: -Infinity,
+      readyIndex: -1,
       removed: false,
       round: 0,
     };
@@ -320,6 +353,7 @@ export class Poller {
     e.removed = true;
     this.#nodes.delete(e.key);
     this.#heap.remove(e);
+    this.#ready.remove(e);
     this.#o.snapshot.deleteNode(e.key);
     this.#cycle.leave(e, this.#o.clock.now());
     this.#setSlow(e, false);
@@ -349,27 +383,59 @@ export class Poller {
     return e.phase + (Math.floor((t - e.phase) / interval) + 1) * interval;
   }
 
-  /** Starts the polls that are due, up to maxOutstanding; each node's next slot is set as it starts. */
-  #dispatchDue(now: number, signal: AbortSignal): void {
+  /** A node back in the schedule's heap (not among the due nodes). */
+  #scheduled(e: Entry): void {
+    if (!this.#ready.has(e)) return;
+    this.#ready.remove(e);
+    this.#heap.push(e);
+  }
+
+  /**
+   * Nodes whose slot came join the due nodes, unless their previous poll still runs or they were polled out of turn
+   * less than half an interval ago: no request then, and the slot counts as refreshed when that poll was sent (a slow
+   * node: late on its own account, not the fleet's) or was out of turn; a poll still waiting for the budget's rate
+   * refreshes nothing yet.
+   */
+  #promoteDue(now: number): void {
     for (;;) {
-      if (signal.aborted) return;
       const e = this.#heap.peek();
       if (!e || e.due > now) return;
-      if (this.#outstanding >= this.#o.maxOutstanding && !this.#detachSlow(now)) return;
-      if (this.#budgetFull()) return;
-      if (e.polls === 0 && !e.busy) {
-        // A first poll comes at once, out of turn.
-        this.#outOfTurn(e, now);
-      } else {
+      if (e.busy || (e.polls > 0 && now < e.skipUntil)) {
         e.due = this.#slotAfter(e, now);
         this.#heap.update(e);
-        // Its previous poll still runs, or it was polled out of turn less than half an interval ago: no request.
-        // The slot counts as refreshed when that poll was sent (a slow node: late on its own account, not the
-        // fleet's) or was out of turn; a poll still waiting for the budget's rate refreshes nothing yet.
-        if (e.busy || now < e.skipUntil) {
-          if (e.busy ? e.sent : true) this.#cycle.cover(e, now);
-          continue;
-        }
+        if (e.busy ? e.sent : true) this.#cycle.cover(e, now);
+        continue;
+      }
+      this.#heap.remove(e);
+      this.#ready.push(e);
+    }
+  }
+
+  /** When the leader's budget lets requests go again: 0 when it does now, Infinity while it is held. */
+  #blockedUntil(now: number): number {
+    const st = this.#o.budget?.state();
+    return st?.paused === true && st.pauseUntil > now ? st.pauseUntil : 0;
+  }
+
+  /**
+   * Starts polls of due nodes, oldest turn first, up to maxOutstanding and while the budget has room; each node's
+   * next slot is set as it starts (a first poll's out of turn).
+   */
+  #dispatchDue(now: number, signal: AbortSignal): void {
+    this.#promoteDue(now);
+    if (this.#blockedUntil(now) > 0) return;
+    for (;;) {
+      if (signal.aborted) return;
+      const e = this.#ready.peek();
+      if (!e) return;
+      if (this.#outstanding >= this.#o.maxOutstanding && !this.#detachSlow(now)) return;
+      if (this.#budgetFull()) return;
+      this.#ready.remove(e);
+      this.#heap.push(e);
+      if (e.polls === 0) this.#outOfTurn(e, now);
+      else {
+        e.due = this.#slotAfter(e, now);
+        this.#heap.update(e);
       }
       this.#outstanding++;
       this.#unsent++;
@@ -433,8 +499,16 @@ export class Poller {
       const res = await this.#pollPrimary(e, signal);
       if (!e.sent) this.#markSent(e);
       if (!res || signal.aborted || e.removed) return;
+      const now = this.#o.clock.now();
       // A round counts a node when its poll is answered, not when it starts: denied or throttled polls end nothing.
-      if (refreshed(res)) this.#cycle.cover(e, this.#o.clock.now());
+      if (aboutNode(res)) {
+        e.turn = now;
+        this.#cycle.cover(e, now);
+      } else if (this.#blockedUntil(now) > 0 && !this.#ready.has(e)) {
+        // Kept from the node by the leader's pause or hold: back among the due nodes, at the head (its turn stays).
+        this.#heap.remove(e);
+        this.#ready.push(e);
+      }
       if (res.ok) await this.#o.poll.riders(e, signal);
     } finally {
       e.busy = false;
@@ -455,11 +529,12 @@ export class Poller {
       () => this.#markSent(e),
     );
     if (!res) return undefined;
+    // A poll not about the node (not sent, or the leader's own answer) leaves it as it was: its last answer stands.
+    if (!aboutNode(res)) return res;
     if (e.polls++ === 0) this.#unpolled--;
     e.answered = res.ok;
     if (res.ok) e.lastSuccessMs = clock.now();
-    if (refreshed(res))
-      this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > (this.#o.slowPollMs ?? 10_000));
+    this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > (this.#o.slowPollMs ?? 10_000));
     if (this.#unpolled === 0) this.#firstRoundEnded();
     return res;
   }
@@ -468,9 +543,10 @@ export class Poller {
   #markSent(e: Entry): void {
     if (e.sent) return;
     e.sent = true;
-    const full = this.#budgetFull();
     this.#unsent--;
-    if (full) this.#nudge();
+    // Whenever due nodes wait and the budget has room again (its room follows its rate, which may have grown since
+    // the loop last looked): a budget left without waiters saves its tokens up for a burst.
+    if (this.#ready.size > 0 && !this.#budgetFull()) this.#nudge();
   }
 
   #setSlow(e: Entry, slow: boolean): void {
@@ -511,12 +587,4 @@ export class Poller {
     this.#wake?.();
     this.#wake = undefined;
   }
-}
-
-/**
- * Whether a poll refreshed its node as far as rounds go: anything but the budget's refusal or the leader's
- * throttling (429/503/420), which are what the overrun flag is about.
- */
-function refreshed(res: LeaderResult<unknown>): boolean {
-  return res.ok || (res.reason !== 'throttled' && res.reason !== 'leader_unavailable');
 }

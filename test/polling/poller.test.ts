@@ -102,7 +102,25 @@ describe('Poller health', () => {
     expect(h('c')).toEqual({ up: true, status: 'standby', lastSuccessMs: now, startTime: 1 });
     expect(h('d')).toEqual({ up: false, failure: 'http_5xx' });
     expect(h('e')).toEqual({ up: false, failure: 'decode' });
-    expect(h('f')).toEqual({ up: false, failure: 'leader_unavailable' });
+    // The leader's answer about itself is none about f: f keeps what it had (nothing yet).
+    expect(h('f')).toBeUndefined();
+  });
+
+  it.each([
+    ['not sent (the budget could not fit it)', { ok: false, reason: 'throttled', message: 'not sent' }],
+    ['answered 429 by the leader', { ok: false, reason: 'throttled', status: 429, message: '429' }],
+    ['not sent while the leader is held (420)', { ok: false, reason: 'leader_unavailable', message: 'held' }],
+  ] as const)('a poll %s leaves the node’s last answer standing', async (_what, fail) => {
+    let failing = false;
+    const { poller, snapshot, clock } = setup(() => (failing ? { fail: { ...fail } } : healthy));
+    await poller.setNodes(fleet(['a']));
+    await poller.runHealthCycle(new AbortController().signal);
+    const answered = snapshot.held.get('a')?.health;
+    expect(answered).toEqual({ up: true, status: 'healthy', lastSuccessMs: clock.now(), startTime: 1 });
+    failing = true;
+    await clock.advance(30_000);
+    await poller.runHealthCycle(new AbortController().signal);
+    expect(snapshot.held.get('a')?.health).toEqual(answered);
   });
 
   it('keeps the last success time across a failure', async () => {
@@ -289,6 +307,39 @@ describe('Poller discovery updates and metadata', () => {
     started = 2;
     await poller.runHealthCycle(new AbortController().signal);
     expect(metaCalls(client)).toHaveLength(2);
+  });
+
+  it('a metadata poll the leader throttled keeps the node’s metadata and is asked again at the next poll', async () => {
+    let throttle = false;
+    const { poller, client, clock, snapshot } = setup(
+      (req) =>
+        req.path.endsWith('/edge/metadata')
+          ? throttle
+            ? { fail: { ok: false, reason: 'throttled', status: 429, message: '429' } }
+            : meta
+          : healthy,
+      { interval: 30_000 },
+    );
+    await poller.setNodes(fleet(['b']));
+    const cycle = async () => {
+      const r = poller.runHealthCycle(new AbortController().signal);
+      await clock.advance(30_000);
+      await r;
+    };
+    for (let i = 0; i < 5; i++) await cycle();
+    const kept = snapshot.held.get('b')?.metadata;
+    expect(kept).toBeDefined();
+    // b restarted; its metadata poll after the restart is throttled, then answered at the next poll.
+    await poller.setNodes(new Map(fleet(['b'], 1717200000000 + 1000)));
+    throttle = true;
+    client.calls.length = 0;
+    await cycle();
+    expect(metaCalls(client)).toEqual(['/w/b/edge/metadata']);
+    expect(snapshot.held.get('b')?.metadata).toEqual(kept);
+    throttle = false;
+    client.calls.length = 0;
+    await cycle();
+    expect(metaCalls(client)).toEqual(['/w/b/edge/metadata']);
   });
 
   it('does not ask a node that did not answer its health poll for metadata', async () => {

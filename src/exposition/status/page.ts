@@ -319,10 +319,22 @@ function budgetTable(views: LeaderView[], now: number): string {
     const rate = b.rate < b.maxRps ? `<span class="warn">${rps(b.rate)}</span>` : rps(b.rate);
     const needed =
       c.neededRps === undefined ? '' : `<br><span class="muted">the fleet needs ${rps(c.neededRps)}/s</span>`;
-    return `<tr><td>${e(v.source.name)}</td><td class="n">${rate} of ${rps(b.maxRps)} requests/s${needed}</td>${pause}
+    const allowed = `${rate} of ${rps(b.maxRps)} requests/s${needed}${learnedLine(b, now)}`;
+    return `<tr><td>${e(v.source.name)}</td><td class="n">${allowed}</td>${pause}
 <td class="n">${b.limit} of ${b.maxConcurrency} (${b.inFlight} in flight, ${b.waiting} waiting)</td>${cycle}</tr>`;
   });
   return table('budget', ['leader', 'rate in force', 'paused', 'concurrency', 'last health cycle'], rows);
+}
+
+/** The leader's limit learnt from its 429s: when the rate probes past it, and when it is dropped at the latest. */
+function learnedLine(b: BudgetState, now: number): string {
+  const l = b.learned;
+  if (!l) return '';
+  const probe = l.probeFrom > now ? `probing upward in ${formatAge(l.probeFrom - now)}` : 'probing upward';
+  return (
+    `<br><span class="warn">learnt from the leader's 429s: ${rps(l.rps)}/s ${formatAge(now - l.at)} ago; ${probe}; ` +
+    `dropped once the leader takes the full rate, in ${formatAge(l.until - now)} at the latest</span>`
+  );
 }
 
 const rps = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
