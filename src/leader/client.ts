@@ -356,13 +356,11 @@ function denialFailure<T>(
   state: Pick<BudgetState, 'inFlight' | 'limit'>,
 ): LeaderFailure {
   if (denied === 'deadline' && state.inFlight >= state.limit) {
-    return failure(
-      'timeout',
-      `${describeRequest(req)}: not sent, every request slot was held by requests the leader had not answered`,
-    );
+    const what = 'not sent, every request slot was held by requests the leader had not answered';
+    return { ...failure('timeout', `${describeRequest(req)}: ${what}`), notSent: true };
   }
   const [reason, what] = DENIALS[denied];
-  return failure(reason, `${describeRequest(req)}: ${what}`);
+  return { ...failure(reason, `${describeRequest(req)}: ${what}`), notSent: true };
 }
 
 /** Why a path is refused, or undefined when it is safe to put below the base URL. */

@@ -69,6 +69,8 @@ export type LeaderResult<T> =
       status?: number;
       /** One line for logs; never a label value, never contains a secret. */
       message: string;
+      /** The request never left the exporter (the budget had no room before its deadline): it says nothing of its target. */
+      notSent?: true;
     };
 
 /** What one HA host's last GET /health said (`--leader.ha-url`). */

@@ -11,11 +11,12 @@ import type { Clock } from '../util/clock.js';
 
 /**
  * Whether a result says something about the node. A poll that was not sent (the budget could not fit it, a pause, a
- * hold) or that the leader answered about itself (429, 503 and 420 outside host context: `throttled`,
- * `leader_unavailable`) does not: the node's last answer stands, and its freshness timestamp says how old it is.
+ * hold: `notSent`, whatever its reason, `timeout` included when every slot was held by unanswered requests) or that
+ * the leader answered about itself (429, 503 and 420 outside host context: `throttled`, `leader_unavailable`) does
+ * not: the node's last answer stands, and its freshness timestamp says how old it is.
  */
 export function aboutNode(res: LeaderResult<unknown>): boolean {
-  return res.ok || (res.reason !== 'throttled' && res.reason !== 'leader_unavailable');
+  return res.ok || (res.notSent !== true && res.reason !== 'throttled' && res.reason !== 'leader_unavailable');
 }
 
 /** A node collector with its settings in force. */

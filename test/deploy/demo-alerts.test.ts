@@ -56,6 +56,64 @@ const GROUP_CONDITIONS: Readonly<Record<string, (g: ConfigGroup, sim: Simulator)
     ),
 };
 
+/** The simulator's truth of a group's data in motion over `[fromS, toS)` seconds before now (never before the start). */
+function truth(sim: Simulator, g: ConfigGroup, nowMs: number, t: number, fromS: number, toS: number) {
+  const start = nowMs - t * 1000;
+  const earliest = Math.max(start, nowMs - fromS * 1000);
+  const latest = Math.max(start, nowMs - toS * 1000);
+  return earliest < latest ? sim.throughput(g.id, earliest, latest) : undefined;
+}
+const values = (r: Readonly<Record<string, Readonly<Record<string, number>>>> | undefined, k: string): number[] =>
+  Object.values(r ?? {}).map((v) => v[k] ?? 0);
+/** The largest queue of each connector over a window, by `kind id`. */
+function queues(sim: Simulator, g: ConfigGroup, nowMs: number, t: number, fromS: number, toS: number) {
+  const w = truth(sim, g, nowMs, t, fromS, toS);
+  const out = new Map<string, number>();
+  for (const [kind, r] of [
+    ['d', w?.destinations],
+    ['s', w?.sources],
+  ] as const) {
+    for (const [id, v] of Object.entries(r ?? {})) if (v.pq_size !== undefined) out.set(`${kind} ${id}`, v.pq_size);
+  }
+  return out;
+}
+
+/**
+ * Group states of the metrics store (the simulator's truth, as the exporter reads it every 10 s) that make a
+ * data-in-motion alert's condition true, with the rules' windows: blocked now; a queue larger now than 10 minutes ago; a source that received in the hour before the last 10 minutes and nothing
+ * since; a Stream worker's heartbeat lag over 10 s; out under half of in over 5 minutes.
+ */
+const FLOW_CONDITIONS: Readonly<Record<string, (g: ConfigGroup, sim: Simulator, nowMs: number, t: number) => boolean>> =
+  {
+    CriblDestinationBlocked: (g, sim, now, t) =>
+      values(truth(sim, g, now, t, 20, 10)?.destinations, 'blocked').some((v) => v > 0),
+    CriblPersistentQueueGrowing: (g, sim, now, t) => {
+      if (t < 60) return false;
+      const then = queues(sim, g, now, t, Math.min(t, 600), Math.min(t, 600) - 10);
+      return [...queues(sim, g, now, t, 20, 10)].some(([k, v]) => v > (then.get(k) ?? 0));
+    },
+    CriblSourceSilent: (g, sim, now, t) => {
+      const recent = truth(sim, g, now, t, 600, 10)?.sources ?? {};
+      const before = truth(sim, g, now, t, 4200, 600)?.sources ?? {};
+      return Object.entries(before).some(([id, v]) => (v.in_events ?? 0) > 0 && (recent[id]?.in_events ?? 0) === 0);
+    },
+    CriblWorkerHeartbeatLag: (g, sim, now, t) =>
+      values(truth(sim, g, now, t, 20, 10)?.nodes, 'heartbeat_lag').some((v) => v > 10),
+    CriblGroupThroughputImbalance: (g, sim, now, t) => {
+      const w = truth(sim, g, now, t, 300, 10)?.totals;
+      const inE = w?.in_events ?? 0;
+      return inE > 0 && (w?.out_events ?? 0) / inE < 0.5;
+    },
+  };
+
+/**
+ * Data-in-motion alerts whose condition starts after the first two minutes of the demo (a source silenced at 2:00,
+ * a worker lagging from 2:30, out under half of in from 2:00, whose rule also needs deploy/prometheus/rules.yaml): the
+ * real Prometheus below is not kept waiting for them, and sees them only if it ran
+ * that long.
+ */
+const LATE = new Set(['CriblSourceSilent', 'CriblWorkerHeartbeatLag', 'CriblGroupThroughputImbalance']);
+
 const DAY_S = 86_400;
 
 /** Seconds until the first licence that is not free expires. */
@@ -100,6 +158,11 @@ function holding(sim: Simulator, nowMs: number, removed: Removals, t: number): S
     ...groups.flatMap(([p, g]) =>
       Object.entries(GROUP_CONDITIONS).flatMap(([alert, holds]) => (holds(g, sim) ? [`${alert} ${p}/${g.id}`] : [])),
     ),
+    ...groups.flatMap(([p, g]) =>
+      Object.entries(FLOW_CONDITIONS).flatMap(([alert, holds]) =>
+        holds(g, sim, nowMs, t) ? [`${alert} ${p}/${g.id}`] : [],
+      ),
+    ),
     ...Object.entries(LEADER_CONDITIONS).flatMap(([alert, holds]) => (holds(sim, nowMs) ? [`${alert} leader`] : [])),
     // increase(cribl_group_nodes_removed_total[1h]) > 0: for an hour after a removal.
     ...[...removed].filter(([, at]) => t - at < 3600).map(([g]) => `CriblGroupNodesRemoved ${g}`),
@@ -131,6 +194,7 @@ const TRANSIENT_ONLY = [
 const CONDITIONS = [
   ...Object.keys(NODE_CONDITIONS),
   ...Object.keys(GROUP_CONDITIONS),
+  ...Object.keys(FLOW_CONDITIONS),
   ...Object.keys(LEADER_CONDITIONS),
   'CriblGroupNodesRemoved',
   ...Object.keys(CLOUD_CONDITIONS),
@@ -251,12 +315,13 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('the demo scraped by a real Prometh
 
   it('fires the alerts of the table and no other', async () => {
     // A drifted node appears with the demo's churn (every 20s): up to a minute for that one.
-    for (const alert of CONDITIONS) {
+    const early = CONDITIONS.filter((a) => !LATE.has(a));
+    for (const alert of early) {
       await prom.waitFor(`ALERTS{alertname="${alert}", alertstate="firing"}`, (v) => v.length > 0, 60_000);
     }
     const firing = new Set((await prom.alerts()).map((a) => a.labels.alertname));
-    expect([...firing].filter((a) => a !== undefined && !TRANSIENT_ONLY.includes(a)).sort()).toEqual(
-      [...CONDITIONS].sort(),
+    expect([...firing].filter((a) => a !== undefined && !TRANSIENT_ONLY.includes(a) && !LATE.has(a)).sort()).toEqual(
+      early.sort(),
     );
   }, 180_000);
 

@@ -623,6 +623,12 @@ local g = import '../lib/grafana.libsonnet';
                      h=4,
                      unit='s',
                      description='CriblWorkerHeartbeatLag above 10 s.'),
+        g.timeseries('Node throughput', [
+          ['rate(cribl_node_received_events_total{%s}[5m])' % node, 'events in/s'],
+          ['rate(cribl_node_sent_events_total{%s}[5m])' % node, 'events out/s'],
+          ['rate(cribl_node_received_bytes_total{%s}[5m])' % node, 'bytes in/s'],
+          ['rate(cribl_node_sent_bytes_total{%s}[5m])' % node, 'bytes out/s'],
+        ], w=8, h=4, description='Only with --throughput.per-node (Stream workers; one step per window).'),
 
         g.row('Exporter and leader budget'),
         g.timeseries('Requests to the leader', [[
