@@ -49,7 +49,12 @@ async function setup(): Promise<{ clock: FakeClock; sim: Simulator; exp: FakeTim
 const all = (samples: Sample[], name: string): Sample[] => samples.filter((s) => s.name === name);
 const one = (samples: Sample[], name: string): number | undefined => samples.find((s) => s.name === name)?.value;
 
-describe('a starved budget refreshes every node in turn (issue 52)', () => {
+// Ten minutes of fake time at 300 nodes each (over a minute of real time a test): the scheduling they check is the
+// same on every Node version, so .ci/run's second and third versions (CRIBL_TESTS_REPEAT) leave them to the first.
+const REPEAT = process.env.CRIBL_TESTS_REPEAT === '1';
+if (REPEAT) console.warn('starved-budget tests skipped: they ran on the first Node version of this CI run');
+
+describe.skipIf(REPEAT)('a starved budget refreshes every node in turn (issue 52)', () => {
   it.each([
     ['every node answering', 0],
     ['5 % of the nodes timing out', 0.05],

@@ -615,7 +615,9 @@ local fold = util.fold;
           {
             alert: 'CriblSourceSilent',
             // A counter reads flat, not absent, once its source stops: increase() is 0, not missing. The lookback
-            // keeps quiet a source that never receives (an idle listener, a collector that runs once a day).
+            // keeps quiet a source that never receives (an idle listener, a collector that runs once a day). While
+            // the metrics store fails (the leader up, its queries not answered) every counter reads flat: silent
+            // until a window has answered and the next query caught up on the gap.
             expr: |||
               (
                 increase(cribl_source_received_events_total[%(window)s]) == 0
@@ -625,7 +627,9 @@ local fold = util.fold;
               %(groupDown)s
               %(leaderDown)s
               %(off)s
+              unless on (%(c)s, job, instance) (sum by (%(c)s, job, instance) (increase(cribl_exporter_collector_failures_total{collector="throughput"}[%(window)s])) > 0)
             ||| % {
+              c: c.clusterLabel,
               window: c.sourceSilentWindow,
               lookback: c.sourceSilentLookback,
               groupDown: unlessGroupDown,
