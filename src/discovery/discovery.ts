@@ -35,6 +35,11 @@ export type DiscoveryOutcome =
       ok: true;
       nodes: Map<string, ListedFleetNode>;
       groups: ListedFleetGroup[];
+      /**
+       * Products whose groups listing did not answer in full (a failed page): their groups are not known to be gone,
+       * and those listed before are kept (src/store/snapshot.ts, setGroups).
+       */
+      groupsUnanswered: Product[];
       /** Requests this discovery sent. */
       requests: number;
       malformed: number;
@@ -146,6 +151,7 @@ export class Discoverer {
     }
 
     const groups: ListedFleetGroup[] = [];
+    const groupsUnanswered: Product[] = [];
     for (const product of this.#o.products) {
       const r = await this.#pages(
         (offset) => groupsPage(product, this.#o.pageSize, offset, this.#legacy),
@@ -157,11 +163,18 @@ export class Discoverer {
         },
       );
       requests += r.requests;
-      // Groups are context, not the fleet: a failure here is logged, and discovery still counts.
-      if (!r.ok) this.#o.logger.warn({ product, reason: r.reason, err: r.message }, 'listing groups failed');
+      // Groups are context, not the fleet: a failure here is logged, keeps the groups listed before, and discovery
+      // still counts.
+      if (!r.ok) {
+        groupsUnanswered.push(product);
+        this.#o.logger.warn(
+          { product, reason: r.reason, err: r.message },
+          'listing groups failed: the groups listed before are kept',
+        );
+      }
     }
     if (malformed > 0) this.#o.logger.warn({ malformed }, 'skipped malformed node entries in the listing');
-    return { ok: true, nodes, groups, requests, malformed };
+    return { ok: true, nodes, groups, groupsUnanswered, requests, malformed };
   }
 
   /**

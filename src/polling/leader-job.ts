@@ -136,6 +136,7 @@ export class LeaderJob {
     snapshot.setGroups(
       groupsCollector.name,
       out.groups.map((g) => ({ product: g.product, id: g.group.id, facts: g.group })),
+      out.groupsUnanswered,
     );
     if (this.#removed.size > 0) {
       const facts = new Map<string, ListingGroupFacts>();

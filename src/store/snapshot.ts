@@ -119,9 +119,14 @@ export class LeaderSnapshot {
 
   /**
    * Replaces the groups (a discovery): each comes with one collector's facts (the listing's); a group that was there
-   * before keeps every other collector's facts.
+   * before keeps every other collector's facts. A group of a product in `unanswered` (its listing failed) that is not
+   * given stays as it was, with all its facts: a group leaves only when an answered listing no longer has it.
    */
-  setGroups(collector: string, groups: readonly { product: Product; id: string; facts: unknown }[]): void {
+  setGroups(
+    collector: string,
+    groups: readonly { product: Product; id: string; facts: unknown }[],
+    unanswered: readonly Product[] = [],
+  ): void {
     const before = this.#groups;
     const after = new Map<string, GroupItem>();
     for (const g of groups) {
@@ -130,6 +135,7 @@ export class LeaderSnapshot {
       const facts = withFacts(before.get(key)?.facts ?? EMPTY, collector, g.facts);
       after.set(key, { product: g.product, id: g.id, facts });
     }
+    for (const [key, g] of before) if (unanswered.includes(g.product) && !after.has(key)) after.set(key, g);
     this.#groups = after;
     this.#changed();
   }

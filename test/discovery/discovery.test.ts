@@ -211,15 +211,18 @@ describe('Discoverer', () => {
     });
   });
 
-  it('a failing groups listing does not fail discovery', async () => {
+  it('a failing groups listing does not fail discovery and names the product whose groups did not answer', async () => {
     const client = fakeLeaderClient((req) =>
-      req.path.endsWith('/groups')
-        ? { status: 500, json: { status: 'error', message: 'boom' } }
-        : { status: 200, json: { count: 1, items: [workerEntry('a')], totalCount: 1 } },
+      req.path === '/products/edge/groups'
+        ? { status: 503, json: { status: 'error', message: 'boom' } }
+        : req.path.endsWith('/groups')
+          ? { status: 200, json: { count: 1, items: [{ id: 'default' }], totalCount: 1 } }
+          : { status: 200, json: { count: 1, items: [workerEntry('a')], totalCount: 1 } },
     );
-    const out = await new Discoverer({ client, products: ['stream'], logger }).discover(FAR);
+    const out = await new Discoverer({ client, products: ['stream', 'edge'], logger }).discover(FAR);
     expect(out.ok && out.nodes.size).toBe(1);
-    expect(out.ok && out.groups).toEqual([]);
+    expect(out.ok && out.groups.map((g) => `${g.product}/${g.group.id}`)).toEqual(['stream/default']);
+    expect(out.ok && out.groupsUnanswered).toEqual(['edge']);
   });
 });
 

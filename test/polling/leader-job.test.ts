@@ -165,7 +165,14 @@ describe('LeaderJob', () => {
 
 describe('LeaderJob logs', () => {
   const failed: DiscoveryOutcome = { ok: false, reason: 'connect', message: 'GET /x: connection failed' };
-  const listed: DiscoveryOutcome = { ok: true, nodes: new Map(), groups: [], requests: 1, malformed: 0 };
+  const listed: DiscoveryOutcome = {
+    ok: true,
+    nodes: new Map(),
+    groups: [],
+    groupsUnanswered: [],
+    requests: 1,
+    malformed: 0,
+  };
 
   function job(outcomes: DiscoveryOutcome[]) {
     const clock = new FakeClock();

@@ -69,6 +69,42 @@ describe('LeaderSnapshot', () => {
     expect(s.groups().map((g) => g.id)).toEqual(['g1', 'g2']);
   });
 
+  // The keep rule: a group leaves only when an answered listing no longer has it.
+  const KEEP: [string, { listed: string[]; unanswered: ('stream' | 'edge')[]; groups: string[] }][] = [
+    ['every listing answered: the groups listed', { listed: ['stream/a'], unanswered: [], groups: ['stream/a'] }],
+    [
+      'a product unanswered: its groups kept, with their facts',
+      { listed: ['stream/a'], unanswered: ['edge'], groups: ['stream/a', 'edge/f'] },
+    ],
+    [
+      'a listing that failed on a later page: what it answered, and the rest kept',
+      { listed: ['stream/b'], unanswered: ['stream'], groups: ['stream/b', 'stream/a'] },
+    ],
+    [
+      'every listing unanswered: every group kept',
+      { listed: [], unanswered: ['stream', 'edge'], groups: ['stream/a', 'stream/b', 'edge/f'] },
+    ],
+  ];
+  it.each(KEEP)('a failed groups listing keeps the groups listed before: %s', (_, c) => {
+    const s = new LeaderSnapshot();
+    s.setGroups('groups', [
+      { product: 'stream', id: 'a', facts: 'a-1' },
+      { product: 'stream', id: 'b', facts: 'b-1' },
+      { product: 'edge', id: 'f', facts: 'f-1' },
+    ]);
+    s.setGroupFacts('dataflow', new Map(s.groups().map((g) => [groupKey(g.product, g.id), `flow-${g.id}`])));
+    const listed = c.listed.map((k) => {
+      const [product, id] = k.split('/') as ['stream' | 'edge', string];
+      return { product, id, facts: `${id}-2` };
+    });
+    s.setGroups('groups', listed, c.unanswered);
+    expect(s.groups().map((g) => `${g.product}/${g.id}`)).toEqual(c.groups);
+    for (const g of s.groups()) {
+      const relisted = c.listed.includes(`${g.product}/${g.id}`);
+      expect(g.facts).toEqual({ groups: `${g.id}-${relisted ? 2 : 1}`, dataflow: `flow-${g.id}` });
+    }
+  });
+
   it('writes the leader’s facts collector by collector', () => {
     const s = new LeaderSnapshot();
     s.setLeaderFacts('listing', { up: true });
