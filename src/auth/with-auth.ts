@@ -4,11 +4,14 @@
  * different token). The client underneath knows nothing of auth.
  *
  * When the leader still refuses (401 after that refresh, or 403) the listing or a node's health check, the failure
- * is counted (`cribl_exporter_auth_failures_total{reason="rejected"|"forbidden"}`, whatever the mode) and node polling
- * for the leader pauses with capped exponential backoff: host-context requests are not sent until the pause ends,
- * then one goes out as a probe. Discovery keeps going at its own pace and probes too; the first accepted request
- * ends the pause. A refusal of any other route (a node's metadata, the groups, a collector's request) is its
- * endpoint's alone: it changes nothing here (an optional collector turns itself off: src/polling/collector-runs.ts).
+ * is counted (`cribl_exporter_auth_failures_total{reason="rejected"|"forbidden"}`, whatever the mode) and polling
+ * pauses with capped exponential backoff: after a refused listing every host-context request, after a refused health
+ * check the health checks only (a leader-level state of that route: every node reads `forbidden`, or `unauthorized`,
+ * whether its poll went out or was held back; the listing and a node's metadata go on). Held requests are not sent
+ * until the pause ends, then one goes out as a probe. Discovery keeps going at its own pace and probes too; an
+ * accepted answer ends the pause (after a 403 on the health checks, an answered health check). A refusal of any
+ * other route (a node's metadata, the groups, a collector's request) is its endpoint's alone: it changes nothing here
+ * (an optional collector turns itself off: src/polling/collector-runs.ts).
  */
 import type { Logger } from 'pino';
 import { ENDPOINTS } from '../api/routes.js';
@@ -32,10 +35,10 @@ export const AUTH_PAUSE_MIN_MS = 5_000;
 
 /** The client with the provider's credentials on every request that is not anonymous. */
 export function withAuth(client: LeaderClient, auth: AuthProvider, opts?: WithAuthOptions): LeaderClient {
-  const gate = opts ? new AuthPause(auth, opts) : undefined;
+  const gates = opts ? [new AuthPause(auth, opts, LISTING_PAUSE), new AuthPause(auth, opts, HEALTH_PAUSE)] : [];
   const request = async <T>(req: LeaderRequest<T>): Promise<LeaderResult<T>> => {
     if (req.anonymous) return client.request(req);
-    const held = gate?.enter(req);
+    const held = enter(gates, req);
     if (held) return held;
     let res: LeaderResult<T> | undefined;
     try {
@@ -52,7 +55,7 @@ export function withAuth(client: LeaderClient, auth: AuthProvider, opts?: WithAu
         if (res.ok || res.status !== 401 || refreshed || !(await auth.invalidate(token))) return res;
       }
     } finally {
-      gate?.outcome(req, res);
+      for (const g of gates) g.outcome(req, res);
     }
   };
   return {
@@ -65,52 +68,107 @@ export function withAuth(client: LeaderClient, auth: AuthProvider, opts?: WithAu
   };
 }
 
+/** The first gate that holds the request back; when none does, the request goes (as the probe of those due one). */
+function enter<T>(gates: readonly AuthPause[], req: LeaderRequest<T>): LeaderFailure | undefined {
+  const looks = gates.map((g) => g.look(req));
+  const held = looks.find((l) => typeof l === 'object');
+  if (held !== undefined) return held;
+  looks.forEach((l, i) => l === 'probe' && gates[i]?.probeOut());
+  return undefined;
+}
+
 /**
- * Pauses host-context requests while the leader refuses the credentials: the first refusal pauses for the base
- * delay, each refused probe doubles it up to the cap; one request goes out per pause as a probe.
+ * What one pause is about: the routes whose refusal starts it, the requests it holds back, and the answers that say
+ * the credentials are accepted again.
+ */
+interface PauseScope {
+  /** The refused routes that start the pause. */
+  readonly refusedOn: ReadonlySet<string>;
+  /** Whether the pause holds this request back. */
+  holds(req: LeaderRequest<unknown>): boolean;
+  /** Whether an answer past the credentials check to this request ends the pause refused with `status`. */
+  endsOn(req: LeaderRequest<unknown>, status: 401 | 403): boolean;
+  /** What is paused, for logs and messages. */
+  readonly what: string;
+}
+
+/**
+ * The listing refused: the credentials cannot do the exporter's job, every host-context request pauses; any
+ * request answered past the credentials check ends the pause.
+ */
+const LISTING_PAUSE: PauseScope = {
+  refusedOn: new Set([ENDPOINTS.workers, ENDPOINTS.masterWorkers]),
+  holds: (req) => req.nodeScoped === true,
+  endsOn: () => true,
+  what: 'node polling',
+};
+
+/**
+ * The node health checks refused (the listing answered): a leader-level state of that route. Only the health
+ * checks pause (every node's poll reads the refusal, `forbidden` or `unauthorized`, whether it went out or not);
+ * the listing and a node's other routes go on. A 403 is that route's rights: only an answered health check ends its
+ * pause; after a 401 (the credentials) any answer past the credentials check does.
+ */
+const HEALTH_PAUSE: PauseScope = {
+  refusedOn: new Set([ENDPOINTS.nodeHealth]),
+  holds: (req) => req.endpoint === ENDPOINTS.nodeHealth,
+  endsOn: (req, status) => status === 401 || req.endpoint === ENDPOINTS.nodeHealth,
+  what: 'node health polling',
+};
+
+/**
+ * Pauses the requests of its scope while the leader refuses the credentials: the first refusal pauses for the base
+ * delay, each refused probe doubles it up to the cap; one request goes out per pause as a probe. A request held back
+ * fails with the refusal in force (`unauthorized` or `forbidden`, with its status), as one that went out does.
  */
 class AuthPause {
   readonly #auth: AuthProvider;
   readonly #o: WithAuthOptions;
+  readonly #scope: PauseScope;
   #until = 0;
   #streak = 0;
   #probing = false;
   #status: 401 | 403 | undefined;
 
-  constructor(auth: AuthProvider, opts: WithAuthOptions) {
+  constructor(auth: AuthProvider, opts: WithAuthOptions, scope: PauseScope) {
     this.#auth = auth;
     this.#o = opts;
+    this.#scope = scope;
   }
 
-  /** A failure without sending, while node polling is paused; undefined when the request may go. */
-  enter<T>(req: LeaderRequest<T>): LeaderFailure | undefined {
-    if (this.#status === undefined || req.nodeScoped !== true) return undefined;
+  /** A failure without sending, while paused; 'probe' when the request may go as the probe; undefined: it may go. */
+  look<T>(req: LeaderRequest<T>): LeaderFailure | 'probe' | undefined {
+    if (this.#status === undefined || !this.#scope.holds(req)) return undefined;
     const now = this.#o.clock.now();
-    if (now >= this.#until && !this.#probing) {
-      this.#probing = true; // this one goes out as the probe
-      return undefined;
-    }
+    if (now >= this.#until && !this.#probing) return 'probe';
     const until = this.#probing ? 'a probe is out' : `until ${new Date(this.#until).toISOString()}`;
     return failure(
-      'http_4xx',
-      `${describeRequest(req)}: not sent, the leader refused our credentials (${this.#status}); node polling paused ` +
-        `(${until})`,
+      this.#status === 401 ? 'unauthorized' : 'forbidden',
+      `${describeRequest(req)}: not sent, the leader refused our credentials (${this.#status}); ${this.#scope.what} ` +
+        `paused (${until})`,
+      this.#status,
     );
+  }
+
+  /** The request goes out as this pause's probe. */
+  probeOut(): void {
+    this.#probing = true;
   }
 
   /** What a request that went out got (undefined: nothing usable, e.g. aborted). */
   outcome<T>(req: LeaderRequest<T>, res: LeaderResult<T> | undefined): void {
-    const probe = this.#probing && req.nodeScoped === true;
+    const probe = this.#probing && this.#scope.holds(req);
     if (probe) this.#probing = false;
     if (!res || req.optional === true) return;
     const refused = !res.ok && (res.status === 401 || res.status === 403) ? res.status : undefined;
     if (refused === undefined) {
       // An answer past the leader's credentials check says they are accepted again (429, 503 and 420 come before it).
-      if (res.ok || (res.status !== undefined && !BEFORE_AUTH.has(res.status))) this.#resume(req);
+      const past = res.ok || (res.status !== undefined && !BEFORE_AUTH.has(res.status));
+      if (past && this.#status !== undefined && this.#scope.endsOn(req, this.#status)) this.#resume(req);
       return;
     }
     // A refusal of any other route (a node's metadata, the groups, a collector's) is that route's alone.
-    if (!PAUSING_ROUTES.has(req.endpoint)) return;
+    if (!this.#scope.refusedOn.has(req.endpoint)) return;
     const reason = refused === 401 ? 'rejected' : 'forbidden';
     this.#o.metrics?.onFailure(this.#auth.mode, reason);
     const now = this.#o.clock.now();
@@ -125,36 +183,28 @@ class AuthPause {
     const first = this.#status === undefined;
     this.#status = refused;
     const fields = { mode: this.#auth.mode, status: refused, endpoint: req.endpoint, pauseMs: delay };
+    const what = this.#scope.what;
     if (first)
       this.#o.logger?.warn(
         fields,
         refused === 401
-          ? 'the leader rejected our credentials (401, also after a refresh): node polling paused, discovery ' +
-              'keeps trying'
-          : 'the leader forbids these requests to our credentials (403): node polling paused, discovery keeps ' +
-              'trying',
+          ? `the leader rejected our credentials (401, also after a refresh): ${what} paused, discovery keeps trying`
+          : `the leader forbids these requests to our credentials (403): ${what} paused, discovery keeps trying`,
       );
-    else this.#o.logger?.debug(fields, 'the leader still refuses our credentials: node polling paused longer');
+    else this.#o.logger?.debug(fields, `the leader still refuses our credentials: ${what} paused longer`);
   }
 
   #resume<T>(req: LeaderRequest<T>): void {
     if (this.#status === undefined) return;
     this.#o.logger?.info(
       { mode: this.#auth.mode, endpoint: req.endpoint },
-      'credentials accepted again: node polling resumes',
+      `credentials accepted again: ${this.#scope.what} resumes`,
     );
     this.#status = undefined;
     this.#streak = 0;
     this.#until = 0;
   }
 }
-
-/**
- * The routes whose refusal says the credentials cannot do the exporter's job, and so pauses node polling: the listing
- * and the node health checks. Everything else the exporter reads is extra: its refusal never holds the health polls
- * up (the groups, a node's metadata and each collector's routes say so per route instead).
- */
-const PAUSING_ROUTES: ReadonlySet<string> = new Set([ENDPOINTS.workers, ENDPOINTS.masterWorkers, ENDPOINTS.nodeHealth]);
 
 /** Statuses a leader answers before looking at the credentials. */
 const BEFORE_AUTH = new Set([420, 429, 503]);

@@ -19,6 +19,15 @@ export function aboutNode(res: LeaderResult<unknown>): boolean {
   return res.ok || (res.notSent !== true && res.reason !== 'throttled' && res.reason !== 'leader_unavailable');
 }
 
+/**
+ * Whether the riders (the metadata) poll a node after its primary poll's result: when the node answered, and when the
+ * leader refused the primary's route (401, 403, also while that refusal holds the polls back): a refusal of the health
+ * checks says nothing of the node's other routes, which go on.
+ */
+export function ridersGo(res: LeaderResult<unknown>): boolean {
+  return res.ok || res.status === 401 || res.status === 403;
+}
+
 /** A node collector with its settings in force. */
 export interface NodeCollector {
   readonly name: string;

@@ -10,7 +10,7 @@ import { timeSlicer } from '../util/yield.js';
 import { CycleMonitor } from './cycle.js';
 import type { CycleMetrics, CycleMonitorOptions, CycleStatus, RoundMember } from './cycle.js';
 import { DueHeap, KeyHeap, type HeapKey } from './due-heap.js';
-import { aboutNode, type NodePoll, type PolledNode, type RideState } from './node-poll.js';
+import { aboutNode, ridersGo, type NodePoll, type PolledNode, type RideState } from './node-poll.js';
 
 /** Where the poller reports (the prom-client side lives in src/telemetry/). */
 export interface PollerMetrics extends CycleMetrics {
@@ -491,7 +491,7 @@ export class Poller {
     return Math.max(next, now + 1);
   }
 
-  /** A node's primary poll, then its riders when due and the node answered. */
+  /** A node's primary poll, then its riders when due and the node answered (or its health checks were refused). */
   async #start(e: Entry, signal: AbortSignal): Promise<void> {
     e.busy = true;
     e.sent = false;
@@ -509,7 +509,7 @@ export class Poller {
         this.#heap.remove(e);
         this.#ready.push(e);
       }
-      if (res.ok) await this.#o.poll.riders(e, signal);
+      if (ridersGo(res)) await this.#o.poll.riders(e, signal);
     } finally {
       e.busy = false;
     }

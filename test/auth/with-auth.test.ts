@@ -60,7 +60,8 @@ describe('withAuth: credentials refused', () => {
     await t.node();
     expect(t.metrics.failures).toEqual([['token', 'rejected']]);
     // 5 s pause (the base is at least 5 s): nothing is sent meanwhile.
-    for (let i = 0; i < 10; i++) expect(await t.node()).toMatchObject({ ok: false, reason: 'http_4xx' });
+    for (let i = 0; i < 10; i++)
+      expect(await t.node()).toMatchObject({ ok: false, reason: 'unauthorized', status: 401 });
     expect(t.sent()).toHaveLength(1);
     await t.clock.advance(5_000);
     await t.node(); // the probe: refused again
@@ -79,7 +80,7 @@ describe('withAuth: credentials refused', () => {
     ]);
     const warns = t.log.records().filter((r) => r.level === 'warn' || r.level === 40);
     expect(warns).toHaveLength(1);
-    expect(warns[0]?.msg).toContain('node polling paused, discovery keeps trying');
+    expect(warns[0]?.msg).toContain('node health polling paused, discovery keeps trying');
   });
 
   it.each([
@@ -113,7 +114,47 @@ describe('withAuth: credentials refused', () => {
     await t.listing();
     await t.node();
     expect(t.sent().at(-1)).toBe('/w/n1/health');
-    expect(t.log.records().some((r) => String(r.msg).includes('node polling resumes'))).toBe(true);
+    expect(t.log.records().some((r) => String(r.msg).includes('node health polling resumes'))).toBe(true);
+  });
+
+  it('a 403 on the health checks pauses them alone: held ones read forbidden, listing and metadata go on', async () => {
+    const t = setup('token', false);
+    const metadata = (): Promise<unknown> =>
+      t.c.request({
+        endpoint: ENDPOINTS.nodeMetadata,
+        path: '/w/n1/edge/metadata',
+        nodeScoped: true,
+        decode: (j) => j,
+      });
+    t.setStatus(403);
+    expect(await t.node()).toMatchObject({ ok: false, status: 403 });
+    t.setStatus(200);
+    for (let i = 0; i < 3; i++) expect(await t.node()).toMatchObject({ ok: false, reason: 'forbidden', status: 403 });
+    // The listing answers: the health checks stay refused (a 403 is that route's), the pause holds.
+    expect(await t.listing()).toMatchObject({ ok: true });
+    expect(await metadata()).toMatchObject({ ok: true });
+    expect(await t.node()).toMatchObject({ ok: false, reason: 'forbidden' });
+    expect(t.sent()).toEqual(['/w/n1/health', '/products/stream/workers', '/w/n1/edge/metadata']);
+    expect(t.metrics.failures).toEqual([['token', 'forbidden']]);
+    // The probe is answered: the health checks go again.
+    await t.clock.advance(5_000);
+    expect(await t.node()).toMatchObject({ ok: true });
+    expect(await t.node()).toMatchObject({ ok: true });
+  });
+
+  it('a refused listing holds every host-context request back, with the refusal', async () => {
+    const t = setup('token', false);
+    t.setStatus(403);
+    await t.listing();
+    const md = await t.c.request({
+      endpoint: ENDPOINTS.nodeMetadata,
+      path: '/w/n1/edge/metadata',
+      nodeScoped: true,
+      decode: (j) => j,
+    });
+    expect(md).toMatchObject({ ok: false, reason: 'forbidden', status: 403 });
+    expect(await t.node()).toMatchObject({ ok: false, reason: 'forbidden', status: 403 });
+    expect(t.sent()).toEqual(['/products/stream/workers']);
   });
 
   it('the backoff is capped', async () => {

@@ -440,8 +440,9 @@ local fold = util.fold;
           {
             alert: 'CriblLeaderAuthFailing',
             // Refused on the listing (discovery fails), or on the health checks sent through the leader
-            // (/w/{id}/health: the exporter pauses node polling), or no request sent because a credential file of the
-            // exporter cannot be used (`settings`). One alert per leader, not one per node.
+            // (/w/{id}/health: every node reads the refusal, the polls the exporter holds back meanwhile too, and the
+            // node alerts exclude it), or no request sent because a credential file of the exporter cannot be used
+            // (`settings`). One alert per leader, not one per node.
             expr: |||
               (cribl_leader_discovery_failure_info{reason=~"unauthorized|forbidden|settings"} == 1)
               or
