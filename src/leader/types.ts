@@ -69,7 +69,7 @@ export type LeaderResult<T> =
       status?: number;
       /** One line for logs; never a label value, never contains a secret. */
       message: string;
-      /** The request never left the exporter (the budget had no room before its deadline): it says nothing of its target. */
+      /** The request never left the exporter (no room in the budget before its deadline): nothing about its target. */
       notSent?: true;
     };
 

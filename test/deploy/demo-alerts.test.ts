@@ -56,7 +56,7 @@ const GROUP_CONDITIONS: Readonly<Record<string, (g: ConfigGroup, sim: Simulator)
     ),
 };
 
-/** The simulator's truth of a group's data in motion over `[fromS, toS)` seconds before now (never before the start). */
+/** The simulator's truth of a group's data in motion over `[fromS, toS)` seconds before now (not before the start). */
 function truth(sim: Simulator, g: ConfigGroup, nowMs: number, t: number, fromS: number, toS: number) {
   const start = nowMs - t * 1000;
   const earliest = Math.max(start, nowMs - fromS * 1000);
@@ -80,7 +80,8 @@ function queues(sim: Simulator, g: ConfigGroup, nowMs: number, t: number, fromS:
 
 /**
  * Group states of the metrics store (the simulator's truth, as the exporter reads it every 10 s) that make a
- * data-in-motion alert's condition true, with the rules' windows: blocked now; a queue larger now than 10 minutes ago; a source that received in the hour before the last 10 minutes and nothing
+ * data-in-motion alert's condition true, with the rules' windows: blocked now; a queue larger now than 10 minutes
+ * ago; a source that received in the hour before the last 10 minutes and nothing
  * since; a Stream worker's heartbeat lag over 10 s; out under half of in over 5 minutes.
  */
 const FLOW_CONDITIONS: Readonly<Record<string, (g: ConfigGroup, sim: Simulator, nowMs: number, t: number) => boolean>> =
