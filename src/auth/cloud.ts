@@ -12,7 +12,7 @@ import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
 import { createRenewingProvider, type ObtainedToken } from './renewing.js';
 import { readSecretFile, recheckSecretFile } from './secrets.js';
 import { errorLabel } from '../util/errors.js';
-import type { AuthConfig, AuthMetrics, AuthProvider } from './types.js';
+import type { AuthConfig, AuthFailureReason, AuthMetrics, AuthProvider } from './types.js';
 
 /** The Cribl.Cloud settings of {@link AuthConfig}. */
 export type CloudAuthConfig = Extract<AuthConfig, { mode: 'cloud' }>;
@@ -45,6 +45,10 @@ export interface CloudAuthDeps {
 }
 
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
+
+/** A 5xx says the token service is down (`unavailable`), not that its answer was malformed; a 408 is a timeout. */
+const serverReason = (status: number): AuthFailureReason =>
+  status >= 500 ? 'unavailable' : status === 408 ? 'unreachable' : 'bad_response';
 
 /**
  * Cribl.Cloud client credentials: POST to the token URL (JSON or form body, with the audience), token cached until
@@ -103,11 +107,16 @@ export function createCloudProvider(cfg: CloudAuthConfig, deps: CloudAuthDeps): 
       if (res.status === 200) return decodeTokenResponse(res.json, clock.now(), where);
       const message = `${where} failed: HTTP ${res.status}${oauthError(res.json)}`;
       if (!RETRYABLE.has(res.status)) {
-        const reason = res.status >= 400 && res.status < 500 ? 'invalid_credentials' : 'bad_response';
+        const reason = res.status >= 400 && res.status < 500 ? 'invalid_credentials' : serverReason(res.status);
         throw new AuthError('cloud', reason, message);
       }
       const serverDelay = parseRetryAfter(res.headers, clock.now());
-      const err = new AuthError('cloud', res.status === 429 ? 'rate_limited' : 'bad_response', message, serverDelay);
+      const err = new AuthError(
+        'cloud',
+        res.status === 429 ? 'rate_limited' : serverReason(res.status),
+        message,
+        serverDelay,
+      );
       if (attempt >= policy.maxAttempts || (serverDelay ?? 0) > policy.maxInlineRetryAfterMs) throw err;
       await clock.sleep(serverDelay ?? backoff(attempt), signal);
     }

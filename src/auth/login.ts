@@ -90,6 +90,7 @@ export function loginFailureReason(result: { reason: string; status?: number }):
   if (result.reason === 'connect' || result.reason === 'timeout' || result.reason === 'leader_unavailable') {
     return 'unreachable';
   }
+  if (result.status !== undefined && result.status >= 500) return 'unavailable';
   return 'bad_response';
 }
 

@@ -33,7 +33,8 @@ export interface AuthProvider {
 /**
  * Why obtaining a token failed, or why the leader refused the one we sent: the `reason` label of
  * `cribl_exporter_auth_failures_total`. `rejected`: a request answered 401 even after a refresh of the credentials
- * (or with credentials that cannot be refreshed, e.g. a static token); `forbidden`: a request answered 403.
+ * (or with credentials that cannot be refreshed, e.g. a static token); `forbidden`: a request answered 403;
+ * `unavailable`: the token or login endpoint answered a server error (5xx), so the credentials were not judged.
  */
 export const AUTH_FAILURE_REASONS = [
   'invalid_credentials',
@@ -43,6 +44,8 @@ export const AUTH_FAILURE_REASONS = [
   'file_unreadable',
   'rejected',
   'forbidden',
+  // Added after the first seven: the token or login endpoint answered a server error (5xx) after its retries.
+  'unavailable',
 ] as const;
 export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
 

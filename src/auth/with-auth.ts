@@ -219,6 +219,8 @@ const AUTH_REASONS: Readonly<Record<string, FailureReason>> = {
   rate_limited: 'throttled',
   unreachable: 'connect',
   bad_response: 'decode',
+  // The token service's own outage: a 5xx like any other, never a malformed answer.
+  unavailable: 'http_5xx',
 };
 
 function authFailure<T>(req: LeaderRequest<T>, mode: string, err: unknown): LeaderFailure {

@@ -70,6 +70,10 @@ function authFix(auth: AuthConfig, e: unknown): string {
       return auth.mode === 'cloud'
         ? 'check the token URL (--cloud.token-url) and the network path to it (proxy, firewall)'
         : 'see the DNS, TCP and TLS lines';
+    case 'unavailable':
+      return auth.mode === 'cloud'
+        ? 'the token service answers a server error: see status.cribl.io, and check again in a moment'
+        : 'the leader answers a server error to the login: see its logs, and check again in a moment';
     case 'bad_response':
       return auth.mode === 'cloud'
         ? 'check --cloud.token-url and --cloud.audience'

@@ -150,8 +150,9 @@ describe('Cribl.Cloud client credentials', () => {
     // Full jitter with random 0.5: 500 ms, then 1000 ms.
     expect(clock.now() - started).toBe(1_500);
     expect(fake.seen).toHaveLength(3);
-    expect(err).toMatchObject({ reason: 'bad_response' });
-    expect(metrics.failures).toEqual([['cloud', 'bad_response']]);
+    // A token service that is down is `unavailable` (a 5xx), never a malformed answer (`bad_response`, `decode`).
+    expect(err).toMatchObject({ reason: 'unavailable' });
+    expect(metrics.failures).toEqual([['cloud', 'unavailable']]);
   });
 
   it.each([400, 401, 403])('a %d from the token endpoint is invalid_credentials, not retried', async (status) => {

@@ -264,7 +264,8 @@ describe('loginFailureReason', () => {
     [{ reason: 'connect' }, 'unreachable'],
     [{ reason: 'timeout' }, 'unreachable'],
     [{ reason: 'leader_unavailable', status: 503 }, 'unreachable'],
-    [{ reason: 'http_5xx', status: 500 }, 'bad_response'],
+    [{ reason: 'http_5xx', status: 500 }, 'unavailable'],
+    [{ reason: 'http_5xx', status: 502 }, 'unavailable'],
     [{ reason: 'decode', status: 200 }, 'bad_response'],
   ])('%j → %s', (result, want) => {
     expect(loginFailureReason(result)).toBe(want);

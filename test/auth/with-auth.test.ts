@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/api/routes.js';
+import { AuthError } from '../../src/auth/errors.js';
 import { withAuth } from '../../src/auth/with-auth.js';
 import type { AuthMode, AuthProvider } from '../../src/auth/types.js';
 import type { LeaderRequest } from '../../src/leader/types.js';
@@ -208,5 +209,22 @@ describe('withAuth: credentials refused', () => {
     await t.listing();
     await t.node();
     expect(t.sent()).toEqual(['/w/n1/health', '/products/stream/workers']);
+  });
+
+  it.each([
+    ['unavailable', 'http_5xx'],
+    ['bad_response', 'decode'],
+    ['unreachable', 'connect'],
+    ['file_unreadable', 'settings'],
+  ] as const)('a token that could not be obtained (%s) fails the request as %s, unsent', async (why, reason) => {
+    const client = fakeLeaderClient(() => ({ status: 200, json: {} }));
+    const auth: AuthProvider = {
+      ...provider('cloud', false),
+      token: () => Promise.reject(new AuthError('cloud', why, 'token request failed: HTTP 503')),
+    };
+    const c = withAuth(client, auth, { clock: new FakeClock(), logger: captureLogger().logger });
+    const res = await c.request({ endpoint: ENDPOINTS.workers, path: '/products/stream/workers', decode: (j) => j });
+    expect(res).toMatchObject({ ok: false, reason });
+    expect(client.calls).toEqual([]);
   });
 });
