@@ -22,6 +22,8 @@ export interface CollectorMetrics {
   collectorFailure(collector: string, reason: string): void;
   /** Whether the leader refused (401, 403) a route of the collector in its last run, or answered there. */
   endpointRefused?(collector: string, endpoint: string, refused: boolean): void;
+  /** When a run of the collector last got an answer (epoch ms): how old the series it keeps through failures are. */
+  collectorAnswered?(collector: string, epochMs: number): void;
   /** A collector's own gauge (Collector.gauges). */
   collectorGauge(name: string, value: number): void;
   /** Adds to a collector's own counter (Collector.gauges with `counter`). */
@@ -74,6 +76,17 @@ export class CollectorRuns {
   /** The state of every collector that ran, in the order they first ran. */
   states(): CollectorState[] {
     return [...this.#states.values()];
+  }
+
+  /**
+   * A read made for a collector outside its run got an answer (the groups listing, read by the discovery step):
+   * its freshness, as a run's answer would.
+   */
+  answered(name: string): void {
+    const now = this.#o.clock.now();
+    const prev = this.#states.get(name);
+    this.#states.set(name, { ...(prev ?? { name, on: true }), lastSuccessMs: now });
+    this.#o.metrics?.collectorAnswered?.(name, now);
   }
 
   /** One run of `c`, its requests bounded by `deadline`; returns the requests it sent. */
@@ -166,6 +179,7 @@ export class CollectorRuns {
       ...(lastSuccessMs ? { lastSuccessMs } : {}),
     };
     this.#states.set(c.name, next);
+    if (answered) metrics?.collectorAnswered?.(c.name, now);
     if (prev?.on !== next.on || prev === undefined) metrics?.collectorEnabled(c.name, next.on);
     if (off && prev?.on !== false) {
       // What it read before the refusal is not current any more: its series go until it answers again.

@@ -138,6 +138,7 @@ export class LeaderJob {
       out.groups.map((g) => ({ product: g.product, id: g.group.id, facts: g.group })),
       out.groupsUnanswered,
     );
+    if (out.groupsUnanswered.length === 0) this.#o.runs.answered(groupsCollector.name);
     if (this.#removed.size > 0) {
       const facts = new Map<string, ListingGroupFacts>();
       for (const [key, removed] of this.#removed) facts.set(key, { removed });

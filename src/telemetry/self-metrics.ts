@@ -247,6 +247,13 @@ function createHandles(registry: Registry) {
         'which. Set at each run of the collector.',
       ['leader', 'collector', 'endpoint'],
     ),
+    collectorAnswered: gauge(
+      'cribl_exporter_collector_last_success_timestamp_seconds',
+      'When a read of the collector last got an answer from the leader (the groups listing: when every product\'s ' +
+        'answered). Its series keep their last answered values through failed reads, until an answer says ' +
+        'otherwise: time() minus this is how old they are. Absent until the first answer.',
+      ['leader', 'collector'],
+    ),
     collectorFailures: counter(
       'cribl_exporter_collector_failures_total',
       'Failed requests of a collector, by reason (unauthorized, forbidden, not_found, or the request failure ' +
@@ -424,6 +431,9 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
         },
         collectorEnabled(collector: string, on: boolean) {
           h.collectorEnabled.set({ leader, collector }, on ? 1 : 0);
+        },
+        collectorAnswered(collector: string, epochMs: number) {
+          h.collectorAnswered.set({ leader, collector }, epochMs / 1000);
         },
         collectorFailure(collector: string, reason: string) {
           h.collectorFailures.inc({ leader, collector, reason });

@@ -66,4 +66,43 @@ describe('a failed groups listing keeps the groups (issue 49)', () => {
     unavailable().forEach((n, i) => expect(n, LISTINGS[i]).toBeGreaterThan(before[i]!));
     expect(gaps).toEqual([]);
   });
+
+  it('while the groups listing and the data-flow reads fail, their series stay and their freshness stops', async () => {
+    const clock = new FakeClock();
+    const sim = await startSimulator({ nodes: 6, seed: 50, clock });
+    closers.push(() => sim.close());
+    const exp = await startFakeTimeExporter(sim, clock, ARGS);
+    closers.push(() => exp.close());
+    const fresh = (samples: readonly Sample[], collector: string): number | undefined =>
+      samples.find(
+        (s) => s.name === 'cribl_exporter_collector_last_success_timestamp_seconds' && s.labels.collector === collector,
+      )?.value;
+    await exp.runFor(5000, 20);
+    const before = await exp.scrape();
+    const kept = seen(before);
+    const at = { groups: fresh(before, 'groups'), dataflow: fresh(before, 'dataflow') };
+    expect(at.groups).toBeGreaterThan(0);
+    expect(at.dataflow).toBeGreaterThan(0);
+
+    sim.setFaults({
+      unavailable: {
+        share: 1,
+        windows: [],
+        retryAfter: null,
+        routes: ['/products/{product}/groups', '/m/{group}/system/status/outputs'],
+      },
+    });
+    await exp.runFor(20_000, 20);
+    const during = await exp.scrape();
+    expect(seen(during)).toEqual(kept);
+    // The last answer's time, 20 s old now: the series are kept, and say how old they are.
+    expect({ groups: fresh(during, 'groups'), dataflow: fresh(during, 'dataflow') }).toEqual(at);
+
+    sim.setFaults({ unavailable: { share: 0, windows: [], retryAfter: null, routes: null } });
+    // The leader's 503s paused the exporter's requests (its backoff); answers come back within a minute.
+    await exp.runFor(60_000, 20);
+    const after = await exp.scrape();
+    expect(fresh(after, 'groups')).toBeGreaterThan(at.groups! + 20);
+    expect(fresh(after, 'dataflow')).toBeGreaterThan(at.dataflow! + 20);
+  });
 });
