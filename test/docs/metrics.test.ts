@@ -15,8 +15,8 @@ import { parseConfig } from '../../src/config/parse.js';
 import { workspaceLeaderUrl } from '../../src/discovery/workspaces.js';
 import { DEFAULT_FAULTS } from '../../src/simulator/faults.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { FakeClock } from '../helpers/fake-clock.js';
 import { manualSchedule } from '../helpers/manual-schedule.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { startTestExporter } from '../helpers/test-exporter.js';
 
 const METRICS_DOC = new URL('../../docs/metrics.md', import.meta.url);
@@ -114,14 +114,15 @@ describe('the contract is what the exporter exports, every collector on, against
     const dead = `http://127.0.0.1:${await closedPort()}/api/v1`;
 
     // On-prem: every collector on (the optional ones turned on), HA hosts (one of them down), two shards, a node that
-    // does not answer and a bulletin; the clock moves only when the test says so (a second throughput window).
+    // does not answer and a bulletin.
     for (const n of sim.fleet.nodes().slice(0, 10)) sim.fleet.setHealth(n.id, 'unreachable');
     sim.setFaults({ messages: [{ severity: 'error', text: 'Destination splunk_lb is experiencing backpressure' }] });
     const onPrem = await startTestExporter(
       sim,
       [
         '--collector.packs',
-        '--search.probe-interval=1m',
+        '--search.probe-interval=2h',
+        '--search.probe-timeout=1h',
         '--throughput.per-node',
         `--leader.ha-url=${sim.baseUrl}`,
         `--leader.ha-url=${dead}`,
@@ -131,16 +132,25 @@ describe('the contract is what the exporter exports, every collector on, against
       { clock },
     );
     closers.push(() => onPrem.app.close());
-    /** Runs the jobs named `prefix…` while the clock moves on by `ms`. */
-    const run = async (prefix: string, ms = 30_000): Promise<void> => {
-      const done = onPrem.run(prefix);
-      for (let t = 0; t < ms; t += 1_000) await clock.advance(1_000);
+    /**
+     * Runs the jobs named `prefix…`; while they wait on the clock (a search job's polls, a pause the leader asked
+     * for), it moves on a second at a time, each after a little real time for the requests in flight.
+     */
+    const run = async (prefix: string): Promise<void> => {
+      let settled = false;
+      const done = onPrem.run(prefix).finally(() => (settled = true));
+      while (!settled) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        if (!settled && clock.pending > 0) await clock.advance(1_000);
+      }
       await done;
     };
-    await run('discovery');
+    await onPrem.run('discovery');
     // Metadata of a new fleet is fetched over its second to fifth health polls.
-    for (let i = 0; i < 5; i++) await run('health');
+    for (let i = 0; i < 5; i++) await onPrem.run('health');
     await run('');
+    // A second throughput window.
+    await clock.advance(60_000);
     await run('');
     exportedFamilies((await onPrem.scrape()).text, exported);
     // Then failures: a listing that is not JSON, a search job that fails, a leader that answers 503.
@@ -191,7 +201,7 @@ describe('the contract is what the exporter exports, every collector on, against
     await sched.run('health');
     await cloud.body.rebuild();
     exportedFamilies(await (await request(cloud.metricsUrl)).body.text(), exported);
-  });
+  }, 120_000);
 
   afterAll(async () => {
     for (const c of closers.reverse()) await c();
