@@ -5,9 +5,12 @@
  * it (UPDATE_DOCS=1 npx vitest run test/docs/metrics.test.ts regenerates them); the test checks the contract against
  * what the exporter exports with every collector on, against the simulator.
  */
+import { ENDPOINTS } from '../api/routes.js';
+import { API_STATUSES, OTHER_STATUS } from '../api/statuses.js';
 import type { Collector, Intervals, Scope, Target } from '../collectors/collector.js';
 import { COLLECTORS } from '../collectors/registry.js';
 import type { Family } from '../format/family.js';
+import { FAILURE_REASONS } from '../http/failure.js';
 import { createSelfMetrics } from '../telemetry/self-metrics.js';
 import { DISCOVERY } from './flags.js';
 import { Settings } from './settings.js';
@@ -161,6 +164,12 @@ export function metricsMarkdown(collectors: readonly Collector[] = COLLECTORS): 
     '',
     ...HEADER,
     ...rows.filter((r) => r.collector === undefined).map((r) => rowLine(r, undefined)),
+    '',
+    'Their bounded label values: `endpoint` is a route template the exporter calls ' +
+      `(${code([...new Set(Object.values(ENDPOINTS))])}); \`code\` a status the API defines ` +
+      `(${code(API_STATUSES.map(String))}), \`${OTHER_STATUS}\` for any other, or, when there was no status, the ` +
+      `request's failure reason (${code(FAILURE_REASONS)}), as in the \`reason\` of most failure families ` +
+      '(their HELP names theirs).',
     '',
   );
   return out.join('\n');
