@@ -1,6 +1,6 @@
 // The Grafana dashboard: fleet overview, groups and fleets, data flow, throughput, the licence and the leader, one
 // node, the exporter and its leader budget.
-// Every query uses only metric names of the contract in docs/ARCHITECTURE.md (test/deploy/metric-names.test.ts).
+// Every query uses only metric names of the contract in docs/metrics.md (test/deploy/metric-names.test.ts).
 local g = import '../lib/grafana.libsonnet';
 
 {
