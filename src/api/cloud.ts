@@ -1,7 +1,7 @@
 /**
  * Cribl.Cloud addresses and their defaults, in one place (config, auth and workspace discovery use them). The
  * government cloud has no safe default for its token and management URLs: Cribl's own tools disagree on them
- * (shared/research/api-shapes.md §6.3), so they must be configured there.
+ * (docs/deployments.md, "Government cloud"), so they must be configured there.
  */
 
 /** The commercial Cribl.Cloud domain. */

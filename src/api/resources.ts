@@ -1,5 +1,5 @@
 /**
- * Shapes of the real Cribl API's resources the collectors read (shared/research/api-shapes.md §15, §19): git
+ * Shapes of the real Cribl API's resources the collectors read (the published API spec): git
  * settings and search jobs, as zod schemas with their types; the simulator serves them. Only the fields served or
  * read are described; real leaders may send more. The resources only the simulator serves (packs, pipelines,
  * destinations, …) are in src/simulator/resources.ts.
@@ -8,7 +8,7 @@ import * as z from 'zod';
 
 const finite = z.number().finite();
 
-/** GET /system/settings/git-settings item (GitSettings, §15); nothing is required. */
+/** GET /system/settings/git-settings item (GitSettings); nothing is required. */
 export const gitSettingsSchema = z.object({
   branch: z.string().optional(),
   gitOps: z.enum(['none', 'pull', 'push']).optional(),
@@ -29,13 +29,13 @@ export const gitSettingsSchema = z.object({
 });
 export type GitSettings = z.infer<typeof gitSettingsSchema>;
 
-/** Search job status values (§19.5); completed, failed and canceled are terminal. */
+/** Search job status values; completed, failed and canceled are terminal. */
 export const SEARCH_JOB_STATUSES = ['new', 'queued', 'running', 'completed', 'failed', 'canceled'] as const;
 export type SearchJobStatus = (typeof SEARCH_JOB_STATUSES)[number];
 
 const relativeTime = z.union([z.string(), finite]);
 
-/** POST /search/jobs body (CreateSearchJobSchema, §19.3; the spec's §4 names query, earliest, latest, sampleRate). */
+/** POST /search/jobs body (CreateSearchJobSchema; the spec names query, earliest, latest, sampleRate). */
 export const searchJobRequestSchema = z.object({
   query: z.string(),
   earliest: relativeTime.optional(),
@@ -45,7 +45,7 @@ export const searchJobRequestSchema = z.object({
 });
 export type SearchJobRequest = z.infer<typeof searchJobRequestSchema>;
 
-/** A search job (SearchJob, §19.4). */
+/** A search job (SearchJob). */
 export const searchJobSchema = z.object({
   id: z.string().min(1),
   query: z.string(),

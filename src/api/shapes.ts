@@ -1,6 +1,6 @@
 /**
  * Response shapes of the Cribl control-plane and management-plane API, as real leaders send them
- * (shared/research/api-shapes.md: spec 4.19, 4.15.1-full, official SDKs), as zod schemas with the types
+ * (the API spec 4.19 and 4.15.1, Cribl's official SDKs), as zod schemas with the types
  * inferred from them. Shared by the exporter's collectors (which decode with narrowed picks of these) and by
  * the simulated leader (which builds its answers with these types). Only the fields we read or serve are
  * described; real leaders may send more, and zod drops what is not described.
@@ -37,7 +37,7 @@ export const nodeInfoSchema = z.object({
 });
 export type NodeProvidedInfo = z.infer<typeof nodeInfoSchema>;
 
-/** Edge only: `nodeUpgradeStatus` (§1.5): state 0 Active, 1 Current, 2 Failed, 3 Skipped, with reason codes. */
+/** Edge only: `nodeUpgradeStatus`: state 0 Active, 1 Current, 2 Failed, 3 Skipped, with reason codes. */
 export const nodeUpgradeStatusSchema = z.object({
   state: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]),
   timestamp: finite, // epoch ms
@@ -119,7 +119,7 @@ export const healthSchema = z.object({
   startTime: finite, // epoch ms
   role: z.enum(['primary', 'standby']).optional(),
   isCaptain: z.boolean().optional(),
-  /** Required from spec 4.18.2 on (§20); `inactive` = the plain binary. */
+  /** Required from spec 4.18.2 on; `inactive` = the plain binary. */
   overlay: z.object({ state: z.enum(['active', 'inactive']) }).optional(),
 });
 
@@ -168,10 +168,10 @@ export const workspaceSchema = z.object({
 });
 export type Workspace = z.infer<typeof workspaceSchema>;
 
-// ---- Data flow and bulletins (api-shapes.md §25): the states the collectors read. The full answers (licences,
+// ---- Data flow and bulletins: the states the collectors read. The full answers (licences,
 // system info, bulletins, status lists) are the simulator's: src/simulator/signal-shapes.ts. ----
 
-/** The four health states of Sources, Destinations and their persistent queues (§25.2). */
+/** The four health states of Sources, Destinations and their persistent queues. */
 export const HEALTH_COLORS = ['Green', 'Yellow', 'Red', 'Unknown'] as const;
 export type HealthColor = (typeof HEALTH_COLORS)[number];
 

@@ -1,7 +1,7 @@
 /**
  * Every collector, one line each. The order is the order of their families in /metrics, scope by scope (management,
  * leader, group, node), and the order in which the per-discovery and interval collectors run. To add a collector:
- * a folder beside the others and a line here (docs/ARCHITECTURE.md, "How to add a collector").
+ * a folder beside the others and a line here (docs/ARCHITECTURE.md, "How to add an endpoint").
  */
 import type { Collector } from './collector.js';
 import { dataflow } from './dataflow/index.js';

@@ -26,7 +26,7 @@ const PROBE: LeaderRequest<null> = {
   decode: () => null,
 };
 
-/** A probe's answer: the JSON and a 420's Retry-After (Cribl does not document one for 420: research note §3). */
+/** A probe's answer: the JSON and a 420's Retry-After (Cribl does not document one for 420). */
 interface Observed {
   json: unknown;
   retryAfterMs: number | undefined;

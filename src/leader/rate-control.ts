@@ -184,8 +184,8 @@ export class RateControl {
    * (the leader's bucket had not refilled) resumes below the limit already learned, or, before any, at half the send
    * rate. A 429 while sending far below the rate in force (DEMAND_LIMITED) is a refused burst: nothing is learned.
    * (Against 40 requests/s, bucket 10, Retry-After 2 s, a fleet needing twice that: ≥ 90 % accepted in every 20 s
-   * window after 30 s, test/leader/budget-adaptive.test.ts; the fixed fraction of the send rate it replaces got
-   * 83 % in the worst window, BENCHMARKS.md of 2026-11-28.)
+   * window after 30 s, test/leader/budget-adaptive.test.ts; against a real rate limit: BENCHMARKS.md, "Leader-imposed
+   * rate limit".)
    */
   #learn(now: number): void {
     const since = this.#resumedAt > now ? this.#previousResumedAt : this.#resumedAt;

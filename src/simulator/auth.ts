@@ -16,7 +16,7 @@ export const TOKEN_ACCESS: readonly TokenAccess[] = ['full', 'read-only', 'none'
 
 /**
  * Route templates a least-privilege token is refused on (403) although its access allows the method: an on-prem
- * role without Org Admin (git settings, §23) and without the group's commit history.
+ * role without Org Admin (git settings) and without the group's commit history.
  */
 export const DEFAULT_RESTRICTED_ROUTES: readonly string[] = ['/system/settings/git-settings', '/m/{group}/version'];
 

@@ -23,7 +23,7 @@ interface GroupState {
   outputs: Map<string, Output>;
 }
 
-/** Git settings of a leader without a remote: the cribl.yml defaults (§15). */
+/** Git settings of a leader without a remote: the cribl.yml defaults. */
 export const DEFAULT_GIT_SETTINGS: Readonly<GitSettings> = Object.freeze({
   branch: 'master',
   gitOps: 'none',

@@ -8,7 +8,7 @@ import { pick, randomInt, seededRandom } from './random.js';
 
 /**
  * The data flow of each group: its destinations and sources (seeded per group, generated on first use), and their
- * status as GET /m/{group}/system/status/{outputs,inputs} shows it (§25.2). Statuses are aggregated over the
+ * status as GET /m/{group}/system/status/{outputs,inputs} shows it. Statuses are aggregated over the
  * group's worker processes: every process is Green unless a dataflow window says otherwise.
  */
 
@@ -188,7 +188,7 @@ export interface StatusContext {
   now: number;
   /** Ms since the simulator started (windows). */
   t: number;
-  /** `metrics=true`: a `metrics` object per item (`{}` at group level, §25.2.4). */
+  /** `metrics=true`: a `metrics` object per item (`{}` at group level). */
   metrics: boolean;
   /** Leaders before 4.17: no item `type`, and `metrics` always (4.15.1 requires it). */
   legacy: boolean;

@@ -256,7 +256,7 @@ export function renderEntry(rec: NodeRec, legacy: boolean): [string, string] {
   return [`${head.slice(0, -1)},"lastMsgTime":`, `,${JSON.stringify(rest).slice(1)}`];
 }
 
-/** GET /w/{id}/edge/metadata item JSON after its `timestamp` (snake_case, §4). */
+/** GET /w/{id}/edge/metadata item JSON after its `timestamp` (snake_case). */
 export function renderMetadataTail(rec: NodeRec): string {
   const win = rec.platform === 'win32';
   const meta: Record<string, unknown> = {

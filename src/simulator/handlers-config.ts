@@ -9,7 +9,7 @@ import type { Reply } from './http.js';
  * body rules: JSON only (415), 5 MB (413), valid JSON with the required fields (400).
  */
 
-/** The group the global context's pack routes read: `{groupName}` is `default` on a single-group leader (§1). */
+/** The group the global context's pack routes read: `{groupName}` is `default` on a single-group leader. */
 export const GLOBAL_PACK_GROUP = 'default';
 
 function list(env: Env, r: Request, all: readonly unknown[]): Reply {
@@ -48,7 +48,7 @@ export async function gitSettings(env: Env, r: Request): Promise<Reply> {
   return counted(env.config.git());
 }
 
-/** GET /m/{group}/version/info: `{versioning, remote}`, remote false when the git settings have none (§5). */
+/** GET /m/{group}/version/info: `{versioning, remote}`, remote false when the git settings have none. */
 export function versionInfo(env: Env, r: Request): Reply {
   const group = r.params[0] ?? '';
   if (!env.fleet.hasGroup(group)) return env.fail('control', 404, `Group "${group}" not found`);
@@ -134,7 +134,7 @@ export function pipelines(env: Env, r: Request, item: boolean): Reply {
 
 // ---- destinations ----
 
-/** The reason a destination body is invalid, or undefined (required fields per type, §18.2). */
+/** The reason a destination body is invalid, or undefined (required fields per type). */
 export function invalidOutput(o: Record<string, unknown>): string | undefined {
   if (typeof o.id !== 'string' || o.id === '') return 'id is required (a non-empty string)';
   if (typeof o.type !== 'string' || o.type === '') return 'type is required (a non-empty string)';

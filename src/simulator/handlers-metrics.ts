@@ -57,7 +57,7 @@ const METRICS: readonly [string, string][] = [
   ['system.max_worker_process_heartbeat_lag', 'gauge'],
 ];
 
-/** POST /system/metrics/enum: the metric names (the 4.15.1 definition's `{count, items}`; §26.9 leaves it open). */
+/** POST /system/metrics/enum: the metric names (the 4.15.1 definition's `{count, items}`; the spec leaves it open). */
 export async function metricsEnum(env: Env, r: Request): Promise<Reply> {
   const body = await readJsonBody(r.req);
   if (!body.ok && body.status !== 400) return env.fail('control', body.status, body.message);

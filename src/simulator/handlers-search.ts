@@ -6,7 +6,7 @@ import type { Route } from './routes.js';
 
 const counted = (item: unknown): Reply => ok({ count: 1, items: [item] });
 
-/** The create body (CreateSearchJobSchema, §19.3), or the reason it is invalid. */
+/** The create body (CreateSearchJobSchema), or the reason it is invalid. */
 function parseCreate(v: unknown): SearchJobRequest | string {
   if (!isObject(v)) return 'Request body must be a JSON object';
   if (typeof v.query !== 'string' || v.query.trim() === '') return 'query is required (a non-empty string)';

@@ -8,7 +8,7 @@ import type { Reply } from './http.js';
 import type { LeaderContext } from './leader-info.js';
 
 /**
- * Handlers of the data-flow and leader routes (§25): destination/source status per group, licences and their usage,
+ * Handlers of the data-flow and leader routes: destination/source status per group, licences and their usage,
  * the leader's system info and its bulletins.
  */
 
@@ -44,7 +44,7 @@ export function status(env: Env, r: Request, kind: FlowKind): Reply {
   if (!pages) return ok({ count: items.length, items });
   const paging = parsePaging(r.query);
   if (typeof paging === 'string') return env.fail('control', 400, paging);
-  // Past the end: an empty page, which is what stops the SDK's iterator (§25.1).
+  // Past the end: an empty page, which is what stops the SDK's iterator.
   if (paging.offset > 0 && paging.offset >= items.length) return ok({ count: 0, items: [] });
   return ok(pageEnvelope(items, paging));
 }

@@ -4,7 +4,7 @@ import type { LicenseBehaviour, MessageSpec, Vitals } from './faults-signals.js'
 import { randomGuid, randomHex, seededRandom } from './random.js';
 
 /**
- * The leader's own answers (§25.4–§25.6): its licences and daily usage, GET /system/info and its bulletins. All of
+ * The leader's own answers: its licences and daily usage, GET /system/info and its bulletins. All of
  * it follows the injected clock and the faults in force; what is not set is generated from the seed.
  */
 

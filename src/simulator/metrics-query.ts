@@ -1,7 +1,7 @@
 import { BUCKET_MS, bucketsIn, type Bucket, type FlowGroup } from './throughput.js';
 
 /**
- * The metrics store's query language as far as the exporter and the public apps use it (research note §26.1): a
+ * The metrics store's query language as the exporter (collectors/throughput/query.ts) and the public apps use it: a
  * `where` of `&&`-joined atoms (`has_no_dimensions`, `key!=undefined`, `key==undefined`, `key=='v'`, `key!='v'`),
  * `sum|max|min|avg|count("metric").as("alias")` aggregations, `splitBys`, and `cumulative: true` (one row per split,
  * with `_time`) or `timeWindowSeconds` (rows per window with `starttime`/`endtime`). Answers carry roll-up rows

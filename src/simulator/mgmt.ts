@@ -12,7 +12,7 @@ interface WorkspaceRec {
   since: number;
 }
 
-/** Region of workspaces created through the API (the create request has no region, §22). */
+/** Region of workspaces created through the API (the create request has no region). */
 const CREATED_REGION = 'us-west-2';
 
 const tags = z.array(z.string().max(30)).max(3);
@@ -35,7 +35,7 @@ const patchSchema = z.strictObject({
 /**
  * Management-plane workspaces. Listed ones keep the state they are given (tests pin Provisioning, Failed, …);
  * workspaces created with POST are Provisioning and become Active after `workspaceTransition`; DELETE makes a
- * workspace Deprovisioning, and it disappears after the same time (both inferred, §22).
+ * workspace Deprovisioning, and it disappears after the same time (both inferred).
  */
 export class Workspaces {
   #list: WorkspaceRec[] = [];

@@ -1,6 +1,6 @@
 /**
  * Shapes of the real Cribl API's configuration and search resources that only the simulated leader serves
- * (shared/research/api-shapes.md §5, §16–§19, §22): commit history info, packs, pipelines, destinations, search job
+ * (the published API spec; test/simulator/schemas.test.ts): commit history, packs, pipelines, destinations, search job
  * status and results, and management-plane workspace requests, as zod schemas with their types.
  */
 import * as z from 'zod';
@@ -17,11 +17,11 @@ export interface Counted<T> {
 /** A `{count, items}` envelope around `item`. */
 export const countedSchema = <T extends z.ZodType>(item: T) => z.object({ count: z.number(), items: z.array(item) });
 
-/** GET /m/{group}/version/info item (§5). */
+/** GET /m/{group}/version/info item. */
 export const versionInfoSchema = z.object({ versioning: z.boolean(), remote: z.union([z.string(), z.literal(false)]) });
 export type VersionInfo = z.infer<typeof versionInfoSchema>;
 
-/** Pack (PackInfo, §16.4): `id` and `source` are required. */
+/** Pack (PackInfo): `id` and `source` are required. */
 export const packInfoSchema = z.object({
   id: z.string().min(1),
   source: z.string(),
@@ -50,7 +50,7 @@ export const packInfoSchema = z.object({
 });
 export type PackInfo = z.infer<typeof packInfoSchema>;
 
-/** One Function of a Pipeline (§17); no other keys are allowed. */
+/** One Function of a Pipeline; no other keys are allowed. */
 export const pipelineFunctionSchema = z.object({
   id: z.string(),
   conf: z.record(z.string(), z.unknown()),
@@ -62,7 +62,7 @@ export const pipelineFunctionSchema = z.object({
 });
 export type PipelineFunction = z.infer<typeof pipelineFunctionSchema>;
 
-/** A Pipeline inside a Pack (§17); `conf` allows no other keys. */
+/** A Pipeline inside a Pack; `conf` allows no other keys. */
 export const pipelineSchema = z.object({
   id: z.string().min(1),
   conf: z.object({
@@ -81,11 +81,11 @@ export const pipelineSchema = z.object({
 });
 export type Pipeline = z.infer<typeof pipelineSchema>;
 
-/** A Destination (Output, §18): a union discriminated by `type`; every other field depends on the type. */
+/** A Destination (Output): a union discriminated by `type`; every other field depends on the type. */
 export const outputSchema = z.looseObject({ id: z.string().min(1), type: z.string().min(1) });
 export type Output = z.infer<typeof outputSchema>;
 
-/** GET /search/jobs/{id}/status: a bare StatusResponse (§19.6). */
+/** GET /search/jobs/{id}/status: a bare StatusResponse. */
 export const searchJobStatusResponseSchema = z.object({
   status: z.enum(SEARCH_JOB_STATUSES),
   timeCreated: finite,
@@ -96,7 +96,7 @@ export const searchJobStatusResponseSchema = z.object({
 });
 export type SearchJobStatusResponse = z.infer<typeof searchJobStatusResponseSchema>;
 
-/** First NDJSON line of GET /search/jobs/{id}/results (SearchJobResults, §19.7); every further line is one event. */
+/** First NDJSON line of GET /search/jobs/{id}/results (SearchJobResults); every further line is one event. */
 export interface SearchJobResultsHeader {
   isFinished: boolean;
   job: Pick<
@@ -109,7 +109,7 @@ export interface SearchJobResultsHeader {
   totalEventCount: number;
 }
 
-/** Management plane: POST …/workspaces body (WorkspaceCreateRequestDTO, §22). */
+/** Management plane: POST …/workspaces body (WorkspaceCreateRequestDTO). */
 export const workspaceCreateRequestSchema = z.object({
   workspaceId: z.string().min(1),
   alias: z.string().optional(),
@@ -118,5 +118,5 @@ export const workspaceCreateRequestSchema = z.object({
 });
 export type WorkspaceCreateRequest = z.infer<typeof workspaceCreateRequestSchema>;
 
-/** Management plane: PATCH …/workspaces/{id} body (WorkspacePatchRequestDTO, §22): a partial update. */
+/** Management plane: PATCH …/workspaces/{id} body (WorkspacePatchRequestDTO): a partial update. */
 export type WorkspacePatchRequest = Omit<WorkspaceCreateRequest, 'workspaceId'>;

@@ -3,10 +3,10 @@ import type { SearchJob, SearchJobRequest, SearchJobStatus } from '../api/resour
 import type { SearchJobResultsHeader, SearchJobStatusResponse } from './resources.js';
 import type { SearchBehaviour, SearchOutcome } from './faults.js';
 
-/** The search group of Cribl.Cloud: search routes live under /m/default_search only (§19.1). */
+/** The search group of Cribl.Cloud: search routes live under /m/default_search only. */
 export const SEARCH_GROUP = 'default_search';
 
-/** "Search history job limit" (§19.5): the oldest jobs go beyond it. */
+/** "Search history job limit": the oldest jobs go beyond it. */
 const JOB_LIMIT = 1000;
 
 interface JobRec {
@@ -173,7 +173,7 @@ export class SearchJobs {
     const lines = [JSON.stringify(header)];
     const base = Math.floor(job.created / 1000) - 3600;
     for (let i = offset; i < end; i++) {
-      // _time in epoch seconds, as Cribl Search sends it (§19.7).
+      // _time in epoch seconds, as Cribl Search sends it.
       const raw = `simulated event ${i + 1} for ${job.id}`;
       const event = { _time: base + i, _raw: raw, dataSource: 'cribl_search_sample' };
       lines.push(JSON.stringify(event));

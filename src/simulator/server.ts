@@ -34,7 +34,7 @@ import { HaModel } from './ha.js';
 export { MAX_REQUEST_BODY } from './http.js';
 export { AUTH_FAILED } from './app.js';
 
-/** First leader version whose health bodies carry `overlay` (spec 4.18.2, api-shapes.md §20). */
+/** First leader version whose health bodies carry `overlay` (the API spec from 4.18.2 on). */
 const OVERLAY_SINCE = [4, 18, 2] as const;
 
 /**

@@ -1,7 +1,7 @@
 /**
- * The full answers of the data-flow, licence, system-info and bulletin routes (api-shapes.md §25, the JSON Schemas)
+ * The full answers of the data-flow, licence, system-info and bulletin routes (the published API spec's JSON Schemas)
  * as real leaders send them, as zod schemas with their types: the simulated leader builds its answers with these,
- * and the tests check them against the research note's JSON Schemas. The collectors read only what they export,
+ * and test/simulator/dataflow-schemas.test.ts checks them against those. The collectors read only what they export,
  * with lenient decoders of their own (src/collectors/dataflow/, license/, leader-info/, leader-messages/).
  */
 import * as z from 'zod';
@@ -28,7 +28,7 @@ export type AggregatedPQStatus = z.infer<typeof pqStatusSchema>;
 /** `status` of a Source or Destination (AggregatedInputOutputStatusBody), aggregated across all Worker Processes. */
 export const ioStatusSchema = pqStatusSchema.extend({
   pq: pqStatusSchema.optional(),
-  /** Only with `metrics=true`; group-level answers carry `{}` (§25.2.4). */
+  /** Only with `metrics=true`; group-level answers carry `{}`. */
   metrics: z.record(z.string(), z.unknown()).optional(),
 });
 export type AggregatedInputOutputStatus = z.infer<typeof ioStatusSchema>;

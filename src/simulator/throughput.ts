@@ -6,7 +6,7 @@ import type { DataflowBehaviour, ThroughputBehaviour, ThroughputWindow } from '.
 import { seededRandom } from './random.js';
 
 /**
- * The data in motion behind POST /system/metrics/query (research note §26): a flow model consistent with the
+ * The data in motion behind POST /system/metrics/query (docs/ARCHITECTURE.md, step 4): a flow model consistent with the
  * destinations and sources the status lists show (the same ids and types; disabled ones carry nothing), evaluated
  * in buckets of BUCKET_MS on the simulator's clock, so that any window has one exact truth.
  *

@@ -328,7 +328,7 @@ export function renderJsonFamily(metric: JsonMetric, format: Format): string {
  */
 export const EVENT_LOOP_MONITORING_MS = 50;
 
-/** Creates the self-metrics registry with every metric of docs/ARCHITECTURE.md. */
+/** Creates the self-metrics registry with every self-metric of docs/metrics.md. */
 export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
   const registry = new Registry();
   const h = createHandles(registry);

@@ -1,6 +1,6 @@
 // The Grafana dashboard: fleet overview, groups and fleets, data flow, throughput, the licence and the leader, one
 // node, the exporter and its leader budget.
-// Every query uses only metric names of the contract in docs/ARCHITECTURE.md (test/deploy/metric-names.test.ts).
+// Every query uses only metric names of the contract in docs/metrics.md (test/deploy/metric-names.test.ts).
 local g = import '../lib/grafana.libsonnet';
 
 {
@@ -569,6 +569,16 @@ local g = import '../lib/grafana.libsonnet';
                 rename={ 'Value #A': 'refused' },
                 description='Routes of a collector the leader refuses (401/403) while the collector stays on with '
                             + 'its other routes: their metrics are missing (CriblExporterCollectorRefused).'),
+        g.timeseries("Age of each collector's last answer",
+                     [[
+                       'time() - cribl_exporter_collector_last_success_timestamp_seconds{%s}' % leader,
+                       '{{leader}} {{collector}}',
+                     ]],
+                     w=24,
+                     unit='s',
+                     description='How old the series a collector keeps through failed reads are (the groups '
+                                 + 'listing, data flow, versions, throughput): each keeps its last answer until '
+                                 + 'a read answers again.'),
 
         g.row('Node $node_id'),
         g.table('Node', [

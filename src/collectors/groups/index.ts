@@ -52,7 +52,7 @@ export function groupsPage(
   offset: number,
   legacy: boolean,
 ): Omit<LeaderRequest<GroupPage>, 'decode'> {
-  // `git.localChanges`: the number of local config changes not committed (§25.3), only when asked for.
+  // `git.localChanges`: the number of local config changes not committed, only when asked for.
   const fields = 'git.localChanges';
   return legacy
     ? { endpoint: ENDPOINTS.masterGroups, path: '/master/groups', query: { product, fields, limit, offset } }

@@ -1,5 +1,5 @@
 /**
- * GET /system/info in the global context: the leader's own vitals (research note §25.5), once per discovery
+ * GET /system/info in the global context: the leader's own vitals, once per discovery
  * (`--[no-]collector.leader-info`, on by default). One item describes the answering node, the leader.
  *
  * What the API does not promise is checked: the sizes are taken as bytes (the shape mirrors Node's os.freemem()),

@@ -1,5 +1,5 @@
 /**
- * GET /system/messages: the leader's bulletins (System Messages, research note §25.6), once per discovery
+ * GET /system/messages: the leader's bulletins (System Messages in the UI), once per discovery
  * (`--[no-]collector.leader-messages`, on by default), counted by severity with the newest time of each.
  *
  * Only `id` and `text` are required: a message with no severity, or one this exporter does not know, counts as

@@ -1,6 +1,6 @@
 /**
  * The leader's licenses and its daily ingest: GET /system/licenses and GET /system/licenses/usage (the in-product
- * API of on-prem and hybrid leaders, research note §25.4), every --license.interval (`--[no-]collector.license`).
+ * API of on-prem and hybrid leaders), every --license.interval (`--[no-]collector.license`).
  * Cribl.Cloud leaders answer 403 or 404: the collector is then off for that leader, said once in an info line.
  *
  * What the API does not promise is checked: `exp` is Unix seconds in every observation (a value only milliseconds

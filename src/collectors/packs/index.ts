@@ -2,7 +2,7 @@
  * The packs installed in each group, with the number of pipelines each brings (opt-in `--collector.packs`, every
  * `--packs.interval`). As a real leader answers: GET /m/{group}/packs lists a group's packs, GET
  * /m/{group}/p/{pack}/pipelines a pack's pipelines. (The spec's global `GET /pack/{id}` exists in no published
- * API; packs belong to a group: research note §16.) One request at a time, the last list kept through a failure.
+ * API; packs belong to a group.) One request at a time, the last list kept through a failure.
  */
 import * as z from 'zod';
 import { ENDPOINTS, segment } from '../../api/routes.js';

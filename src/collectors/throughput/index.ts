@@ -1,5 +1,5 @@
 /**
- * Data in motion, from the leader's metrics store (POST /system/metrics/query, research note §26), every
+ * Data in motion, from the leader's metrics store (POST /system/metrics/query, docs/ARCHITECTURE.md step 4), every
  * --throughput.interval (`--[no-]collector.throughput`, on by default): events and bytes per group, destination and
  * source, drops, blocked destinations and backpressure, persistent queue sizes, and Stream nodes' memory, load and
  * heartbeat lag. Four queries a window whatever the fleet's size (one per scope, groups split in `splitBys`).

@@ -1,5 +1,5 @@
 /**
- * The leader's metrics store, POST /system/metrics/query (global context; research note §26): the four queries of a
+ * The leader's metrics store, POST /system/metrics/query (global context, docs/ARCHITECTURE.md): the four queries of a
  * window (one per scope, every group split in `splitBys`, never one query per group) and the decoder of their answer.
  *
  * What a real leader sends that the spec does not promise is checked here: the envelope is `{results: Row[]}` (the

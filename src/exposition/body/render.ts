@@ -69,7 +69,7 @@ const EMPTY = Buffer.alloc(0);
 /**
  * A family's text, cut into pieces compressed as they fill. Each sample is written into the piece's buffer as it
  * comes (the buffer grows by doubling up to a piece): joining the samples' strings and encoding the join instead made
- * a 10,000-node full render take 669 ms of event loop against 515 ms (BENCHMARKS.md, "Mechanisms").
+ * a full render take longer on the event loop (BENCHMARKS.md, "Mechanisms", the sample writer).
  */
 class Writer {
   readonly pieces: Promise<DeflatedPiece>[] = [];

@@ -3,8 +3,7 @@
  * node's facts its samples read, and whether they read the node's group. A family's text is a function of what it
  * read, so the builder (builder.ts `Staleness`) renders it again only when one of those changed: a new heartbeat
  * time re-renders the heartbeat family, not the fifteen others of the listing. No family declares any of it. It pays:
- * 10,000 nodes' steady state took 0.100 cores against 0.133 without it (RSS 154 against 158 MB), and costs the full
- * render, which reads through the trackers, 571 against 502 ms of event loop (BENCHMARKS.md, "Mechanisms").
+ * less steady CPU, for a longer full render, which reads through the trackers (BENCHMARKS.md, "Mechanisms").
  *
  * What a family read is kept as the union of all its renders (a field read once stays read): a field its samples
  * read only on some path (a failure's reason while the node is down) is then watched from the first time a path
