@@ -226,9 +226,12 @@ async function statusPage(
   res.end(head ? undefined : html);
 }
 
-/** 503 when every body slot is held by clients that are still reading. */
+/** 503 when every body slot is held by clients that are still reading; the connection is closed (its slot freed). */
 const busy = (res: ServerResponse): void =>
-  plain(res, 503, 'Service Unavailable: too many scrapes in flight\n', false, { 'Retry-After': '1' });
+  plain(res, 503, 'Service Unavailable: too many scrapes in flight\n', false, {
+    'Retry-After': '1',
+    Connection: 'close',
+  });
 
 const healthz: Handler = (_ctx, _req, res, head) => plain(res, 200, 'ok\n', head);
 const readyz: Handler = (ctx, _req, res, head) =>
