@@ -245,6 +245,14 @@ export const BUDGET = {
       'Largest response body accepted from the leader (e.g. 64MiB, 500MB; KB/MB/GB are powers of 1000, KiB/MiB/GiB ' +
       'of 1024).',
   }),
+  maxNodeResponseBytes: leader('max-node-response-size', {
+    parse: asBytes,
+    kind: 'bytes',
+    default: '256KiB',
+    help:
+      'Largest answer accepted to a node’s health or metadata request (/w/{id}/health, /w/{id}/edge/metadata; a few ' +
+      'KB each), at most --leader.max-response-size: a larger body is cut off as it passes it (reason too_large).',
+  }),
   backoffBaseMs: leader('backoff.base', {
     parse: asDuration,
     kind: 'duration',

@@ -25,6 +25,10 @@ export interface ServerLimits {
   checkIntervalMs: number;
   /** Open connections at most (`--web.max-connections`); the last one serves only /healthz and /readyz. */
   maxConnections: number;
+  /** Time to write a whole response: past it, its socket is closed (a client that never reads). */
+  writeTimeoutMs: number;
+  /** Bodies of /metrics (and the status page) being written at once (src/exposition/writes.ts). */
+  maxBodies: number;
 }
 
 /** Default of `--web.max-connections`: far below the usual limit of 1024 open files. */
@@ -36,6 +40,8 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   keepAliveTimeoutMs: 5_000,
   checkIntervalMs: 1_000,
   maxConnections: DEFAULT_MAX_CONNECTIONS,
+  writeTimeoutMs: 60_000,
+  maxBodies: 32,
 };
 
 /** Paths that stay reachable without credentials and on the reserved connection. */

@@ -14,6 +14,7 @@ import {
   errorHeaders,
   guardConnections,
   PROBE_PATHS,
+  type ConnectionGuard,
   serverOptions,
   type ServerLimits,
 } from './limits.js';
@@ -35,6 +36,7 @@ import type { BodyCache, Selection } from './body/index.js';
 import { CONTENT_TYPES, OPENMETRICS_EOF, type Format } from '../format/format.js';
 import { STATUS_CSP } from './status/page.js';
 import { acceptsGzip, negotiateFormat } from './negotiate.js';
+import { guardWrites, type WriteGuard } from './writes.js';
 
 /** Options of startServer. */
 export interface ServerOptions {
@@ -148,55 +150,108 @@ const certPolicy = (tls: { clientAuth: ClientAuthType }): { requestCert: boolean
   rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert',
 });
 
-/** Starts the server; rejects with a one-line error when the web config or the address is unusable. */
-export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const clock = options.clock ?? systemClock;
-  const telemetryPath = options.telemetryPath ?? '/metrics';
-  let listen: ListenAddress;
-  try {
-    listen = parseListenAddress(options.listenAddress);
-  } catch (e) {
-    throw new Error(`--web.listen-address: ${e instanceof Error ? e.message : String(e)}`);
+/** What the handlers share: the options, with the clock, the limits and the web config resolved. */
+interface ServerContext {
+  readonly options: ServerOptions;
+  readonly clock: Clock;
+  readonly telemetryPath: string;
+  readonly writes: WriteGuard;
+}
+
+/** One route's handler; `head` for a HEAD request. */
+type Handler = (ctx: ServerContext, req: IncomingMessage, res: ServerResponse, head: boolean) => Promise<void> | void;
+
+/** GET/HEAD of the telemetry path: the cached body in the negotiated format, then the self-metrics. */
+async function metrics(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, head: boolean): Promise<void> {
+  const { options } = ctx;
+  const format = negotiateFormat(req.headers.accept);
+  const useGzip = acceptsGzip(req.headers['accept-encoding']);
+  const selection = selectCollectors(req.url ?? '', options.collectors);
+  if (typeof selection === 'string') return plain(res, 400, `${selection}\n`, head);
+  // One body at a time per connection, and a bounded number in flight (src/exposition/writes.ts).
+  if (!head && !(await ctx.writes.admit(res))) return busy(res);
+  // A GET is a scrape the body cache learns the scrape interval from (a HEAD reads no data).
+  const latest = head
+    ? options.body.current()
+    : options.body.scrape(`${req.socket.remoteAddress ?? ''} ${req.headers['user-agent'] ?? ''}`);
+  const body = (await latest).serve(format, selection);
+  res.writeHead(200, {
+    'Content-Type': CONTENT_TYPES[format],
+    Vary: 'Accept, Accept-Encoding',
+    ...(useGzip ? { 'Content-Encoding': 'gzip' } : {}),
+  });
+  if (head) {
+    res.end();
+    return;
   }
-  const { host, port } = listen;
-  const basicAuth = createBasicAuth({ clock });
-  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
-  // A full bucket at start, as Go's x/time/rate (the toolkit's limiter): the first `burst` requests pass at once.
+  // The cached part goes out first; the self-metrics part (prom-client reads /proc and the heap
+  // statistics synchronously: a few ms) is rendered and gzipped after it is on its way, so the first byte
+  // waits for nothing but the cached body. Hence no Content-Length (chunked encoding).
+  // gzip: the cached member without its end; the self-metrics continue the same member.
+  res.flushHeaders();
+  // The body's pieces (about 1,000 at 50,000 nodes) leave in a few socket writes: Node buffers the writes made while
+  // the first is in flight.
+  if (useGzip) for (const chunk of body.gzip) if (chunk.length > 0) res.write(chunk);
+  const tail = (async (): Promise<Buffer> => {
+    const self = (await options.selfMetrics?.render(format)) ?? '';
+    const text = Buffer.from(format === 'openmetrics' ? self + OPENMETRICS_EOF : self, 'utf8');
+    return useGzip ? body.tail(text) : text;
+  })();
+  tail.catch(() => undefined);
+  // Uncompressed: the identity bytes follow as zlib's threads inflate the cached gzip.
+  if (!useGzip) return streamIdentity([...body.gzip, body.end], tail, res);
+  const end = await tail.catch(() => undefined);
+  // Headers are out: a failed self-metrics render can only cut the response short (a failed scrape).
+  if (end) res.end(end);
+  else res.destroy();
+}
+
+/** The status page at `/`. */
+async function statusPage(
+  ctx: ServerContext,
+  _req: IncomingMessage,
+  res: ServerResponse,
+  head: boolean,
+): Promise<void> {
+  const page = ctx.options.statusPage;
+  if (!page) return plain(res, 404, 'Not Found\n', head);
+  if (!head && !(await ctx.writes.admit(res))) return busy(res);
+  const html = await page.html();
+  res.writeHead(200, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Length': Buffer.byteLength(html),
+    'Cache-Control': 'no-store',
+    'Content-Security-Policy': STATUS_CSP,
+  });
+  res.end(head ? undefined : html);
+}
+
+/** 503 when every body slot is held by clients that are still reading; the connection is closed (its slot freed). */
+const busy = (res: ServerResponse): void =>
+  plain(res, 503, 'Service Unavailable: too many scrapes in flight\n', false, {
+    'Retry-After': '1',
+    Connection: 'close',
+  });
+
+const healthz: Handler = (_ctx, _req, res, head) => plain(res, 200, 'ok\n', head);
+const readyz: Handler = (ctx, _req, res, head) =>
+  ctx.options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
+
+/** The route table: path to handler (the telemetry path is configurable). */
+function routeTable(telemetryPath: string): ReadonlyMap<string, Handler> {
+  // The telemetry path last: it wins over a fixed path of the same name, as it always has.
+  return new Map<string, Handler>([
+    ['/healthz', healthz],
+    ['/readyz', readyz],
+    ['/', statusPage],
+    [telemetryPath, metrics],
+  ]);
+}
+
+/** The toolkit's rate limit (`rate_limit`): a full bucket at start, as Go's x/time/rate, refilled on the clock. */
+function createRateLimiter(clock: Clock): (config: LoadedWebConfig['config'] | undefined) => boolean {
   const rate = { tokens: Infinity, at: clock.now() };
-
-  let server: HttpServer | HttpsServer | undefined;
-  let webConfig: WebConfigSource | undefined;
-  let tlsAtStart = false;
-
-  const applyTls = (loaded: LoadedWebConfig): void => {
-    const tls = loaded.config.tls;
-    if (!tls || !loaded.secureContext || !server || !('setSecureContext' in server)) return;
-    server.setSecureContext(loaded.secureContext);
-    // Node reads these per connection; the secure context API has no place for them.
-    Object.assign(server, certPolicy(tls));
-  };
-
-  const onReload = (result: ReloadResult): void => {
-    options.selfMetrics?.setWebConfigReloadSuccessful?.(result.ok);
-    if (!result.ok) return options.logger?.error(`${result.error.message}; keeping the previous web config`);
-    applyTls(result.config);
-    options.logger?.info(`web config ${options.webConfigFile ?? ''} reloaded`);
-  };
-
-  let initial: LoadedWebConfig | undefined;
-  if (options.webConfigFile) {
-    webConfig = await createWebConfigSource({
-      path: options.webConfigFile,
-      clock,
-      // The listener is HTTP or HTTPS from the start: switching needs a restart.
-      accept: (next) => (!!next.config.tls !== tlsAtStart ? 'turning TLS on or off needs a restart' : undefined),
-      onReload,
-    });
-    initial = webConfig.latest();
-    tlsAtStart = !!initial.config.tls;
-  }
-
-  const rateLimited = (config: LoadedWebConfig['config'] | undefined): boolean => {
+  return (config) => {
     const limit = config?.rateLimit;
     if (!limit) return false;
     const now = clock.now();
@@ -206,73 +261,48 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     rate.tokens -= 1;
     return false;
   };
+}
 
-  const metrics = async (req: IncomingMessage, res: ServerResponse, head: boolean): Promise<void> => {
-    const format = negotiateFormat(req.headers.accept);
-    const useGzip = acceptsGzip(req.headers['accept-encoding']);
-    const selection = selectCollectors(req.url ?? '', options.collectors);
-    if (typeof selection === 'string') return plain(res, 400, `${selection}\n`, head);
-    // A GET is a scrape the body cache learns the scrape interval from (a HEAD reads no data).
-    const latest = head
-      ? options.body.current()
-      : options.body.scrape(`${req.socket.remoteAddress ?? ''} ${req.headers['user-agent'] ?? ''}`);
-    const body = (await latest).serve(format, selection);
-    res.writeHead(200, {
-      'Content-Type': CONTENT_TYPES[format],
-      Vary: 'Accept, Accept-Encoding',
-      ...(useGzip ? { 'Content-Encoding': 'gzip' } : {}),
-    });
-    if (head) {
-      res.end();
-      return;
-    }
-    // The cached part goes out first; the self-metrics part (prom-client reads /proc and the heap
-    // statistics synchronously: a few ms) is rendered and gzipped after it is on its way, so the first byte
-    // waits for nothing but the cached body. Hence no Content-Length (chunked encoding).
-    // gzip: the cached member without its end; the self-metrics continue the same member.
-    res.flushHeaders();
-    // The body's pieces (about 1,000 at 50,000 nodes) leave in a few socket writes: Node buffers the writes made while
-    // the first is in flight.
-    if (useGzip) for (const chunk of body.gzip) if (chunk.length > 0) res.write(chunk);
-    const tail = (async (): Promise<Buffer> => {
-      const self = (await options.selfMetrics?.render(format)) ?? '';
-      const text = Buffer.from(format === 'openmetrics' ? self + OPENMETRICS_EOF : self, 'utf8');
-      return useGzip ? body.tail(text) : text;
-    })();
-    tail.catch(() => undefined);
-    // Uncompressed: the identity bytes follow as zlib's threads inflate the cached gzip.
-    if (!useGzip) return streamIdentity([...body.gzip, body.end], tail, res);
-    const end = await tail.catch(() => undefined);
-    // Headers are out: a failed self-metrics render can only cut the response short (a failed scrape).
-    if (end) res.end(end);
-    else res.destroy();
-  };
+/** What the request handler needs beside the routes. */
+interface HandlerDeps {
+  ctx: ServerContext;
+  webConfig: WebConfigSource | undefined;
+  basicAuth: ReturnType<typeof createBasicAuth>;
+  /** Set once the server exists (the guard counts its connections); no request comes before. */
+  guard: () => ConnectionGuard | undefined;
+}
 
-  /** Answers a request that basic auth did not let through; false when it did. */
-  const refusedByAuth = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    head: boolean,
-    users: ReadonlyMap<string, string> | undefined,
-  ): Promise<boolean> => {
-    if (!users || users.size === 0) return false;
-    const outcome = await basicAuth.check(users, {
-      authorization: req.headers.authorization,
-      client: req.socket.remoteAddress ?? '',
-      signal: clientGone(res),
-    });
-    if (outcome.result === 'ok') return false;
-    if (outcome.result === 'denied') plain(res, 401, 'Unauthorized\n', head, { 'WWW-Authenticate': 'Basic' });
-    else if (outcome.result === 'limited')
-      plain(res, 429, 'Too Many Requests\n', head, { 'Retry-After': String(outcome.retryAfterSeconds) });
-    else res.destroy(); // the client left
-    return true;
-  };
+/** Answers a request that basic auth did not let through; false when it did. */
+async function refusedByAuth(
+  basicAuth: HandlerDeps['basicAuth'],
+  req: IncomingMessage,
+  res: ServerResponse,
+  head: boolean,
+  users: ReadonlyMap<string, string> | undefined,
+): Promise<boolean> {
+  if (!users || users.size === 0) return false;
+  const outcome = await basicAuth.check(users, {
+    authorization: req.headers.authorization,
+    client: req.socket.remoteAddress ?? '',
+    signal: clientGone(res),
+  });
+  if (outcome.result === 'ok') return false;
+  if (outcome.result === 'denied') plain(res, 401, 'Unauthorized\n', head, { 'WWW-Authenticate': 'Basic' });
+  else if (outcome.result === 'limited')
+    plain(res, 429, 'Too Many Requests\n', head, { 'Retry-After': String(outcome.retryAfterSeconds) });
+  else res.destroy(); // the client left
+  return true;
+}
 
+/** The request listener: limits, web config (headers, rate limit, basic auth), method, then the route's handler. */
+function createListener(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const { ctx, webConfig, basicAuth } = deps;
+  const routes = routeTable(ctx.telemetryPath);
+  const rateLimited = createRateLimiter(ctx.clock);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
     const head = req.method === 'HEAD';
-    if (guard.refuse(req, path, res)) {
+    if (deps.guard()?.refuse(req, path, res)) {
       return plain(res, 503, 'Service Unavailable: too many connections\n', head, { 'Retry-After': '1' });
     }
     const probe = PROBE_PATHS.has(path);
@@ -282,66 +312,115 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const config = loaded?.config;
     for (const [name, value] of Object.entries(config?.headers ?? {})) res.setHeader(name, value);
     if (rateLimited(config)) return plain(res, 429, 'Too Many Requests\n', head);
-    if (!probe && (await refusedByAuth(req, res, head, config?.users))) return;
+    if (!probe && (await refusedByAuth(basicAuth, req, res, head, config?.users))) return;
     if (req.method !== 'GET' && !head) return plain(res, 405, 'Method Not Allowed\n', false, { Allow: 'GET, HEAD' });
-    if (path === telemetryPath) return metrics(req, res, head);
-    if (path === '/healthz') return plain(res, 200, 'ok\n', head);
-    if (path === '/readyz')
-      return options.ready() ? plain(res, 200, 'ready\n', head) : plain(res, 503, 'not ready\n', head);
-    if (path === '/' && options.statusPage) {
-      const html = await options.statusPage.html();
-      res.writeHead(200, {
-        'Content-Type': 'text/html; charset=utf-8',
-        'Content-Length': Buffer.byteLength(html),
-        'Cache-Control': 'no-store',
-        'Content-Security-Policy': STATUS_CSP,
-      });
-      return void res.end(head ? undefined : html);
-    }
-    return plain(res, 404, 'Not Found\n', head);
+    const handler = routes.get(path);
+    if (!handler) return plain(res, 404, 'Not Found\n', head);
+    return handler(ctx, req, res, head);
   };
-
-  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+  return (req, res) => {
     // Every answer says what it is: no browser guesses that a scraped body or an error text is HTML or a script.
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    ctx.writes.watch(res);
     handle(req, res).catch((err: unknown) => {
-      options.logger?.error({ err }, `${req.method ?? 'GET'} ${req.url ?? ''} failed`);
+      ctx.options.logger?.error({ err }, `${req.method ?? 'GET'} ${req.url ?? ''} failed`);
       if (!res.headersSent) plain(res, 500, 'Internal Server Error\n', req.method === 'HEAD');
       else res.destroy();
     });
   };
+}
 
-  if (initial?.secureContext && initial.config.tls) {
-    const tls = initial.config.tls;
-    const https = createHttpsServer(
-      { ...serverOptions(limits), ...initial.secureContext, ...certPolicy(tls) },
-      listener,
-    );
-    // Runs before the HTTP parser sees a byte: a refused client never reaches a handler.
-    https.prependListener('secureConnection', (socket: TLSSocket) => {
-      const t = webConfig?.latest().config.tls ?? tls;
-      if (!connectionAllowed(socket, t.clientAuth, t.clientAllowedSans)) socket.destroy();
-    });
-    server = https;
-  } else {
-    server = createHttpServer(serverOptions(limits), listener);
+/** The web config source (`--web.config.file`), and its first reading; none without a file. */
+async function openWebConfig(
+  options: ServerOptions,
+  clock: Clock,
+  applyTls: (loaded: LoadedWebConfig) => void,
+): Promise<{ source: WebConfigSource; initial: LoadedWebConfig } | undefined> {
+  if (!options.webConfigFile) return undefined;
+  let tlsAtStart = false;
+  const onReload = (result: ReloadResult): void => {
+    options.selfMetrics?.setWebConfigReloadSuccessful?.(result.ok);
+    if (!result.ok) return options.logger?.error(`${result.error.message}; keeping the previous web config`);
+    applyTls(result.config);
+    options.logger?.info(`web config ${options.webConfigFile ?? ''} reloaded`);
+  };
+  const source = await createWebConfigSource({
+    path: options.webConfigFile,
+    clock,
+    // The listener is HTTP or HTTPS from the start: switching needs a restart.
+    accept: (next) => (!!next.config.tls !== tlsAtStart ? 'turning TLS on or off needs a restart' : undefined),
+    onReload,
+  });
+  const initial = source.latest();
+  tlsAtStart = !!initial.config.tls;
+  return { source, initial };
+}
+
+/** An HTTPS server when the web config has a certificate, else HTTP; a refused client certificate never gets in. */
+function createListeningServer(
+  limits: ServerLimits,
+  initial: LoadedWebConfig | undefined,
+  webConfig: WebConfigSource | undefined,
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+): HttpServer | HttpsServer {
+  if (!initial?.secureContext || !initial.config.tls) return createHttpServer(serverOptions(limits), listener);
+  const tls = initial.config.tls;
+  const https = createHttpsServer({ ...serverOptions(limits), ...initial.secureContext, ...certPolicy(tls) }, listener);
+  // Runs before the HTTP parser sees a byte: a refused client never reaches a handler.
+  https.prependListener('secureConnection', (socket: TLSSocket) => {
+    const t = webConfig?.latest().config.tls ?? tls;
+    if (!connectionAllowed(socket, t.clientAuth, t.clientAllowedSans)) socket.destroy();
+  });
+  return https;
+}
+
+/** Starts the server; rejects with a one-line error when the web config or the address is unusable. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock;
+  let listen: ListenAddress;
+  try {
+    listen = parseListenAddress(options.listenAddress);
+  } catch (e) {
+    throw new Error(`--web.listen-address: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const guard = guardConnections(server, limits, !!initial?.secureContext);
-  options.selfMetrics?.setWebConfigReloadSuccessful?.(true);
+  const { host, port } = listen;
+  const basicAuth = createBasicAuth({ clock });
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
 
-  const s = server;
+  // The server is made once the web config is read; a reload before that has no server to apply to.
+  const made: { server?: HttpServer | HttpsServer; guard?: ConnectionGuard } = {};
+  const applyTls = (loaded: LoadedWebConfig): void => {
+    const tls = loaded.config.tls;
+    const server = made.server;
+    if (!tls || !loaded.secureContext || !server || !('setSecureContext' in server)) return;
+    server.setSecureContext(loaded.secureContext);
+    // Node reads these per connection; the secure context API has no place for them.
+    Object.assign(server, certPolicy(tls));
+  };
+  const web = await openWebConfig(options, clock, applyTls);
+  const ctx: ServerContext = {
+    options,
+    clock,
+    telemetryPath: options.telemetryPath ?? '/metrics',
+    writes: guardWrites(clock, limits),
+  };
+  const listener = createListener({ ctx, webConfig: web?.source, basicAuth, guard: () => made.guard });
+  const s = createListeningServer(limits, web?.initial, web?.source, listener);
+  const tls = !!web?.initial.secureContext;
+  made.server = s;
+  made.guard = guardConnections(s, limits, tls);
+  options.selfMetrics?.setWebConfigReloadSuccessful?.(true);
   try {
     await once(s.listen(port, host), 'listening');
   } catch (err) {
     throw new Error(`--web.listen-address "${options.listenAddress}": ${(err as Error).message}`);
   }
   const address = s.address() as AddressInfo;
-  const scheme = initial?.secureContext ? 'https' : 'http';
   return {
-    url: `${scheme}://${urlHost(host)}:${address.port}`,
+    url: `${tls ? 'https' : 'http'}://${urlHost(host)}:${address.port}`,
     port: address.port,
     reload: async () => {
-      if (webConfig) await webConfig.reload();
+      if (web) await web.source.reload();
     },
     close: async () => {
       await new Promise<void>((resolve, reject) => {

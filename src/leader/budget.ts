@@ -134,6 +134,11 @@ const LATENCY_CUT = 0.8;
 // A host-context request in flight this long (or 10 medians, if more) gives its concurrency slot back.
 const DETACH_AFTER_MIN_MS = 2_000;
 const DETACH_AFTER_MEDIANS = 10;
+/**
+ * Priority requests (discovery, the leader's own) that may be in flight beyond a window full of node polls: whatever
+ * node polls hold (slow or dripping answers), the listing is sent.
+ */
+const PRIORITY_LANE = 2;
 
 /** A granted permit of a host-context request, watched for detaching while it is slow. */
 interface Held {
@@ -155,7 +160,9 @@ interface Held {
  * - a pause blocks everyone: timed (`pause`, from Retry-After or backoff; only ever extended) or indefinite
  *   (`hold`, while the leader answers 420).
  * Waiters are served first come, first served, those with priority (discovery, the leader's own requests) before the
- * others (node polls): below the fleet's need, node freshness degrades, never the listing. Every wait uses the
+ * others (node polls): below the fleet's need, node freshness degrades, never the listing. Priority requests also
+ * have a lane of their own: up to PRIORITY_LANE of them may be in flight beyond a window that node polls fill (slow
+ * nodes, dripping answers), so that discovery is never left waiting for the fleet's answers. Every wait uses the
  * injected Clock.
  */
 export class RequestBudget {
@@ -174,6 +181,8 @@ export class RequestBudget {
   readonly #rates: RateControl;
   #limit: number;
   #inFlight = 0;
+  /** Priority permits in flight (among #inFlight). */
+  #urgentInFlight = 0;
   #pauseUntil = 0;
   #held = false;
   #closed = false;
@@ -248,7 +257,7 @@ export class RequestBudget {
     if (early) return Promise.resolve(deny(early));
     // Node polls filling the queue never keep a priority request out.
     const ahead = this.#urgent.size + (priority ? 0 : this.#queue.size);
-    if (ahead === 0 && this.#canGrant(now)) return Promise.resolve(this.#grant(now, detachable));
+    if (ahead === 0 && this.#canGrant(now, priority)) return Promise.resolve(this.#grant(now, detachable, priority));
     if (ahead >= this.#maxWaiters) return Promise.resolve(deny('queue_full'));
 
     return new Promise<Permit | Denial>((resolve) => {
@@ -383,8 +392,8 @@ export class RequestBudget {
     return this.#clock.now() < this.#pauseUntil ? 'paused' : 'deadline';
   }
 
-  #canGrant(now: number): boolean {
-    if (this.#held || now < this.#pauseUntil || this.#inFlight >= this.#limit) return false;
+  #canGrant(now: number, priority: boolean): boolean {
+    if (this.#held || now < this.#pauseUntil || !this.#hasSlot(priority)) return false;
     this.#refill(now);
     return this.#tokens >= 1 - TOKEN_EPSILON;
   }
@@ -409,9 +418,16 @@ export class RequestBudget {
       : Math.min(this.#burst, Math.max(1, this.#rates.rate / 10));
   }
 
-  #grant(now: number, detachable: boolean): Permit {
+  /** A concurrency slot is free: in the window, or (priority) in the lane beyond a window that node polls fill. */
+  #hasSlot(priority: boolean): boolean {
+    if (this.#inFlight < this.#limit) return true;
+    return priority && this.#urgentInFlight < PRIORITY_LANE;
+  }
+
+  #grant(now: number, detachable: boolean, priority: boolean): Permit {
     this.#tokens = Math.max(0, this.#tokens - 1);
     this.#inFlight++;
+    if (priority) this.#urgentInFlight++;
     this.#rates.sent(now);
     this.#observer.onInFlight(this.#inFlight);
     const epoch = this.#epoch;
@@ -423,6 +439,7 @@ export class RequestBudget {
       release: (outcome, hint) => {
         if (released) return;
         released = true;
+        if (priority) this.#urgentInFlight--;
         this.#release(outcome, hint, epoch, this.#clock.now() - now, held);
       },
     };
@@ -511,9 +528,9 @@ export class RequestBudget {
   #serve(lane: Set<Waiter>, now: number): boolean {
     for (const w of lane) {
       if (this.#held || now < this.#pauseUntil) return false;
-      if (this.#inFlight >= this.#limit) {
+      if (!this.#hasSlot(w.priority)) {
         const next = this.#detachSlow(now);
-        if (this.#inFlight >= this.#limit) {
+        if (!this.#hasSlot(w.priority)) {
           if (next !== undefined) this.#wake.set(next);
           return false;
         }
@@ -523,7 +540,7 @@ export class RequestBudget {
         this.#wake.set(now + Math.ceil(((1 - this.#tokens) * 1000) / this.#rates.rate));
         return false;
       }
-      this.#settle(w, this.#grant(now, w.detachable));
+      this.#settle(w, this.#grant(now, w.detachable, w.priority));
     }
     return true;
   }

@@ -13,7 +13,7 @@ import type { FailureReason } from '../http/failure.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import type { Clock } from '../util/clock.js';
 import type { RequestBudget } from './budget.js';
-import type { LeaderClientLimits } from './settings.js';
+import { NODE_BODY_DEADLINE_MS, type LeaderClientLimits } from './settings.js';
 import {
   describeRequest,
   oneLine,
@@ -139,6 +139,10 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
   #phase: 0 | 1 | 2 = 0;
   #chunks: Buffer[] = [];
   #size = 0;
+  /** The size limit of this request's route. */
+  #maxBytes = 0;
+  /** Epoch ms by which a node's body must have ended (host context), else Infinity. */
+  #bodyEndsAt = Infinity;
   #tooLarge = false;
   #done = false;
 
@@ -219,9 +223,21 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
       return;
     }
     this.#phase = 1;
+    // A node's answer (health, metadata) is a few KB: its own size limit, and a deadline for the whole body, so that
+    // a body that drips gives its slot back as a timeout instead of holding it for as long as it drips.
+    const node = req.nodeScoped === true;
+    this.#maxBytes = node ? Math.min(limits.maxNodeResponseBytes, limits.maxResponseBytes) : limits.maxResponseBytes;
+    if (node) this.#bodyEndsAt = this.#ctx.clock.now() + Math.min(NODE_BODY_DEADLINE_MS, limits.bodyTimeoutMs);
     const announced = Number(headers['content-length']);
-    if (Number.isFinite(announced) && announced > limits.maxResponseBytes) return this.#abortTooLarge(controller);
-    if (this.#watch) watchdog.arm(this.#watch, limits.bodyTimeoutMs);
+    if (Number.isFinite(announced) && announced > this.#maxBytes) return this.#abortTooLarge(controller);
+    this.#armBody(watchdog, limits.bodyTimeoutMs);
+  }
+
+  /** The body's idle timeout from now, never past the route's deadline for the whole body. */
+  #armBody(watchdog: Watchdog, idleMs: number): void {
+    if (!this.#watch) return;
+    const left = this.#bodyEndsAt - this.#ctx.clock.now();
+    watchdog.arm(this.#watch, left < idleMs ? Math.max(0, left) : idleMs);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -233,14 +249,14 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
       return;
     }
     const { limits, watchdog } = this.#ctx;
-    if (this.#size > limits.maxResponseBytes) return this.#abortTooLarge(controller);
-    if (this.#watch) watchdog.arm(this.#watch, limits.bodyTimeoutMs);
+    if (this.#size > this.#maxBytes) return this.#abortTooLarge(controller);
+    this.#armBody(watchdog, limits.bodyTimeoutMs);
     this.#chunks.push(chunk);
   }
 
   #abortTooLarge(controller: Dispatcher.DispatchController): void {
     this.#tooLarge = true;
-    controller.abort(new ResponseTooLargeError(`response larger than ${this.#ctx.limits.maxResponseBytes} bytes`));
+    controller.abort(new ResponseTooLargeError(`response larger than ${this.#maxBytes} bytes`));
   }
 
   onResponseEnd(): void {
@@ -271,7 +287,7 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
       // The error body broke off (or was cut): the status is still the answer.
       this.#finish(statusFailure(this.#ctx, req, this.#status, this.#headers));
     } else if (this.#tooLarge) {
-      const msg = `${describeRequest(req)}: response larger than ${this.#ctx.limits.maxResponseBytes} bytes`;
+      const msg = `${describeRequest(req)}: response larger than ${this.#maxBytes} bytes`;
       this.#finish({ attempt: finalFailure('too_large', msg, this.#status), outcome: 'ok', code: TOO_LARGE });
     } else {
       this.#finish(this.#failure(req, err));

@@ -16,8 +16,10 @@ export interface LeaderClientLimits {
   headersTimeoutMs: number;
   /** Longest silence between two chunks of the body (as --leader.timeout.body). */
   bodyTimeoutMs: number;
-  /** Larger bodies fail the request (reason `decode`). */
+  /** Larger bodies fail the request (reason `too_large`). */
   maxResponseBytes: number;
+  /** The same for a node's health and metadata (host context, `/w/{id}/…`), at most `maxResponseBytes`. */
+  maxNodeResponseBytes: number;
   /** Backoff for retries of 502, 504, timeouts and connection errors, and for 429/503 without Retry-After. */
   backoffBaseMs: number;
   backoffMaxMs: number;
@@ -30,6 +32,12 @@ export interface LeaderClientLimits {
   maxPauseMs: number;
 }
 
+/**
+ * A node's health or metadata body (host context) must end this long after its headers, whatever its chunks: one
+ * that drips is a `timeout` then, and its concurrency slot is free. Such bodies are a few KB, sent at once.
+ */
+export const NODE_BODY_DEADLINE_MS = 5_000;
+
 /** The 420 hold's probe never backs off past this (it is one anonymous GET /health): a serving leader is seen soon. */
 export const HEALTH_PROBE_MAX_MS = 15_000;
 
@@ -38,6 +46,7 @@ export const DEFAULT_CLIENT_LIMITS: Readonly<LeaderClientLimits> = Object.freeze
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 30_000,
   maxResponseBytes: 64 * 1024 * 1024,
+  maxNodeResponseBytes: 256 * 1024,
   backoffBaseMs: 500,
   backoffMaxMs: 30_000,
   healthProbeIntervalMs: 5_000,

@@ -253,6 +253,18 @@ export class CycleMonitor {
         fields: { slowNodes },
       };
     }
+    // Polls that wait in the budget's queue wait for a request slot that answers slow to come or to end hold (a
+    // window full of dripping bodies), not for credentials.
+    const queued = b?.state().waiting ?? 0;
+    if (unsent > 0 && queued > 0) {
+      return {
+        cause: 'slow_nodes',
+        text:
+          `${unsent} polls wait for a request slot, every one held by answers slow to come or to end (slow nodes, ` +
+          'bodies that drip); the request budget is not the cause, raising --leader.max-rps will not help',
+        fields: { unsentPolls: unsent, waitingForSlot: queued },
+      };
+    }
     if (unsent > 0) {
       return {
         cause: 'credentials',

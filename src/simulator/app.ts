@@ -17,7 +17,7 @@ import { stampSchedules } from './faults-signals.js';
 import type { SimFleet } from './fleet.js';
 import { dispatch } from './dispatch.js';
 import type { ProxiedRoute } from './dispatch.js';
-import { JSON_TYPE, MAX_REQUEST_BODY, writeOversized, writeReply } from './http.js';
+import { JSON_TYPE, MAX_REQUEST_BODY, writeDripping, writeOversized, writeReply } from './http.js';
 import type { Reply } from './http.js';
 import type { LeaderInfo } from './leader-info.js';
 import type { HaModel } from './ha.js';
@@ -375,6 +375,11 @@ export class SimulatorApp implements AppEnv {
       } else if (faults.oversized && this.engine.roll(faults.oversized, route)) {
         this.stats.fault('oversized');
         await writeOversized(ctx.res, reply.body, faults.oversized.bytes);
+        return;
+      }
+      if (faults.drip && this.engine.roll(faults.drip, route)) {
+        this.stats.fault('drip');
+        await writeDripping(ctx.res, reply.body, faults.drip, (ms) => this.#sleep(ms, ctx));
         return;
       }
     }

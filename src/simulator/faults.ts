@@ -66,6 +66,16 @@ export interface OversizedFault extends ShareFault {
   bytes: number;
 }
 
+/**
+ * A share of 200 answers sent slowly: the headers at once, then `bytes` bytes of the body every `every` ms for
+ * `duration` ms, then the rest (a node or proxy that drips its answer).
+ */
+export interface DripFault extends ShareFault {
+  every: number;
+  duration: number;
+  bytes: number;
+}
+
 /** Every `every` ms, this many random nodes (or groups, for `deploy`) change. */
 export interface ChurnFault {
   every: number;
@@ -118,6 +128,7 @@ export interface Faults extends SignalFaults {
   /** 200 with a body that is not JSON. */
   malformed: ShareFault | null;
   oversized: OversizedFault | null;
+  drip: DripFault | null;
   /** Lifetime of tokens from POST /auth/login (the JWT `exp`). */
   tokenTtl: number;
   /** Lifetime of tokens from the OAuth endpoint (`expires_in`). */
@@ -144,6 +155,7 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   truncated: null,
   malformed: null,
   oversized: null,
+  drip: null,
   tokenTtl: 3_600_000,
   oauthTokenTtl: 86_400_000,
   churn: null,
@@ -240,6 +252,15 @@ const faultsShape = {
   truncated: shareFault.nullable(),
   malformed: shareFault.nullable(),
   oversized: z.strictObject({ share, bytes: size.default(16 * 1024 * 1024), routes }).nullable(),
+  drip: z
+    .strictObject({
+      share,
+      every: duration.refine((ms) => ms > 0, { message: 'must be positive' }).default(2_000),
+      duration: duration.default(20_000),
+      bytes: z.number().int().positive().default(1),
+      routes,
+    })
+    .nullable(),
   tokenTtl: duration,
   oauthTokenTtl: duration,
   churn: z

@@ -198,3 +198,26 @@ export async function writeOversized(res: ServerResponse, body: string, bytes: n
   }
   if (!res.destroyed) res.end('"}');
 }
+
+/**
+ * A 200 sent slowly: headers at once (with Content-Length), then `bytes` bytes of the body every `everyMs` (on
+ * `sleep`, the simulator's clock) until `durationMs` has passed, then the rest. Stops when the client goes away.
+ */
+export async function writeDripping(
+  res: ServerResponse,
+  body: string,
+  drip: { every: number; duration: number; bytes: number },
+  sleep: (ms: number) => Promise<boolean>,
+): Promise<void> {
+  const bytes = Buffer.from(body, 'utf8');
+  res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': bytes.length });
+  res.flushHeaders();
+  let sent = 0;
+  for (let waited = 0; waited < drip.duration && sent < bytes.length; waited += drip.every) {
+    if (!(await sleep(drip.every)) || res.destroyed) return;
+    const n = Math.min(drip.bytes, bytes.length - sent);
+    res.write(bytes.subarray(sent, sent + n));
+    sent += n;
+  }
+  if (!res.destroyed) res.end(bytes.subarray(sent));
+}

@@ -15,6 +15,7 @@ export type {
   Faults,
   FaultsPatch,
   ChurnFault,
+  DripFault,
   LatencyFault,
   LeaderWindow,
   OversizedFault,

@@ -16,7 +16,7 @@ export interface SimulatorStats {
   retryAfterViolationsByClient: Record<string, number>;
   /**
    * Faults injected so far, by kind (ratelimit, login-ratelimit, unavailable, leader-420, reset, truncated, malformed,
-   * oversized, slow).
+   * oversized, drip, slow).
    */
   faultsInjected: Record<string, number>;
   /** Epoch ms the counters count from: the start, or the last reset. */

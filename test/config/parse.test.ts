@@ -29,6 +29,7 @@ describe('defaults', () => {
             headersTimeoutMs: 10_000,
             bodyTimeoutMs: 30_000,
             maxResponseBytes: 64 * 1024 * 1024,
+            maxNodeResponseBytes: 256 * 1024,
             healthProbeIntervalMs: 5_000,
             maxPauseMs: 600_000,
           },

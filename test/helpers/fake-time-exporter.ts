@@ -58,6 +58,8 @@ export async function startFakeTimeExporter(
     ownLeaders?: boolean;
     /** Other simulators the exporter talks to (their requests in flight count when settling). */
     more?: Simulator[];
+    /** The exporter's logger. @default silent */
+    logger?: pino.Logger;
   } = {},
 ): Promise<FakeTimeExporter> {
   const sched = clockSchedule(clock);
@@ -68,7 +70,7 @@ export async function startFakeTimeExporter(
   });
   const app = await startApp({
     config,
-    logger: pino({ level: 'silent' }),
+    logger: opts.logger ?? pino({ level: 'silent' }),
     version: '0.0.0-test',
     nodejsVersion: process.version,
     readFile: (p: string) => Promise.resolve(opts.ownLeaders ? readFileSync(p, 'utf8') : ''),

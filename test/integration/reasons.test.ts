@@ -123,11 +123,14 @@ describe('reasons that say what happened', () => {
       '1s',
       '--leader.max-concurrency',
       '4',
+      '--leader.timeout.connect',
+      '1s',
       '--leader.timeout.headers',
-      '30s',
+      '1s',
     ]);
     await exp.run('discovery');
-    // The leader stops answering: the node polls in flight hold every slot of the window.
+    // The leader stops answering: the node polls in flight hold every slot of the window, and discovery, sent in its
+    // own lane beside them, gets no answer either.
     s.setFaults({ latency: { '*': { fixed: 60_000, jitter: 0 } } });
     void exp.run('health');
     await new Promise((r) => setTimeout(r, 100));

@@ -84,6 +84,64 @@ describe('leader answers whose body fails', () => {
     expect(events).toEqual(['request /products/{product}/workers too_large']);
   });
 
+  it("a node's answer has a size limit of its own, cut off as it passes it; a listing that size is read", async () => {
+    let written = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      // A node's answer of 48 MiB, a listing of 1 MiB, in 64 KiB chunks written as the socket drains.
+      const size = (req.url ?? '').includes('/w/') ? 48 * 1024 * 1024 : 1024 * 1024;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = ' '.repeat(64 * 1024);
+      let sent = 0;
+      const pump = (): void => {
+        while (sent < size && !res.destroyed) {
+          sent += chunk.length;
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        if (!res.destroyed) res.end('{"count":0,"items":[]}');
+      };
+      pump();
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    const { metrics, events } = recordingMetrics();
+    const c = createLeaderClient({
+      baseUrl: url,
+      name: 'east',
+      dispatcher: new Agent(),
+      budget: new RequestBudget({ maxRps: 100, burst: 10, maxConcurrency: 2, clock: systemClock }),
+      clock: systemClock,
+      random: () => 0,
+      logger: createLogger({ level: 'silent', format: 'json' }),
+      metrics,
+      limits: { maxAttempts: 1, maxNodeResponseBytes: 128 * 1024 },
+    });
+    const deadline = Date.now() + 5_000;
+    const node = await c.request({
+      endpoint: ENDPOINTS.nodeMetadata,
+      path: '/w/n1/edge/metadata',
+      nodeScoped: true,
+      decode: (j) => j,
+      deadline,
+    });
+    const sentToNode = written;
+    written = 0;
+    const listing = await c.request({
+      endpoint: ENDPOINTS.workers,
+      path: '/products/stream/workers',
+      decode: (j) => j,
+      deadline,
+    });
+    await c.close();
+    expect(node.ok ? 'ok' : node.reason).toBe('too_large');
+    // Cut off, not read whole (what the kernel's socket buffers took is the most that left the server).
+    expect(sentToNode).toBeLessThan(24 * 1024 * 1024);
+    expect(listing.ok).toBe(true);
+    expect(events).toEqual(['request /w/{nodeId}/edge/metadata too_large', 'request /products/{product}/workers 200']);
+  });
+
   it('the code label takes the statuses the API defines, any other status is "other"', async () => {
     const statuses = [404, 503, 418, 299, 599, 404];
     let i = 0;

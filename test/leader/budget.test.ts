@@ -346,3 +346,33 @@ describe('RequestBudget options', () => {
     );
   });
 });
+
+describe('RequestBudget priority lane', () => {
+  it('node polls filling the window never keep priority requests (discovery) out: a lane of their own', async () => {
+    const { clock, budget } = setup({ maxConcurrency: 2, initialConcurrency: 2 });
+    const polls = [
+      permit(await budget.acquire({ detachable: true })),
+      permit(await budget.acquire({ detachable: true })),
+    ];
+    // The window is full of node polls: another node poll waits, discovery does not.
+    const poll = track(budget, clock);
+    const urgent = [1, 2, 3].map(() => {
+      const t = { result: undefined as Permit | Denial | undefined };
+      void budget.acquire({ priority: true }).then((r) => (t.result = r));
+      return t;
+    });
+    await flushMicrotasks();
+    expect(urgent.map((t) => t.result?.granted)).toEqual([true, true, undefined]);
+    expect(poll.result).toBeUndefined();
+    // A priority request's slot goes to the next priority request; the node poll waits for the window.
+    permit(urgent[0]!.result).release('ok');
+    await flushMicrotasks();
+    expect(urgent[2]!.result?.granted).toBe(true);
+    expect(poll.result).toBeUndefined();
+    // The window bounds everything in flight: the node poll goes once the window has room again.
+    for (const t of urgent.slice(1)) permit(t.result).release('ok');
+    polls[0]!.release('ok');
+    await flushMicrotasks();
+    expect(poll.result?.granted).toBe(true);
+  });
+});

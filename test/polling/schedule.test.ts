@@ -346,6 +346,19 @@ describe('overrun: only the budget, and the log names the real cause', () => {
     await t.stop();
   });
 
+  it('polls waiting in the budget for a slot that slow answers hold: slow answers, not credentials', async () => {
+    const budget = budgetView({ rate: 1000, inFlight: 8, waiting: 12 });
+    const t = setup(() => ({ ms: 0, beforeSendMs: 3_000 }), { maxOutstanding: 1, budget });
+    await t.start(ids(20));
+    await t.clock.advance(4 * INTERVAL);
+    const warn = t.lines.find((l) => l.msg.includes('less often'));
+    expect(warn?.cause).toBe('slow_nodes');
+    expect(warn?.msg).toContain('wait for a request slot');
+    expect(t.lines.some((l) => l.cause === 'credentials')).toBe(false);
+    expect(t.overruns).toEqual([false]);
+    await t.stop();
+  });
+
   it('polls that wait for a token before they are sent: named as credentials, not the budget', async () => {
     const budget = budgetView({ rate: 1000 });
     const t = setup(() => ({ ms: 0, beforeSendMs: 3_000 }), { maxOutstanding: 1, budget });

@@ -317,6 +317,26 @@ describe('broken answers', () => {
     expect(r.json).toMatchObject({ status: 'healthy', padding: expect.stringMatching(/^x+$/) });
   });
 
+  it('drips a body: headers first, `bytes` every `every` for `duration` (its clock); then the rest', async () => {
+    const { s, clock } = await sim({ drip: { share: 1, every: '2s', duration: '6s', routes: ['/w/{nodeId}/health'] } });
+    const id = s.fleet.nodes()[0]!.id;
+    const pending = call(s.origin, api(`/w/${id}/health`), { token: s.token });
+    expect(await stillPending(pending)).toBe(true);
+    for (let i = 0; i < 2; i++) {
+      await parked(clock);
+      await clock.advance(2_000);
+      expect(await stillPending(pending)).toBe(true);
+    }
+    await parked(clock);
+    await clock.advance(2_000);
+    const r = await pending;
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ status: 'healthy' });
+    expect(s.stats().faultsInjected.drip).toBe(1);
+    // Other routes are answered at once.
+    expect((await call(s.origin, api('/master/workers'), { token: s.token })).status).toBe(200);
+  });
+
   it('never alters error answers', async () => {
     const { s } = await sim({ malformed: { share: 1 } });
     const r = await call(s.origin, api('/master/workers'));
