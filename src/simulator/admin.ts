@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod';
-import type { Workspace } from '../api/shapes.js';
+import type { Workspace } from '@cribl-exporter/api/shapes';
 import { TOKEN_ACCESS } from './auth.js';
 import type { TokenAccess, TokenStore } from './auth.js';
 import type { ConfigStore } from './config-store.js';
@@ -20,7 +20,7 @@ import { statusItems } from './handlers-signals.js';
 import { flowTruth } from './handlers-metrics.js';
 import type { SearchJobs } from './search.js';
 import type { StatsRecorder } from './stats.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 
 /** What the admin endpoint reads and changes (the simulator app implements it). */
 export interface AdminDeps extends Env {

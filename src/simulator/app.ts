@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Workspace } from '../api/shapes.js';
-import type { Clock } from '../util/clock.js';
+import type { Workspace } from '@cribl-exporter/api/shapes';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { handleAdmin, isLoopback } from './admin.js';
 import type { TokenStore } from './auth.js';
 import { bearerToken, tokenLabel } from './auth.js';

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import type { Route } from './routes.js';
 
 /** Outcome of checking a bearer token. */

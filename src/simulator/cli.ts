@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ScenarioError, parseScenario } from './scenario.js';
 import type { Scenario } from './scenario.js';
 import { startSimulator } from './server.js';
-import { parseListenAddress, type ListenAddress } from '../util/listen-address.js';
+import { parseListenAddress, type ListenAddress } from '@cribl-exporter/api/listen-address';
 
 /** What the command may touch: output lines and the stop signal (src/cli.ts wires them to the process). */
 export interface SimulateIo {

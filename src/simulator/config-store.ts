@@ -1,5 +1,5 @@
-import type { Product } from '../api/products.js';
-import type { GitSettings } from '../api/resources.js';
+import type { Product } from '@cribl-exporter/api/products';
+import type { GitSettings } from '@cribl-exporter/api/resources';
 import type { Output, PackInfo, Pipeline } from './resources.js';
 
 /** A pack as scenarios and tests give it: its PackInfo plus the pipelines inside it. */

@@ -1,5 +1,5 @@
-import type { Product } from '../api/products.js';
-import type { HealthColor, HealthCounts } from '../api/shapes.js';
+import type { Product } from '@cribl-exporter/api/products';
+import type { HealthColor, HealthCounts } from '@cribl-exporter/api/shapes';
 import type { InputOutputStatus, StatusError } from './signal-shapes.js';
 import { activeAt } from './faults-signals.js';
 import type { DataflowBehaviour, DataflowWindow, ProcessCount, StateCounts } from './faults-signals.js';

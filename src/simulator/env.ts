@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import type { TokenStore } from './auth.js';
 import type { ConfigStore } from './config-store.js';
 import type { DataflowModel } from './dataflow.js';

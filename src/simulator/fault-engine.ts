@@ -1,4 +1,4 @@
-import type { Clock, Random } from '../util/clock.js';
+import type { Clock, Random } from '@cribl-exporter/api/clock';
 import { inWindow } from './faults.js';
 import type { Faults, RateLimitFault, ShareFault, UnavailableFault } from './faults.js';
 import type { SimLeaderState } from './fleet.js';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { MESSAGE_SEVERITIES } from '../api/shapes.js';
+import { MESSAGE_SEVERITIES } from '@cribl-exporter/api/shapes';
 import { LICENSE_CLASSES } from './signal-shapes.js';
-import type { MessageSeverity } from '../api/shapes.js';
+import type { MessageSeverity } from '@cribl-exporter/api/shapes';
 import type { LicenseClass } from './signal-shapes.js';
 import { duration, share, size } from './schema-util.js';
 

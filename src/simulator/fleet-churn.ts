@@ -1,4 +1,4 @@
-import type { Random } from '../util/clock.js';
+import type { Random } from '@cribl-exporter/api/clock';
 import type { ChurnFault } from './faults.js';
 import type { NodeRec } from './fleet-model.js';
 import { NODE_HEALTH_MODES, type NodeHealthMode } from './fleet-types.js';

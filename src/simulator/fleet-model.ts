@@ -1,7 +1,7 @@
-import type { NodeUpgradeStatus } from '../api/shapes.js';
-import type { Product } from '../api/products.js';
-import type { ConfigGroup, GitLogResult, WorkerEntry } from '../api/shapes.js';
-import type { Random } from '../util/clock.js';
+import type { NodeUpgradeStatus } from '@cribl-exporter/api/shapes';
+import type { Product } from '@cribl-exporter/api/products';
+import type { ConfigGroup, GitLogResult, WorkerEntry } from '@cribl-exporter/api/shapes';
+import type { Random } from '@cribl-exporter/api/clock';
 import { HOSTILE_IDS, UPGRADE_STATES } from './fleet-types.js';
 import type { AddNodeOptions, NodeHealthMode, SimNode, UpgradeStatusInput } from './fleet-types.js';
 import { pick, randomGuid, randomHex, randomInt } from './random.js';

@@ -1,7 +1,7 @@
-import type { NodeUpgradeStatus } from '../api/shapes.js';
-import type { Product } from '../api/products.js';
-import type { ConfigGroup, GitLogResult, WorkerEntry } from '../api/shapes.js';
-import type { Clock, Random } from '../util/clock.js';
+import type { NodeUpgradeStatus } from '@cribl-exporter/api/shapes';
+import type { Product } from '@cribl-exporter/api/products';
+import type { ConfigGroup, GitLogResult, WorkerEntry } from '@cribl-exporter/api/shapes';
+import type { Clock, Random } from '@cribl-exporter/api/clock';
 
 /** A node's own behaviour when the leader proxies a request to it. */
 export type NodeHealthMode = 'healthy' | 'shutting down' | 'standby' | 'unreachable' | 'slow';

@@ -1,6 +1,6 @@
-import type { ConfigGroup, GitLogResult } from '../api/shapes.js';
-import type { Product } from '../api/products.js';
-import type { Clock, Random } from '../util/clock.js';
+import type { ConfigGroup, GitLogResult } from '@cribl-exporter/api/shapes';
+import type { Product } from '@cribl-exporter/api/products';
+import type { Clock, Random } from '@cribl-exporter/api/clock';
 import type { ChurnFault } from './faults.js';
 import {
   COMMIT_MESSAGES,

@@ -4,7 +4,7 @@
  * reset). A failover makes the primary standby at once and another host primary after a gap with no primary. States
  * are worked out from the clock when asked (no timers), so a fake clock drives them exactly.
  */
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 
 export type HaHostState = 'primary' | 'standby' | 'down';
 

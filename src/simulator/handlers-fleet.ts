@@ -1,8 +1,8 @@
-import { PRODUCTS } from '../api/products.js';
-import type { Product } from '../api/products.js';
-import type { ConfigGroup } from '../api/shapes.js';
+import { PRODUCTS } from '@cribl-exporter/api/products';
+import type { Product } from '@cribl-exporter/api/products';
+import type { ConfigGroup } from '@cribl-exporter/api/shapes';
 import type { Env, Request } from './env.js';
-import { formatDuration } from '../util/duration.js';
+import { formatDuration } from '@cribl-exporter/api/duration';
 import { activeAt } from './faults-signals.js';
 import type { GroupWindow } from './faults-signals.js';
 import { ok, pageEnvelope, parsePaging } from './http.js';

@@ -1,4 +1,4 @@
-import type { SearchJobRequest } from '../api/resources.js';
+import type { SearchJobRequest } from '@cribl-exporter/api/resources';
 import type { Env, Request } from './env.js';
 import { NDJSON_TYPE, drain, isObject, ok, parsePaging, readJsonBody } from './http.js';
 import type { Reply } from './http.js';

@@ -5,7 +5,7 @@
 export { startSimulator, MAX_REQUEST_BODY, AUTH_FAILED } from './server.js';
 export { DEFAULT_RESTRICTED_ROUTES, TOKEN_ACCESS } from './auth.js';
 export type { TokenAccess } from './auth.js';
-export type * from '../api/resources.js';
+export type * from '@cribl-exporter/api/resources';
 export type { GroupConfigSpec, PackSpec } from './config-store.js';
 export { DEFAULT_GIT_SETTINGS } from './config-store.js';
 export { parseScenario, ScenarioError } from './scenario.js';
@@ -60,4 +60,4 @@ export type { SimClient, SimUser, Simulator, SimulatorOptions } from './types.js
 export { ROUTES, ROUTE_METHODS } from './routes.js';
 export { SEARCH_GROUP } from './search.js';
 export type { Route } from './routes.js';
-export type { Workspace } from '../api/shapes.js';
+export type { Workspace } from '@cribl-exporter/api/shapes';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Workspace } from '../api/shapes.js';
+import type { Workspace } from '@cribl-exporter/api/shapes';
 import type { Env, Request } from './env.js';
 import { formatIssues } from './faults.js';
 import { ok, readJsonBody } from './http.js';

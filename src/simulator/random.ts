@@ -1,4 +1,4 @@
-import type { Random } from '../util/clock.js';
+import type { Random } from '@cribl-exporter/api/clock';
 
 /** A seeded PRNG (mulberry32): the same seed always yields the same fleet and the same fault rolls. */
 export function seededRandom(seed: number): Random {

@@ -4,7 +4,7 @@
  * status and results, and management-plane workspace requests, as zod schemas with their types.
  */
 import * as z from 'zod';
-import { SEARCH_JOB_STATUSES, type SearchJob } from '../api/resources.js';
+import { SEARCH_JOB_STATUSES, type SearchJob } from '@cribl-exporter/api/resources';
 
 const finite = z.number().finite();
 

@@ -1,7 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import type { Workspace } from '../api/shapes.js';
-import type { GitSettings } from '../api/resources.js';
+import type { Workspace } from '@cribl-exporter/api/shapes';
+import type { GitSettings } from '@cribl-exporter/api/resources';
 import type { Output } from './resources.js';
 import { TOKEN_ACCESS } from './auth.js';
 import type { TokenAccess } from './auth.js';
@@ -12,7 +12,7 @@ import type { ConfigVersionStyle, SimLeaderState } from './fleet-types.js';
 import { ROUTES } from './routes.js';
 import type { Route } from './routes.js';
 import { invalidOutput } from './handlers-config.js';
-import { gitSettingsSchema } from '../api/resources.js';
+import { gitSettingsSchema } from '@cribl-exporter/api/resources';
 import type { HaOptions } from './ha.js';
 import { duration } from './schema-util.js';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { parseDuration } from '../util/duration.js';
-import { parseBytes } from '../util/size.js';
+import { parseDuration } from '@cribl-exporter/api/duration';
+import { parseBytes } from '@cribl-exporter/api/size';
 
 /** Zod pieces shared by the faults and scenario grammars: durations, sizes, shares. */
 

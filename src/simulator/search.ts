@@ -1,5 +1,5 @@
-import type { Random } from '../util/clock.js';
-import type { SearchJob, SearchJobRequest, SearchJobStatus } from '../api/resources.js';
+import type { Random } from '@cribl-exporter/api/clock';
+import type { SearchJob, SearchJobRequest, SearchJobStatus } from '@cribl-exporter/api/resources';
 import type { SearchJobResultsHeader, SearchJobStatusResponse } from './resources.js';
 import type { SearchBehaviour, SearchOutcome } from './faults.js';
 

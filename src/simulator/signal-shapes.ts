@@ -5,7 +5,7 @@
  * with lenient decoders of their own (src/collectors/dataflow/, license/, leader-info/, leader-messages/).
  */
 import * as z from 'zod';
-import { healthColorSchema, healthCountsSchema, MESSAGE_SEVERITIES, pageSchema } from '../api/shapes.js';
+import { healthColorSchema, healthCountsSchema, MESSAGE_SEVERITIES, pageSchema } from '@cribl-exporter/api/shapes';
 
 const finite = z.number().finite();
 

@@ -1,4 +1,4 @@
-import type { Product } from '../api/products.js';
+import type { Product } from '@cribl-exporter/api/products';
 import { activeWindows } from './dataflow.js';
 import type { DataflowModel, FlowItem } from './dataflow.js';
 import { activeAt } from './faults-signals.js';

@@ -1,7 +1,7 @@
-import type { Workspace } from '../api/shapes.js';
+import type { Workspace } from '@cribl-exporter/api/shapes';
 import type { BulletinMessage, InputOutputStatus, License, LicenseUsage, SystemInfo } from './signal-shapes.js';
-import type { Clock, Random } from '../util/clock.js';
-import type { GitSettings, SearchJob } from '../api/resources.js';
+import type { Clock, Random } from '@cribl-exporter/api/clock';
+import type { GitSettings, SearchJob } from '@cribl-exporter/api/resources';
 import type { Output, PackInfo, Pipeline } from './resources.js';
 import type { TokenAccess } from './auth.js';
 import type { GroupConfigSpec } from './config-store.js';

@@ -1,6 +1,6 @@
 /**
  * The leader's rate notation of scenario files (`loginRateLimit: 2/second`). Durations and sizes of scenario files
- * use the project's own grammars (src/util/duration.ts, src/util/size.ts), as every setting does.
+ * use the project's own grammars (packages/api/src/duration.ts, packages/api/src/size.ts), as every setting does.
  */
 
 const RATE_UNITS: Readonly<Record<string, number>> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };

@@ -1,4 +1,4 @@
-import { ENDPOINTS } from '../../src/api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import type { AuthConfig } from '../../src/auth/types.js';
 import { withAuth } from '../../src/auth/with-auth.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigGroup } from '../../src/api/shapes.js';
+import type { ConfigGroup } from '@cribl-exporter/api/shapes';
 import type { InputOutputStatus } from '../../src/simulator/signal-shapes.js';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';

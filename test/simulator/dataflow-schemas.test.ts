@@ -1,7 +1,7 @@
 /**
  * The data-flow and leader answers (§25) validate against the research note's JSON Schemas
  * (../shared/research/dataflow-schemas.json, loaded at run time from beside the repository; nothing is copied from
- * it), in every shape the simulator can give them, and the zod schemas of src/api/shapes.ts read them back. When the
+ * it), in every shape the simulator can give them, and the zod schemas of packages/api/src/shapes.ts read them back. When the
  * file is absent the checks are skipped, and the skipped test's title says why.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type * as Ajv2020Module from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
-import { configGroupSchema } from '../../src/api/shapes.js';
+import { configGroupSchema } from '@cribl-exporter/api/shapes';
 import {
   bulletinMessageListSchema,
   ioStatusListSchema,
