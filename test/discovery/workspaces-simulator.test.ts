@@ -8,7 +8,7 @@ import type { WorkspaceTarget } from '../../src/discovery/workspaces.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import type { Workspace } from '@cribl-exporter/api/shapes';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { captureLogger } from '../auth/helpers.js';
 

@@ -14,7 +14,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config/parse.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import type { Clock } from '@cribl-exporter/api/clock';
 import { manualSchedule } from '../helpers/manual-schedule.js';
 

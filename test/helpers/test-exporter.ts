@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { gunzipSync } from 'node:zlib';
 import { startApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config/parse.js';
-import type { Simulator } from '../../src/simulator/index.js';
+import type { Simulator } from '@cribl-exporter/simulator';
 import type { Clock } from '@cribl-exporter/api/clock';
 import { manualSchedule } from './manual-schedule.js';
 import { parseSamples, type Sample } from './parse-metrics.js';

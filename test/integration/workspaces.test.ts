@@ -5,7 +5,7 @@ import { startApp } from '../../src/app.js';
 import { workspaceLeaderUrl } from '../../src/discovery/workspaces.js';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Workspace } from '@cribl-exporter/api/shapes';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { manualSchedule } from '../helpers/manual-schedule.js';
 import { parseSamples } from '../helpers/parse-metrics.js';
 

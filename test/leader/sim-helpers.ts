@@ -8,7 +8,7 @@ import { RequestBudget } from '../../src/leader/budget.js';
 import type { RequestBudgetOptions } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import type { LeaderResult } from '../../src/leader/types.js';
-import type { Simulator } from '../../src/simulator/index.js';
+import type { Simulator } from '@cribl-exporter/simulator';
 import { systemClock } from '@cribl-exporter/api/clock';
 import { fakeAuth, recordingMetrics } from './helpers.js';
 

@@ -1,8 +1,8 @@
 /**
  * The data-flow and leader answers (§25) validate against the research note's JSON Schemas
  * (../shared/research/dataflow-schemas.json, loaded at run time from beside the repository; nothing is copied from
- * it), in every shape the simulator can give them, and the zod schemas of packages/api/src/shapes.ts read them back. When the
- * file is absent the checks are skipped, and the skipped test's title says why.
+ * it), in every shape the simulator can give them, and the zod schemas of packages/api/src/shapes.ts read them
+ * back. When the file is absent the checks are skipped, and the skipped test's title says why.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,9 +17,9 @@ import {
   licenseListSchema,
   licenseUsageListSchema,
   systemInfoListSchema,
-} from '../../src/simulator/signal-shapes.js';
-import { parseScenario, startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/index.js';
+} from '../../packages/simulator/src/signal-shapes.js';
+import { parseScenario, startSimulator } from '@cribl-exporter/simulator';
+import type { Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { call } from './helpers.js';
 
