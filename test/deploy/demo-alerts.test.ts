@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigGroup } from '@cribl-exporter/api/shapes';
-import type { InputOutputStatus } from '../../packages/simulator/src/signal-shapes.js';
+import type { InputOutputStatus } from '../../packages/simulator/src/endpoints/status/shapes.js';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';
 import { sameCommit } from '../../src/collectors/group-version/index.js';

@@ -3,7 +3,7 @@
  * and a refusal of any one new endpoint leaving every other family exact and node polling untouched.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InputOutputStatus } from '../../packages/simulator/src/signal-shapes.js';
+import type { InputOutputStatus } from '../../packages/simulator/src/endpoints/status/shapes.js';
 import type { Route } from '@cribl-exporter/simulator';
 import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';

@@ -17,7 +17,7 @@ import {
   licenseListSchema,
   licenseUsageListSchema,
   systemInfoListSchema,
-} from '../../packages/simulator/src/signal-shapes.js';
+} from '../../packages/simulator/src/endpoints/status/shapes.js';
 import { parseScenario, startSimulator } from '@cribl-exporter/simulator';
 import type { Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';

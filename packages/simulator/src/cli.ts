@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { ScenarioError, parseScenario } from './scenario.js';
-import type { Scenario } from './scenario.js';
+import { ScenarioError, parseScenario } from './core/scenario.js';
+import type { Scenario } from './core/scenario.js';
 import { startSimulator } from './server.js';
 import { parseListenAddress, type ListenAddress } from '@cribl-exporter/api/listen-address';
 

@@ -1,11 +1,11 @@
-import type { AppEnv, Request } from './env.js';
-import { credentials } from './handlers-auth.js';
-import * as config from './handlers-config.js';
-import * as fleetRoutes from './handlers-fleet.js';
-import * as signals from './handlers-signals.js';
-import { metricsEnum, metricsQuery } from './handlers-metrics.js';
-import { searchJobs } from './handlers-search.js';
-import type { Reply } from './http.js';
+import type { AppEnv, Request } from './core/env.js';
+import { credentials } from './endpoints/login/index.js';
+import * as config from './endpoints/packs/index.js';
+import * as fleetRoutes from './endpoints/workers/index.js';
+import * as signals from './endpoints/status/index.js';
+import { metricsEnum, metricsQuery } from './endpoints/metrics-query/truth.js';
+import { searchJobs } from './endpoints/search-jobs/index.js';
+import type { Reply } from './core/http.js';
 import type { Route } from './routes.js';
 
 /** The request paths that go to a node through the leader. */

@@ -3,14 +3,14 @@
  * See docs/simulator.md for the endpoints, the scenario format and the admin endpoint.
  */
 export { startSimulator, MAX_REQUEST_BODY, AUTH_FAILED } from './server.js';
-export { DEFAULT_RESTRICTED_ROUTES, TOKEN_ACCESS } from './auth.js';
-export type { TokenAccess } from './auth.js';
+export { DEFAULT_RESTRICTED_ROUTES, TOKEN_ACCESS } from './core/auth.js';
+export type { TokenAccess } from './core/auth.js';
 export type * from '@cribl-exporter/api/resources';
-export type { GroupConfigSpec, PackSpec } from './config-store.js';
-export { DEFAULT_GIT_SETTINGS } from './config-store.js';
-export { parseScenario, ScenarioError } from './scenario.js';
-export type { Scenario, ScenarioFleet, ScenarioGroup } from './scenario.js';
-export { DEFAULT_FAULTS } from './faults.js';
+export type { GroupConfigSpec, PackSpec } from './core/config-store.js';
+export { DEFAULT_GIT_SETTINGS } from './core/config-store.js';
+export { parseScenario, ScenarioError } from './core/scenario.js';
+export type { Scenario, ScenarioFleet, ScenarioGroup } from './core/scenario.js';
+export { DEFAULT_FAULTS } from './core/faults.js';
 export type {
   Faults,
   FaultsPatch,
@@ -25,8 +25,8 @@ export type {
   ShareFault,
   UnavailableFault,
   Window,
-} from './faults.js';
-export { DEFAULT_SIGNAL_FAULTS } from './faults-signals.js';
+} from './core/faults.js';
+export { DEFAULT_SIGNAL_FAULTS } from './core/faults-signals.js';
 export type {
   DataflowBehaviour,
   DataflowWindow,
@@ -41,9 +41,9 @@ export type {
   StateCounts,
   Vitals,
   VitalsWindow,
-} from './faults-signals.js';
-export type { FlowItem, FlowKind, GroupFlow } from './dataflow.js';
-export { HEARTBEAT_PERIOD_MS, HOSTILE_IDS, NODE_HEALTH_MODES, UPGRADE_STATES } from './fleet.js';
+} from './core/faults-signals.js';
+export type { FlowItem, FlowKind, GroupFlow } from './core/dataflow.js';
+export { HEARTBEAT_PERIOD_MS, HOSTILE_IDS, NODE_HEALTH_MODES, UPGRADE_STATES } from './core/fleet.js';
 export type {
   AddNodeOptions,
   ConfigVersionStyle,
@@ -54,10 +54,10 @@ export type {
   SimNode,
   UpgradeStateName,
   UpgradeStatusInput,
-} from './fleet.js';
-export type { SimulatorStats } from './stats.js';
+} from './core/fleet.js';
+export type { SimulatorStats } from './core/stats.js';
 export type { SimClient, SimUser, Simulator, SimulatorOptions } from './types.js';
 export { ROUTES, ROUTE_METHODS } from './routes.js';
-export { SEARCH_GROUP } from './search.js';
+export { SEARCH_GROUP } from './endpoints/search-jobs/jobs.js';
 export type { Route } from './routes.js';
 export type { Workspace } from '@cribl-exporter/api/shapes';

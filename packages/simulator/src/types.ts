@@ -1,21 +1,21 @@
 import type { Workspace } from '@cribl-exporter/api/shapes';
-import type { BulletinMessage, InputOutputStatus, License, LicenseUsage, SystemInfo } from './signal-shapes.js';
+import type { BulletinMessage, InputOutputStatus, License, LicenseUsage, SystemInfo } from './endpoints/status/shapes.js';
 import type { Clock, Random } from '@cribl-exporter/api/clock';
 import type { GitSettings, SearchJob } from '@cribl-exporter/api/resources';
-import type { Output, PackInfo, Pipeline } from './resources.js';
-import type { TokenAccess } from './auth.js';
-import type { GroupConfigSpec } from './config-store.js';
-import type { GroupFlow } from './dataflow.js';
-import type { FlowTruth } from './handlers-metrics.js';
-import type { ThroughputWindowInput } from './faults-signals.js';
-import type { Faults, FaultsPatch } from './faults.js';
-import type { ConfigVersionStyle, Fleet } from './fleet.js';
+import type { Output, PackInfo, Pipeline } from './core/resources.js';
+import type { TokenAccess } from './core/auth.js';
+import type { GroupConfigSpec } from './core/config-store.js';
+import type { GroupFlow } from './core/dataflow.js';
+import type { FlowTruth } from './endpoints/metrics-query/truth.js';
+import type { ThroughputWindowInput } from './core/faults-signals.js';
+import type { Faults, FaultsPatch } from './core/faults.js';
+import type { ConfigVersionStyle, Fleet } from './core/fleet.js';
 import type { Route } from './routes.js';
-import type { Scenario } from './scenario.js';
-import type { HaHostState, HaOptions, HostServed } from './ha.js';
-import type { SimulatorStats } from './stats.js';
+import type { Scenario } from './core/scenario.js';
+import type { HaHostState, HaOptions, HostServed } from './core/ha.js';
+import type { SimulatorStats } from './core/stats.js';
 
-import type { SimClient, SimUser } from './auth.js';
+import type { SimClient, SimUser } from './core/auth.js';
 
 export type { SimClient, SimUser };
 

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import type { Workspace } from '@cribl-exporter/api/shapes';
-import type { Env, Request } from './env.js';
-import { formatIssues } from './faults.js';
-import { ok, readJsonBody } from './http.js';
-import type { Reply } from './http.js';
+import type { Env, Request } from '../../core/env.js';
+import { formatIssues } from '../../core/faults.js';
+import { ok, readJsonBody } from '../../core/http.js';
+import type { Reply } from '../../core/http.js';
 
 interface WorkspaceRec {
   ws: Workspace;

@@ -1,10 +1,10 @@
-import type { Env, Request } from './env.js';
-import { readJsonBody, ok } from './http.js';
-import type { Reply } from './http.js';
-import { answer, parseQuery } from './metrics-query.js';
+import type { Env, Request } from '../../core/env.js';
+import { readJsonBody, ok } from '../../core/http.js';
+import type { Reply } from '../../core/http.js';
+import { answer, parseQuery } from './query.js';
 import { bucketsIn, type Bucket, type FlowGroup, type FlowInputs } from './throughput.js';
-import { activeAt } from './faults-signals.js';
-import type { ThroughputWindow } from './faults-signals.js';
+import { activeAt } from '../../core/faults-signals.js';
+import type { ThroughputWindow } from '../../core/faults-signals.js';
 
 /**
  * POST /system/metrics/query and /system/metrics/enum (global context only: `/m/{group}/system/metrics/*` is no

@@ -1,8 +1,8 @@
 import type { SearchJobRequest } from '@cribl-exporter/api/resources';
-import type { Env, Request } from './env.js';
-import { NDJSON_TYPE, drain, isObject, ok, parsePaging, readJsonBody } from './http.js';
-import type { Reply } from './http.js';
-import type { Route } from './routes.js';
+import type { Env, Request } from '../../core/env.js';
+import { NDJSON_TYPE, drain, isObject, ok, parsePaging, readJsonBody } from '../../core/http.js';
+import type { Reply } from '../../core/http.js';
+import type { Route } from '../../routes.js';
 
 const counted = (item: unknown): Reply => ok({ count: 1, items: [item] });
 

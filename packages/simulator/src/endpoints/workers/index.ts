@@ -1,12 +1,12 @@
 import { PRODUCTS } from '@cribl-exporter/api/products';
 import type { Product } from '@cribl-exporter/api/products';
 import type { ConfigGroup } from '@cribl-exporter/api/shapes';
-import type { Env, Request } from './env.js';
+import type { Env, Request } from '../../core/env.js';
 import { formatDuration } from '@cribl-exporter/api/duration';
-import { activeAt } from './faults-signals.js';
-import type { GroupWindow } from './faults-signals.js';
-import { ok, pageEnvelope, parsePaging } from './http.js';
-import type { Reply } from './http.js';
+import { activeAt } from '../../core/faults-signals.js';
+import type { GroupWindow } from '../../core/faults-signals.js';
+import { ok, pageEnvelope, parsePaging } from '../../core/http.js';
+import type { Reply } from '../../core/http.js';
 
 /** Handlers of the fleet routes: node listings and by-id reads, groups, config versions, commit history. */
 

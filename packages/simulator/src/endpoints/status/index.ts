@@ -1,11 +1,11 @@
-import type { InputOutputStatus, SystemInfo } from './signal-shapes.js';
-import type { Env, Request } from './env.js';
-import { renderStatus } from './dataflow.js';
-import type { FlowKind } from './dataflow.js';
-import { versionAtLeast } from './fleet-model.js';
-import { ok, pageEnvelope, parsePaging } from './http.js';
-import type { Reply } from './http.js';
-import type { LeaderContext } from './leader-info.js';
+import type { InputOutputStatus, SystemInfo } from './shapes.js';
+import type { Env, Request } from '../../core/env.js';
+import { renderStatus } from '../../core/dataflow.js';
+import type { FlowKind } from '../../core/dataflow.js';
+import { versionAtLeast } from '../../core/fleet-model.js';
+import { ok, pageEnvelope, parsePaging } from '../../core/http.js';
+import type { Reply } from '../../core/http.js';
+import type { LeaderContext } from '../../core/leader-info.js';
 
 /**
  * Handlers of the data-flow and leader routes (§25): destination/source status per group, licences and their usage,

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { Clock } from '@cribl-exporter/api/clock';
-import type { Route } from './routes.js';
+import type { Route } from '../routes.js';
 
 /** Outcome of checking a bearer token. */
 export type TokenCheck = 'ok' | 'read-only' | 'forbidden' | 'invalid';

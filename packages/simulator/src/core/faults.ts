@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { ROUTES } from './routes.js';
-import type { Route } from './routes.js';
+import { ROUTES } from '../routes.js';
+import type { Route } from '../routes.js';
 import { DEFAULT_SIGNAL_FAULTS, signalFaultsShape } from './faults-signals.js';
 import type { SignalFaults } from './faults-signals.js';
 import { duration, share, size } from './schema-util.js';

@@ -1,7 +1,7 @@
-import type { Output, PackInfo } from './resources.js';
-import type { Env, Request } from './env.js';
-import { isObject, ok, pageEnvelope, parsePaging, readJsonBody } from './http.js';
-import type { Reply } from './http.js';
+import type { Output, PackInfo } from '../../core/resources.js';
+import type { Env, Request } from '../../core/env.js';
+import { isObject, ok, pageEnvelope, parsePaging, readJsonBody } from '../../core/http.js';
+import type { Reply } from '../../core/http.js';
 
 /**
  * Handlers of the configuration routes: git settings (global), packs (global context = group `default`, and

@@ -1,9 +1,9 @@
 import type { Product } from '@cribl-exporter/api/products';
-import { activeWindows } from './dataflow.js';
-import type { DataflowModel, FlowItem } from './dataflow.js';
-import { activeAt } from './faults-signals.js';
-import type { DataflowBehaviour, ThroughputBehaviour, ThroughputWindow } from './faults-signals.js';
-import { seededRandom } from './random.js';
+import { activeWindows } from '../../core/dataflow.js';
+import type { DataflowModel, FlowItem } from '../../core/dataflow.js';
+import { activeAt } from '../../core/faults-signals.js';
+import type { DataflowBehaviour, ThroughputBehaviour, ThroughputWindow } from '../../core/faults-signals.js';
+import { seededRandom } from '../../core/random.js';
 
 /**
  * The data in motion behind POST /system/metrics/query (research note §26): a flow model consistent with the

@@ -1,6 +1,6 @@
 import type { Product } from '@cribl-exporter/api/products';
 import type { HealthColor, HealthCounts } from '@cribl-exporter/api/shapes';
-import type { InputOutputStatus, StatusError } from './signal-shapes.js';
+import type { InputOutputStatus, StatusError } from '../endpoints/status/shapes.js';
 import { activeAt } from './faults-signals.js';
 import type { DataflowBehaviour, DataflowWindow, ProcessCount, StateCounts } from './faults-signals.js';
 import { HEARTBEAT_PERIOD_MS } from './fleet-types.js';

@@ -1,4 +1,4 @@
-import type { BulletinMessage, License, LicenseClass, LicenseUsage, SystemInfo } from './signal-shapes.js';
+import type { BulletinMessage, License, LicenseClass, LicenseUsage, SystemInfo } from '../endpoints/status/shapes.js';
 import { activeAt, begunAt } from './faults-signals.js';
 import type { LicenseBehaviour, MessageSpec, Vitals } from './faults-signals.js';
 import { randomGuid, randomHex, seededRandom } from './random.js';

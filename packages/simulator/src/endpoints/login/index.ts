@@ -1,6 +1,6 @@
-import { AUTH_FAILED, type AppEnv, type Request } from './env.js';
-import { isObject, mediaType, readBody } from './http.js';
-import type { Reply } from './http.js';
+import { AUTH_FAILED, type AppEnv, type Request } from '../../core/env.js';
+import { isObject, mediaType, readBody } from '../../core/http.js';
+import type { Reply } from '../../core/http.js';
 
 /** POST /auth/login (on-prem) and POST /oauth/token (Cribl.Cloud client credentials). */
 export async function credentials(

@@ -2,8 +2,8 @@ import type { Clock, Random } from '@cribl-exporter/api/clock';
 import { inWindow } from './faults.js';
 import type { Faults, RateLimitFault, ShareFault, UnavailableFault } from './faults.js';
 import type { SimLeaderState } from './fleet.js';
-import { CONTROL_PLANE_ROUTES } from './routes.js';
-import type { Route } from './routes.js';
+import { CONTROL_PLANE_ROUTES } from '../routes.js';
+import type { Route } from '../routes.js';
 import { parseRate } from './units.js';
 import type { RateSpec } from './units.js';
 
