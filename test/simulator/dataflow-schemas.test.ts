@@ -11,13 +11,10 @@ import type * as Ajv2020Module from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { configGroupSchema } from '@cribl-exporter/api/shapes';
-import {
-  bulletinMessageListSchema,
-  ioStatusListSchema,
-  licenseListSchema,
-  licenseUsageListSchema,
-  systemInfoListSchema,
-} from '../../packages/simulator/src/endpoints/status/shapes.js';
+import { bulletinMessageListSchema } from '../../packages/simulator/src/endpoints/messages/shapes.js';
+import { ioStatusListSchema } from '../../packages/simulator/src/endpoints/status/shapes.js';
+import { licenseListSchema, licenseUsageListSchema } from '../../packages/simulator/src/endpoints/licenses/shapes.js';
+import { systemInfoListSchema } from '../../packages/simulator/src/endpoints/system-info/shapes.js';
 import { parseScenario, startSimulator } from '@cribl-exporter/simulator';
 import type { Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';

@@ -57,7 +57,11 @@ export type {
 } from './core/fleet.js';
 export type { SimulatorStats } from './core/stats.js';
 export type { SimClient, SimUser, Simulator, SimulatorOptions } from './types.js';
-export { ROUTES, ROUTE_METHODS } from './routes.js';
+export { ROUTES, ROUTE_METHODS, registerEndpoint } from './routes.js';
+export { route, GET, POST, LIST_CREATE, READ_UPDATE, ITEM } from './core/router.js';
+export type { RouteLine, RouteOptions } from './core/router.js';
+export type { AppEnv, Handler, Hooks, Request } from './core/env.js';
+export type { Reply } from './core/http.js';
 export { SEARCH_GROUP } from './endpoints/search-jobs/jobs.js';
 export type { Route } from './routes.js';
 export type { Workspace } from '@cribl-exporter/api/shapes';

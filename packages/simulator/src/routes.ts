@@ -1,185 +1,108 @@
 /**
- * Route templates the simulator answers, used as the `route` key of its statistics and in the `routes`
- * filters of faults. The names match the exporter's `ENDPOINTS` where both exist. Control-plane templates are
- * relative to /api/v1 and carry their context: none (global), `/m/{group}`, `/w/{nodeId}`, `/m/default_search`.
+ * The route table: one line per route the simulated leader answers (its template, its methods, its handler in
+ * endpoints/<name>/), as src/collectors/registry.ts is on the exporter's side. The names match the exporter's
+ * `ENDPOINTS` where both exist. To add an endpoint: a folder in endpoints/ and a line here (docs/simulator.md,
+ * "How to add an endpoint"); a test adds one of its own with `registerEndpoint`.
  */
-export const ROUTES = [
+import { GET, ITEM, LIST_CREATE, POST, READ_UPDATE, ROUTE_TABLE, route } from './core/router.js';
+import type { RouteLine } from './core/router.js';
+import { gitSettings } from './endpoints/git-settings/index.js';
+import { groupConfigVersion, masterGroups, productGroup, productGroups } from './endpoints/groups/index.js';
+import { leaderHealth } from './endpoints/leader-health/index.js';
+import { licenseUsage, licenses } from './endpoints/licenses/index.js';
+import { login } from './endpoints/login/index.js';
+import { messages } from './endpoints/messages/index.js';
+import { metricsEnum, metricsQuery } from './endpoints/metrics-query/index.js';
+import { nodeHealth } from './endpoints/node-health/index.js';
+import { nodeMetadata } from './endpoints/node-metadata/index.js';
+import { oauthToken } from './endpoints/oauth-token/index.js';
+import { destinationStatus, sourceStatus } from './endpoints/status/index.js';
+import { groupOutput, groupOutputs } from './endpoints/outputs/index.js';
+import { globalPack, globalPacks, groupPack, groupPacks } from './endpoints/packs/index.js';
+import { packPipeline, packPipelines } from './endpoints/pipelines/index.js';
+import {
+  searchJob,
+  searchJobCancel,
+  searchJobResults,
+  searchJobStatus,
+  searchJobs,
+} from './endpoints/search-jobs/index.js';
+import { systemInfo } from './endpoints/system-info/index.js';
+import { groupVersion, groupVersionInfo } from './endpoints/version/index.js';
+import { masterWorker, masterWorkers, productWorker, productWorkers } from './endpoints/workers/index.js';
+import { workspace, workspaceList } from './endpoints/workspaces/index.js';
+
+const LINES = [
   // global context
-  '/health',
-  '/auth/login',
-  '/products/{product}/workers',
-  '/products/{product}/workers/{id}',
-  '/master/workers',
-  '/master/workers/{id}',
-  '/products/{product}/groups',
-  '/products/{product}/groups/{id}',
-  '/products/{product}/groups/{id}/configVersion',
-  '/master/groups',
-  '/system/settings/git-settings',
-  '/system/licenses',
-  '/system/licenses/usage',
-  '/system/info',
-  '/system/messages',
-  '/system/metrics/query',
-  '/system/metrics/enum',
-  '/pack/{id}',
-  '/packs',
-  '/packs/{id}',
+  route('/health', GET, leaderHealth, { auth: false }),
+  route('/auth/login', POST, login, { auth: false }),
+  route('/products/{product}/workers', GET, productWorkers, { since: '4.17' }),
+  route('/products/{product}/workers/{id}', GET, productWorker, { since: '4.17' }),
+  route('/master/workers', GET, masterWorkers),
+  route('/master/workers/{id}', GET, masterWorker),
+  route('/products/{product}/groups', GET, productGroups),
+  route('/products/{product}/groups/{id}', GET, productGroup),
+  route('/products/{product}/groups/{id}/configVersion', GET, groupConfigVersion),
+  route('/master/groups', GET, masterGroups),
+  route('/system/settings/git-settings', READ_UPDATE, gitSettings),
+  route('/system/licenses', GET, licenses),
+  route('/system/licenses/usage', GET, licenseUsage),
+  route('/system/info', GET, systemInfo),
+  route('/system/messages', GET, messages),
+  route('/system/metrics/query', POST, metricsQuery),
+  route('/system/metrics/enum', POST, metricsEnum),
+  route('/pack/{id}', GET, globalPack),
+  route('/packs', LIST_CREATE, globalPacks),
+  route('/packs/{id}', ITEM, globalPack),
   // host context
-  '/w/{nodeId}/health',
-  '/w/{nodeId}/edge/metadata',
+  route('/w/{nodeId}/health', GET, nodeHealth),
+  route('/w/{nodeId}/edge/metadata', GET, nodeMetadata),
   // group context
-  '/m/{group}/version',
-  '/m/{group}/version/info',
-  '/m/{group}/pack/{id}',
-  '/m/{group}/packs',
-  '/m/{group}/packs/{id}',
-  '/m/{group}/p/{pack}/pipelines',
-  '/m/{group}/p/{pack}/pipelines/{id}',
-  '/m/{group}/system/outputs',
-  '/m/{group}/system/outputs/{id}',
-  '/m/{group}/system/status/outputs',
-  '/m/{group}/system/status/inputs',
+  route('/m/{group}/version', GET, groupVersion),
+  route('/m/{group}/version/info', GET, groupVersionInfo),
+  route('/m/{group}/pack/{id}', GET, groupPack),
+  route('/m/{group}/packs', LIST_CREATE, groupPacks),
+  route('/m/{group}/packs/{id}', ITEM, groupPack),
+  route('/m/{group}/p/{pack}/pipelines', GET, packPipelines),
+  route('/m/{group}/p/{pack}/pipelines/{id}', GET, packPipeline),
+  route('/m/{group}/system/outputs', LIST_CREATE, groupOutputs),
+  route('/m/{group}/system/outputs/{id}', ITEM, groupOutput),
+  route('/m/{group}/system/status/outputs', GET, destinationStatus),
+  route('/m/{group}/system/status/inputs', GET, sourceStatus),
   // search context
-  '/m/default_search/search/jobs',
-  '/m/default_search/search/jobs/{id}',
-  '/m/default_search/search/jobs/{id}/status',
-  '/m/default_search/search/jobs/{id}/results',
-  '/m/default_search/search/jobs/{id}/cancel',
+  route('/m/default_search/search/jobs', LIST_CREATE, searchJobs),
+  route('/m/default_search/search/jobs/{id}', ITEM, searchJob),
+  route('/m/default_search/search/jobs/{id}/status', GET, searchJobStatus),
+  route('/m/default_search/search/jobs/{id}/results', GET, searchJobResults),
+  route('/m/default_search/search/jobs/{id}/cancel', POST, searchJobCancel),
   // outside /api/v1
-  '/oauth/token',
-  '/v1/organizations/{organizationId}/workspaces',
-  '/v1/organizations/{organizationId}/workspaces/{workspaceId}',
+  route('/oauth/token', POST, oauthToken, { plane: 'oauth', auth: false }),
+  route('/v1/organizations/{organizationId}/workspaces', LIST_CREATE, workspaceList, { plane: 'mgmt' }),
+  route('/v1/organizations/{organizationId}/workspaces/{workspaceId}', ITEM, workspace, { plane: 'mgmt' }),
 ] as const;
 
-/** One route template. */
-export type Route = (typeof ROUTES)[number];
+ROUTE_TABLE.add(...LINES);
 
-/** Statistics key of requests that matched no route. */
-export const UNMATCHED = '(unmatched)';
+/** One route template of the simulator's own table. */
+export type Route = (typeof LINES)[number]['route'];
 
-const GET = ['GET', 'HEAD'] as const;
-const POST = ['POST'] as const;
-const LIST_CREATE = ['GET', 'HEAD', 'POST'] as const;
-const READ_UPDATE = ['GET', 'HEAD', 'PATCH'] as const;
-const ITEM = ['GET', 'HEAD', 'PATCH', 'DELETE'] as const;
+/** The templates of the simulator's own routes (not those a test registers). */
+export const ROUTES: readonly Route[] = LINES.map((l) => l.route);
 
-/** Methods each route answers (HEAD wherever GET); anything else gets 405 with this list in `Allow`. */
-export const ROUTE_METHODS: Readonly<Record<Route, readonly string[]>> = {
-  '/health': GET,
-  '/auth/login': POST,
-  '/products/{product}/workers': GET,
-  '/products/{product}/workers/{id}': GET,
-  '/master/workers': GET,
-  '/master/workers/{id}': GET,
-  '/products/{product}/groups': GET,
-  '/products/{product}/groups/{id}': GET,
-  '/products/{product}/groups/{id}/configVersion': GET,
-  '/master/groups': GET,
-  '/system/settings/git-settings': READ_UPDATE,
-  '/system/licenses': GET,
-  '/system/licenses/usage': GET,
-  '/system/info': GET,
-  '/system/messages': GET,
-  '/system/metrics/query': POST,
-  '/system/metrics/enum': POST,
-  '/pack/{id}': GET,
-  '/packs': LIST_CREATE,
-  '/packs/{id}': ITEM,
-  '/w/{nodeId}/health': GET,
-  '/w/{nodeId}/edge/metadata': GET,
-  '/m/{group}/version': GET,
-  '/m/{group}/version/info': GET,
-  '/m/{group}/pack/{id}': GET,
-  '/m/{group}/packs': LIST_CREATE,
-  '/m/{group}/packs/{id}': ITEM,
-  '/m/{group}/p/{pack}/pipelines': GET,
-  '/m/{group}/p/{pack}/pipelines/{id}': GET,
-  '/m/{group}/system/outputs': LIST_CREATE,
-  '/m/{group}/system/outputs/{id}': ITEM,
-  '/m/{group}/system/status/outputs': GET,
-  '/m/{group}/system/status/inputs': GET,
-  '/m/default_search/search/jobs': LIST_CREATE,
-  '/m/default_search/search/jobs/{id}': ITEM,
-  '/m/default_search/search/jobs/{id}/status': GET,
-  '/m/default_search/search/jobs/{id}/results': GET,
-  '/m/default_search/search/jobs/{id}/cancel': POST,
-  '/oauth/token': POST,
-  '/v1/organizations/{organizationId}/workspaces': LIST_CREATE,
-  '/v1/organizations/{organizationId}/workspaces/{workspaceId}': ITEM,
-};
-
-/** Routes that arrived with 4.17 (older leaders answer 404). */
-const SINCE_4_17: ReadonlySet<Route> = new Set(['/products/{product}/workers', '/products/{product}/workers/{id}']);
-
-/** Routes under /api/v1 (the control plane). The OAuth and management-plane routes live outside it. */
-export const CONTROL_PLANE_ROUTES: ReadonlySet<Route> = new Set(
-  ROUTES.filter((r) => r !== '/oauth/token' && !r.startsWith('/v1/')),
-);
-
-/** Where a request landed after routing. */
-export type RouteMatch =
-  | { kind: 'route'; route: Route; methods: readonly string[]; params: readonly string[] }
-  | { kind: 'admin'; rest: readonly string[] }
-  | { kind: 'not-found' }
-  | { kind: 'bad-path' };
-
-interface Compiled {
-  route: Route;
-  /** Literal segments, or undefined where the template has a parameter. */
-  segments: (string | undefined)[];
-}
-
-/** Templates by number of path segments (after /api/v1 for control-plane routes), most literal first. */
-const BY_LENGTH = new Map<string, Compiled[]>();
-for (const route of ROUTES) {
-  const control = CONTROL_PLANE_ROUTES.has(route);
-  const segments = route
-    .split('/')
-    .slice(1)
-    .map((s) => (s.startsWith('{') ? undefined : s));
-  const key = `${control ? 'api' : 'root'}:${segments.length}`;
-  const list = BY_LENGTH.get(key) ?? [];
-  list.push({ route, segments });
-  // A literal segment wins over a parameter in the same place (/m/default_search/… before /m/{group}/…).
-  list.sort((a, b) => literalWeight(b) - literalWeight(a));
-  BY_LENGTH.set(key, list);
-}
-
-function literalWeight(c: Compiled): number {
-  return c.segments.filter((s) => s !== undefined).length;
-}
+/** Methods each of its own routes answers. */
+export const ROUTE_METHODS: Readonly<Record<Route, readonly string[]>> = Object.fromEntries(
+  LINES.map((l) => [l.route, l.methods]),
+) as Record<Route, readonly string[]>;
 
 /**
- * Matches a raw request path (no query). Dynamic segments are percent-decoded one segment at a time,
- * so an id containing `/` must arrive as `%2F`, and `..` as a segment is an id, not a step up.
- * `legacyOnly` (leaders before 4.17) hides the /products/{product}/workers routes.
+ * Adds routes to every simulator (started before or after): an endpoint that exists only in a test, with its
+ * handler (`route(template, methods, handler, options)`); a template the table has already is an error.
  */
-export function matchRoute(pathname: string, legacyOnly: boolean): RouteMatch {
-  const seg = pathname.split('/');
-  // A single trailing slash is tolerated, as Express does by default.
-  if (seg.length > 2 && seg[seg.length - 1] === '') seg.pop();
-  if (seg[0] !== '') return { kind: 'not-found' };
-  if (seg[1] === '_sim') return { kind: 'admin', rest: seg.slice(2) };
-  const api = seg[1] === 'api' && seg[2] === 'v1';
-  const rest = api ? seg.slice(3) : seg.slice(1);
-  const candidates = BY_LENGTH.get(`${api ? 'api' : 'root'}:${rest.length}`);
-  if (!candidates) return { kind: 'not-found' };
-  for (const c of candidates) {
-    if (legacyOnly && SINCE_4_17.has(c.route)) continue;
-    if (!c.segments.every((lit, i) => lit === undefined || lit === rest[i])) continue;
-    const params: string[] = [];
-    for (let i = 0; i < c.segments.length; i++) {
-      if (c.segments[i] !== undefined) continue;
-      const p = rest[i];
-      if (!p) return { kind: 'not-found' };
-      try {
-        params.push(p.includes('%') ? decodeURIComponent(p) : p);
-      } catch {
-        return { kind: 'bad-path' };
-      }
-    }
-    return { kind: 'route', route: c.route, methods: ROUTE_METHODS[c.route], params };
-  }
-  return { kind: 'not-found' };
+export function registerEndpoint(...lines: readonly RouteLine[]): void {
+  ROUTE_TABLE.add(...lines);
+}
+
+/** Matches a raw request path (no query) against the table (see RouteTable.match). */
+export function matchRoute(pathname: string, legacyOnly: boolean): ReturnType<typeof ROUTE_TABLE.match> {
+  return ROUTE_TABLE.match(pathname, legacyOnly);
 }

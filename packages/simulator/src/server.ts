@@ -19,8 +19,9 @@ import { versionAtLeast } from './core/fleet-model.js';
 import type { NodeRec } from './core/fleet-model.js';
 import { UPGRADE_STATES } from './core/fleet-types.js';
 import type { FleetOptions } from './core/fleet-types.js';
-import { context, statusItems, systemInfoItem } from './endpoints/status/index.js';
-import { LeaderInfo } from './core/leader-info.js';
+import { statusItems } from './endpoints/status/index.js';
+import { systemInfoItem } from './endpoints/system-info/index.js';
+import { LeaderInfo, context } from './core/leader-info.js';
 import { SimFleet, parseVersion } from './core/fleet.js';
 import { Workspaces } from './endpoints/workspaces/workspaces.js';
 import { randomHex, seededRandom } from './core/random.js';
@@ -30,6 +31,8 @@ import { SearchJobs } from './endpoints/search-jobs/jobs.js';
 import { StatsRecorder } from './core/stats.js';
 import type { SimHa, Simulator, SimulatorOptions } from './types.js';
 import { HaModel } from './core/ha.js';
+// The route table: its module adds every line to the table the pipeline routes by.
+import './routes.js';
 
 export { MAX_REQUEST_BODY } from './core/http.js';
 export { AUTH_FAILED } from './core/app.js';

@@ -1,5 +1,8 @@
 import type { Workspace } from '@cribl-exporter/api/shapes';
-import type { BulletinMessage, InputOutputStatus, License, LicenseUsage, SystemInfo } from './endpoints/status/shapes.js';
+import type { InputOutputStatus } from './endpoints/status/shapes.js';
+import type { License, LicenseUsage } from './endpoints/licenses/shapes.js';
+import type { BulletinMessage } from './endpoints/messages/shapes.js';
+import type { SystemInfo } from './endpoints/system-info/shapes.js';
 import type { Clock, Random } from '@cribl-exporter/api/clock';
 import type { GitSettings, SearchJob } from '@cribl-exporter/api/resources';
 import type { Output, PackInfo, Pipeline } from './core/resources.js';

@@ -13,7 +13,7 @@ import type { Workspaces } from '../endpoints/workspaces/workspaces.js';
 import { HA_HOST_STATES, type HaHostState, type HaModel } from './ha.js';
 import { duration } from './schema-util.js';
 import { gitSchema, groupSchema, workspaceSchema } from './scenario.js';
-import { ROUTES } from '../routes.js';
+import { routeName } from './route-names.js';
 import type { GroupFlow } from './dataflow.js';
 import type { Env } from './env.js';
 import { statusItems } from '../endpoints/status/index.js';
@@ -112,7 +112,7 @@ const addTokenSchema = z.strictObject({
   token: z.string().min(8).regex(/^\S+$/),
   access: z.enum(TOKEN_ACCESS as [TokenAccess, ...TokenAccess[]]).default('full'),
   /** Route templates the token is refused on (403). */
-  deny: z.array(z.enum(ROUTES)).default([]),
+  deny: z.array(routeName).default([]),
 });
 
 class AdminError extends Error {

@@ -9,21 +9,21 @@ import { windowProblem } from './dataflow.js';
 import type { DataflowModel, GroupFlow } from './dataflow.js';
 import { throughputWindowProblem } from '../endpoints/metrics-query/truth.js';
 import type { ThroughputModel } from '../endpoints/metrics-query/throughput.js';
-import { AUTH_FAILED, type AppEnv, type Plane, type Request } from './env.js';
+import { AUTH_FAILED, type AppEnv, type Request } from './env.js';
+import type { Plane } from './route-names.js';
 import type { FaultEngine } from './fault-engine.js';
 import { DEFAULT_FAULTS, faultsPatchSchema, formatIssues, mergeFaults } from './faults.js';
 import type { Faults } from './faults.js';
 import { stampSchedules } from './faults-signals.js';
 import type { SimFleet } from './fleet.js';
-import { dispatch } from '../dispatch.js';
-import type { ProxiedRoute } from '../dispatch.js';
 import { JSON_TYPE, MAX_REQUEST_BODY, writeOversized, writeReply } from './http.js';
 import type { Reply } from './http.js';
 import type { LeaderInfo } from './leader-info.js';
 import type { HaModel } from './ha.js';
 import type { Workspaces } from '../endpoints/workspaces/workspaces.js';
-import { UNMATCHED, matchRoute } from '../routes.js';
-import type { Route } from '../routes.js';
+import { ROUTE_TABLE, UNMATCHED } from './router.js';
+import { planeOf } from './route-names.js';
+import type { NodeRec } from './fleet-model.js';
 import type { SearchJobs } from '../endpoints/search-jobs/jobs.js';
 import type { StatsRecorder } from './stats.js';
 import type { SimClient, SimUser } from '../types.js';
@@ -32,7 +32,6 @@ import type { SimClient, SimUser } from '../types.js';
 export { AUTH_FAILED } from './env.js';
 
 const READS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
-const NO_AUTH: ReadonlySet<Route> = new Set(['/health', '/auth/login', '/oauth/token']);
 
 interface Ctx {
   req: IncomingMessage;
@@ -41,12 +40,6 @@ interface Ctx {
   /** Status recorded in the statistics when it is not an HTTP status ("reset"). */
   outcome?: string;
   client?: string;
-}
-
-function planeOf(route: string): Plane {
-  if (route === '/oauth/token') return 'oauth';
-  if (route.startsWith('/v1/')) return 'mgmt';
-  return 'control';
 }
 
 /** What the app is built from (startSimulator assembles it). */
@@ -252,7 +245,7 @@ export class SimulatorApp implements AppEnv {
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     const search = q < 0 ? '' : url.slice(q + 1);
-    const match = matchRoute(pathname, this.legacy);
+    const match = ROUTE_TABLE.match(pathname, this.legacy);
     this.expireNodes();
     if (match.kind === 'admin') {
       if (!isLoopback(req.socket.remoteAddress)) {
@@ -352,16 +345,16 @@ export class SimulatorApp implements AppEnv {
     }
 
     const token = bearerToken(req.headers.authorization);
-    if (!NO_AUTH.has(route)) {
+    if (match.line.auth) {
       const denied = this.#authorize(plane, method, token, route);
       if (denied) {
         this.#write(ctx, denied);
         return;
       }
     }
-    const r: Request = { req, method, params: match.params, query: new URLSearchParams(search), token };
-    const reply = await dispatch(this, route, r, {
-      proxied: (id) => this.#proxied(ctx, route as ProxiedRoute, id),
+    const r: Request = { req, route, method, params: match.params, query: new URLSearchParams(search), token };
+    const reply = await match.line.handle(this, r, {
+      proxied: (id, answer) => this.#proxied(ctx, id, answer),
       retryAfter: (reply, wait) => this.#retryAfter(ctx, reply, wait, 'seconds'),
     });
     if (!reply) return;
@@ -381,7 +374,8 @@ export class SimulatorApp implements AppEnv {
     this.#write(ctx, reply);
   }
 
-  async #proxied(ctx: Ctx, route: ProxiedRoute, id: string): Promise<Reply | undefined> {
+  /** A node's own answer through the leader (Hooks.proxied). */
+  async #proxied(ctx: Ctx, id: string, answer: (node: NodeRec) => Reply): Promise<Reply | undefined> {
     const rec = this.fleet.lookup(id);
     if (!rec) return this.fail('control', 404, `Node "${id}" not found`);
     if (rec.disconnected || rec.health === 'unreachable') {
@@ -391,13 +385,7 @@ export class SimulatorApp implements AppEnv {
       this.stats.fault('slow');
       if (!(await this.#sleep(this.engine.faults.slowNodeDelay, ctx))) return undefined;
     }
-    if (route === '/w/{nodeId}/edge/metadata') {
-      return { status: 200, body: this.fleet.metadataJson(rec, this.clock.now()), mutable: true };
-    }
-    const status = rec.health === 'slow' ? 'healthy' : rec.health;
-    const overlay = this.overlay ? ',"overlay":{"state":"inactive"}' : '';
-    const body = `{"status":"${status}","startTime":${rec.startTime}${overlay}}`;
-    return { status: status === 'healthy' ? 200 : 420, body, mutable: true };
+    return answer(rec);
   }
 
   // ---- helpers ----
@@ -406,7 +394,7 @@ export class SimulatorApp implements AppEnv {
    * 401 for a missing, unknown, expired or revoked token; 403 without permission, for a read-only token's write, or
    * on a route the token is restricted from.
    */
-  #authorize(plane: Plane, method: string, token: string | undefined, route: Route): Reply | undefined {
+  #authorize(plane: Plane, method: string, token: string | undefined, route: string): Reply | undefined {
     const check = token === undefined ? 'invalid' : this.tokens.check(token);
     if (check === 'invalid') return this.fail(plane, 401, plane === 'mgmt' ? 'Unauthorized' : AUTH_FAILED);
     const allowed = check === 'ok' || (check === 'read-only' && READS.has(method));

@@ -1,6 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { Clock } from '@cribl-exporter/api/clock';
-import type { Route } from '../routes.js';
 
 /** Outcome of checking a bearer token. */
 export type TokenCheck = 'ok' | 'read-only' | 'forbidden' | 'invalid';
@@ -150,7 +149,7 @@ export interface SimUser {
   /** @default 'full' */
   access?: TokenAccess;
   /** Route templates its tokens are refused on (403), e.g. ['/system/settings/git-settings']. */
-  deny?: Route[];
+  deny?: string[];
 }
 
 /** An OAuth client for the client-credentials token endpoint. */
@@ -160,5 +159,5 @@ export interface SimClient {
   /** @default 'full' */
   access?: TokenAccess;
   /** Route templates its tokens are refused on (403). */
-  deny?: Route[];
+  deny?: string[];
 }

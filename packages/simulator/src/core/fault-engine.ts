@@ -2,8 +2,7 @@ import type { Clock, Random } from '@cribl-exporter/api/clock';
 import { inWindow } from './faults.js';
 import type { Faults, RateLimitFault, ShareFault, UnavailableFault } from './faults.js';
 import type { SimLeaderState } from './fleet.js';
-import { CONTROL_PLANE_ROUTES } from '../routes.js';
-import type { Route } from '../routes.js';
+import { isControlPlane } from './route-names.js';
 import { parseRate } from './units.js';
 import type { RateSpec } from './units.js';
 
@@ -60,7 +59,7 @@ export class FaultEngine {
   }
 
   /** Milliseconds until the token bucket has a token for this request, or undefined when it may pass. */
-  rateLimit(route: Route, client: () => string): number | undefined {
+  rateLimit(route: string, client: () => string): number | undefined {
     const rl = this.#faults.rateLimit;
     if (!rl || !appliesDefaultControl(rl, route)) return undefined;
     const key = rl.per === 'client' ? client() : '';
@@ -89,7 +88,7 @@ export class FaultEngine {
   }
 
   /** The 503 fault when this request should get one. */
-  unavailable(route: Route): UnavailableFault | undefined {
+  unavailable(route: string): UnavailableFault | undefined {
     const u = this.#faults.unavailable;
     if (!u || !appliesDefaultControl(u, route)) return undefined;
     if (u.windows.length > 0) {
@@ -100,14 +99,14 @@ export class FaultEngine {
   }
 
   /** Rolls a share fault for this route. */
-  roll(fault: ShareFault | null, route: Route): boolean {
+  roll(fault: ShareFault | null, route: string): boolean {
     if (!fault || fault.share <= 0) return false;
     if (fault.routes && !fault.routes.includes(route)) return false;
     return this.#random() < fault.share;
   }
 
   /** Latency to add to this request (ms): the route's entry plus the '*' entry. */
-  latency(route: Route): number {
+  latency(route: string): number {
     const lat = this.#faults.latency;
     let ms = 0;
     const all = lat['*'];
@@ -118,7 +117,7 @@ export class FaultEngine {
   }
 }
 
-function appliesDefaultControl(f: Pick<RateLimitFault, 'routes'>, route: Route): boolean {
+function appliesDefaultControl(f: Pick<RateLimitFault, 'routes'>, route: string): boolean {
   if (f.routes) return f.routes.includes(route);
-  return CONTROL_PLANE_ROUTES.has(route) && route !== '/auth/login';
+  return isControlPlane(route) && route !== '/auth/login';
 }

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { MESSAGE_SEVERITIES } from '@cribl-exporter/api/shapes';
-import { LICENSE_CLASSES } from '../endpoints/status/shapes.js';
+import { LICENSE_CLASSES } from '../endpoints/licenses/shapes.js';
 import type { MessageSeverity } from '@cribl-exporter/api/shapes';
-import type { LicenseClass } from '../endpoints/status/shapes.js';
+import type { LicenseClass } from '../endpoints/licenses/shapes.js';
 import { duration, share, size } from './schema-util.js';
 
 /**

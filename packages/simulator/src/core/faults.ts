@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { ROUTES } from '../routes.js';
-import type { Route } from '../routes.js';
+import { byRoute, routeName } from './route-names.js';
 import { DEFAULT_SIGNAL_FAULTS, signalFaultsShape } from './faults-signals.js';
 import type { SignalFaults } from './faults-signals.js';
 import { duration, share, size } from './schema-util.js';
@@ -36,7 +35,7 @@ export interface RateLimitFault {
   /** One bucket for everybody, or one per client (bearer token or remote address). */
   per: 'global' | 'client';
   /** Routes it applies to; null = every /api/v1 route except /auth/login. */
-  routes: Route[] | null;
+  routes: string[] | null;
 }
 
 /** 503 answers: a share of requests, and/or everything inside windows. */
@@ -46,7 +45,7 @@ export interface UnavailableFault {
   /** Seconds to announce in Retry-After; null sends no Retry-After. */
   retryAfter: number | null;
   retryAfterForm: 'seconds' | 'http-date';
-  routes: Route[] | null;
+  routes: string[] | null;
 }
 
 /** Added latency (ms): `fixed + random() * jitter`. */
@@ -58,7 +57,7 @@ export interface LatencyFault {
 /** A fault applied to a random share of requests of the given routes (null = every route). */
 export interface ShareFault {
   share: number;
-  routes: Route[] | null;
+  routes: string[] | null;
 }
 
 /** A share of 200 answers replaced by a valid JSON body of at least `bytes` bytes. */
@@ -108,7 +107,7 @@ export interface Faults extends SignalFaults {
   leaderWindows: LeaderWindow[];
   unavailable: UnavailableFault | null;
   /** Per route template, or '*' for every route (both add up). */
-  latency: Partial<Record<Route | '*', LatencyFault>>;
+  latency: Record<string, LatencyFault>;
   /** How long a node in health mode 'slow' takes to answer. */
   slowNodeDelay: number;
   /** Connection reset (TCP RST) instead of an answer. */
@@ -158,7 +157,7 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   ...DEFAULT_SIGNAL_FAULTS,
 });
 
-const routes = z.array(z.enum(ROUTES)).nullable().default(null);
+const routes = z.array(routeName).nullable().default(null);
 const count = z.number().int().nonnegative().default(0);
 
 const windowSchema = z
@@ -231,10 +230,7 @@ const faultsShape = {
       routes,
     })
     .nullable(),
-  latency: z.partialRecord(
-    z.enum([...ROUTES, '*']),
-    z.strictObject({ fixed: duration.default(0), jitter: duration.default(0) }),
-  ),
+  latency: byRoute(z.strictObject({ fixed: duration.default(0), jitter: duration.default(0) })),
   slowNodeDelay: duration,
   resets: shareFault.nullable(),
   truncated: shareFault.nullable(),

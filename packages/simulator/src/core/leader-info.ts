@@ -1,4 +1,6 @@
-import type { BulletinMessage, License, LicenseClass, LicenseUsage, SystemInfo } from '../endpoints/status/shapes.js';
+import type { License, LicenseClass, LicenseUsage } from '../endpoints/licenses/shapes.js';
+import type { BulletinMessage } from '../endpoints/messages/shapes.js';
+import type { SystemInfo } from '../endpoints/system-info/shapes.js';
 import { activeAt, begunAt } from './faults-signals.js';
 import type { LicenseBehaviour, MessageSpec, Vitals } from './faults-signals.js';
 import { randomGuid, randomHex, seededRandom } from './random.js';
@@ -216,4 +218,10 @@ function usageDay(start: number, billed: number): LicenseUsage {
     droppedBytes: Math.round(inBytes * 0.001),
     exemptedLicenseInBytes: exempt,
   };
+}
+
+/** Now, and the time since the simulator started (for scheduled changes). */
+export function context(env: { readonly clock: { now(): number }; readonly startedAt: number }): LeaderContext {
+  const now = env.clock.now();
+  return { now, t: now - env.startedAt };
 }

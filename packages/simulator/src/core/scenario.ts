@@ -9,9 +9,8 @@ import type { PackSpec } from './config-store.js';
 import { faultsPatchSchema, formatIssues } from './faults.js';
 import type { ParsedFaultsPatch } from './faults.js';
 import type { ConfigVersionStyle, SimLeaderState } from './fleet-types.js';
-import { ROUTES } from '../routes.js';
-import type { Route } from '../routes.js';
-import { invalidOutput } from '../endpoints/packs/index.js';
+import { routeName } from './route-names.js';
+import { invalidOutput } from '../endpoints/outputs/shapes.js';
 import { gitSettingsSchema } from '@cribl-exporter/api/resources';
 import type { HaOptions } from './ha.js';
 import { duration } from './schema-util.js';
@@ -77,10 +76,10 @@ export interface ScenarioGroup {
 export interface Scenario {
   fleet?: ScenarioFleet;
   faults: ParsedFaultsPatch;
-  users?: { username: string; password: string; access?: TokenAccess; deny?: Route[] }[];
-  clients?: { clientId: string; clientSecret: string; access?: TokenAccess; deny?: Route[] }[];
+  users?: { username: string; password: string; access?: TokenAccess; deny?: string[] }[];
+  clients?: { clientId: string; clientSecret: string; access?: TokenAccess; deny?: string[] }[];
   /** Extra static bearer tokens and their rights (`deny`: route templates refused with 403). */
-  tokens?: { token: string; access: TokenAccess; deny?: Route[] }[];
+  tokens?: { token: string; access: TokenAccess; deny?: string[] }[];
   workspaces?: Workspace[];
   groups?: Record<string, ScenarioGroup>;
   /** The leader's git settings (absent: defaults, no remote). */
@@ -103,7 +102,7 @@ export const workspaceSchema = z.strictObject({
 });
 
 const access = z.enum(TOKEN_ACCESS as [TokenAccess, ...TokenAccess[]]);
-const deny = z.array(z.enum(ROUTES)).optional();
+const deny = z.array(routeName).optional();
 
 const pipelineSchema = z.strictObject({
   id: z.string().min(1),

@@ -1,14 +1,10 @@
-import type { Env, Request } from '../../core/env.js';
-import { readJsonBody, ok } from '../../core/http.js';
-import type { Reply } from '../../core/http.js';
-import { answer, parseQuery } from './query.js';
+import type { Env } from '../../core/env.js';
 import { bucketsIn, type Bucket, type FlowGroup, type FlowInputs } from './throughput.js';
-import { activeAt } from '../../core/faults-signals.js';
 import type { ThroughputWindow } from '../../core/faults-signals.js';
 
 /**
- * POST /system/metrics/query and /system/metrics/enum (global context only: `/m/{group}/system/metrics/*` is no
- * route, so it answers 404 as real leaders do), and the truth of any window that tests compare the exporter with.
+ * What the metrics store holds of a group over a window, from the flow model rather than the store: the truth tests
+ * compare the exporter with; and whether a throughput window can apply to this fleet.
  */
 
 /** Every group as the flow model sees it now: its connected processes and (Stream) nodes. */
@@ -28,42 +24,6 @@ export const flowInputs = (env: Env): FlowInputs => ({
   throughput: env.faults.throughput,
   dataflow: env.faults.dataflow,
 });
-
-/** POST /system/metrics/query. */
-export async function metricsQuery(env: Env, r: Request): Promise<Reply> {
-  const body = await readJsonBody(r.req);
-  if (!body.ok) return env.fail('control', body.status, body.message);
-  const q = parseQuery(body.value);
-  if (typeof q === 'string') return env.fail('control', 400, q);
-  const t = env.clock.now() - env.startedAt;
-  if (env.faults.throughput.outages.some((o) => activeAt(o, t))) {
-    return env.fail('control', 500, 'metrics store unavailable');
-  }
-  const inputs = flowInputs(env);
-  return ok(answer(q, flowGroups(env), (g, b) => env.throughput.bucket(g, b, inputs)));
-}
-
-const METRICS: readonly [string, string][] = [
-  ['total.in_events', 'counter'],
-  ['total.in_bytes', 'counter'],
-  ['total.out_events', 'counter'],
-  ['total.out_bytes', 'counter'],
-  ['total.dropped_events', 'counter'],
-  ['blocked.outputs', 'counter'],
-  ['backpressure.outputs', 'counter'],
-  ['pq.queue_size', 'gauge'],
-  ['system.free_mem', 'gauge'],
-  ['system.load_avg', 'gauge'],
-  ['system.max_worker_process_heartbeat_lag', 'gauge'],
-];
-
-/** POST /system/metrics/enum: the metric names (the 4.15.1 definition's `{count, items}`; §26.9 leaves it open). */
-export async function metricsEnum(env: Env, r: Request): Promise<Reply> {
-  const body = await readJsonBody(r.req);
-  if (!body.ok && body.status !== 400) return env.fail('control', body.status, body.message);
-  const items = METRICS.map(([name, type]) => ({ name, type }));
-  return ok({ count: items.length, items });
-}
 
 /** What the store holds of a group over a window: sums of counters, max of blocked/queues/lag, mean of the rest. */
 export interface FlowTruth {

@@ -1,10 +1,8 @@
 import type { SearchJobRequest } from '@cribl-exporter/api/resources';
-import type { Env, Request } from '../../core/env.js';
+import type { Env, Handler, Request } from '../../core/env.js';
 import { NDJSON_TYPE, drain, isObject, ok, parsePaging, readJsonBody } from '../../core/http.js';
 import type { Reply } from '../../core/http.js';
-import type { Route } from '../../routes.js';
-
-const counted = (item: unknown): Reply => ok({ count: 1, items: [item] });
+import { counted } from '../../core/replies.js';
 
 /** The create body (CreateSearchJobSchema, §19.3), or the reason it is invalid. */
 function parseCreate(v: unknown): SearchJobRequest | string {
@@ -30,44 +28,64 @@ function parseCreate(v: unknown): SearchJobRequest | string {
   return out;
 }
 
-/** The /m/default_search/search/jobs… routes. */
-export async function searchJobs(env: Env, r: Request, route: Route): Promise<Reply> {
+/**
+ * Search jobs in the search context (/m/default_search/search/jobs…): create and list, read, update (PATCH status or
+ * isPrivate) and delete one, its status, its NDJSON results, cancel; timings and outcomes from the `search` faults.
+ */
+
+/** GET (newest first) and POST /m/default_search/search/jobs. */
+export const searchJobs: Handler = async (env, r) => {
   const now = env.clock.now();
   const jobs = env.search;
-  if (route === '/m/default_search/search/jobs') {
-    if (r.method !== 'POST') {
-      const items = jobs
-        .ids()
-        .reverse()
-        .map((id) => jobs.job(id, now));
-      return ok({ count: items.length, items });
-    }
-    const body = await readJsonBody(r.req);
-    if (!body.ok) return env.fail('control', body.status, body.message);
-    const request = parseCreate(body.value);
-    if (typeof request === 'string') return env.fail('control', 400, request);
-    const user = (r.token && env.tokens.subject(r.token)) ?? 'api';
-    const id = jobs.create(request, user, now, env.faults.search);
-    return counted(jobs.job(id, now, true));
+  if (r.method !== 'POST') {
+    const items = jobs
+      .ids()
+      .reverse()
+      .map((id) => jobs.job(id, now));
+    return ok({ count: items.length, items });
   }
-  const id = r.params[0] ?? '';
-  if (!jobs.has(id)) {
-    drain(r.req);
-    return env.fail('control', 404, `Search job "${id}" not found`);
-  }
-  switch (route) {
-    case '/m/default_search/search/jobs/{id}/status':
-      return ok(jobs.status(id, now));
-    case '/m/default_search/search/jobs/{id}/results': {
-      const paging = parsePaging(r.query);
-      if (typeof paging === 'string') return env.fail('control', 400, paging);
-      return { status: 200, body: jobs.results(id, now, paging.offset, paging.limit) ?? '', type: NDJSON_TYPE };
-    }
-    case '/m/default_search/search/jobs/{id}/cancel':
+  const body = await readJsonBody(r.req);
+  if (!body.ok) return env.fail('control', body.status, body.message);
+  const request = parseCreate(body.value);
+  if (typeof request === 'string') return env.fail('control', 400, request);
+  const user = (r.token && env.tokens.subject(r.token)) ?? 'api';
+  const id = jobs.create(request, user, now, env.faults.search);
+  return counted(jobs.job(id, now, true));
+};
+
+/** A handler of one job's routes: its id when the job exists, else 404 (the body unread). */
+function ofJob(handle: (env: Env, r: Request, id: string, now: number) => Reply | Promise<Reply>): Handler {
+  return (env, r) => {
+    const now = env.clock.now();
+    const id = r.params[0] ?? '';
+    if (!env.search.has(id)) {
       drain(r.req);
-      jobs.cancel(id, now);
-      return counted(jobs.job(id, now));
-  }
+      return env.fail('control', 404, `Search job "${id}" not found`);
+    }
+    return handle(env, r, id, now);
+  };
+}
+
+/** GET /m/default_search/search/jobs/{id}/status. */
+export const searchJobStatus = ofJob((env, _r, id, now) => ok(env.search.status(id, now)));
+
+/** GET /m/default_search/search/jobs/{id}/results: NDJSON, a header line then the events of a page. */
+export const searchJobResults = ofJob((env, r, id, now) => {
+  const paging = parsePaging(r.query);
+  if (typeof paging === 'string') return env.fail('control', 400, paging);
+  return { status: 200, body: env.search.results(id, now, paging.offset, paging.limit) ?? '', type: NDJSON_TYPE };
+});
+
+/** POST /m/default_search/search/jobs/{id}/cancel. */
+export const searchJobCancel = ofJob((env, r, id, now) => {
+  drain(r.req);
+  env.search.cancel(id, now);
+  return counted(env.search.job(id, now));
+});
+
+/** GET, PATCH and DELETE /m/default_search/search/jobs/{id}. */
+export const searchJob = ofJob(async (env, r, id, now) => {
+  const jobs = env.search;
   if (r.method === 'DELETE') {
     const job = jobs.job(id, now);
     jobs.delete(id);
@@ -91,4 +109,4 @@ export async function searchJobs(env: Env, r: Request, route: Route): Promise<Re
     if (typeof v.isPrivate === 'boolean') jobs.setPrivate(id, v.isPrivate);
   }
   return counted(jobs.job(id, now));
-}
+});
