@@ -19,13 +19,11 @@ export type {
   LeaderWindow,
   OversizedFault,
   RateLimitFault,
-  SearchBehaviour,
-  SearchOutcome,
-  SearchRule,
   ShareFault,
   UnavailableFault,
   Window,
 } from './core/faults.js';
+export type { SearchBehaviour, SearchOutcome, SearchRule } from './endpoints/search-jobs/faults.js';
 export { DEFAULT_SIGNAL_FAULTS } from './core/faults-signals.js';
 export type {
   DataflowBehaviour,

@@ -1,11 +1,19 @@
 /**
  * The route table: one line per route the simulated leader answers (its template, its methods, its handler in
- * endpoints/<name>/), as src/collectors/registry.ts is on the exporter's side. The names match the exporter's
- * `ENDPOINTS` where both exist. To add an endpoint: a folder in endpoints/ and a line here (docs/simulator.md,
- * "How to add an endpoint"); a test adds one of its own with `registerEndpoint`.
+ * endpoints/<name>/), as src/collectors/registry.ts is on the exporter's side, then one line per hook of the admin
+ * endpoint (/_sim/…). The names match the exporter's `ENDPOINTS` where both exist. To add an endpoint: a folder in
+ * endpoints/ and a line here (docs/simulator.md, "How to add an endpoint"); a test adds one of its own with
+ * `registerEndpoint`.
  */
+import { ADMIN_TABLE, admin } from './core/admin.js';
+import * as core from './core/admin-hooks.js';
 import { GET, ITEM, LIST_CREATE, POST, READ_UPDATE, ROUTE_TABLE, route } from './core/router.js';
 import type { RouteLine } from './core/router.js';
+import { getGit, putGit } from './endpoints/git-settings/admin.js';
+import { addThroughput, getThroughput } from './endpoints/metrics-query/admin.js';
+import { getSearchJobs } from './endpoints/search-jobs/admin.js';
+import { getDataflow } from './endpoints/status/admin.js';
+import { getWorkspaces, putWorkspaces } from './endpoints/workspaces/admin.js';
 import { gitSettings } from './endpoints/git-settings/index.js';
 import { groupConfigVersion, masterGroups, productGroup, productGroups } from './endpoints/groups/index.js';
 import { leaderHealth } from './endpoints/leader-health/index.js';
@@ -82,6 +90,54 @@ const LINES = [
 ] as const;
 
 ROUTE_TABLE.add(...LINES);
+
+ADMIN_TABLE.add(
+  admin(
+    'GET',
+    '',
+    core.rootListing(() => ADMIN_TABLE.listing()),
+  ),
+  admin(
+    'GET',
+    '/',
+    core.rootListing(() => ADMIN_TABLE.listing()),
+  ),
+  admin('GET', 'stats', core.getStats),
+  admin('POST', 'stats/reset', core.resetStats),
+  admin('GET', 'faults', core.getFaults),
+  admin('PUT', 'faults', core.putFaults),
+  admin('PATCH', 'faults', core.patchFaults),
+  admin('GET', 'nodes', core.getNodes),
+  admin('POST', 'nodes', core.addNodes),
+  admin('GET', 'nodes/{id}', core.node),
+  admin('PATCH', 'nodes/{id}', core.node),
+  admin('DELETE', 'nodes/{id}', core.node),
+  admin('GET', 'leader', core.getLeader),
+  admin('POST', 'leader', core.setLeader),
+  admin('GET', 'groups', core.getGroups),
+  admin('PATCH', 'groups/{id}', core.patchGroup),
+  admin('GET', 'groups/{id}/dataflow', getDataflow),
+  admin('GET', 'groups/{id}/throughput', getThroughput),
+  admin('POST', 'groups/{id}/throughput', addThroughput),
+  admin('POST', 'groups/{id}/deploy', core.deployGroup),
+  admin('POST', 'groups/{id}/commit', core.commitGroup),
+  admin('GET', 'groups/{id}/config', core.getGroupConfig),
+  admin('PUT', 'groups/{id}/config', core.putGroupConfig),
+  admin('POST', 'groups/{id}/reset', core.resetGroup),
+  admin('POST', 'state/reset', core.resetState),
+  admin('GET', 'git', getGit),
+  admin('PUT', 'git', putGit),
+  admin('GET', 'search', getSearchJobs, { docs: [] }),
+  admin('GET', 'search/jobs', getSearchJobs),
+  admin('POST', 'tokens', core.addToken),
+  admin('POST', 'tokens/revoke', core.revokeTokens),
+  admin('GET', 'workspaces', getWorkspaces),
+  admin('PUT', 'workspaces', putWorkspaces),
+  admin('*', 'ha', core.haHooks, {
+    prefix: true,
+    docs: ['GET /_sim/ha', 'POST /_sim/ha/failover', 'PATCH /_sim/ha/hosts/{index}'],
+  }),
+);
 
 /** One route template of the simulator's own table. */
 export type Route = (typeof LINES)[number]['route'];

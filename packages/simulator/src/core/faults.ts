@@ -2,6 +2,10 @@ import * as z from 'zod';
 import { byRoute, routeName } from './route-names.js';
 import { DEFAULT_SIGNAL_FAULTS, signalFaultsShape } from './faults-signals.js';
 import type { SignalFaults } from './faults-signals.js';
+import { DEFAULT_SEARCH_FAULTS, searchFaultsShape } from '../endpoints/search-jobs/faults.js';
+import type { SearchFaults } from '../endpoints/search-jobs/faults.js';
+import { DEFAULT_WORKSPACE_FAULTS, workspaceFaultsShape } from '../endpoints/workspaces/faults.js';
+import type { WorkspaceFaults } from '../endpoints/workspaces/faults.js';
 import { duration, share, size } from './schema-util.js';
 import { parseRate } from './units.js';
 
@@ -78,29 +82,8 @@ export interface ChurnFault {
   deploy: number;
 }
 
-/** How a search job ends: `hang` keeps it running until it is canceled. */
-export type SearchOutcome = 'completed' | 'failed' | 'hang';
-
-/** Overrides for jobs whose query contains `match` (first matching rule wins). */
-export interface SearchRule {
-  match: string;
-  outcome: SearchOutcome;
-  runFor?: number | undefined;
-  events?: number | undefined;
-}
-
-/** How search jobs in /m/default_search behave: queued for `queueFor`, running for `runFor`, then `outcome`. */
-export interface SearchBehaviour {
-  queueFor: number;
-  runFor: number;
-  /** Events a completed job has. */
-  events: number;
-  outcome: SearchOutcome;
-  rules: SearchRule[];
-}
-
 /** Everything the simulator does wrong on purpose, and its timings; all durations in milliseconds. */
-export interface Faults extends SignalFaults {
+export interface Faults extends SignalFaults, SearchFaults, WorkspaceFaults {
   rateLimit: RateLimitFault | null;
   /** The leader's own notation, e.g. "2/second" (the real default); null = unlimited. */
   loginRateLimit: string | null;
@@ -122,14 +105,7 @@ export interface Faults extends SignalFaults {
   /** Lifetime of tokens from the OAuth endpoint (`expires_in`). */
   oauthTokenTtl: number;
   churn: ChurnFault | null;
-  /** Search jobs: timing and outcome. */
-  search: SearchBehaviour;
-  /** Management plane: how long a new workspace is Provisioning, and a deleted one Deprovisioning. */
-  workspaceTransition: number;
 }
-
-const DEFAULT_SEARCH_QUEUE = 500;
-const DEFAULT_SEARCH_RUN = 3_000;
 
 /** Defaults: a well-behaved leader, except the login rate limit that real leaders ship with. */
 export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
@@ -146,14 +122,8 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   tokenTtl: 3_600_000,
   oauthTokenTtl: 86_400_000,
   churn: null,
-  search: Object.freeze({
-    queueFor: DEFAULT_SEARCH_QUEUE,
-    runFor: DEFAULT_SEARCH_RUN,
-    events: 10,
-    outcome: 'completed',
-    rules: [],
-  }),
-  workspaceTransition: 30_000,
+  ...DEFAULT_SEARCH_FAULTS,
+  ...DEFAULT_WORKSPACE_FAULTS,
   ...DEFAULT_SIGNAL_FAULTS,
 });
 
@@ -251,23 +221,8 @@ const faultsShape = {
       deploy: count,
     })
     .nullable(),
-  search: z.strictObject({
-    queueFor: duration.default(DEFAULT_SEARCH_QUEUE),
-    runFor: duration.default(DEFAULT_SEARCH_RUN),
-    events: z.number().int().nonnegative().max(100_000).default(10),
-    outcome: z.enum(['completed', 'failed', 'hang']).default('completed'),
-    rules: z
-      .array(
-        z.strictObject({
-          match: z.string().min(1),
-          outcome: z.enum(['completed', 'failed', 'hang']),
-          runFor: duration.optional(),
-          events: z.number().int().nonnegative().max(100_000).optional(),
-        }),
-      )
-      .default([]),
-  }),
-  workspaceTransition: duration,
+  ...searchFaultsShape,
+  ...workspaceFaultsShape,
   ...signalFaultsShape,
 };
 

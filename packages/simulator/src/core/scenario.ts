@@ -11,7 +11,8 @@ import type { ParsedFaultsPatch } from './faults.js';
 import type { ConfigVersionStyle, SimLeaderState } from './fleet-types.js';
 import { routeName } from './route-names.js';
 import { invalidOutput } from '../endpoints/outputs/shapes.js';
-import { gitSettingsSchema } from '@cribl-exporter/api/resources';
+import { gitSchema } from '../endpoints/git-settings/scenario.js';
+import { workspaceSchema } from '../endpoints/workspaces/scenario.js';
 import type { HaOptions } from './ha.js';
 import { duration } from './schema-util.js';
 
@@ -90,17 +91,6 @@ export interface Scenario {
 
 const n = z.number().int().nonnegative();
 
-/** Schema of one management-plane workspace (also used by the admin endpoint). */
-export const workspaceSchema = z.strictObject({
-  workspaceId: z.string().min(1),
-  region: z.string().min(1),
-  leaderFQDN: z.string().min(1),
-  state: z.enum(['Provisioning', 'Active', 'Inactive', 'Failed', 'Deprovisioning']),
-  alias: z.string().optional(),
-  description: z.string().optional(),
-  tags: z.array(z.string()).optional(),
-});
-
 const access = z.enum(TOKEN_ACCESS as [TokenAccess, ...TokenAccess[]]);
 const deny = z.array(routeName).optional();
 
@@ -134,9 +124,6 @@ export const groupSchema = z.strictObject({
   sources: n.max(10_000).optional(),
   localChanges: n.optional(),
 });
-
-/** Git settings of a scenario: the API's GitSettings, unknown keys refused. */
-export const gitSchema = z.strictObject(gitSettingsSchema.shape);
 
 const scenarioSchema = z.strictObject({
   fleet: z

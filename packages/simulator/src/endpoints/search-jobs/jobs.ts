@@ -1,7 +1,7 @@
 import type { Random } from '@cribl-exporter/api/clock';
 import type { SearchJob, SearchJobRequest, SearchJobStatus } from '@cribl-exporter/api/resources';
 import type { SearchJobResultsHeader, SearchJobStatusResponse } from '../../core/resources.js';
-import type { SearchBehaviour, SearchOutcome } from '../../core/faults.js';
+import type { SearchBehaviour, SearchOutcome } from './faults.js';
 
 /** The search group of Cribl.Cloud: search routes live under /m/default_search only (§19.1). */
 export const SEARCH_GROUP = 'default_search';
