@@ -2,7 +2,7 @@
  * Shapes of the real Cribl API's resources the collectors read (shared/research/api-shapes.md §15, §19): git
  * settings and search jobs, as zod schemas with their types; the simulator serves them. Only the fields served or
  * read are described; real leaders may send more. The resources only the simulator serves (packs, pipelines,
- * destinations, …) are in src/simulator/resources.ts.
+ * destinations, …) are in packages/simulator/src/core/resources.ts.
  */
 import * as z from 'zod';
 

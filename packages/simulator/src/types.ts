@@ -71,7 +71,7 @@ export interface SimulatorOptions {
   ha?: HaOptions;
 }
 
-/** The HA hosts of a simulator started with `ha` (src/simulator/ha.ts). */
+/** The HA hosts of a simulator started with `ha` (core/ha.ts). */
 export interface SimHa {
   /** Each host's address, host 0 first (without a load balancer, host 0 is `origin`). */
   readonly hosts: readonly { origin: string; baseUrl: string }[];

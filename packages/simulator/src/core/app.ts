@@ -63,7 +63,7 @@ export interface AppInit {
   users: readonly SimUser[];
   clients: readonly SimClient[];
   organizationId: string | undefined;
-  /** The HA hosts, when the simulator runs several (src/simulator/ha.ts). */
+  /** The HA hosts, when the simulator runs several (core/ha.ts). */
   ha?: HaModel | undefined;
 }
 

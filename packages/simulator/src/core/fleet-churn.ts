@@ -4,7 +4,7 @@ import type { NodeRec } from './fleet-model.js';
 import { NODE_HEALTH_MODES, type NodeHealthMode } from './fleet-types.js';
 import { pick } from './random.js';
 
-/** What a churn step changes of the fleet (src/simulator/fleet.ts). */
+/** What a churn step changes of the fleet (core/fleet.ts). */
 export interface ChurnFleet {
   finishRollouts(): void;
   randomNode(ok: (r: NodeRec) => boolean): NodeRec | undefined;

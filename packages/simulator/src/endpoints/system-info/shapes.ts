@@ -1,8 +1,8 @@
 /**
  * The answering node's system info (GET /system/info), as real leaders send
  * them (api-shapes.md §25, the JSON Schemas), as zod schemas with their types: the simulated leader builds its
- * answers with these, and the tests check them against the research note's JSON Schemas. The collectors read only
- * what they export, with lenient decoders of their own (src/collectors/).
+ * answers with these, and test/simulator/dataflow-schemas.test.ts checks them against the JSON Schemas. The
+ * collectors read only what they export, with lenient decoders of their own (src/collectors/).
  */
 import * as z from 'zod';
 import { LICENSE_CLASSES, licenseLimitsSchema } from '../licenses/shapes.js';
