@@ -12,12 +12,17 @@ ARG NODE_MAJOR=22
 FROM node:${NODE_MAJOR}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspace packages (packages/: the shared API package and the simulator) are linked by npm ci; their
+# manifests first, their sources with src/ below, so that a source change does not rerun the install.
+COPY packages/api/package.json ./packages/api/
+COPY packages/simulator/package.json ./packages/simulator/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 # npm run build compiles src/ and bundles it into dist/ (scripts/bundle.mjs: minified, with its chunks and the
 # worker threads' entries beside each other; against one file per module, 4–5 MB less RSS idle, about 7 MB at 2,000
 # nodes: bench/notes-gc.md at 19e074a^, eleventh round).
 COPY scripts/bundle.mjs ./scripts/
+COPY packages ./packages
 COPY src ./src
 RUN npm run build
 

@@ -16,7 +16,7 @@ import { createDispatcher } from './http/transport.js';
 import { cronSchedule, type Schedule, type ScheduledJob } from './polling/scheduler.js';
 import { LeaderSnapshot } from './store/snapshot.js';
 import { createSelfMetrics, type SelfMetrics } from './telemetry/self-metrics.js';
-import { systemClock, type Clock, type Random } from './util/clock.js';
+import { systemClock, type Clock, type Random } from '@cribl-exporter/api/clock';
 import { LeaderRuntime, type LeaderStatus, type RuntimeDeps } from './runtime.js';
 
 /** Everything the exporter needs from the outside world; src/cli.ts supplies the real ones. */

@@ -4,7 +4,7 @@
  */
 import type { DestinationStream } from 'pino';
 import type { App } from './app.js';
-import type { Simulator } from './simulator/index.js';
+import type { Simulator } from '@cribl-exporter/simulator';
 import type { ReadFile } from './util/files.js';
 
 export interface CommandIo {

@@ -7,7 +7,7 @@ import { loadCommandLine } from './config/parse.js';
 import type { Config } from './config/types.js';
 import { TransportConfigError } from './http/transport.js';
 import { createLogger } from './util/logger.js';
-import type { Simulator } from './simulator/index.js';
+import type { Simulator } from '@cribl-exporter/simulator';
 import type { CommandIo } from './command-io.js';
 
 export type { CommandIo } from './command-io.js';
@@ -20,7 +20,7 @@ export async function runCommand(io: CommandIo): Promise<number> {
   const [first, ...rest] = io.argv;
   // The other commands are imported when run: the exporter alone does not load the simulator and `check`
   // (idle, 0 nodes, bench/base-mem.mjs: heap used 18.1 → 16.9 MB, RSS 69.6 → 67.5 MB).
-  if (first === 'simulate') return (await import('./simulator/cli.js')).runSimulateCommand(rest, io);
+  if (first === 'simulate') return (await import('@cribl-exporter/simulator/cli')).runSimulateCommand(rest, io);
   if (first === 'demo') return (await import('./demo.js')).runDemo(rest, io, runExporter);
   if (first === 'check') return (await import('./check/command.js')).runCheckCommand(rest, io);
   if (first !== undefined && !first.startsWith('-')) {

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { App } from './app.js';
 import type { CommandIo } from './command-io.js';
-import type { Clock } from './util/clock.js';
-import { parseListenAddress } from './util/listen-address.js';
-import { parseScenario, startSimulator, type Scenario, type Simulator } from './simulator/index.js';
+import type { Clock } from '@cribl-exporter/api/clock';
+import { parseListenAddress } from '@cribl-exporter/api/listen-address';
+import { parseScenario, startSimulator, type Scenario, type Simulator } from '@cribl-exporter/simulator';
 import { CONFIG_MAX_BYTES } from './util/files.js';
 
 /** The demo's default scenario, shipped in the package (examples/ is in package.json "files"). */

@@ -26,7 +26,7 @@ import { LeaderRate, type AllowedRate } from './polling/rate.js';
 import type { Schedule, ScheduledJob } from './polling/scheduler.js';
 import { LeaderSnapshot } from './store/snapshot.js';
 import type { LeaderSelfMetrics, SelfMetrics } from './telemetry/self-metrics.js';
-import type { Clock, Random } from './util/clock.js';
+import type { Clock, Random } from '@cribl-exporter/api/clock';
 import type { ReadFile } from './util/files.js';
 import { forLeader } from './util/logger.js';
 import type { Dispatcher } from 'undici';

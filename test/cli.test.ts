@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { runCommand, type CommandIo } from '../src/commands.js';
-import { startSimulator } from '../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 import type { App } from '../src/app.js';
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';

@@ -10,7 +10,7 @@ import bcrypt from 'bcryptjs';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCommand, type CommandIo } from '../src/commands.js';
-import { startSimulator } from '../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { readFileSafely } from '../src/util/files.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));

@@ -13,7 +13,7 @@ import { createLeaderClient, type LeaderClientMetrics, type NamedLeaderClient } 
 import { clientLimitsFromConfig, type BudgetConfig } from '../leader/settings.js';
 import type { ProbeObserver } from '../leader/probe.js';
 import type { HostReading, LeaderClient } from '../leader/types.js';
-import type { Clock, Random } from '../util/clock.js';
+import type { Clock, Random } from '@cribl-exporter/api/clock';
 import type { ReadFile } from '../util/files.js';
 import { createAuthProvider } from './index.js';
 import type { AuthConfig, AuthMetrics, AuthProvider } from './types.js';

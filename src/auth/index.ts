@@ -2,7 +2,7 @@ import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { LeaderClient } from '../leader/types.js';
-import type { Clock, Random } from '../util/clock.js';
+import type { Clock, Random } from '@cribl-exporter/api/clock';
 import { createCloudProvider } from './cloud.js';
 import { AuthConfigError } from './errors.js';
 import { createLoginFn, createLoginProvider } from './login.js';

@@ -1,9 +1,9 @@
 import type { ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
-import { authTokenSchema, type AuthToken } from '../api/shapes.js';
-import { ENDPOINTS } from '../api/routes.js';
+import { authTokenSchema, type AuthToken } from '@cribl-exporter/api/shapes';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import type { LeaderClient, LeaderResult } from '../leader/types.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
 import { createRenewingProvider } from './renewing.js';

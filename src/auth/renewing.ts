@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { AuthError } from './errors.js';
 import type { AuthMetrics, AuthMode, AuthProvider } from './types.js';
 

@@ -1,6 +1,6 @@
 import { fileProblem, SECRET_MAX_BYTES, type ReadFile } from '../util/files.js';
 import type { Logger } from 'pino';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { AuthConfigError, AuthError } from './errors.js';
 import { decodeJwtExpiry, normalizeToken, tokenProblem } from './jwt.js';
 import type { AuthMetrics, AuthProvider } from './types.js';

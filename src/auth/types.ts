@@ -1,4 +1,4 @@
-import type { AuthToken } from '../api/shapes.js';
+import type { AuthToken } from '@cribl-exporter/api/shapes';
 import type { LeaderResult } from '../leader/types.js';
 
 /** Which credentials a leader connection uses; exactly one per leader. */

@@ -14,11 +14,11 @@
  * (an optional collector turns itself off: src/polling/collector-runs.ts).
  */
 import type { Logger } from 'pino';
-import { ENDPOINTS } from '../api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import { FAILURE_REASONS, type FailureReason } from '../http/failure.js';
 import type { LeaderClient, LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
 import { describeRequest, failure, oneLine } from '../leader/types.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import type { AuthMetrics, AuthProvider } from './types.js';
 
 /** What the auth pause needs; without it a refused request is only counted and returned. */

@@ -3,7 +3,7 @@ import { AuthConfigError } from '../auth/errors.js';
 import { ConfigError } from '../config/errors.js';
 import { loadCommandLine } from '../config/parse.js';
 import { TransportConfigError } from '../http/transport.js';
-import { systemClock } from '../util/clock.js';
+import { systemClock } from '@cribl-exporter/api/clock';
 import { createLogger } from '../util/logger.js';
 import { runChecks, type CheckDeps } from './index.js';
 import { exitCode, formatJson, formatText } from './report.js';

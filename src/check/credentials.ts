@@ -1,7 +1,7 @@
 /** The credentials line of `cribl-exporter check`: the auth mode, whether a token can be had, and its expiry. */
 import { AuthError } from '../auth/errors.js';
 import type { AuthConfig, AuthProvider } from '../auth/types.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { DAY_MS, iso, type CheckResult } from './report.js';
 
 /** Static tokens expiring within this many days are reported as a warning. */

@@ -13,7 +13,7 @@ import { leaderConfigForWorkspace } from '../config/leaders.js';
 import { listWorkspaceTargets, type WorkspaceListOptions } from '../discovery/workspaces.js';
 import { createDispatcher, tlsOptions, type TlsOptions, type TransportConfig } from '../http/transport.js';
 import { AUTO_RATE_MIN, burstFor } from '../polling/rate.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import type { ReadFile } from '../util/files.js';
 import { withoutCredentials } from '../util/url.js';
 import { checkCredentials } from './credentials.js';

@@ -5,8 +5,8 @@
  * allowed rate.
  */
 import type { Logger } from 'pino';
-import type { Product } from '../api/products.js';
-import { ENDPOINTS } from '../api/routes.js';
+import type { Product } from '@cribl-exporter/api/products';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import type { LeaderConnection } from '../auth/connection.js';
 import type { AuthConfig } from '../auth/types.js';
 import type { Collector } from '../collectors/collector.js';
@@ -21,8 +21,8 @@ import { Discoverer, type ListedFleetGroup, type ListedFleetNode } from '../disc
 import type { HostReading, LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
 import { nodeCollectors } from '../polling/node-poll.js';
 import { allowedRate, rateNeed } from '../polling/rate.js';
-import type { Clock } from '../util/clock.js';
-import { formatDuration } from '../util/duration.js';
+import type { Clock } from '@cribl-exporter/api/clock';
+import { formatDuration } from '@cribl-exporter/api/duration';
 import { iso, type CheckResult } from './report.js';
 import { checkCredentials } from './credentials.js';
 

@@ -8,7 +8,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { connect as netConnect, isIP } from 'node:net';
 import { checkServerIdentity, connect as tlsConnect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import type { TlsOptions } from '../http/transport.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { errorLabel } from '../util/errors.js';
 import { DAY_MS, type CheckResult } from './report.js';
 

@@ -11,12 +11,12 @@
  * iterate the registered collectors; none of them knows a collector's fields.
  */
 import type { Logger } from 'pino';
-import type { Product } from '../api/products.js';
+import type { Product } from '@cribl-exporter/api/products';
 import type { Family } from '../format/family.js';
 import type { LeaderClient, LeaderRequest, LeaderResult } from '../leader/types.js';
 import type { Section, SectionValues } from '../settings/table.js';
-import type { Clock } from '../util/clock.js';
-import { formatDuration } from '../util/duration.js';
+import type { Clock } from '@cribl-exporter/api/clock';
+import { formatDuration } from '@cribl-exporter/api/duration';
 
 /** A collector's facts of one item, by collector name. */
 export type Facts = Readonly<Record<string, unknown>>;

@@ -3,7 +3,7 @@
  * value read, kept through a failed read with why that read failed, and when a read last worked. One shape for every
  * such fact, so that each family reads `value` and none invents its own.
  */
-import type { Endpoint } from '../api/routes.js';
+import type { Endpoint } from '@cribl-exporter/api/routes';
 import type { LeaderRequest, LeaderResult } from '../leader/types.js';
 import { boolRow } from '../settings/table.js';
 import { collector, discoveryFreshness, type ScopeFamily } from './collector.js';

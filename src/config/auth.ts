@@ -1,5 +1,5 @@
 /** Which auth mode a leader uses, from its credential settings and the environment's secrets. */
-import { defaultAudience, defaultTokenBody, defaultTokenUrl } from '../api/cloud.js';
+import { defaultAudience, defaultTokenBody, defaultTokenUrl } from '@cribl-exporter/api/cloud';
 import type { AuthConfig } from '../auth/types.js';
 import { ConfigError } from './errors.js';
 import type { FlagName } from './flags.js';

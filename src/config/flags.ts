@@ -4,7 +4,7 @@
  * parser), grouped in sections whose parsed values make the typed Config (types.ts) without a mapping beside them;
  * the collectors' settings sit in their folders (src/collectors/<name>/) and are gathered here into FLAG_TABLE.
  */
-import { PRODUCTS, type Product } from '../api/products.js';
+import { PRODUCTS, type Product } from '@cribl-exporter/api/products';
 import type { Collector } from '../collectors/collector.js';
 import { COLLECTORS } from '../collectors/registry.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../exposition/limits.js';

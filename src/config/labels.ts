@@ -6,7 +6,7 @@
  */
 import { COLLECTORS } from '../collectors/registry.js';
 import { SELF_METRIC_LABELS } from '../telemetry/self-metrics.js';
-import { ValueError } from '../util/errors.js';
+import { ValueError } from '@cribl-exporter/api/errors';
 
 const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 

@@ -1,11 +1,11 @@
 /** The leaders to monitor: the single leader, leaders: entries of the file, and Cribl.Cloud workspace discovery. */
-import { cloudLeaderUrl, defaultManagementUrl } from '../api/cloud.js';
+import { cloudLeaderUrl, defaultManagementUrl } from '@cribl-exporter/api/cloud';
 import type { AuthConfig } from '../auth/types.js';
 import type { WorkspaceTarget } from '../discovery/workspaces.js';
 import type { TransportConfig } from '../http/transport.js';
 import type { BudgetConfig } from '../leader/settings.js';
-import { ValueError } from '../util/errors.js';
-import { formatDuration } from '../util/duration.js';
+import { ValueError } from '@cribl-exporter/api/errors';
+import { formatDuration } from '@cribl-exporter/api/duration';
 import { AUTH_FLAGS, resolveAuth, secretSources } from './auth.js';
 import { ConfigError } from './errors.js';
 import type { LeaderEntry } from './file.js';

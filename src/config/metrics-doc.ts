@@ -5,8 +5,8 @@
  * it (UPDATE_DOCS=1 npx vitest run test/docs/metrics.test.ts regenerates them); the test checks the contract against
  * what the exporter exports with every collector on, against the simulator.
  */
-import { ENDPOINTS } from '../api/routes.js';
-import { API_STATUSES, OTHER_STATUS } from '../api/statuses.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
+import { API_STATUSES, OTHER_STATUS } from '@cribl-exporter/api/statuses';
 import type { Collector, Intervals, Scope, Target } from '../collectors/collector.js';
 import { COLLECTORS } from '../collectors/registry.js';
 import type { Family } from '../format/family.js';

@@ -1,4 +1,4 @@
-import { formatDuration } from '../util/duration.js';
+import { formatDuration } from '@cribl-exporter/api/duration';
 import { AUTH_FLAGS } from './auth.js';
 import { ConfigError } from './errors.js';
 import type { FileSettings, Layer } from './file.js';

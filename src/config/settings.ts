@@ -1,4 +1,4 @@
-import { ValueError } from '../util/errors.js';
+import { ValueError } from '@cribl-exporter/api/errors';
 import type { Row, Section, SectionValues } from '../settings/table.js';
 import { ConfigError } from './errors.js';
 import type { Layer, Setting } from './file.js';

@@ -1,4 +1,4 @@
-import type { Product } from '../api/products.js';
+import type { Product } from '@cribl-exporter/api/products';
 import type { AuthConfig } from '../auth/types.js';
 import type { ShardConfig } from '../discovery/select.js';
 import type { TransportConfig } from '../http/transport.js';

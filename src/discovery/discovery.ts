@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Product } from '../api/products.js';
+import type { Product } from '@cribl-exporter/api/products';
 import {
   decodeGroupPage,
   groupBelongs,

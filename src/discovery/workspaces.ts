@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { cloudLeaderUrl } from '../api/cloud.js';
+import { cloudLeaderUrl } from '@cribl-exporter/api/cloud';
 import type { AuthProvider } from '../auth/types.js';
 import { decodeWorkspaces, workspacesUrl, type ListedWorkspace } from '../collectors/workspaces/index.js';
 import { boundedRequest, type BoundedResponse } from '../http/bounded.js';

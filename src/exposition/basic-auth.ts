@@ -7,7 +7,7 @@
  */
 
 import { createHash, randomBytes } from 'node:crypto';
-import { systemClock, type Clock } from '../util/clock.js';
+import { systemClock, type Clock } from '@cribl-exporter/api/clock';
 import { createBcryptPool, type BcryptPool } from './bcrypt-pool.js';
 
 /** The limits of basic auth (docs/runbook.md, "Basic auth limits"). */

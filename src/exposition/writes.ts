@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { Alarm } from '../util/timer.js';
 
 /** A body in flight: when its client last took some of it. */

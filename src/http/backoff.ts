@@ -1,4 +1,4 @@
-import type { Random } from '../util/clock.js';
+import type { Random } from '@cribl-exporter/api/clock';
 
 /** Inputs of one backoff computation. */
 export interface BackoffInput {

@@ -1,5 +1,5 @@
 // Over 400 lines: one class whose three gates (token bucket, AIMD window, pause) share state and change together.
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import type { PermitOutcome } from '../http/classify.js';
 import { LatencyMonitor } from './meters.js';
 import type { Logger } from 'pino';

@@ -6,10 +6,10 @@
 import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import type { Endpoint } from '../api/routes.js';
+import type { Endpoint } from '@cribl-exporter/api/routes';
 import { retryDelay } from '../http/backoff.js';
 import type { FailureReason } from '../http/failure.js';
-import type { Clock, Random } from '../util/clock.js';
+import type { Clock, Random } from '@cribl-exporter/api/clock';
 import {
   noopObserver,
   type BudgetObserver,

@@ -5,13 +5,13 @@
  * throws. Records the request self-metric. The retry loop around it is src/leader/client.ts.
  */
 import type { Dispatcher } from 'undici';
-import type { Endpoint } from '../api/routes.js';
-import { statusLabel } from '../api/statuses.js';
+import type { Endpoint } from '@cribl-exporter/api/routes';
+import { statusLabel } from '@cribl-exporter/api/statuses';
 import { ResponseTooLargeError } from '../http/bounded.js';
 import { classifyError, classifyStatus, type PermitOutcome, type RetryKind } from '../http/classify.js';
 import type { FailureReason } from '../http/failure.js';
 import { parseRetryAfter } from '../http/retry-after.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import type { RequestBudget } from './budget.js';
 import { NODE_BODY_DEADLINE_MS, type LeaderClientLimits } from './settings.js';
 import {

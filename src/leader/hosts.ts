@@ -6,8 +6,8 @@
  * primary, requests go there (`use`); the budget, its learned limits and the credentials are the client's and stay.
  */
 import type { Logger } from 'pino';
-import { ENDPOINTS } from '../api/routes.js';
-import { leaderHealthSchema, type LeaderHealth } from '../api/shapes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
+import { leaderHealthSchema, type LeaderHealth } from '@cribl-exporter/api/shapes';
 import { parseRetryAfter } from '../http/retry-after.js';
 import { exchange, type ExchangeContext } from './exchange.js';
 import type { HostReading, LeaderHosts, LeaderRequest } from './types.js';

@@ -11,7 +11,7 @@
  * use serves, or another host serves as the primary and requests follow it.
  */
 import type { Logger } from 'pino';
-import { ENDPOINTS } from '../api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import { exchange, type ExchangeContext } from './exchange.js';
 import type { HostWatch } from './hosts.js';
 import { parseRetryAfter } from '../http/retry-after.js';

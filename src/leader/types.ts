@@ -1,5 +1,5 @@
-import type { Endpoint } from '../api/routes.js';
-import type { LeaderHealth } from '../api/shapes.js';
+import type { Endpoint } from '@cribl-exporter/api/routes';
+import type { LeaderHealth } from '@cribl-exporter/api/shapes';
 import type { FailureReason } from '../http/failure.js';
 
 /** Response headers, names in lower case. */

@@ -5,7 +5,7 @@
  * pushed later (the body's idle timeout is re-armed on every chunk) is only a field update.
  */
 
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { Alarm } from '../util/timer.js';
 
 /** One watched exchange. */

@@ -14,7 +14,7 @@ import { groupKey, type Collector, type RunContext, type Target } from '../colle
 import { requestFailureReason } from '../collectors/failure-reason.js';
 import type { LeaderClient, LeaderRequest, LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 
 /** Where the runs report (the prom-client side lives in src/telemetry/). */
 export interface CollectorMetrics {

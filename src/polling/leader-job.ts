@@ -20,7 +20,7 @@ import {
 import type { Discoverer } from '../discovery/discovery.js';
 import { selectNodes, type ShardConfig } from '../discovery/select.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import type { CollectorRuns } from './collector-runs.js';
 import type { DiscoveredNode, Poller } from './poller.js';
 

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Collector, NodeSchedule, RideContext } from '../collectors/collector.js';
 import type { LeaderClient, LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 
 /**
  * Whether a result says something about the node. A poll that was not sent (the budget could not fit it, a pause, a

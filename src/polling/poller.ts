@@ -3,7 +3,7 @@
 import type { NodeIdent } from '../collectors/collector.js';
 import type { LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { fnv1a64Halves } from '../util/hash.js';
 import { Alarm } from '../util/timer.js';
 import { timeSlicer } from '../util/yield.js';

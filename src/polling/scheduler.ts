@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { Cron } from 'croner';
-import { systemClock, type Clock } from '../util/clock.js';
+import { systemClock, type Clock } from '@cribl-exporter/api/clock';
 
 /** A periodic job; `stop()` ends scheduling and aborts a running run. */
 export interface ScheduledJob {

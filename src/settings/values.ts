@@ -1,7 +1,7 @@
-import { parseDuration } from '../util/duration.js';
-import { ValueError } from '../util/errors.js';
-import { parseListenAddress } from '../util/listen-address.js';
-import { parseBytes } from '../util/size.js';
+import { parseDuration } from '@cribl-exporter/api/duration';
+import { ValueError } from '@cribl-exporter/api/errors';
+import { parseListenAddress } from '@cribl-exporter/api/listen-address';
+import { parseBytes } from '@cribl-exporter/api/size';
 import { withoutCredentials } from '../util/url.js';
 
 /** A setting's value as given: a string (flag, env, file scalar), a boolean (flag, file) or a list (file). */

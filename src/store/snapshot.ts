@@ -5,7 +5,7 @@
  * arrays of the items as they were, whatever is written after. Every write bumps the generation and tells the
  * listeners (the body cache marks itself dirty; it builds on its own schedule).
  */
-import type { Product } from '../api/products.js';
+import type { Product } from '@cribl-exporter/api/products';
 import {
   groupKey,
   type Facts,

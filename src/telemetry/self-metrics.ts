@@ -10,7 +10,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AuthMetrics, AuthMode } from '../auth/types.js';
 import type { LeaderClientMetrics, ThrottleCode } from '../leader/client.js';
-import type { Endpoint } from '../api/routes.js';
+import type { Endpoint } from '@cribl-exporter/api/routes';
 import { COLLECTORS } from '../collectors/registry.js';
 import type { CollectorMetrics } from '../polling/collector-runs.js';
 import type { DiscoveryMetrics } from '../polling/leader-job.js';

@@ -1,8 +1,3 @@
-/** A value that does not parse; the caller prefixes the name of the setting it came from. */
-export class ValueError extends Error {
-  override readonly name = 'ValueError';
-}
-
 /**
  * The stable `code` of an error (ENOENT, ECONNREFUSED, UND_ERR_…), looking through `cause` and AggregateError
  * members.

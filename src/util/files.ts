@@ -5,7 +5,7 @@
  * event loop (readFileSync on a FIFO blocks every endpoint and the signal handlers) or fill the heap.
  */
 import { constants, promises as fsp, type Stats } from 'node:fs';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '@cribl-exporter/api/clock';
 import { errorLabel } from './errors.js';
 
 /** Cap of a secret file (token, password, client secret). */

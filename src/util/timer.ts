@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 
 // setTimeout fires at once for delays above 2^31−1 ms, so long waits (a Retry-After of weeks) go in steps.
 const MAX_STEP_MS = 2 ** 31 - 1;

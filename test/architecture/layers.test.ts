@@ -2,8 +2,10 @@
  * The layering of src/: a module may import modules of its own layer and of the layers below it, never above.
  * The order is written once, in docs/ARCHITECTURE.md (the line starting `layers, lowest first:`); this test reads
  * it there and checks every import of every file in src/ against it. Besides: no two files import each other, even
- * through others (type-only and lazy imports count), and the body engine (src/exposition/body/) is entered only
- * through its index.ts.
+ * through others (type-only and lazy imports count; src/ and the workspace packages in packages/ together), the
+ * body engine (src/exposition/body/) is entered only through its index.ts, and the packages keep apart: the
+ * simulator (packages/simulator) imports nothing of the exporter's but the shared API package (packages/api), which
+ * imports neither, and the exporter imports the simulator only in its simulate and demo commands.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -12,6 +14,41 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SRC = join(ROOT, 'src');
+const PACKAGES = join(ROOT, 'packages');
+const API = join(PACKAGES, 'api/src');
+const SIMULATOR = join(PACKAGES, 'simulator/src');
+
+/**
+ * Where the exporter may import the simulator: the simulate and demo commands. Until the commands have their own
+ * folder (src/commands/), these are src/commands.ts (the `simulate` command's lazy import), src/demo.ts and the type
+ * of src/command-io.ts.
+ */
+const SIMULATOR_IMPORTERS = /^src\/(commands\/(simulate|demo)(\.ts|\/)|commands\.ts$|demo\.ts$|command-io\.ts$)/;
+
+/** The workspace packages by name, each with its `exports` (subpath → source file), from their package.json. */
+const WORKSPACE = new Map(
+  readdirSync(PACKAGES).map((dir) => {
+    const pkg = JSON.parse(readFileSync(join(PACKAGES, dir, 'package.json'), 'utf8')) as {
+      name: string;
+      exports: Record<string, string>;
+    };
+    return [pkg.name, { dir: join(PACKAGES, dir), exports: pkg.exports }] as const;
+  }),
+);
+
+/** A workspace package's import (`@cribl-exporter/api/shapes`) as the source file its `exports` map it to. */
+function workspaceFile(spec: string): string | undefined {
+  for (const [name, { dir, exports }] of WORKSPACE) {
+    if (spec !== name && !spec.startsWith(name + '/')) continue;
+    const sub = '.' + spec.slice(name.length);
+    const exact = exports[sub];
+    if (exact) return join(dir, exact);
+    const wildcard = exports['./*'];
+    if (wildcard && sub.startsWith('./')) return join(dir, wildcard.replace('*', sub.slice(2)));
+    throw new Error(`${spec}: not in the exports of ${name}`);
+  }
+  return undefined;
+}
 
 /** The layer order from docs/ARCHITECTURE.md; `app` stands for the files directly in src/. */
 function layerOrder(): string[] {
@@ -34,15 +71,26 @@ function layerOf(file: string): string {
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
+/** Every import of a file as written. */
+function specifiersOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? '');
+}
+
 /** Every relative import of a file, resolved to a file path. */
 function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const out: string[] = [];
-  for (const m of text.matchAll(IMPORT)) {
-    const spec = m[1] ?? m[2] ?? '';
-    if (spec.startsWith('.')) out.push(resolve(dirname(file), spec));
-  }
-  return out;
+  return specifiersOf(file)
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) => resolve(dirname(file), spec));
+}
+
+/** Every import of a file within the repository (relative, or of a workspace package), as a source file. */
+function localImportsOf(file: string): string[] {
+  return specifiersOf(file).flatMap((spec) => {
+    if (spec.startsWith('.')) return [asFile(resolve(dirname(file), spec))];
+    const target = workspaceFile(spec);
+    return target === undefined ? [] : [target];
+  });
 }
 
 /** An import's target as a source file (`./x.js` is `./x.ts`). */
@@ -105,16 +153,11 @@ describe('layering of src/', () => {
     expect(violations).toEqual([]);
   });
 
-  it('has no import cycle between files (type-only and lazy imports included)', () => {
-    const known = new Set(files);
-    const graph = new Map(
-      files.map((f) => [
-        f,
-        importsOf(f)
-          .map(asFile)
-          .filter((t) => known.has(t)),
-      ]),
-    );
+  it('has no import cycle between files, src/ and packages/ together (type-only and lazy imports included)', () => {
+    const all = [...files, ...sourceFiles(PACKAGES).filter((f) => f.includes('/src/'))];
+    const known = new Set(all);
+    const graph = new Map(all.map((f) => [f, localImportsOf(f).filter((t) => known.has(t))]));
+    expect(graph.get(join(SRC, 'demo.ts'))?.some((t) => t.startsWith(SIMULATOR))).toBe(true);
     expect(cycles(graph).map((c) => c.map((f) => relative(ROOT, f)).join(' → '))).toEqual([]);
   });
 
@@ -146,5 +189,54 @@ describe('layering of src/', () => {
     const all = files.flatMap(importsOf);
     expect(all.length).toBeGreaterThan(files.length);
     expect(importsOf(join(SRC, 'app.ts')).some((t) => layerOf(t) === 'polling')).toBe(true);
+  });
+});
+
+describe('the workspace packages', () => {
+  const exporter = sourceFiles(SRC);
+  const simulator = sourceFiles(SIMULATOR);
+  const api = sourceFiles(API);
+  const rel = (f: string): string => relative(ROOT, f);
+  /** Imports of `files` that are neither inside `allowed` nor npm packages: relative paths out, other workspaces. */
+  const reachingOut = (files: string[], inside: string, packages: readonly string[]): string[] =>
+    files.flatMap((f) =>
+      specifiersOf(f)
+        .filter((spec) => {
+          if (spec.startsWith('.')) return !resolve(dirname(f), spec).startsWith(inside + '/');
+          if (!spec.startsWith('@cribl-exporter/') && spec !== 'cribl-exporter') return false;
+          return !packages.some((p) => spec === p || spec.startsWith(p + '/'));
+        })
+        .map((spec) => `${rel(f)} imports ${spec}`),
+    );
+
+  it('the simulator imports nothing of the exporter, only itself, the API package and npm packages', () => {
+    expect(simulator.length).toBeGreaterThan(20);
+    expect(reachingOut(simulator, SIMULATOR, ['@cribl-exporter/api'])).toEqual([]);
+    expect(simulator.some((f) => specifiersOf(f).some((s) => s.startsWith('@cribl-exporter/api/')))).toBe(true);
+  });
+
+  it('the API package imports neither the exporter nor the simulator', () => {
+    expect(api.length).toBeGreaterThan(5);
+    expect(reachingOut(api, API, [])).toEqual([]);
+  });
+
+  it('the exporter reaches the packages by name only, and the simulator only in the simulate and demo commands', () => {
+    expect(reachingOut(exporter, SRC, ['@cribl-exporter/api', '@cribl-exporter/simulator'])).toEqual([]);
+    const importers = exporter
+      .filter((f) =>
+        specifiersOf(f).some((s) => s === '@cribl-exporter/simulator' || s.startsWith('@cribl-exporter/simulator/')),
+      )
+      .map(rel);
+    expect(importers.length).toBeGreaterThan(0);
+    expect(importers.filter((f) => !SIMULATOR_IMPORTERS.test(f))).toEqual([]);
+  });
+
+  it('finds a reach across packages when there is one (the check itself)', () => {
+    const bad = join(SIMULATOR, 'core/app.ts');
+    expect(resolve(dirname(bad), '../../../../src/app.js').startsWith(SIMULATOR + '/')).toBe(false);
+    expect(SIMULATOR_IMPORTERS.test('src/collectors/listing/index.ts')).toBe(false);
+    expect(SIMULATOR_IMPORTERS.test('src/commands/simulate.ts')).toBe(true);
+    expect(workspaceFile('@cribl-exporter/api/shapes')).toBe(join(API, 'shapes.ts'));
+    expect(workspaceFile('@cribl-exporter/simulator')).toBe(join(SIMULATOR, 'index.ts'));
   });
 });

@@ -3,7 +3,7 @@ import { AuthConfigError, AuthError } from '../../src/auth/errors.js';
 import { createLoginProvider, decodeAuthToken, loginFailureReason } from '../../src/auth/login.js';
 import type { LoginAuthConfig } from '../../src/auth/login.js';
 import type { LoginFn } from '../../src/auth/types.js';
-import type { AuthToken } from '../../src/api/shapes.js';
+import type { AuthToken } from '@cribl-exporter/api/shapes';
 import type { LeaderResult } from '../../src/leader/types.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { captureLogger, fakeJwt, recordingMetrics, until } from './helpers.js';

@@ -1,4 +1,4 @@
-import { ENDPOINTS } from '../../src/api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import type { AuthConfig } from '../../src/auth/types.js';
 import { withAuth } from '../../src/auth/with-auth.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { createSelfMetrics } from '../../src/telemetry/self-metrics.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import { createDispatcher } from '../../src/http/transport.js';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { readFileSafely } from '../../src/util/files.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { startProxy } from '../http/servers.js';

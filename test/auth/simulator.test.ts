@@ -1,4 +1,4 @@
-import { ENDPOINTS } from '../../src/api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import type { AuthConfig } from '../../src/auth/types.js';
 import { withAuth } from '../../src/auth/with-auth.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,8 +12,8 @@ import type { AuthProvider } from '../../src/auth/types.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import type { LeaderResult } from '../../src/leader/types.js';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
+import type { Simulator, SimulatorOptions } from '@cribl-exporter/simulator';
 import type { ReadFile } from '../../src/util/files.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { captureLogger, recordingMetrics, settleWithClock } from './helpers.js';

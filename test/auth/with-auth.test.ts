@@ -3,7 +3,7 @@
  * node polling pauses with capped exponential backoff while discovery keeps probing.
  */
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import { AuthError } from '../../src/auth/errors.js';
 import { withAuth } from '../../src/auth/with-auth.js';
 import type { AuthMode, AuthProvider } from '../../src/auth/types.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { keptSections } from '../../bench/lib/kept.mjs';
 import { REPORT_BUDGET_BYTES } from '../../bench/lib/report.mjs';
 import { LEADER_COST_SCENARIO } from '../../bench/leader-cost.mjs';
-import { parseScenario, startSimulator } from '../../src/simulator/index.js';
+import { parseScenario, startSimulator } from '@cribl-exporter/simulator';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const doc = readFileSync(join(ROOT, 'BENCHMARKS.md'), 'utf8');

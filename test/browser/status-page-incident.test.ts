@@ -13,7 +13,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';
-import type { Simulator } from '../../src/simulator/index.js';
+import type { Simulator } from '@cribl-exporter/simulator';
 
 /** Debian's chromium, as in status-page.test.ts. */
 const CHROMIUM = '/usr/bin/chromium';

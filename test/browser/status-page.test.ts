@@ -6,7 +6,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';
-import type { Simulator } from '../../src/simulator/index.js';
+import type { Simulator } from '@cribl-exporter/simulator';
 
 // The status page as a person sees it: the demo, a real headless Chromium (Debian's, never a downloaded one) with
 // JavaScript off, the page's content checked, and a screenshot kept as a CI artifact (README, "Status page").

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Simulator } from '../../src/simulator/index.js';
+import type { Simulator } from '@cribl-exporter/simulator';
 import { check, sim } from './helpers.js';
 
 describe('cribl-exporter check: the Cribl.Cloud management plane', () => {

@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import { afterEach } from 'vitest';
 import { runCheckCommand, type CheckIo } from '../../src/check/command.js';
 import type { CheckResult } from '../../src/check/report.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
-import { systemClock, type Clock } from '../../src/util/clock.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '@cribl-exporter/simulator';
+import { systemClock, type Clock } from '@cribl-exporter/api/clock';
 
 // Running `cribl-exporter check` against the simulated leader, for the tests of this folder.
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Simulator } from '../../src/simulator/index.js';
+import type { Simulator } from '@cribl-exporter/simulator';
 import { generatePki, type TestPki } from '../http/certs.js';
 import { check, SECRET, sim } from './helpers.js';
 

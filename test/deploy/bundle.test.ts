@@ -10,7 +10,7 @@ import bcrypt from 'bcryptjs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKER_MIN_NODES } from '../../src/exposition/body/index.js';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { ROOT } from './prometheusrule.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bundle-'));

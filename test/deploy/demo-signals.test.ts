@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_CLOUD_SCENARIO, DEMO_DEFAULTS, DEMO_SCENARIO, startDemoLeaders } from '../../src/demo.js';
-import { parseScenario } from '../../src/simulator/index.js';
+import { parseScenario } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { startFakeTimeExporter } from '../helpers/fake-time-exporter.js';
 import { ROOT } from './prometheusrule.js';

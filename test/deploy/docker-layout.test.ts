@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { docsSection, shellCommands } from './docs.js';
 import { runtimeLayout, type Layout } from './dockerfile.js';
 import { ROOT } from './prometheusrule.js';

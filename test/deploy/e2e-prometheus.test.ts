@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { PROMETHEUS_BIN, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 import { ROOT } from './prometheusrule.js';
 import { skipWithout } from './tools.js';

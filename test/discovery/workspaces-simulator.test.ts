@@ -1,4 +1,4 @@
-import { ENDPOINTS } from '../../src/api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import { withAuth } from '../../src/auth/with-auth.js';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,8 +7,8 @@ import { createWorkspaceWatcher, workspaceLeaderUrl } from '../../src/discovery/
 import type { WorkspaceTarget } from '../../src/discovery/workspaces.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import type { Workspace } from '../../src/api/shapes.js';
-import { startSimulator } from '../../src/simulator/index.js';
+import type { Workspace } from '@cribl-exporter/api/shapes';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { captureLogger } from '../auth/helpers.js';
 

@@ -2,7 +2,7 @@ import { leaderConfigForWorkspace } from '../../src/config/leaders.js';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthProvider } from '../../src/auth/types.js';
-import { cloudLeaderUrl, defaultAudience, defaultTokenUrl } from '../../src/api/cloud.js';
+import { cloudLeaderUrl, defaultAudience, defaultTokenUrl } from '@cribl-exporter/api/cloud';
 import {
   createWorkspaceWatcher,
   diffTargets,
@@ -11,7 +11,7 @@ import {
 } from '../../src/discovery/workspaces.js';
 import type { WorkspaceTarget } from '../../src/discovery/workspaces.js';
 import type { CloudDiscoveryConfig } from '../../src/config/types.js';
-import type { Workspace } from '../../src/api/shapes.js';
+import type { Workspace } from '@cribl-exporter/api/shapes';
 import { startFake } from '../auth/fake-cloud.js';
 import type { Reply, SeenRequest } from '../auth/fake-cloud.js';
 import { captureLogger } from '../auth/helpers.js';

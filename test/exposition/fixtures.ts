@@ -1,4 +1,4 @@
-import type { WorkerEntry } from '../../src/api/shapes.js';
+import type { WorkerEntry } from '@cribl-exporter/api/shapes';
 import type { NodeItem } from '../../src/collectors/collector.js';
 import { decodeWorker } from '../../src/collectors/listing/index.js';
 import type { HealthFacts } from '../../src/collectors/node-health/index.js';

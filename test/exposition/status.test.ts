@@ -10,7 +10,7 @@ import { createStatusPage, type LeaderStatusSource } from '../../src/exposition/
 import { summarizeNodes } from '../../src/exposition/status/summary.js';
 import { formatAge } from '../../src/exposition/status/time.js';
 import type { BudgetState } from '../../src/leader/budget.js';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { manualSchedule } from '../helpers/manual-schedule.js';
 import { workerEntry } from '../helpers/workers.js';

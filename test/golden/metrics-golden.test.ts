@@ -14,8 +14,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config/parse.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import type { Clock } from '../../src/util/clock.js';
+import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { manualSchedule } from '../helpers/manual-schedule.js';
 
 const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 
 interface Sleeper {
   until: number;

@@ -10,7 +10,7 @@ import { request } from 'undici';
 import { startApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Schedule } from '../../src/polling/scheduler.js';
-import type { Simulator } from '../../src/simulator/index.js';
+import type { Simulator } from '@cribl-exporter/simulator';
 import type { FakeClock } from './fake-clock.js';
 import { parseSamples, type Sample } from './parse-metrics.js';
 

@@ -8,7 +8,7 @@ import { NodePoll, nodeCollectors } from '../../src/polling/node-poll.js';
 import { Poller, type PollerOptions } from '../../src/polling/poller.js';
 import type { LeaderClient } from '../../src/leader/types.js';
 import { LeaderSnapshot } from '../../src/store/snapshot.js';
-import type { Clock } from '../../src/util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import type { Logger } from 'pino';
 import { decodeWorker } from '../../src/collectors/listing/index.js';
 import { workerEntry } from './workers.js';

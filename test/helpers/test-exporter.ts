@@ -3,8 +3,8 @@ import { request } from 'undici';
 import { gunzipSync } from 'node:zlib';
 import { startApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config/parse.js';
-import type { Simulator } from '../../src/simulator/index.js';
-import type { Clock } from '../../src/util/clock.js';
+import type { Simulator } from '@cribl-exporter/simulator';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { manualSchedule } from './manual-schedule.js';
 import { parseSamples, type Sample } from './parse-metrics.js';
 

@@ -1,4 +1,4 @@
-import type { WorkerEntry } from '../../src/api/shapes.js';
+import type { WorkerEntry } from '@cribl-exporter/api/shapes';
 
 /** A worker entry shaped like the spec 4.19 example, with overrides. */
 export function workerEntry(

@@ -1,4 +1,4 @@
-import { ENDPOINTS } from '../../src/api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import { withAuth } from '../../src/auth/with-auth.js';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -6,8 +6,8 @@ import { createAuthProvider } from '../../src/auth/index.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import { createDispatcher, type TransportConfig } from '../../src/http/transport.js';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
+import type { Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { captureLogger } from '../auth/helpers.js';
 import { generatePki } from './certs.js';

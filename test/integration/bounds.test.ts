@@ -3,7 +3,7 @@
  */
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { startFakeTimeExporter } from '../helpers/fake-time-exporter.js';
 import type { Sample } from '../helpers/parse-metrics.js';

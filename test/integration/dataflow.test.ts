@@ -3,9 +3,9 @@
  * and a refusal of any one new endpoint leaving every other family exact and node polling untouched.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InputOutputStatus } from '../../src/simulator/signal-shapes.js';
-import type { Route } from '../../src/simulator/index.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import type { InputOutputStatus } from '../../packages/simulator/src/endpoints/status/shapes.js';
+import type { Route } from '@cribl-exporter/simulator';
+import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import type { Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';

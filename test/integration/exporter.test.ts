@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeMetadata } from '../../src/collectors/node-metadata/index.js';
-import { startSimulator, type SimNode, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type SimNode, type Simulator } from '@cribl-exporter/simulator';
 import { byNode, parseSamples, type Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';
 

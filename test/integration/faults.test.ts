@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { FAILURE_REASONS } from '../../src/http/failure.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { startTestExporter } from '../helpers/test-exporter.js';
 
 const TOKEN = 'sim-fault-test-token';

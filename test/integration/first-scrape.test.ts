@@ -5,7 +5,7 @@
 
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { startFakeTimeExporter } from '../helpers/fake-time-exporter.js';
 import { parseSamples } from '../helpers/parse-metrics.js';

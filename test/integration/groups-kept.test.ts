@@ -6,7 +6,7 @@
  * answered (that a group leaves when an answered listing no longer has it: test/store/snapshot.test.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { startFakeTimeExporter } from '../helpers/fake-time-exporter.js';
 import type { Sample } from '../helpers/parse-metrics.js';

@@ -5,7 +5,7 @@
  * polls read `http_4xx` (24 of 30 nodes), so the per-node unreachable alert fired beside the leader-level one.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { startFakeTimeExporter } from '../helpers/fake-time-exporter.js';
 import type { Sample } from '../helpers/parse-metrics.js';

@@ -3,7 +3,7 @@
  * discovery failed (credentials or the leader), its git settings, the packs of each group and the search probe.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import type { Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';

@@ -7,8 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_STATUSES } from '../../src/api/statuses.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { API_STATUSES } from '@cribl-exporter/api/statuses';
+import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import type { Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';
 

@@ -5,7 +5,7 @@
  * so per route while it exports what the others answer.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '@cribl-exporter/simulator';
 import type { Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP_FAMILIES, NODE_FAMILIES } from '../helpers/render.js';
 import { VERSION_PAGE } from '../../src/collectors/group-version/index.js';
-import { startSimulator, type SimNode, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type SimNode, type Simulator } from '@cribl-exporter/simulator';
 import type { Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';
 

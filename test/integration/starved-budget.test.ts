@@ -11,7 +11,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { rateNeed } from '../../src/polling/rate.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { startFakeTimeExporter, type FakeTimeExporter } from '../helpers/fake-time-exporter.js';
 import type { Sample } from '../helpers/parse-metrics.js';

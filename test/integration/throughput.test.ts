@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseScenario, startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { parseScenario, startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import type { Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter, type TestExporter } from '../helpers/test-exporter.js';

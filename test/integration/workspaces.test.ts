@@ -4,8 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app.js';
 import { workspaceLeaderUrl } from '../../src/discovery/workspaces.js';
 import { parseConfig } from '../../src/config/parse.js';
-import type { Workspace } from '../../src/api/shapes.js';
-import { startSimulator } from '../../src/simulator/index.js';
+import type { Workspace } from '@cribl-exporter/api/shapes';
+import { startSimulator } from '@cribl-exporter/simulator';
 import { manualSchedule } from '../helpers/manual-schedule.js';
 import { parseSamples } from '../helpers/parse-metrics.js';
 

@@ -2,10 +2,10 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import { systemClock } from '../../src/util/clock.js';
+import { systemClock } from '@cribl-exporter/api/clock';
 import { createLogger, forLeader } from '../../src/util/logger.js';
 import { recordingMetrics } from './helpers.js';
 

@@ -1,4 +1,4 @@
-import { ENDPOINTS } from '../../src/api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import type { LeaderClientLimits } from '../../src/leader/settings.js';
 import { withAuth } from '../../src/auth/with-auth.js';
 import { createServer } from 'node:http';
@@ -9,7 +9,7 @@ import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
-import { systemClock } from '../../src/util/clock.js';
+import { systemClock } from '@cribl-exporter/api/clock';
 import { fakeAuth, recordingMetrics } from './helpers.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

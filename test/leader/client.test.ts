@@ -1,4 +1,4 @@
-import { ENDPOINTS } from '../../src/api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import { withAuth } from '../../src/auth/with-auth.js';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -8,7 +8,7 @@ import { RequestBudget } from '../../src/leader/budget.js';
 import type { RequestBudgetOptions } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import type { LeaderClientMetrics } from '../../src/leader/client.js';
-import type { Clock } from '../../src/util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';
 
 export const ORIGIN = 'http://leader.test:9000';

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient, noopLeaderClientMetrics } from '../../src/leader/client.js';
 import type { HostReading } from '../../src/leader/types.js';
-import { systemClock } from '../../src/util/clock.js';
+import { systemClock } from '@cribl-exporter/api/clock';
 
 type Answer = 'primary' | 'standby' | 'down' | 'legacy';
 

@@ -8,12 +8,12 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { segment } from '../../src/api/routes.js';
+import { segment } from '@cribl-exporter/api/routes';
 import { healthRequest } from '../../src/collectors/node-health/index.js';
 import { metadataRequest } from '../../src/collectors/node-metadata/index.js';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient, type NamedLeaderClient } from '../../src/leader/client.js';
-import { systemClock } from '../../src/util/clock.js';
+import { systemClock } from '@cribl-exporter/api/clock';
 
 let server: Server;
 let client: NamedLeaderClient;

@@ -1,4 +1,4 @@
-import { ENDPOINTS } from '../../src/api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import type { LeaderClient } from '../../src/leader/types.js';
 import type { LeaderClientLimits } from '../../src/leader/settings.js';
 import { withAuth } from '../../src/auth/with-auth.js';
@@ -8,8 +8,8 @@ import { RequestBudget } from '../../src/leader/budget.js';
 import type { RequestBudgetOptions } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import type { LeaderResult } from '../../src/leader/types.js';
-import type { Simulator } from '../../src/simulator/index.js';
-import { systemClock } from '../../src/util/clock.js';
+import type { Simulator } from '@cribl-exporter/simulator';
+import { systemClock } from '@cribl-exporter/api/clock';
 import { fakeAuth, recordingMetrics } from './helpers.js';
 
 /** A real client (undici Agent, system clock) for a running simulator. */

@@ -3,7 +3,7 @@
  * Runs are short (2–5 s) and assert ratios and counts, never durations.
  */
 import type { LeaderClient } from '../../src/leader/types.js';
-import { ENDPOINTS } from '../../src/api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import { withAuth } from '../../src/auth/with-auth.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
@@ -11,9 +11,9 @@ import pino from 'pino';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import { FAILURE_REASONS } from '../../src/http/failure.js';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/index.js';
-import { systemClock } from '../../src/util/clock.js';
+import { startSimulator } from '@cribl-exporter/simulator';
+import type { Simulator } from '@cribl-exporter/simulator';
+import { systemClock } from '@cribl-exporter/api/clock';
 import { fakeAuth, recordingMetrics } from './helpers.js';
 import { clientForSim, drive, simCount } from './sim-helpers.js';
 

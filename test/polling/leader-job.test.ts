@@ -13,7 +13,7 @@ import { MemorySnapshot, testPoller } from '../helpers/memory-snapshot.js';
 import { DEFAULT_CONFIG } from '../helpers/stores.js';
 import { worker } from '../exposition/fixtures.js';
 import { renderGroups, renderLeader } from '../helpers/render.js';
-import type { Clock } from '../../src/util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { fakeLeaderClient, type FakeAnswer } from '../helpers/fake-leader-client.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HOSTILE_IDS, startSimulator } from '../../src/simulator/index.js';
-import type { Faults, Simulator } from '../../src/simulator/index.js';
+import { HOSTILE_IDS, startSimulator } from '@cribl-exporter/simulator';
+import type { Faults, Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { JSON_BODY, call, idsOf, itemsOf } from './helpers.js';
 

@@ -5,8 +5,8 @@
  */
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AUTH_FAILED, ROUTES, ROUTE_METHODS, startSimulator } from '../../src/simulator/index.js';
-import type { Route, Simulator, SimulatorOptions } from '../../src/simulator/index.js';
+import { AUTH_FAILED, ROUTES, ROUTE_METHODS, startSimulator } from '@cribl-exporter/simulator';
+import type { Route, Simulator, SimulatorOptions } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { JSON_BODY, call } from './helpers.js';
 
@@ -244,7 +244,7 @@ describe('authentication and permissions', () => {
   });
 
   it('scenario tokens and users can be read-only; a static token is revoked and restored at run time', async () => {
-    const { parseScenario } = await import('../../src/simulator/index.js');
+    const { parseScenario } = await import('@cribl-exporter/simulator');
     const scenario = parseScenario(
       'tokens: [{ token: reader-token-1, access: read-only }]\n' +
         'users: [{ username: viewer, password: pw, access: read-only }]',

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runSimulateCommand } from '../../src/simulator/cli.js';
+import { runSimulateCommand } from '@cribl-exporter/simulator/cli';
 import { call } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sim-cli-'));

@@ -1,8 +1,8 @@
 /**
  * The data-flow and leader answers (§25) validate against the research note's JSON Schemas
  * (../shared/research/dataflow-schemas.json, loaded at run time from beside the repository; nothing is copied from
- * it), in every shape the simulator can give them, and the zod schemas of src/api/shapes.ts read them back. When the
- * file is absent the checks are skipped, and the skipped test's title says why.
+ * it), in every shape the simulator can give them, and the zod schemas of packages/api/src/shapes.ts read them
+ * back. When the file is absent the checks are skipped, and the skipped test's title says why.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,16 +10,13 @@ import { fileURLToPath } from 'node:url';
 import type * as Ajv2020Module from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
-import { configGroupSchema } from '../../src/api/shapes.js';
-import {
-  bulletinMessageListSchema,
-  ioStatusListSchema,
-  licenseListSchema,
-  licenseUsageListSchema,
-  systemInfoListSchema,
-} from '../../src/simulator/signal-shapes.js';
-import { parseScenario, startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/index.js';
+import { configGroupSchema } from '@cribl-exporter/api/shapes';
+import { bulletinMessageListSchema } from '../../packages/simulator/src/endpoints/messages/shapes.js';
+import { ioStatusListSchema } from '../../packages/simulator/src/endpoints/status/shapes.js';
+import { licenseListSchema, licenseUsageListSchema } from '../../packages/simulator/src/endpoints/licenses/shapes.js';
+import { systemInfoListSchema } from '../../packages/simulator/src/endpoints/system-info/shapes.js';
+import { parseScenario, startSimulator } from '@cribl-exporter/simulator';
+import type { Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { call } from './helpers.js';
 

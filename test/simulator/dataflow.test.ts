@@ -3,8 +3,8 @@
  * state, and their scenario/admin controls (issue 39, simulator side).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseScenario, startSimulator } from '../../src/simulator/index.js';
-import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js';
+import { parseScenario, startSimulator } from '@cribl-exporter/simulator';
+import type { Simulator, SimulatorOptions } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { JSON_BODY, call, idsOf, itemsOf } from './helpers.js';
 import type { Item } from './helpers.js';

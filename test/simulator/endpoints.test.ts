@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AUTH_FAILED, HOSTILE_IDS, MAX_REQUEST_BODY, startSimulator } from '../../src/simulator/index.js';
-import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js';
+import { AUTH_FAILED, HOSTILE_IDS, MAX_REQUEST_BODY, startSimulator } from '@cribl-exporter/simulator';
+import type { Simulator, SimulatorOptions } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { JSON_BODY, call, idsOf, itemsOf } from './helpers.js';
 import { expectWorkerEntry } from './shapes.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_FAULTS, startSimulator } from '../../src/simulator/index.js';
-import type { FaultsPatch, Simulator, SimulatorOptions } from '../../src/simulator/index.js';
+import { DEFAULT_FAULTS, startSimulator } from '@cribl-exporter/simulator';
+import type { FaultsPatch, Simulator, SimulatorOptions } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { JSON_BODY, call, tick } from './helpers.js';
 import type { CallResult } from './helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HEARTBEAT_PERIOD_MS, HOSTILE_IDS, SimFleet, listingStatus } from '../../src/simulator/fleet.js';
-import type { NodeHealthMode } from '../../src/simulator/fleet.js';
-import { seededRandom } from '../../src/simulator/random.js';
+import { HEARTBEAT_PERIOD_MS, HOSTILE_IDS, SimFleet, listingStatus } from '../../packages/simulator/src/core/fleet.js';
+import type { NodeHealthMode } from '../../packages/simulator/src/core/fleet.js';
+import { seededRandom } from '../../packages/simulator/src/core/random.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { expectWorkerEntry } from './shapes.js';
 

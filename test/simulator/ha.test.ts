@@ -4,7 +4,7 @@
  * failover leaves a gap with no primary on the (fake) clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseScenario, startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { parseScenario, startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { call, JSON_BODY } from './helpers.js';
 

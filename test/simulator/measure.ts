@@ -8,7 +8,7 @@
  */
 import { fork } from 'node:child_process';
 import { Pool } from 'undici';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
 
 async function load(origin: string, token: string, ids: string[], seconds: number, connections: number): Promise<void> {
   // Pipelining keeps the load generator cheap, so that it measures the simulator rather than itself.

@@ -3,8 +3,8 @@
  * which a test computes the accepted rate and the share of 429s; a static token revoked at run time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
+import type { Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { call } from './helpers.js';
 

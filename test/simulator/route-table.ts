@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Route, Simulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@cribl-exporter/simulator';
+import type { Route, Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { call } from './helpers.js';
 import type { Item } from './helpers.js';

@@ -3,7 +3,7 @@
  * leader has, and every other route the simulator serves, each with its status, content type and body shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, ROUTE_METHODS } from '../../src/simulator/index.js';
+import { ROUTES, ROUTE_METHODS } from '@cribl-exporter/simulator';
 import { ROWS, send, startFixture } from './route-table.js';
 import type { Fixture } from './route-table.js';
 

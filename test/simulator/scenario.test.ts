@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ScenarioError, parseScenario } from '../../src/simulator/index.js';
+import { ScenarioError, parseScenario } from '@cribl-exporter/simulator';
 
 const dir = join(import.meta.dirname, '../../examples/scenarios');
 

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseScenario, startSimulator } from '../../src/simulator/index.js';
-import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js';
+import { parseScenario, startSimulator } from '@cribl-exporter/simulator';
+import type { Simulator, SimulatorOptions } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { JSON_BODY, call } from './helpers.js';
 import type { Item } from './helpers.js';

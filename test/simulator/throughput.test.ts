@@ -3,8 +3,8 @@
  * side): answers shaped as real leaders send them, consistent with the status lists, and one truth for any window.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseScenario, startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/index.js';
+import { parseScenario, startSimulator } from '@cribl-exporter/simulator';
+import type { Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { JSON_BODY, call } from './helpers.js';
 import type { Item } from './helpers.js';

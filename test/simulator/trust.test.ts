@@ -4,8 +4,8 @@
  * versions that are not commit hashes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_RESTRICTED_ROUTES, parseScenario, startSimulator } from '../../src/simulator/index.js';
-import type { Simulator, SimulatorOptions } from '../../src/simulator/index.js';
+import { DEFAULT_RESTRICTED_ROUTES, parseScenario, startSimulator } from '@cribl-exporter/simulator';
+import type { Simulator, SimulatorOptions } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { JSON_BODY, call } from './helpers.js';
 import type { Item } from './helpers.js';

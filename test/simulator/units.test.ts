@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopback } from '../../src/simulator/admin.js';
-import { inWindow } from '../../src/simulator/faults.js';
-import { matchRoute } from '../../src/simulator/routes.js';
-import { parseRate } from '../../src/simulator/units.js';
+import { isLoopback } from '../../packages/simulator/src/core/admin.js';
+import { inWindow } from '../../packages/simulator/src/core/faults.js';
+import { matchRoute } from '../../packages/simulator/src/routes.js';
+import { parseRate } from '../../packages/simulator/src/core/units.js';
 
 describe('parseRate (the leader notation of loginRateLimit)', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration, parseGoDuration } from '../../src/util/duration.js';
+import { formatDuration, parseDuration, parseGoDuration } from '@cribl-exporter/api/duration';
 
 describe('parseDuration', () => {
   it.each([

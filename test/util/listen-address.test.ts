@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseListenAddress, urlHost } from '../../src/util/listen-address.js';
+import { parseListenAddress, urlHost } from '@cribl-exporter/api/listen-address';
 
 describe('parseListenAddress', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBytes } from '../../src/util/size.js';
+import { parseBytes } from '@cribl-exporter/api/size';
 
 describe('parseBytes', () => {
   it.each([

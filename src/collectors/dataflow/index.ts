@@ -7,13 +7,13 @@
  * the series of a leader: the worst items are kept.
  */
 import * as z from 'zod';
-import { ENDPOINTS, segment } from '../../api/routes.js';
-import { healthColorSchema, healthCountsSchema, type HealthColor, type HealthCounts } from '../../api/shapes.js';
+import { ENDPOINTS, segment } from '@cribl-exporter/api/routes';
+import { healthColorSchema, healthCountsSchema, type HealthColor, type HealthCounts } from '@cribl-exporter/api/shapes';
 import { withLabels } from '../../format/family.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { boolRow, intervalRow, row } from '../../settings/table.js';
 import { asInt } from '../../settings/values.js';
-import { formatDuration } from '../../util/duration.js';
+import { formatDuration } from '@cribl-exporter/api/duration';
 import { collector, factsKey, groupKey, type GroupFamily, type GroupItem, type RunContext } from '../collector.js';
 import { get, keptPage, nextRead, type Page, type Read } from '../read.js';
 import { each, line, q, stateSet } from '../sample.js';

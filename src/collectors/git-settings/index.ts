@@ -4,7 +4,7 @@
  * credentials); only whether there is one, and a few bounded settings.
  */
 import * as z from 'zod';
-import { ENDPOINTS } from '../../api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import type { LeaderRequest } from '../../leader/types.js';
 import { factsKey, type ScopeFamily } from '../collector.js';
 import { get, leaderReader, type Read } from '../read.js';

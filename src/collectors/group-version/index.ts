@@ -5,7 +5,7 @@
  * history: 40) are compared.
  */
 import * as z from 'zod';
-import { ENDPOINTS, segment } from '../../api/routes.js';
+import { ENDPOINTS, segment } from '@cribl-exporter/api/routes';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import {
   collector,

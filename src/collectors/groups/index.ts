@@ -3,9 +3,9 @@
  * the worker groups and Edge fleets, with the config version the leader deploys to each and its node counts.
  */
 import * as z from 'zod';
-import type { Product } from '../../api/products.js';
-import { ENDPOINTS, segment } from '../../api/routes.js';
-import { configGroupSchema, GROUP_TYPES, pageSchema } from '../../api/shapes.js';
+import type { Product } from '@cribl-exporter/api/products';
+import { ENDPOINTS, segment } from '@cribl-exporter/api/routes';
+import { configGroupSchema, GROUP_TYPES, pageSchema } from '@cribl-exporter/api/shapes';
 import type { LeaderRequest } from '../../leader/types.js';
 import { collector, discoveryFreshness, factsKey, type GroupFamily, type GroupItem } from '../collector.js';
 import { keptPage, type Page } from '../read.js';

@@ -6,8 +6,8 @@
  * leader answered 420 elsewhere), the hold's own /health probe brings the answers (src/leader/probe.ts, `fromProbe`)
  * and the per-discovery request is not sent.
  */
-import { ENDPOINTS } from '../../api/routes.js';
-import { leaderHealthSchema, type LeaderHealth } from '../../api/shapes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
+import { leaderHealthSchema, type LeaderHealth } from '@cribl-exporter/api/shapes';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { collector, discoveryFreshness, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { checkStatus, HEALTH_LABELS, HEALTH_STATES } from '../node-health/index.js';
@@ -16,7 +16,7 @@ import { gaugeOf, line, q, stateSet } from '../sample.js';
 
 export const NAME = 'leader_health';
 
-export type { LeaderHealth } from '../../api/shapes.js';
+export type { LeaderHealth } from '@cribl-exporter/api/shapes';
 
 /** Decodes the leader's /health answer (200 or 420); a 200 must say healthy, a 420 must not. */
 export function decodeLeaderHealth(json: unknown, status: number): LeaderHealth {

@@ -4,7 +4,7 @@
  * the runtime). Whether exactly one host is primary, which one, and whether the standby would be ready.
  */
 import { withLabels } from '../../format/family.js';
-import { formatDuration } from '../../util/duration.js';
+import { formatDuration } from '@cribl-exporter/api/duration';
 import type { HostReading } from '../../leader/types.js';
 import { collector, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { HEALTH_LABELS, HEALTH_STATES } from '../node-health/index.js';

@@ -7,7 +7,7 @@
  * license limits are exported under the names the leader gives them, whatever they are, up to MAX_LIMITS.
  */
 import * as z from 'zod';
-import { ENDPOINTS } from '../../api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import type { LeaderRequest } from '../../leader/types.js';
 import { factsKey, type ScopeFamily, type ScopeItem } from '../collector.js';
 import { get, leaderReader, type Read } from '../read.js';

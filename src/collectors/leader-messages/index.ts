@@ -6,8 +6,8 @@
  * `unknown` (and an unknown one is said once), never dropped; a message listed twice (same id) counts once.
  */
 import * as z from 'zod';
-import { ENDPOINTS } from '../../api/routes.js';
-import { MESSAGE_SEVERITIES } from '../../api/shapes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
+import { MESSAGE_SEVERITIES } from '@cribl-exporter/api/shapes';
 import type { LeaderRequest } from '../../leader/types.js';
 import { factsKey, type ScopeFamily } from '../collector.js';
 import { get, leaderReader, type Read } from '../read.js';

@@ -8,10 +8,10 @@
  * last complete day is the one with the latest end not after now).
  */
 import * as z from 'zod';
-import { ENDPOINTS } from '../../api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import type { LeaderRequest } from '../../leader/types.js';
 import { boolRow, intervalRow } from '../../settings/table.js';
-import { formatDuration } from '../../util/duration.js';
+import { formatDuration } from '@cribl-exporter/api/duration';
 import { collector, factsKey, type RunContext, type ScopeFamily, type ScopeItem } from '../collector.js';
 import { get, nextRead, type Read } from '../read.js';
 import { each, finite, gaugeOf, line, q } from '../sample.js';

@@ -4,15 +4,15 @@
  * object of the exported fields (facts of this collector), and the leader's facts say whether the listing worked.
  */
 import * as z from 'zod';
-import type { Product } from '../../api/products.js';
-import { ENDPOINTS, segment } from '../../api/routes.js';
+import type { Product } from '@cribl-exporter/api/products';
+import { ENDPOINTS, segment } from '@cribl-exporter/api/routes';
 import {
   criblInfoSchema,
   nodeInfoSchema,
   nodeUpgradeStatusSchema,
   pageSchema,
   workerEntrySchema,
-} from '../../api/shapes.js';
+} from '@cribl-exporter/api/shapes';
 import type { FailureReason } from '../../http/failure.js';
 import type { LeaderRequest } from '../../leader/types.js';
 import { StringInterner } from '../../util/intern.js';
@@ -32,7 +32,7 @@ import { groupsFacts } from '../groups/index.js';
 import { isCommitHash, sameCommit } from '../group-version/index.js';
 import { metadataFacts } from '../node-metadata/index.js';
 import { bit, failureInfo, gauge, gaugeOf, line, q, stateSet } from '../sample.js';
-import { formatDuration } from '../../util/duration.js';
+import { formatDuration } from '@cribl-exporter/api/duration';
 
 export const NAME = 'listing';
 

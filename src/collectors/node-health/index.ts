@@ -4,8 +4,8 @@
  * --health.interval. A failed poll keeps the time of the last answer and says why.
  */
 import * as z from 'zod';
-import { ENDPOINTS, segment } from '../../api/routes.js';
-import { healthSchema, type HealthStatus } from '../../api/shapes.js';
+import { ENDPOINTS, segment } from '@cribl-exporter/api/routes';
+import { healthSchema, type HealthStatus } from '@cribl-exporter/api/shapes';
 import { FAILURE_REASONS, type FailureReason } from '../../http/failure.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { intervalRow } from '../../settings/table.js';

@@ -5,7 +5,7 @@
  * annotations would otherwise be kept per node).
  */
 import * as z from 'zod';
-import { ENDPOINTS, segment } from '../../api/routes.js';
+import { ENDPOINTS, segment } from '@cribl-exporter/api/routes';
 import type { LeaderRequest } from '../../leader/types.js';
 import { intervalRow } from '../../settings/table.js';
 import { hashBucket } from '../../util/hash.js';

@@ -5,14 +5,14 @@
  * API; packs belong to a group.) One request at a time, the last list kept through a failure.
  */
 import * as z from 'zod';
-import { ENDPOINTS, segment } from '../../api/routes.js';
+import { ENDPOINTS, segment } from '@cribl-exporter/api/routes';
 import type { LeaderRequest } from '../../leader/types.js';
 import { boolRow, intervalRow } from '../../settings/table.js';
 import { collector, factsKey, groupKey, type GroupFamily, type GroupItem, type RunContext } from '../collector.js';
 import { requestFailureReason } from '../failure-reason.js';
 import { get, type Read } from '../read.js';
 import { each, finite, line, q } from '../sample.js';
-import { formatDuration } from '../../util/duration.js';
+import { formatDuration } from '@cribl-exporter/api/duration';
 
 export const NAME = 'packs';
 

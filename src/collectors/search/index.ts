@@ -5,12 +5,12 @@
  * interval runner never overlaps runs); the outcome is the leader's facts of this collector.
  */
 import * as z from 'zod';
-import { ENDPOINTS, segment } from '../../api/routes.js';
-import { SEARCH_JOB_STATUSES, type SearchJobRequest, type SearchJobStatus } from '../../api/resources.js';
+import { ENDPOINTS, segment } from '@cribl-exporter/api/routes';
+import { SEARCH_JOB_STATUSES, type SearchJobRequest, type SearchJobStatus } from '@cribl-exporter/api/resources';
 import type { LeaderRequest } from '../../leader/types.js';
 import { durationRow, row } from '../../settings/table.js';
 import { asIntervalOrOff, asString } from '../../settings/values.js';
-import { formatDuration } from '../../util/duration.js';
+import { formatDuration } from '@cribl-exporter/api/duration';
 import { collector, factsKey, type RunContext, type ScopeFamily } from '../collector.js';
 import { REQUEST_FAILURE_REASONS, requestFailureReason, type RequestFailureReason } from '../failure-reason.js';
 import { get } from '../read.js';

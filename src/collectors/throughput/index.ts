@@ -8,7 +8,7 @@
  * facts.ts: what is kept per group and the status page's view (view.ts); families.ts: the families.
  */
 import { boolRow, durationRow, intervalRow } from '../../settings/table.js';
-import { formatDuration } from '../../util/duration.js';
+import { formatDuration } from '@cribl-exporter/api/duration';
 import { MAX_SERIES, reportOverLimit } from '../dataflow/index.js';
 import { collector, groupKey, type GroupItem, type RunContext } from '../collector.js';
 import { GROUP_FAMILIES, NODE_FAMILIES } from './families.js';

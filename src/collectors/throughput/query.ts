@@ -9,7 +9,7 @@
  * aggregation's own rule. A connector's name is `type:id`, sometimes `type:id:transport`.
  */
 import * as z from 'zod';
-import { ENDPOINTS } from '../../api/routes.js';
+import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import type { LeaderRequest } from '../../leader/types.js';
 
 /** The query scopes; each has its own window (a failed query of one leaves the others' counts exact). */

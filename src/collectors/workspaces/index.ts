@@ -4,9 +4,9 @@
  * in src/discovery/workspaces.ts; the app runs it (`--cloud.discover-workspaces`).
  */
 import * as z from 'zod';
-import { segment } from '../../api/routes.js';
-import { workspaceSchema } from '../../api/shapes.js';
-import { formatDuration } from '../../util/duration.js';
+import { segment } from '@cribl-exporter/api/routes';
+import { workspaceSchema } from '@cribl-exporter/api/shapes';
+import { formatDuration } from '@cribl-exporter/api/duration';
 import { collector, factsKey, type ScopeFamily } from '../collector.js';
 import { bit, each, gaugeOf, line, q } from '../sample.js';
 

@@ -20,7 +20,7 @@ import { constants as zlibConstants } from 'node:zlib';
 import type { Collector, Intervals, ScopeItem } from '../../collectors/collector.js';
 import { COLLECTORS } from '../../collectors/registry.js';
 import type { LeaderSnapshot } from '../../store/snapshot.js';
-import type { Clock } from '../../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { createInlineBuilder, createWorkerBuilder, type Builder } from './builder.js';
 import { familyEntries, familySet, nodeReads } from './families.js';
 import { ScrapeTracker } from './scrapes.js';

@@ -22,7 +22,7 @@ import { throughputView, type GroupThroughputView } from '../../collectors/throu
 import { managementFacts } from '../../collectors/workspaces/index.js';
 import type { BudgetState } from '../../leader/budget.js';
 import type { LeaderSnapshot } from '../../store/snapshot.js';
-import type { Clock } from '../../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { NODE_CONDITIONS } from './conditions.js';
 import { compareWorst, summarizeNodes, type GroupNodes, type NodeSummary, type WorstNode } from './summary.js';
 import {

@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import type { SecureVersion } from 'node:tls';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { parseGoDuration } from '../../util/duration.js';
+import { parseGoDuration } from '@cribl-exporter/api/duration';
 
 /** A web configuration that cannot be used; the message is one line naming the setting. */
 export class WebConfigError extends Error {

@@ -1,6 +1,6 @@
 /** The web configuration in force, re-read when its files change; a bad file later keeps the previous one. */
 
-import type { Clock } from '../../util/clock.js';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { loadWebConfig, nodeWebConfigFs, tlsFiles, type LoadedWebConfig, type WebConfigFs } from './load.js';
 import { fail, WebConfigError, type WebConfig } from './parse.js';
 
