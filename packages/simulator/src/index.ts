@@ -55,7 +55,7 @@ export type {
   UpgradeStatusInput,
 } from './core/fleet.js';
 export type { SimulatorStats } from './core/stats.js';
-export type { SimClient, SimUser, Simulator, SimulatorOptions } from './types.js';
+export type { RouteName, SimClient, SimUser, Simulator, SimulatorOptions } from './types.js';
 export { ROUTES, ROUTE_METHODS, registerEndpoint } from './routes.js';
 export { route, GET, POST, LIST_CREATE, READ_UPDATE, ITEM } from './core/router.js';
 export type { RouteLine, RouteOptions } from './core/router.js';

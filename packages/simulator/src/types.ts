@@ -22,6 +22,9 @@ import type { SimClient, SimUser } from './core/auth.js';
 
 export type { SimClient, SimUser };
 
+/** A route template: one of the simulator's own, or one a test registered (registerEndpoint). */
+export type RouteName = Route | (string & {});
+
 /** Options of startSimulator; options win over the scenario's `fleet` section. */
 export interface SimulatorOptions {
   /** @default 50 */
@@ -48,7 +51,7 @@ export interface SimulatorOptions {
   /** Static read-only bearer token also refused (403) on `restrictedRoutes`. @default 'sim-restricted-' + hex */
   restrictedToken?: string;
   /** Route templates the restricted token is refused on. @default git settings and /m/{group}/version */
-  restrictedRoutes?: Route[];
+  restrictedRoutes?: RouteName[];
   /** Worker groups (`default`, `prod-east`, `prod-west`, then `group-4`, …). @default 3, or the scenario's */
   streamGroups?: number;
   /** Edge fleets (`default_fleet`, `retail-stores`, `factories`, then `fleet-4`, …). @default 3, or the scenario's */
@@ -129,7 +132,7 @@ export interface Simulator {
   /** Revokes one token at run time, static ones included (it answers 401 from then on); false when unknown. */
   revokeToken(token: string): boolean;
   /** Accepts another static token (or restores a revoked one) with the given rights, refused on `deny` routes. */
-  addToken(token: string, access?: TokenAccess, deny?: Route[]): void;
+  addToken(token: string, access?: TokenAccess, deny?: RouteName[]): void;
   /** Replaces a group's packs and/or destinations, now and as what resetState() returns to. */
   setGroupConfig(group: string, spec: GroupConfigSpec): void;
   /** A group's packs (without pipelines), or undefined for unknown groups. */

@@ -41,10 +41,14 @@ export const routeName = z.string().superRefine((v, ctx) => {
 
 /** A record keyed by route templates or `*` (as a zod partial record of them would read it). */
 export function byRoute<T extends z.ZodType>(value: T) {
-  return z.record(z.string(), value).superRefine((rec, ctx) => {
-    const bad = Object.keys(rec).filter((k) => k !== '*' && !isRoute(k));
-    if (bad.length === 0) return;
-    const keys = bad.map((k) => JSON.stringify(k)).join(', ');
-    ctx.addIssue({ code: 'custom', message: `Unrecognized key${bad.length > 1 ? 's' : ''}: ${keys}` });
-  });
+  // The keys first, the values only when every key is known (as the enum-keyed record did).
+  return z
+    .record(z.string(), z.unknown())
+    .superRefine((rec, ctx) => {
+      const bad = Object.keys(rec).filter((k) => k !== '*' && !isRoute(k));
+      if (bad.length === 0) return;
+      const keys = bad.map((k) => JSON.stringify(k)).join(', ');
+      ctx.addIssue({ code: 'custom', message: `Unrecognized key${bad.length > 1 ? 's' : ''}: ${keys}` });
+    })
+    .pipe(z.record(z.string(), value));
 }
