@@ -143,6 +143,8 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
   #maxBytes = 0;
   /** Epoch ms by which a node's body must have ended (host context), else Infinity. */
   #bodyEndsAt = Infinity;
+  /** The watch runs to that deadline rather than to the idle timeout. */
+  #bodyDeadline = false;
   #tooLarge = false;
   #done = false;
 
@@ -237,7 +239,8 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
   #armBody(watchdog: Watchdog, idleMs: number): void {
     if (!this.#watch) return;
     const left = this.#bodyEndsAt - this.#ctx.clock.now();
-    watchdog.arm(this.#watch, left < idleMs ? Math.max(0, left) : idleMs);
+    this.#bodyDeadline = left < idleMs;
+    watchdog.arm(this.#watch, this.#bodyDeadline ? Math.max(0, left) : idleMs);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -302,7 +305,10 @@ class Call<T> implements Dispatcher.DispatchHandler, Abortable {
   #failure(req: LeaderRequest<T>, err: unknown): Exchange<never> {
     const what = describeRequest(req);
     if (this.#timedOutMs !== undefined) {
-      const message = `${what}: timed out after ${this.#timedOutMs} ms`;
+      const deadline = Math.min(NODE_BODY_DEADLINE_MS, this.#ctx.limits.bodyTimeoutMs);
+      const message = this.#bodyDeadline
+        ? `${what}: body not complete ${deadline} ms after its headers`
+        : `${what}: timed out after ${this.#timedOutMs} ms`;
       return { attempt: { ok: false, reason: 'timeout', message, retry: 'backoff' }, outcome: 'timeout' };
     }
     if (this.#outerAborted) return { attempt: finalFailure('timeout', `${what}: aborted`), outcome: 'neutral' };

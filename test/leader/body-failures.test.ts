@@ -2,12 +2,13 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '@cribl-exporter/api/routes';
+import { ENDPOINTS, type Endpoint } from '@cribl-exporter/api/routes';
 import { RequestBudget } from '../../src/leader/budget.js';
 import { createLeaderClient } from '../../src/leader/client.js';
 import { systemClock } from '@cribl-exporter/api/clock';
 import { createLogger, forLeader } from '../../src/util/logger.js';
 import { recordingMetrics } from './helpers.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -140,6 +141,47 @@ describe('leader answers whose body fails', () => {
     expect(sentToNode).toBeLessThan(24 * 1024 * 1024);
     expect(listing.ok).toBe(true);
     expect(events).toEqual(['request /w/{nodeId}/edge/metadata too_large', 'request /products/{product}/workers 200']);
+  });
+
+  it("a node's answer whose body drips is a timeout 5 s after its headers; a listing may drip on", async () => {
+    const url = await leader((res) => {
+      // A byte now and then (the idle timeout is never reached), never the end.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+    });
+    const clock = new FakeClock();
+    const c = createLeaderClient({
+      baseUrl: url,
+      name: 'east',
+      dispatcher: new Agent(),
+      budget: new RequestBudget({ maxRps: 100, burst: 10, maxConcurrency: 2, clock }),
+      clock,
+      random: () => 0,
+      logger: createLogger({ level: 'silent', format: 'json' }),
+      limits: { maxAttempts: 1 },
+    });
+    const settled = (p: Promise<unknown>) => {
+      const box = { done: false };
+      void p.then(() => (box.done = true));
+      return box;
+    };
+    const ask = (endpoint: Endpoint, path: string, nodeScoped: boolean) =>
+      c.request({ endpoint, path, nodeScoped, decode: (j) => j, deadline: clock.now() + 60_000 });
+    const node = ask(ENDPOINTS.nodeHealth, '/w/n1/health', true);
+    const listing = ask(ENDPOINTS.workers, '/products/stream/workers', false);
+    const [n, l] = [settled(node), settled(listing)];
+    // 1 s at a time on the client's clock, letting the I/O run: the node's body ends 5 s after its headers came.
+    for (let i = 0; i < 12 && !n.done; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      await clock.advance(1_000);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect([n.done, l.done]).toEqual([true, false]);
+    const r = await node;
+    expect(r.ok ? 'ok' : r.reason).toBe('timeout');
+    if (!r.ok) expect(r.message).toBe('GET /w/n1/health: body not complete 5000 ms after its headers');
+    await clock.advance(30_000);
+    await c.close();
   });
 
   it('the code label takes the statuses the API defines, any other status is "other"', async () => {
