@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { fencedBlocks } from './deploy/docs.js';
-import { runCommand } from '../src/commands.js';
+import { runCommand } from '../src/commands/index.js';
 import { ROOT } from './deploy/prometheusrule.js';
 import { FLAG_TABLE } from '../src/config/flags.js';
 import { createSelfMetrics } from '../src/telemetry/self-metrics.js';

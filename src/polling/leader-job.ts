@@ -2,7 +2,7 @@
  * One leader's discovery step: the collectors that run before the listing (the leader's own /health), the listing
  * and its groups, this process's share of the fleet applied to the store (groups) and to the poller (which nodes to
  * poll), then every per-discovery collector of the registry (group versions, git settings, …). The scheduler runs it
- * every discovery interval; src/runtime.ts wires it.
+ * every discovery interval; src/exporter/runtime.ts wires it.
  */
 import type { Logger } from 'pino';
 import type { Collector } from '../collectors/collector.js';

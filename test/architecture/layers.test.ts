@@ -145,6 +145,6 @@ describe('layering of src/', () => {
   it('finds the imports it checks (a parser that found none would pass anything)', () => {
     const all = files.flatMap(importsOf);
     expect(all.length).toBeGreaterThan(files.length);
-    expect(importsOf(join(SRC, 'app.ts')).some((t) => layerOf(t) === 'polling')).toBe(true);
+    expect(importsOf(join(SRC, 'exporter/app.ts')).some((t) => layerOf(t) === 'polling')).toBe(true);
   });
 });
