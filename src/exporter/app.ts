@@ -121,7 +121,7 @@ export async function startApp(deps: AppDeps): Promise<App> {
     clock: full.clock,
   });
   let server: RunningServer;
-  const ready = (): boolean => [...runtimes.values()].some((r) => r.job.discovered);
+  const ready = (): boolean => [...runtimes.values()].some((r) => r.discovery.discovered);
   // Everything that reads a file or binds the port comes first; no leader request goes out before the server
   // listens, so that a bad certificate or a port in use fails the start before the leader hears of us.
   try {

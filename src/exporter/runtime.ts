@@ -18,8 +18,8 @@ import type { LeaderStatusSource } from '../exposition/status/page.js';
 import type { BudgetState, RequestBudget } from '../leader/budget.js';
 import type { LeaderClient } from '../leader/types.js';
 import { CollectorRuns } from '../polling/collector-runs.js';
-import type { CycleStatus } from '../polling/cycle.js';
-import { LeaderJob } from '../polling/leader-job.js';
+import type { CycleStatus } from '../polling/rounds.js';
+import { DiscoveryStep } from '../polling/discovery-step.js';
 import { nodeCollectors, NodePoll } from '../polling/node-poll.js';
 import { POLL_QUANTUM_MS, Poller } from '../polling/poller.js';
 import { LeaderRate, type AllowedRate } from '../polling/rate.js';
@@ -60,7 +60,7 @@ export class LeaderRuntime {
   readonly cfg: LeaderConfig;
   readonly snapshot: LeaderSnapshot;
   readonly poller: Poller;
-  readonly job: LeaderJob;
+  readonly discovery: DiscoveryStep;
   readonly budget: RequestBudget;
   /** What the status page at / shows of this leader. */
   readonly page: LeaderStatusSource;
@@ -95,12 +95,12 @@ export class LeaderRuntime {
       },
       logger: log,
     });
-    // While the leader answers 420, the hold's /health probe keeps the leader's health facts current; the job that
-    // takes its answers is built after the connection.
-    const probe: { job?: LeaderJob; snapshot?: LeaderSnapshot } = {};
+    // While the leader answers 420, the hold's /health probe keeps the leader's health facts current; the discovery
+    // step that takes its answers is built after the connection.
+    const probe: { discovery?: DiscoveryStep; snapshot?: LeaderSnapshot } = {};
     const conn = await connectLeader(cfg, {
       rate: rate.initial,
-      onHealthProbe: (status, json) => probe.job?.onHealthProbe(status, json),
+      onHealthProbe: (status, json) => probe.discovery?.onHealthProbe(status, json),
       // The HA hosts' readings of every round (a hold's too) go to the hosts collector's facts.
       onHosts: (readings) => probe.snapshot?.setLeaderFacts(leaderHosts.name, readings),
       clock: deps.clock,
@@ -114,7 +114,7 @@ export class LeaderRuntime {
     });
     rate.attach(conn.budget);
     const rt = new LeaderRuntime(cfg, deps, metrics, { ...conn, rate }, log);
-    probe.job = rt.job;
+    probe.discovery = rt.discovery;
     probe.snapshot = rt.snapshot;
     return rt;
   }
@@ -188,7 +188,7 @@ export class LeaderRuntime {
       onNodes: (n) => this.#rate.apply(n),
       onFirstRound: () => firstRound(),
     });
-    this.job = new LeaderJob({
+    this.discovery = new DiscoveryStep({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
       poller: this.poller,
       collectors: COLLECTORS,
@@ -216,12 +216,12 @@ export class LeaderRuntime {
     const health = schedule(`health:${name}`, this.poller.intervalMs, (s) => this.poller.runHealthCycle(s), {
       loop: (s) => this.poller.run(s),
     });
-    const discovery = schedule(`discovery:${name}`, config.discovery.discoveryMs, async (s) => {
-      const first = !this.job.discovered;
-      await this.job.discover(s);
-      if (first && this.job.discovered) this.#startIntervals(schedule, true);
+    const discoveryJob = schedule(`discovery:${name}`, config.discovery.discoveryMs, async (s) => {
+      const first = !this.discovery.discovered;
+      await this.discovery.discover(s);
+      if (first && this.discovery.discovered) this.#startIntervals(schedule, true);
     });
-    this.#jobs.push(discovery, health);
+    this.#jobs.push(discoveryJob, health);
     this.#startIntervals(schedule, false);
   }
 
@@ -235,7 +235,7 @@ export class LeaderRuntime {
         schedule(`${c.name}:${this.cfg.name}`, intervalMs, async (s) => {
           // While the listing fails (the leader down, or the credentials refused: node polling paused), the other
           // reads would fail the same way; they wait for the next run after a discovery works again.
-          if (this.job.failing) return;
+          if (this.discovery.failing) return;
           await this.#runs.run(c, this.#deps.clock.now() + intervalMs, s);
         }),
       );
@@ -252,7 +252,7 @@ export class LeaderRuntime {
   }
 
   discover(): Promise<void> {
-    return this.job.discover(this.#abort.signal);
+    return this.discovery.discover(this.#abort.signal);
   }
 
   pollNow(): Promise<void> {

@@ -7,8 +7,8 @@ import type { Clock } from '../util/clock.js';
 import { fnv1a64Halves } from '../util/hash.js';
 import { Alarm } from '../util/timer.js';
 import { timeSlicer } from '../util/yield.js';
-import { CycleMonitor } from './cycle.js';
-import type { CycleMetrics, CycleMonitorOptions, CycleStatus, RoundMember } from './cycle.js';
+import { CycleMonitor } from './rounds.js';
+import type { CycleMetrics, CycleMonitorOptions, CycleStatus, RoundMember } from './rounds.js';
 import { DueHeap, KeyHeap, type HeapKey } from './due-heap.js';
 import { aboutNode, ridersGo, type NodePoll, type PolledNode, type RideState } from './node-poll.js';
 

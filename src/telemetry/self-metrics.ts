@@ -13,7 +13,7 @@ import type { LeaderClientMetrics, ThrottleCode } from '../leader/client.js';
 import type { Endpoint } from '../api/routes.js';
 import { COLLECTORS } from '../collectors/registry.js';
 import type { CollectorMetrics } from '../polling/collector-runs.js';
-import type { DiscoveryMetrics } from '../polling/leader-job.js';
+import type { DiscoveryMetrics } from '../polling/discovery-step.js';
 import type { PollerMetrics } from '../polling/poller.js';
 import { escapeHelp, escapeLabelValue, formatValue, labelText } from '../format/escape.js';
 import type { Format } from '../format/format.js';

@@ -32,7 +32,7 @@ export interface DiscoveryMetrics {
   nodes(exported: number, overLimit: number): void;
 }
 
-export interface LeaderJobOptions {
+export interface DiscoveryStepOptions {
   discoverer: Discoverer;
   poller: Poller;
   /** The per-discovery collectors of the registry, in registry order (those that run `first` go before the listing). */
@@ -49,8 +49,8 @@ export interface LeaderJobOptions {
   maxNodes: number;
 }
 
-export class LeaderJob {
-  readonly #o: LeaderJobOptions;
+export class DiscoveryStep {
+  readonly #o: DiscoveryStepOptions;
   readonly #first: Collector[];
   readonly #after: Collector[];
   #discovered = false;
@@ -64,7 +64,7 @@ export class LeaderJob {
   /** Nodes the listing dropped while disconnected, by groupKey, since the start. */
   readonly #removed = new Map<string, number>();
 
-  constructor(opts: LeaderJobOptions) {
+  constructor(opts: DiscoveryStepOptions) {
     this.#o = opts;
     const mine = opts.collectors.filter((c) => c.schedule.kind === 'discovery' && opts.runs.enabled(c));
     this.#first = mine.filter((c) => c.schedule.kind === 'discovery' && c.schedule.first === true);
