@@ -104,7 +104,7 @@ describe('README', () => {
     );
     const self = createSelfMetrics({ version: 'x', nodejsVersion: 'v0', defaultMetrics: false });
     self.setShard(1, 2);
-    const selfNames = (await self.registry.getMetricsAsJSON()).map((m) => m.name);
+    const selfNames = await self.names();
     const snapshotNames: string[] = [
       ...MANAGEMENT_FAMILIES,
       ...LEADER_FAMILIES,
