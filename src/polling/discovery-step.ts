@@ -17,8 +17,9 @@ import {
   type DiscoveryFacts,
   type ListingGroupFacts,
 } from '../collectors/listing/index.js';
-import type { Discoverer } from '../discovery/discovery.js';
-import { selectNodes, type ShardConfig } from '../discovery/select.js';
+import type { Discoverer, DiscoveryOutcome } from '../discovery/discovery.js';
+import { selectNodes, type Selection, type ShardConfig } from '../discovery/select.js';
+import type { LeaderFailure } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '../util/clock.js';
 import type { CollectorRuns } from './collector-runs.js';
@@ -105,7 +106,7 @@ export class DiscoveryStep {
 
   /** One discovery; the outcome goes to the snapshot and the poller. */
   async discover(signal: AbortSignal): Promise<void> {
-    const { clock, snapshot, metrics, logger, runs } = this.#o;
+    const { clock, metrics, runs } = this.#o;
     const start = clock.now();
     const deadline = start + this.#o.discoveryIntervalMs;
     // The leader itself first: it answers (anonymously) even when the listing would not.
@@ -114,23 +115,38 @@ export class DiscoveryStep {
     if (signal.aborted) return;
     const out = await this.#o.discoverer.discover(deadline, signal);
     if (signal.aborted) return;
-    if (!out.ok) {
-      metrics.discovery((clock.now() - start) / 1000);
-      this.#failingSince ??= start;
-      this.#failures++;
-      logger.warn({ reason: out.reason, status: out.status, err: out.message }, 'discovery failed');
-      const failed: DiscoveryFacts = {
-        up: false,
-        ...(this.#lastDiscoveryMs === undefined ? {} : { lastDiscoveryMs: this.#lastDiscoveryMs }),
-        failure: {
-          reason: out.reason,
-          ...(out.status === undefined ? {} : { status: out.status }),
-          message: out.message,
-        },
-      };
-      snapshot.setLeaderFacts(listing.name, failed);
-      return;
-    }
+    if (!out.ok) return this.#failed(out, start);
+    const sel = await this.#apply(out);
+    // Then what needs a request per group, and the leader's settings; the listing's result is out already.
+    const sent = await Promise.all(this.#after.map((c) => runs.run(c, deadline, signal)));
+    if (signal.aborted) return;
+    metrics.discovery((clock.now() - start) / 1000);
+    requests += out.requests + sent.reduce((a, b) => a + b, 0);
+    this.#succeeded(sel, requests);
+  }
+
+  /** A failed listing: the leader's listing facts say why; nothing else changes (the nodes keep their state). */
+  #failed(out: LeaderFailure, start: number): void {
+    const { clock, snapshot, metrics, logger } = this.#o;
+    metrics.discovery((clock.now() - start) / 1000);
+    this.#failingSince ??= start;
+    this.#failures++;
+    logger.warn({ reason: out.reason, status: out.status, err: out.message }, 'discovery failed');
+    const failed: DiscoveryFacts = {
+      up: false,
+      ...(this.#lastDiscoveryMs === undefined ? {} : { lastDiscoveryMs: this.#lastDiscoveryMs }),
+      failure: {
+        reason: out.reason,
+        ...(out.status === undefined ? {} : { status: out.status }),
+        message: out.message,
+      },
+    };
+    snapshot.setLeaderFacts(listing.name, failed);
+  }
+
+  /** An answered listing applied: the groups, the nodes removed while disconnected, this shard's nodes to poll. */
+  async #apply(out: Extract<DiscoveryOutcome, { ok: true }>): Promise<Selection> {
+    const { clock, snapshot, metrics } = this.#o;
     const sel = selectNodes(out.nodes, this.#o.shard, this.#o.maxNodes);
     countRemoved(this.#removed, snapshot.nodes(), out.nodes);
     snapshot.setGroups(
@@ -162,11 +178,12 @@ export class DiscoveryStep {
       lastDiscoveryMs: this.#lastDiscoveryMs,
     } satisfies DiscoveryFacts);
     metrics.nodes(sel.nodes.size, sel.overLimit);
-    // Then what needs a request per group, and the leader's settings; the listing's result is out already.
-    const sent = await Promise.all(this.#after.map((c) => runs.run(c, deadline, signal)));
-    if (signal.aborted) return;
-    metrics.discovery((clock.now() - start) / 1000);
-    requests += out.requests + sent.reduce((a, b) => a + b, 0);
+    return sel;
+  }
+
+  /** A discovery that went through: what changed is logged once (over --max-nodes, recovered, the first one). */
+  #succeeded(sel: Selection, requests: number): void {
+    const { clock, logger } = this.#o;
     if (sel.overLimit !== this.#overLimitLogged) {
       if (sel.overLimit > 0) {
         logger.warn(
