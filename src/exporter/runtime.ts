@@ -153,41 +153,8 @@ export class LeaderRuntime {
       logger: log,
       ...nodeCollectors(COLLECTORS, this.#settings, (c) => this.#runs.enabled(c)),
     });
-    this.page = {
-      name: cfg.name,
-      url: cfg.url,
-      authMode: cfg.auth.mode,
-      snapshot: this.snapshot,
-      budget: () => conn.budget.state(),
-      cycle: () => {
-        const c = this.poller.status();
-        return {
-          targetMs: c.targetSeconds * 1000,
-          ...(c.lastSeconds === undefined ? {} : { lastMs: c.lastSeconds * 1000 }),
-          overrun: c.overrun,
-          cause: c.cause,
-          neededRps: this.#rate.current.needed,
-        };
-      },
-      collectors: () => this.#runs.states(),
-    };
-    this.poller = new Poller({
-      poll,
-      snapshot: this.snapshot,
-      listing: listing.name,
-      clock,
-      logger: log,
-      // Enough to keep the largest window busy, slow nodes that gave their slot back, and some waiting; the
-      // budget sets the real pace.
-      maxOutstanding: Math.max(16, cfg.budget.maxConcurrency * 4),
-      metrics,
-      budget: conn.budget,
-      rate: { setting: cfg.budget.maxRps, ceiling: cfg.budget.maxRpsCeiling },
-      slowPollMs: cfg.budget.headersTimeoutMs,
-      quantumMs: POLL_QUANTUM_MS,
-      onNodes: (n) => this.#rate.apply(n),
-      onFirstRound: () => firstRound(),
-    });
+    this.page = this.#statusSource(conn.budget);
+    this.poller = this.#createPoller(poll, conn.budget, metrics, log, () => firstRound());
     this.discovery = new DiscoveryStep({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
       poller: this.poller,
@@ -202,6 +169,57 @@ export class LeaderRuntime {
       maxNodes: config.discovery.maxNodes,
     });
     metrics.healthCycle(poll.primaryIntervalMs / 1000, 0);
+  }
+
+  /** What the status page at / shows of this leader (read when the page is built). */
+  #statusSource(budget: RequestBudget): LeaderStatusSource {
+    const cfg = this.cfg;
+    return {
+      name: cfg.name,
+      url: cfg.url,
+      authMode: cfg.auth.mode,
+      snapshot: this.snapshot,
+      budget: () => budget.state(),
+      cycle: () => {
+        const c = this.poller.status();
+        return {
+          targetMs: c.targetSeconds * 1000,
+          ...(c.lastSeconds === undefined ? {} : { lastMs: c.lastSeconds * 1000 }),
+          overrun: c.overrun,
+          cause: c.cause,
+          neededRps: this.#rate.current.needed,
+        };
+      },
+      collectors: () => this.#runs.states(),
+    };
+  }
+
+  /** The per-node schedule of this leader's polls, paced by its budget. */
+  #createPoller(
+    poll: NodePoll,
+    budget: RequestBudget,
+    metrics: LeaderSelfMetrics,
+    log: Logger,
+    onFirstRound: () => void,
+  ): Poller {
+    const { budget: b } = this.cfg;
+    return new Poller({
+      poll,
+      snapshot: this.snapshot,
+      listing: listing.name,
+      clock: this.#deps.clock,
+      logger: log,
+      // Enough to keep the largest window busy, slow nodes that gave their slot back, and some waiting; the
+      // budget sets the real pace.
+      maxOutstanding: Math.max(16, b.maxConcurrency * 4),
+      metrics,
+      budget,
+      rate: { setting: b.maxRps, ceiling: b.maxRpsCeiling },
+      slowPollMs: b.headersTimeoutMs,
+      quantumMs: POLL_QUANTUM_MS,
+      onNodes: (n) => this.#rate.apply(n),
+      onFirstRound,
+    });
   }
 
   /**
