@@ -73,93 +73,19 @@ export async function startApp(deps: AppDeps): Promise<App> {
   const self = createSelfMetrics({ version: deps.version, nodejsVersion: deps.nodejsVersion, revision: deps.revision });
   self.setShard(config.shard.index, config.shard.total);
 
-  const runtimes = new Map<string, LeaderRuntime>();
   // The management plane (Cribl.Cloud workspace discovery) is a scope of its own: it is not a leader.
   const management = config.cloudDiscovery ? new LeaderSnapshot() : undefined;
-  const body = createBodyCache({
-    sources: [],
-    management,
-    settingsOf: (c: Collector) => settingsOf(config, c),
-    intervals: { discoveryMs: config.discovery.discoveryMs },
-    clock: full.clock,
-    builder: deps.bodyBuilder ?? 'auto',
-    onBuild: (s) => self.bodyBuilt(s),
-    onBuilderLost: () => self.bodyWorkerLost(),
-    onBuilderSwitch: (to, nodes) =>
-      logger.info(
-        { nodes },
-        `assembling /metrics ${to === 'worker' ? 'in a worker thread' : 'on the main thread'} from now on`,
-      ),
-    onError: (e) => logger.error({ err: String(e) }, 'building /metrics failed'),
-  });
+  const body = bodyCache(full, self, management);
+  const leaders = leaderSet(full, self, body);
+  const { runtimes } = leaders;
 
-  const setSnapshots = (): void => body.setSources([...runtimes.values()].map((r) => r.snapshot));
-  const addLeader = async (cfg: LeaderConfig): Promise<LeaderRuntime> => {
-    const rt = await LeaderRuntime.create(cfg, full, self);
-    runtimes.set(cfg.name, rt);
-    setSnapshots();
-    // Every node polled once: /metrics is built now, not at its next planned build (a first scrape finds the fleet).
-    void rt.firstRound.then(() => body.refresh());
-    return rt;
-  };
-  const removeLeader = async (name: string): Promise<void> => {
-    const rt = runtimes.get(name);
-    if (!rt) return;
-    runtimes.delete(name);
-    setSnapshots();
-    self.removeLeader(name);
-    await rt.close();
-  };
-
-  let watcher: WorkspaceWatcher | undefined;
-  let cloudAuth: AuthProvider | undefined;
-  const statusPage = createStatusPage({
-    leaders: () => [...runtimes.values()].map((r) => r.page),
-    ...(management ? { management: () => management.leader() } : {}),
-    version: deps.version,
-    telemetryPath: config.web.telemetryPath,
-    clock: full.clock,
-  });
-  let server: RunningServer;
   const ready = (): boolean => [...runtimes.values()].some((r) => r.discovery.discovered);
-  // Everything that reads a file or binds the port comes first; no leader request goes out before the server
-  // listens, so that a bad certificate or a port in use fails the start before the leader hears of us.
-  try {
-    for (const l of config.leaders) await addLeader(l);
-    if (config.cloudDiscovery) ({ watcher, cloudAuth } = await workspaceWatcher(config.cloudDiscovery, full, self));
-    server = await startServer({
-      listenAddress: config.web.listenAddress,
-      telemetryPath: config.web.telemetryPath,
-      body,
-      collectors: COLLECTORS.map((c) => c.name),
-      selfMetrics: self,
-      ready,
-      statusPage,
-      webConfigFile: config.web.configFile,
-      limits: { maxConnections: config.web.maxConnections },
-      clock: full.clock,
-      logger,
-    });
-  } catch (e) {
-    cloudAuth?.close();
-    await Promise.all([...runtimes.values()].map((r) => r.close()));
-    body.close();
-    throw e;
-  }
+  const { server, watcher, cloudAuth } = await startServing(full, self, { body, management, leaders, ready });
   for (const rt of runtimes.values()) rt.start(schedule);
-  let workspaceJob: ScheduledJob | undefined;
-  const cd = config.cloudDiscovery;
-  const w = watcher;
-  if (cd && w) {
-    workspaceJob = schedule('workspaces', config.discovery.discoveryMs, async (signal) => {
-      const r = await w.refresh(signal);
-      if (signal.aborted) return;
-      management?.setLeaderFacts(workspaces.name, { up: r.ok, workspaces: r.workspaces });
-      if (!r.ok) return;
-      for (const t of [...r.removed, ...r.changed]) await removeLeader(t.name);
-      for (const t of [...r.added, ...r.changed]) (await addLeader(leaderConfigForWorkspace(cd, t))).start(schedule);
-    });
-  }
+  const workspaceJob =
+    config.cloudDiscovery && watcher
+      ? workspaceJobOf(schedule, config, config.cloudDiscovery, watcher, management, leaders)
+      : undefined;
   logger.info(
     { url: `${server.url}${config.web.telemetryPath}`, leaders: [...runtimes.keys()] },
     'cribl-exporter listening',
@@ -192,6 +118,122 @@ export async function startApp(deps: AppDeps): Promise<App> {
       body.close();
     },
   };
+}
+
+/**
+ * Everything that reads a file or binds the port, first: the leaders' runtimes (their CA and certificate files), the
+ * workspace watcher's credentials, the server. No leader request goes out before the server listens, so that a bad
+ * certificate or a port in use fails the start before the leader hears of us; on a failure, what was built is closed.
+ */
+async function startServing(
+  deps: AppDeps & { clock: Clock },
+  self: SelfMetrics,
+  parts: { body: BodyCache; management: LeaderSnapshot | undefined; leaders: LeaderSet; ready: () => boolean },
+): Promise<{ server: RunningServer; watcher?: WorkspaceWatcher; cloudAuth?: AuthProvider }> {
+  const { config, logger } = deps;
+  const { body, management, leaders, ready } = parts;
+  const statusPage = createStatusPage({
+    leaders: () => [...leaders.runtimes.values()].map((r) => r.page),
+    ...(management ? { management: () => management.leader() } : {}),
+    version: deps.version,
+    telemetryPath: config.web.telemetryPath,
+    clock: deps.clock,
+  });
+  let cloud: { watcher: WorkspaceWatcher; cloudAuth: AuthProvider } | undefined;
+  try {
+    for (const l of config.leaders) await leaders.add(l);
+    if (config.cloudDiscovery) cloud = await workspaceWatcher(config.cloudDiscovery, deps, self);
+    const server = await startServer({
+      listenAddress: config.web.listenAddress,
+      telemetryPath: config.web.telemetryPath,
+      body,
+      collectors: COLLECTORS.map((c) => c.name),
+      selfMetrics: self,
+      ready,
+      statusPage,
+      webConfigFile: config.web.configFile,
+      limits: { maxConnections: config.web.maxConnections },
+      clock: deps.clock,
+      logger,
+    });
+    return { server, ...cloud };
+  } catch (e) {
+    cloud?.cloudAuth.close();
+    await Promise.all([...leaders.runtimes.values()].map((r) => r.close()));
+    body.close();
+    throw e;
+  }
+}
+
+/** The /metrics body cache over every leader's snapshot (none yet) and the management plane's. */
+function bodyCache(deps: AppDeps & { clock: Clock }, self: SelfMetrics, management: LeaderSnapshot | undefined) {
+  const { config, logger } = deps;
+  return createBodyCache({
+    sources: [],
+    management,
+    settingsOf: (c: Collector) => settingsOf(config, c),
+    intervals: { discoveryMs: config.discovery.discoveryMs },
+    clock: deps.clock,
+    builder: deps.bodyBuilder ?? 'auto',
+    onBuild: (s) => self.bodyBuilt(s),
+    onBuilderLost: () => self.bodyWorkerLost(),
+    onBuilderSwitch: (to, nodes) =>
+      logger.info(
+        { nodes },
+        `assembling /metrics ${to === 'worker' ? 'in a worker thread' : 'on the main thread'} from now on`,
+      ),
+    onError: (e) => logger.error({ err: String(e) }, 'building /metrics failed'),
+  });
+}
+
+/** The leaders monitored now, by name; the body follows their snapshots as they come and go. */
+interface LeaderSet {
+  readonly runtimes: ReadonlyMap<string, LeaderRuntime>;
+  add(cfg: LeaderConfig): Promise<LeaderRuntime>;
+  remove(name: string): Promise<void>;
+}
+
+function leaderSet(deps: RuntimeDeps, self: SelfMetrics, body: BodyCache): LeaderSet {
+  const runtimes = new Map<string, LeaderRuntime>();
+  const setSnapshots = (): void => body.setSources([...runtimes.values()].map((r) => r.snapshot));
+  return {
+    runtimes,
+    async add(cfg) {
+      const rt = await LeaderRuntime.create(cfg, deps, self);
+      runtimes.set(cfg.name, rt);
+      setSnapshots();
+      // Every node polled once: /metrics is built now, not at its next planned build (a first scrape finds the fleet).
+      void rt.firstRound.then(() => body.refresh());
+      return rt;
+    },
+    async remove(name) {
+      const rt = runtimes.get(name);
+      if (!rt) return;
+      runtimes.delete(name);
+      setSnapshots();
+      self.removeLeader(name);
+      await rt.close();
+    },
+  };
+}
+
+/** Every discovery interval: the workspaces listed, and a runtime for each Active one (started, stopped, replaced). */
+function workspaceJobOf(
+  schedule: Schedule,
+  config: Config,
+  cd: NonNullable<Config['cloudDiscovery']>,
+  w: WorkspaceWatcher,
+  management: LeaderSnapshot | undefined,
+  leaders: LeaderSet,
+): ScheduledJob {
+  return schedule('workspaces', config.discovery.discoveryMs, async (signal) => {
+    const r = await w.refresh(signal);
+    if (signal.aborted) return;
+    management?.setLeaderFacts(workspaces.name, { up: r.ok, workspaces: r.workspaces });
+    if (!r.ok) return;
+    for (const t of [...r.removed, ...r.changed]) await leaders.remove(t.name);
+    for (const t of [...r.added, ...r.changed]) (await leaders.add(leaderConfigForWorkspace(cd, t))).start(schedule);
+  });
 }
 
 /** The Cribl.Cloud workspace watcher and its credentials (no request is sent until its job runs). */
