@@ -24,7 +24,7 @@ const { values } = parseArgs({ options: { outdir: { type: 'string', default: joi
 const ENTRIES = [
   { in: 'src/cli.ts', out: 'cli' },
   // bench/exporter.mjs runs the exporter as cli.js does, with its own IPC channel.
-  { in: 'src/commands.ts', out: 'commands' },
+  { in: 'src/commands/index.ts', out: 'commands' },
   { in: 'src/util/files.ts', out: 'util/files' },
   // Worker threads, started beside the module that starts them (src/util/worker.ts).
   { in: 'src/exposition/body/body-worker.ts', out: 'body-worker' },

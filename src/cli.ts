@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { runCommand, type CommandIo } from './commands.js';
+import { runCommand, type CommandIo } from './commands/index.js';
 import { buildRevision } from './revision.js';
 import { signalHandlers } from './signals.js';
 import { readFileSafely } from './util/files.js';

@@ -6,9 +6,9 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { runCommand, type CommandIo } from '../src/commands.js';
+import { runCommand, type CommandIo } from '../src/commands/index.js';
 import { startSimulator } from '@cribl-exporter/simulator';
-import type { App } from '../src/app.js';
+import type { App } from '../src/exporter/app.js';
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 

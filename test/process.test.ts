@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcryptjs';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCommand, type CommandIo } from '../src/commands.js';
+import { runCommand, type CommandIo } from '../src/commands/index.js';
 import { startSimulator } from '@cribl-exporter/simulator';
 import { readFileSafely } from '../src/util/files.js';
 

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { fencedBlocks } from './deploy/docs.js';
-import { runCommand } from '../src/commands.js';
+import { runCommand } from '../src/commands/index.js';
 import { ROOT } from './deploy/prometheusrule.js';
 import { FLAG_TABLE } from '../src/config/flags.js';
 import { createSelfMetrics } from '../src/telemetry/self-metrics.js';
@@ -102,7 +102,7 @@ describe('README', () => {
     );
     const self = createSelfMetrics({ version: 'x', nodejsVersion: 'v0', defaultMetrics: false });
     self.setShard(1, 2);
-    const selfNames = (await self.registry.getMetricsAsJSON()).map((m) => m.name);
+    const selfNames = await self.names();
     const snapshotNames: string[] = [
       ...MANAGEMENT_FAMILIES,
       ...LEADER_FAMILIES,

@@ -1,8 +1,8 @@
 /**
  * One leader's connection, wired the same way wherever the exporter talks to a leader (the running exporter in
- * src/runtime.ts, `cribl-exporter check` in src/check/): its transport, its request budget (at the rate the caller
- * gives: src/polling/rate.ts moves it as the fleet changes), the client through that budget, the auth provider, and
- * the client with credentials on every request (pausing node polling after a refusal).
+ * src/exporter/runtime.ts, `cribl-exporter check` in src/check/): its transport, its request budget (at the rate
+ * the caller gives: src/polling/rate.ts moves it as the fleet changes), the client through that budget, the auth
+ * provider, and the client with credentials on every request (pausing node polling after a refusal).
  */
 import { forLeader } from '../util/logger.js';
 import type { Logger } from 'pino';

@@ -37,6 +37,74 @@ interface Current {
   after401: boolean;
 }
 
+/** What a renewing provider knows: the token in hand, and the failures since the last one was obtained. */
+class TokenState {
+  current: Current | undefined;
+  failures = 0;
+  nextAttemptAt = 0;
+  lastError: AuthError | undefined;
+  /** The last token was dropped after a 401: the next one is obtained because of it. */
+  dropped401 = false;
+
+  constructor(
+    readonly mode: AuthMode,
+    readonly deps: RenewingDeps,
+  ) {}
+
+  /** A token obtained: kept until shortly before it expires; the failures are over. */
+  obtained(got: ObtainedToken, after401: boolean): string {
+    const { clock, logger, metrics } = this.deps;
+    const now = clock.now();
+    const lifetime = got.expiresAt - now;
+    const before = Math.min(timing.renewBeforeMaxMs, lifetime * timing.renewBeforeFraction);
+    // A token that is (by our clock) already expired must not make every call renew.
+    const renewAt = lifetime > 0 ? got.expiresAt - before : now + timing.minRetryDelayMs;
+    this.current = { token: got.token, expiresAt: got.expiresAt, renewAt, obtainedAt: now, after401 };
+    this.failures = 0;
+    this.nextAttemptAt = 0;
+    this.lastError = undefined;
+    this.dropped401 = false;
+    metrics?.onTokenExpiry(this.mode, got.expiresAt);
+    logger.info({ mode: this.mode, expiresAt: new Date(got.expiresAt).toISOString() }, 'obtained a leader API token');
+    return got.token;
+  }
+
+  /** A failed attempt: the next waits exponentially longer (or as long as the server asked). */
+  failed(e: unknown): AuthError {
+    const { clock, logger, metrics } = this.deps;
+    const err =
+      e instanceof AuthError ? e : new AuthError(this.mode, 'bad_response', `obtaining a token failed unexpectedly`);
+    const now = clock.now();
+    this.failures += 1;
+    const backoff = Math.min(timing.maxRetryDelayMs, timing.minRetryDelayMs * 2 ** (this.failures - 1));
+    const wait = Math.max(backoff, err.retryAfterMs ?? 0);
+    this.nextAttemptAt = now + wait;
+    this.lastError = err;
+    metrics?.onFailure(this.mode, err.reason);
+    logger.warn({ mode: this.mode, reason: err.reason, retryInMs: wait }, err.message);
+    return err;
+  }
+
+  /** The leader refused `rejected` (401) while no renewal runs: drop it unless that is moot; whether to retry. */
+  refused(rejected: string | undefined): boolean {
+    const { clock, logger, metrics } = this.deps;
+    const current = this.current;
+    if (current) {
+      // The 401 answered an older token: the current one is already different.
+      if (rejected !== undefined && rejected !== current.token) return true;
+      // Concurrent requests sent with the old token come back 401 after the renewal: one renewal is enough.
+      if (rejected === undefined && current.after401 && clock.now() - current.obtainedAt < timing.minRetryDelayMs) {
+        return true;
+      }
+      this.current = undefined;
+      this.dropped401 = true;
+      metrics?.onTokenExpiry(this.mode, undefined);
+      logger.info({ mode: this.mode }, 'the leader rejected the token (401); obtaining a new one');
+    }
+    return clock.now() >= this.nextAttemptAt;
+  }
+}
+
 /**
  * An AuthProvider around a token fetcher (login, OAuth): caches the token until shortly before it expires,
  * shares one in-flight fetch between concurrent callers, keeps using a still-valid token while a renewal runs
@@ -47,46 +115,20 @@ export function createRenewingProvider(
   fetchToken: (signal: AbortSignal) => Promise<ObtainedToken>,
   deps: RenewingDeps,
 ): AuthProvider {
-  const { clock, logger, metrics } = deps;
+  const { clock } = deps;
   const closer = new AbortController();
-  let current: Current | undefined;
+  const state = new TokenState(mode, deps);
   let inflight: Promise<string> | undefined;
-  let failures = 0;
-  let nextAttemptAt = 0;
-  let lastError: AuthError | undefined;
-  let dropped401 = false;
 
   const obtain = async (): Promise<string> => {
-    const previous = current;
-    const after401 = dropped401;
+    const previous = state.current;
+    const after401 = state.dropped401;
     try {
-      const got = await fetchToken(closer.signal);
-      const now = clock.now();
-      const lifetime = got.expiresAt - now;
-      const before = Math.min(timing.renewBeforeMaxMs, lifetime * timing.renewBeforeFraction);
-      // A token that is (by our clock) already expired must not make every call renew.
-      const renewAt = lifetime > 0 ? got.expiresAt - before : now + timing.minRetryDelayMs;
-      current = { token: got.token, expiresAt: got.expiresAt, renewAt, obtainedAt: now, after401 };
-      failures = 0;
-      nextAttemptAt = 0;
-      lastError = undefined;
-      dropped401 = false;
-      metrics?.onTokenExpiry(mode, got.expiresAt);
-      logger.info({ mode, expiresAt: new Date(got.expiresAt).toISOString() }, 'obtained a leader API token');
-      return got.token;
+      return state.obtained(await fetchToken(closer.signal), after401);
     } catch (e) {
       if (closer.signal.aborted) throw e;
-      const err =
-        e instanceof AuthError ? e : new AuthError(mode, 'bad_response', `obtaining a token failed unexpectedly`);
-      const now = clock.now();
-      failures += 1;
-      const backoff = Math.min(timing.maxRetryDelayMs, timing.minRetryDelayMs * 2 ** (failures - 1));
-      const wait = Math.max(backoff, err.retryAfterMs ?? 0);
-      nextAttemptAt = now + wait;
-      lastError = err;
-      metrics?.onFailure(mode, err.reason);
-      logger.warn({ mode, reason: err.reason, retryInMs: wait }, err.message);
-      if (previous && current === previous && now < previous.expiresAt) return previous.token;
+      const err = state.failed(e);
+      if (previous && state.current === previous && clock.now() < previous.expiresAt) return previous.token;
       throw err;
     }
   };
@@ -96,8 +138,9 @@ export function createRenewingProvider(
     async token(signal) {
       signal?.throwIfAborted();
       const now = clock.now();
+      const current = state.current;
       if (current && now < current.renewAt) return current.token;
-      if (!inflight && now >= nextAttemptAt) {
+      if (!inflight && now >= state.nextAttemptAt) {
         inflight = obtain().finally(() => {
           inflight = undefined;
         });
@@ -108,32 +151,18 @@ export function createRenewingProvider(
       // token endpoint takes (a slow or failing one stalled every poll for as long).
       if (current && now < current.expiresAt) return current.token;
       if (inflight) return raceSignal(inflight, signal);
-      throw lastError ?? new AuthError(mode, 'bad_response', 'no token available yet');
+      throw state.lastError ?? new AuthError(mode, 'bad_response', 'no token available yet');
     },
     invalidate(rejected) {
-      if (inflight) {
-        // Refused while a renewal runs: the retry waits for the renewal rather than use the refused token again.
-        if (current && (rejected === undefined || rejected === current.token)) current = undefined;
-        return true;
-      }
-      if (current) {
-        // The 401 answered an older token: the current one is already different.
-        if (rejected !== undefined && rejected !== current.token) return true;
-        // Concurrent requests sent with the old token come back 401 after the renewal: one renewal is enough.
-        if (rejected === undefined && current.after401 && clock.now() - current.obtainedAt < timing.minRetryDelayMs) {
-          return true;
-        }
-        current = undefined;
-        dropped401 = true;
-        metrics?.onTokenExpiry(mode, undefined);
-        logger.info({ mode }, 'the leader rejected the token (401); obtaining a new one');
-      }
-      return clock.now() >= nextAttemptAt;
+      if (!inflight) return state.refused(rejected);
+      // Refused while a renewal runs: the retry waits for the renewal rather than use the refused token again.
+      if (state.current && (rejected === undefined || rejected === state.current.token)) state.current = undefined;
+      return true;
     },
-    expiresAt: () => current?.expiresAt,
+    expiresAt: () => state.current?.expiresAt,
     close() {
       closer.abort(new Error('auth provider closed'));
-      current = undefined;
+      state.current = undefined;
     },
   };
 }

@@ -72,29 +72,77 @@ export const SKEW_FAIL_MS = 60_000;
 
 const REFUSED: Readonly<Record<number, string>> = { 401: 'refused (401)', 403: 'forbidden (403)', 404: 'absent (404)' };
 
-/** Runs the API checks of one leader. */
+type Add = (check: string, status: CheckResult['status'], message: string, fix?: string) => void;
+
+/** What the steps of one leader's check share: the leader, its requests, the lines so far, what earlier steps found. */
+interface LeaderCheck {
+  o: LeaderCheckOptions;
+  out: CheckResult[];
+  add: Add;
+  /** Bounds each request and its retries. */
+  timeoutMs: number;
+  deadline(): number;
+  /** Through the client without credentials (`raw`) or with them (`auth`). */
+  request<T>(client: 'raw' | 'auth', req: LeaderRequest<T>): Promise<LeaderResult<T>>;
+  /** The leader lists nodes with GET /master/workers (before 4.17); the permission step finds out. */
+  legacy: boolean;
+  /** The fleet as the exporter lists it; the fleet step fills it in (the steps after it run only then). */
+  fleet: { nodes: ListedFleetNode[]; groups: readonly ListedFleetGroup[] };
+}
+
+/** One step: its lines; `stop` when the steps after it would say nothing new (one problem, said once). */
+type Step = (c: LeaderCheck) => Promise<'stop' | undefined> | 'stop' | undefined;
+
+/** The steps, in order. */
+const STEPS: readonly Step[] = [
+  haHosts,
+  leaderHealthAndClock,
+  credentials,
+  listingPermissions,
+  fleet,
+  nodePermissions,
+  collectorProbes,
+  versionLine,
+  rateLine,
+];
+
+/** Runs the API checks of one leader: its steps, until one stops them. */
 export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult[]> {
-  const { cfg, config } = o;
-  const { auth, products, budget } = cfg;
-  const discoveryMs = config.discovery.discoveryMs;
-  // Bounds each request and its retries.
+  const { budget } = o.cfg;
   const timeoutMs = budget.connectTimeoutMs + budget.headersTimeoutMs + budget.bodyTimeoutMs;
   const out: CheckResult[] = [];
-  const add = (check: string, status: CheckResult['status'], message: string, fix?: string): void => {
-    out.push({ target: cfg.name, check, status, message, ...(fix ? { fix } : {}) });
+  const c: LeaderCheck = {
+    o,
+    out,
+    add: (check, status, message, fix) => {
+      out.push({ target: o.cfg.name, check, status, message, ...(fix ? { fix } : {}) });
+    },
+    timeoutMs,
+    deadline: () => o.clock.now() + timeoutMs,
+    request: (client, req) =>
+      (client === 'raw' ? o.conn.raw : o.conn.client).request({ deadline: o.clock.now() + timeoutMs, ...req }),
+    legacy: false,
+    fleet: { nodes: [], groups: [] },
   };
-  const deadline = (): number => o.clock.now() + timeoutMs;
-  const request = <T>(client: 'raw' | 'auth', req: LeaderRequest<T>): Promise<LeaderResult<T>> =>
-    (client === 'raw' ? o.conn.raw : o.conn.client).request({ deadline: deadline(), ...req });
+  for (const step of STEPS) if ((await step(c)) === 'stop') break;
+  return out;
+}
 
-  // The HA hosts, when given: each one's health and role, and the host the exporter would use (direct: it follows
-  // the primary now, so the checks below go there).
-  const hosts = o.conn.raw.hosts;
-  if (hosts) haLines(await hosts.read(), hosts.direct ? hosts.inUse : undefined);
+/**
+ * The HA hosts, when given: each one's health and role, and the host the exporter would use (direct: it follows
+ * the primary now, so the checks below go there).
+ */
+async function haHosts(c: LeaderCheck): Promise<undefined> {
+  const hosts = c.o.conn.raw.hosts;
+  if (hosts) haLines(c, await hosts.read(), hosts.direct ? hosts.inUse : undefined);
+  return undefined;
+}
 
-  // The leader's own health (no credentials) and its clock, from the answer's Date header.
+/** The leader's own health (no credentials) and its clock, from the answer's Date header. */
+async function leaderHealthAndClock(c: LeaderCheck): Promise<'stop' | undefined> {
+  const { add } = c;
   let date: { header: string; receivedAt: number } | undefined;
-  const health = await request('raw', {
+  const health = await c.request('raw', {
     endpoint: ENDPOINTS.leaderHealth,
     path: '/health',
     anonymous: true,
@@ -102,19 +150,19 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     decode: (json, status, headers) => {
       const h = decodeHealth(json, status);
       const header = headers.date;
-      if (typeof header === 'string') date = { header, receivedAt: o.clock.now() };
+      if (typeof header === 'string') date = { header, receivedAt: c.o.clock.now() };
       return h;
     },
   });
   if (!health.ok) {
-    const f = describeFailure('GET /health', health, auth);
+    const f = describeFailure('GET /health', health, c.o.cfg.auth);
     add('health', 'fail', f.message, f.fix);
-    if (health.reason === 'connect' || health.reason === 'timeout') return out;
+    if (health.reason === 'connect' || health.reason === 'timeout') return 'stop';
     // Every leader answers GET /health without credentials: a 404 there says the base path is wrong, and what the
     // other requests get at that path (a proxy's or a web server's 401, say) says nothing about the credentials.
     if (health.status === 404) {
       add('api', 'skip', 'API not checked: not found, GET /health answers 404 at this base path (the URL is wrong)');
-      return out;
+      return 'stop';
     }
   } else if (health.status === 420) {
     add(
@@ -128,250 +176,276 @@ export async function checkLeaderApi(o: LeaderCheckOptions): Promise<CheckResult
     // Every other request would wait for the leader to serve again (the client holds the budget on a 420).
     checkClock(date, add);
     add('api', 'skip', 'API not checked: the leader is not serving');
-    return out;
+    return 'stop';
   } else {
     const role = health.body.role ? `role ${health.body.role}` : 'no role reported (leaders before 4.17)';
     const since = health.body.startTime ? `, up since ${iso(health.body.startTime)}` : '';
     add('health', 'ok', `GET /health: healthy, ${role}${since}`);
   }
   checkClock(date, add);
+  return undefined;
+}
 
-  // Credentials: can a token be had, and how long is it good for.
-  const cred = await checkCredentials(o.conn.auth, auth, o.clock);
-  add('auth', cred.status, cred.message, cred.fix);
+/** Credentials: can a token be had, and how long is it good for. */
+async function credentials(c: LeaderCheck): Promise<'stop' | undefined> {
+  const cred = await checkCredentials(c.o.conn.auth, c.o.cfg.auth, c.o.clock);
+  c.add('auth', cred.status, cred.message, cred.fix);
   // Without a token every request below would be refused for the same reason: one problem, said once.
-  if (cred.status === 'fail') {
-    add('api', 'skip', 'API not checked: no usable token (see auth above)');
-    return out;
-  }
+  if (cred.status !== 'fail') return undefined;
+  c.add('api', 'skip', 'API not checked: no usable token (see auth above)');
+  return 'stop';
+}
 
-  // Permission on the listing and the groups of every product (401 vs 403 vs 404).
-  let legacy = false;
-  for (const product of products) {
+/** Permission on the listing and the groups of every product (401 vs 403 vs 404); finds a leader before 4.17. */
+async function listingPermissions(c: LeaderCheck): Promise<'stop' | undefined> {
+  for (const product of c.o.cfg.products) {
     const path = `/products/${product}/workers`;
-    let listing = await request('auth', { ...workersPage(product, 1, 0), decode: decodeWorkerEnvelope });
+    let listing = await c.request('auth', { ...workersPage(product, 1, 0), decode: decodeWorkerEnvelope });
     let what = `GET ${path}`;
-    if (!listing.ok && listing.status === 404 && !legacy) {
-      const old = await request('auth', { ...masterWorkersPage(1, 0), decode: decodeWorkerEnvelope });
-      if (old.ok) legacy = true;
+    if (!listing.ok && listing.status === 404 && !c.legacy) {
+      const old = await c.request('auth', { ...masterWorkersPage(1, 0), decode: decodeWorkerEnvelope });
+      if (old.ok) c.legacy = true;
       else [listing, what] = [old, `GET ${path} and GET /master/workers`];
     }
-    if (legacy) add('permission', 'ok', `GET /master/workers: allowed (${path} answers 404: a leader before 4.17)`);
-    else permission(what, listing);
-    const groups = await request('auth', { ...groupsPage(product, 1, 0, legacy), decode: decodeGroupPage });
-    permission(legacy ? `GET /master/groups?product=${product}` : `GET /products/${product}/groups`, groups);
-    if (legacy) break;
+    if (c.legacy) c.add('permission', 'ok', `GET /master/workers: allowed (${path} answers 404: a leader before 4.17)`);
+    else permission(c, what, listing);
+    const groups = await c.request('auth', { ...groupsPage(product, 1, 0, c.legacy), decode: decodeGroupPage });
+    permission(c, c.legacy ? `GET /master/groups?product=${product}` : `GET /products/${product}/groups`, groups);
+    if (c.legacy) break;
   }
-  if (out.some((r) => r.check === 'permission' && r.status === 'fail')) return out;
+  return c.out.some((r) => r.check === 'permission' && r.status === 'fail') ? 'stop' : undefined;
+}
 
-  // The fleet, listed as the exporter lists it.
-  const discovery = await new Discoverer({ client: o.conn.client, products: products, logger: o.logger }).discover(
-    o.clock.now() + Math.max(discoveryMs, timeoutMs),
+/** The fleet, listed as the exporter lists it: one line per product. */
+async function fleet(c: LeaderCheck): Promise<'stop' | undefined> {
+  const { cfg, config, conn, clock, logger } = c.o;
+  const discovery = await new Discoverer({ client: conn.client, products: cfg.products, logger }).discover(
+    clock.now() + Math.max(config.discovery.discoveryMs, c.timeoutMs),
   );
   if (!discovery.ok) {
-    const f = describeFailure('listing the fleet', discovery, auth);
-    add('fleet', 'fail', f.message, f.fix);
-    return out;
+    const f = describeFailure('listing the fleet', discovery, cfg.auth);
+    c.add('fleet', 'fail', f.message, f.fix);
+    return 'stop';
   }
-  const nodes = [...discovery.nodes.values()];
-  for (const product of products) fleetLine(product, nodes, discovery.groups);
+  c.fleet = { nodes: [...discovery.nodes.values()], groups: discovery.groups };
+  for (const product of cfg.products) fleetLine(c, product, c.fleet.nodes, c.fleet.groups);
+  return undefined;
+}
 
-  // Permission in host context, on one connected node (a node that does not answer still shows 401/403 apart).
+/** Permission in host context, on one connected node (a node that does not answer still shows 401/403 apart). */
+async function nodePermissions(c: LeaderCheck): Promise<undefined> {
+  const { nodes } = c.fleet;
   const sample = nodes.find((n) => n.listed.disconnected !== true) ?? nodes[0];
   if (sample) {
     const id = sample.listed.id;
-    permission(`GET /w/{nodeId}/health`, await request('auth', healthRequest(id, deadline())), id);
-    permission(`GET /w/{nodeId}/edge/metadata`, await request('auth', metadataRequest(id, deadline())), id);
+    permission(c, `GET /w/{nodeId}/health`, await c.request('auth', healthRequest(id, c.deadline())), id);
+    permission(c, `GET /w/{nodeId}/edge/metadata`, await c.request('auth', metadataRequest(id, c.deadline())), id);
   } else {
-    add('permission', 'skip', 'GET /w/{nodeId}/health and /edge/metadata: no node to ask');
+    c.add('permission', 'skip', 'GET /w/{nodeId}/health and /edge/metadata: no node to ask');
   }
+  return undefined;
+}
 
-  const group = discovery.groups.find((g) => g.product === 'stream') ?? discovery.groups[0];
-  for (const c of COLLECTORS) {
+/** Each collector that runs: its probe, on a Stream group when there is one. */
+async function collectorProbes(c: LeaderCheck): Promise<undefined> {
+  const { cfg, config } = c.o;
+  const group = c.fleet.groups.find((g) => g.product === 'stream') ?? c.fleet.groups[0];
+  for (const col of COLLECTORS) {
     // The leader's own /health is checked apart, first.
-    if (!c.probe || c.name === leaderHealth.name || !runs(config, cfg, c)) continue;
-    const s = settingsOf(config, c);
-    collectorLine(c, c.probe(s, undefined, 0), await request('auth', c.probe(s, group?.group.id, deadline())));
+    if (!col.probe || col.name === leaderHealth.name || !runs(config, cfg, col)) continue;
+    const s = settingsOf(config, col);
+    collectorLine(
+      c,
+      col,
+      col.probe(s, undefined, 0),
+      await c.request('auth', col.probe(s, group?.group.id, c.deadline())),
+    );
   }
+  return undefined;
+}
 
-  versionLine(legacy, nodes);
-  rateLine(nodes.length, discovery.groups.length);
-  return out;
-
-  function haLines(readings: readonly HostReading[], inUse: string | undefined): void {
-    for (const r of readings) {
-      const h = r.health;
-      if (!h) {
-        add(
-          'ha',
-          'warn',
-          `host ${r.host}: GET /health does not answer (${r.failure ?? 'no answer'})`,
-          'check that the host runs and that the exporter reaches it at this --leader.ha-url',
-        );
-        continue;
-      }
-      const role = h.role ? `role ${h.role}` : 'no role reported (leaders before 4.17)';
-      const since = h.startTime ? `, up since ${iso(h.startTime)}` : '';
-      const line = `host ${r.host}: ${h.status}, ${role}${since}`;
-      if (h.status === 'shutting down') add('ha', 'warn', line, 'wait until the host is back, then check again');
-      else add('ha', 'ok', line);
-    }
-    const primaries = readings.filter((r) => r.health?.role === 'primary').map((r) => r.host);
-    const api = new URL(cfg.url).host;
-    const via = inUse ? `requests go to ${inUse}` : `requests go to the load balancer ${api}`;
-    if (primaries.length === 1) {
-      add('ha', 'ok', `${via}${inUse === primaries[0] ? ' (the primary)' : `; the primary is ${primaries[0]}`}`);
-    } else if (primaries.length === 0) {
-      add('ha', 'fail', `no HA host is primary; ${via}`, 'fail over to a host, or finish the failover in progress');
-    } else {
+function haLines(c: LeaderCheck, readings: readonly HostReading[], inUse: string | undefined): void {
+  const { add } = c;
+  for (const r of readings) {
+    const h = r.health;
+    if (!h) {
       add(
         'ha',
-        'fail',
-        `${primaries.length} HA hosts are primary (${primaries.join(', ')}); ${via}`,
-        'stop the host that should not be primary (split brain)',
-      );
-    }
-  }
-
-  function permission(what: string, res: LeaderResult<unknown>, nodeId?: string): void {
-    if (res.ok) return add('permission', 'ok', `${what}: allowed${nodeId ? ` (node ${nodeId} answered)` : ''}`);
-    // In host context a 502/504 is the node's own state: the request itself was allowed.
-    if (nodeId && res.reason === 'http_5xx') {
-      return add('permission', 'ok', `${what}: allowed (node ${nodeId} does not answer: HTTP ${res.status ?? '5xx'})`);
-    }
-    const f = describeFailure(what, res, auth);
-    add('permission', 'fail', f.message, f.fix);
-  }
-
-  /** One line per collector: allowed, or what its refusal means (off, for an optional collector). */
-  function collectorLine(c: Collector, req: LeaderRequest<unknown>, res: LeaderResult<unknown>): void {
-    const what = `${req.method ?? 'GET'} ${req.endpoint} (collector ${c.name})`;
-    if (res.ok) return add('collector', 'ok', `${what}: allowed`);
-    const refused = REFUSED[res.status ?? 0];
-    if (refused === undefined || !c.optional) {
-      const f = describeFailure(what, res, auth);
-      return add('collector', c.optional ? 'warn' : 'fail', f.message, f.fix);
-    }
-    // The leader refuses it by design (the license on Cribl.Cloud).
-    const expected = c.refusalExpected?.(targetOf(cfg)) ?? false;
-    const flag = Object.values(c.settings ?? {}).find((r) => r.name.startsWith('collector.'))?.name;
-    const off = flag ? ` (or turn it off: --no-${flag})` : '';
-    const fix =
-      res.status === 404
-        ? `the leader has no such endpoint (an older version, or Cribl.Cloud)${off}`
-        : `give the exporter's credentials ${c.permission ?? 'read access to it'}${off}`;
-    add(
-      'collector',
-      expected ? 'ok' : 'warn',
-      `${what}: ${refused}: collector ${c.name} will be off` + (expected ? ' (as on every Cribl.Cloud leader)' : ''),
-      ...(expected ? [] : [fix]),
-    );
-  }
-
-  function fleetLine(product: Product, all: ListedFleetNode[], groups: readonly ListedFleetGroup[]): void {
-    const list = all.filter((n) => n.product === product);
-    if (list.length === 0) {
-      add(
-        'fleet',
         'warn',
-        `${product}: no nodes listed`,
-        `nothing to monitor for ${product}: leave it out (--products) if you do not use it`,
+        `host ${r.host}: GET /health does not answer (${r.failure ?? 'no answer'})`,
+        'check that the host runs and that the exporter reaches it at this --leader.ha-url',
       );
-      return;
+      continue;
     }
-    const byGroup = new Map<string, number>();
-    for (const g of groups) if (g.product === product) byGroup.set(g.group.id, 0);
-    for (const n of list) byGroup.set(n.listed.group, (byGroup.get(n.listed.group) ?? 0) + 1);
-    const shown = [...byGroup].slice(0, 8).map(([g, c]) => `${g} ${c}`);
-    const more = byGroup.size > 8 ? `, and ${byGroup.size - 8} more` : '';
-    const disconnected = list.filter((n) => n.listed.disconnected === true).length;
-    const kind = product === 'edge' ? 'fleet' : 'group';
-    add(
-      'fleet',
-      'ok',
-      `${product}: ${list.length} node${list.length === 1 ? '' : 's'} in ${byGroup.size} ${kind}` +
-        `${byGroup.size === 1 ? '' : 's'} (${shown.join(', ')}${more})` +
-        (disconnected ? `; ${disconnected} disconnected` : ''),
-    );
+    const role = h.role ? `role ${h.role}` : 'no role reported (leaders before 4.17)';
+    const since = h.startTime ? `, up since ${iso(h.startTime)}` : '';
+    const line = `host ${r.host}: ${h.status}, ${role}${since}`;
+    if (h.status === 'shutting down') add('ha', 'warn', line, 'wait until the host is back, then check again');
+    else add('ha', 'ok', line);
   }
-
-  function versionLine(isLegacy: boolean, list: ListedFleetNode[]): void {
-    const versions = new Map<string, number>();
-    for (const n of list) {
-      const v = n.listed.version ?? 'unknown';
-      versions.set(v, (versions.get(v) ?? 0) + 1);
-    }
-    const top = [...versions].sort((a, b) => b[1] - a[1]).slice(0, 4);
-    const nodesRun = top.length ? `; nodes run ${top.map(([v, c]) => `${v} (${c})`).join(', ')}` : '';
+  const primaries = readings.filter((r) => r.health?.role === 'primary').map((r) => r.host);
+  const api = new URL(c.o.cfg.url).host;
+  const via = inUse ? `requests go to ${inUse}` : `requests go to the load balancer ${api}`;
+  if (primaries.length === 1) {
+    add('ha', 'ok', `${via}${inUse === primaries[0] ? ' (the primary)' : `; the primary is ${primaries[0]}`}`);
+  } else if (primaries.length === 0) {
+    add('ha', 'fail', `no HA host is primary; ${via}`, 'fail over to a host, or finish the failover in progress');
+  } else {
     add(
-      'version',
-      'ok',
-      (isLegacy
-        ? 'leader before 4.17: the exporter lists nodes with GET /master/workers'
-        : 'leader 4.17 or later: the exporter lists nodes with GET /products/{product}/workers') + nodesRun,
+      'ha',
+      'fail',
+      `${primaries.length} HA hosts are primary (${primaries.join(', ')}); ${via}`,
+      'stop the host that should not be primary (split brain)',
     );
-  }
-
-  function rateLine(nodeCount: number, groupCount: number): void {
-    // This process polls its shard's share; src/polling/rate.ts is the one computation of need and allowance.
-    const shards = config.shard.total;
-    const { perDiscovery, perGroup } = discoveryCost(config, cfg);
-    const plan = {
-      nodes: Math.ceil(nodeCount / Math.max(1, shards)),
-      nodeIntervalsMs: nodeIntervals(config),
-      discoveryIntervalMs: discoveryMs,
-      products: products.length,
-      // Per discovery besides the listing: the leader's own /health, each group's commits, the git settings.
-      extraPerDiscovery: perDiscovery + groupCount * perGroup,
-    };
-    const need = rateNeed(plan);
-    const allowed = allowedRate(budget.maxRps, budget.maxRpsCeiling, plan);
-    const r = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
-    const parts = [...need.nodes.map((n) => `${n.name} ${r(n.rps)}`), `discovery ${r(need.discovery)}`].join(', ');
-    const per = shards > 1 ? ` (this shard's share of ${nodeCount} nodes)` : ` for ${nodeCount} nodes`;
-    const capped = allowed.capped ? ' (capped by --leader.max-rps-ceiling)' : '';
-    const bound =
-      allowed.mode === 'auto'
-        ? `--leader.max-rps auto allows ${r(allowed.rps)}${capped}`
-        : `--leader.max-rps allows ${r(allowed.rps)}`;
-    const text = `needs ${r(need.total)} requests/s${per} (${parts}); ${bound}`;
-    const wanted = Math.ceil(need.total * 1.25);
-    if (!allowed.covers) {
-      const healthMs = plan.nodeIntervalsMs[0]?.intervalMs ?? 0;
-      const interval = Math.ceil(
-        (healthMs * need.primary) / Math.max(allowed.rps - need.riders - need.discovery, 1e-9) / 1000,
-      );
-      const cycle = Number.isFinite(allowed.cycleSeconds)
-        ? formatDuration(Math.ceil(allowed.cycleSeconds) * 1000)
-        : 'forever';
-      const raise =
-        allowed.mode === 'auto'
-          ? `raise --leader.max-rps-ceiling to at least ${wanted}`
-          : `raise --leader.max-rps to at least ${wanted} (or set it to auto)`;
-      add(
-        'rate',
-        'fail',
-        `${text}: a health cycle would take about ${cycle} instead of ${formatDuration(healthMs)}`,
-        `${raise} if the leader can take it, or --health.interval to at least ${formatDuration(interval * 1000)}, ` +
-          'or shard (--shard.total)',
-      );
-    } else if (allowed.mode === 'pinned' && need.total > allowed.rps * 0.8) {
-      add(
-        'rate',
-        'warn',
-        `${text}: little headroom for retries, logins and a growing fleet`,
-        `raise --leader.max-rps to about ${wanted}, set it to auto, or lengthen --health.interval`,
-      );
-    } else {
-      add('rate', 'ok', text);
-    }
   }
 }
 
-function checkClock(
-  date: { header: string; receivedAt: number } | undefined,
-  add: (check: string, status: CheckResult['status'], message: string, fix?: string) => void,
+function permission(c: LeaderCheck, what: string, res: LeaderResult<unknown>, nodeId?: string): void {
+  if (res.ok) return c.add('permission', 'ok', `${what}: allowed${nodeId ? ` (node ${nodeId} answered)` : ''}`);
+  // In host context a 502/504 is the node's own state: the request itself was allowed.
+  if (nodeId && res.reason === 'http_5xx') {
+    return c.add('permission', 'ok', `${what}: allowed (node ${nodeId} does not answer: HTTP ${res.status ?? '5xx'})`);
+  }
+  const f = describeFailure(what, res, c.o.cfg.auth);
+  c.add('permission', 'fail', f.message, f.fix);
+}
+
+/** One line per collector: allowed, or what its refusal means (off, for an optional collector). */
+function collectorLine(c: LeaderCheck, col: Collector, req: LeaderRequest<unknown>, res: LeaderResult<unknown>): void {
+  const what = `${req.method ?? 'GET'} ${req.endpoint} (collector ${col.name})`;
+  if (res.ok) return c.add('collector', 'ok', `${what}: allowed`);
+  const refused = REFUSED[res.status ?? 0];
+  if (refused === undefined || !col.optional) {
+    const f = describeFailure(what, res, c.o.cfg.auth);
+    return c.add('collector', col.optional ? 'warn' : 'fail', f.message, f.fix);
+  }
+  // The leader refuses it by design (the license on Cribl.Cloud).
+  const expected = col.refusalExpected?.(targetOf(c.o.cfg)) ?? false;
+  const flag = Object.values(col.settings ?? {}).find((r) => r.name.startsWith('collector.'))?.name;
+  const off = flag ? ` (or turn it off: --no-${flag})` : '';
+  const fix =
+    res.status === 404
+      ? `the leader has no such endpoint (an older version, or Cribl.Cloud)${off}`
+      : `give the exporter's credentials ${col.permission ?? 'read access to it'}${off}`;
+  c.add(
+    'collector',
+    expected ? 'ok' : 'warn',
+    `${what}: ${refused}: collector ${col.name} will be off` + (expected ? ' (as on every Cribl.Cloud leader)' : ''),
+    ...(expected ? [] : [fix]),
+  );
+}
+
+function fleetLine(
+  c: LeaderCheck,
+  product: Product,
+  all: ListedFleetNode[],
+  groups: readonly ListedFleetGroup[],
 ): void {
+  const list = all.filter((n) => n.product === product);
+  if (list.length === 0) {
+    c.add(
+      'fleet',
+      'warn',
+      `${product}: no nodes listed`,
+      `nothing to monitor for ${product}: leave it out (--products) if you do not use it`,
+    );
+    return;
+  }
+  const byGroup = new Map<string, number>();
+  for (const g of groups) if (g.product === product) byGroup.set(g.group.id, 0);
+  for (const n of list) byGroup.set(n.listed.group, (byGroup.get(n.listed.group) ?? 0) + 1);
+  const shown = [...byGroup].slice(0, 8).map(([g, count]) => `${g} ${count}`);
+  const more = byGroup.size > 8 ? `, and ${byGroup.size - 8} more` : '';
+  const disconnected = list.filter((n) => n.listed.disconnected === true).length;
+  const kind = product === 'edge' ? 'fleet' : 'group';
+  c.add(
+    'fleet',
+    'ok',
+    `${product}: ${list.length} node${list.length === 1 ? '' : 's'} in ${byGroup.size} ${kind}` +
+      `${byGroup.size === 1 ? '' : 's'} (${shown.join(', ')}${more})` +
+      (disconnected ? `; ${disconnected} disconnected` : ''),
+  );
+}
+
+function versionLine(c: LeaderCheck): undefined {
+  const versions = new Map<string, number>();
+  for (const n of c.fleet.nodes) {
+    const v = n.listed.version ?? 'unknown';
+    versions.set(v, (versions.get(v) ?? 0) + 1);
+  }
+  const top = [...versions].sort((a, b) => b[1] - a[1]).slice(0, 4);
+  const nodesRun = top.length ? `; nodes run ${top.map(([v, count]) => `${v} (${count})`).join(', ')}` : '';
+  c.add(
+    'version',
+    'ok',
+    (c.legacy
+      ? 'leader before 4.17: the exporter lists nodes with GET /master/workers'
+      : 'leader 4.17 or later: the exporter lists nodes with GET /products/{product}/workers') + nodesRun,
+  );
+  return undefined;
+}
+
+function rateLine(c: LeaderCheck): undefined {
+  const { cfg, config } = c.o;
+  const { budget, products } = cfg;
+  const nodeCount = c.fleet.nodes.length;
+  const groupCount = c.fleet.groups.length;
+  // This process polls its shard's share; src/polling/rate.ts is the one computation of need and allowance.
+  const shards = config.shard.total;
+  const { perDiscovery, perGroup } = discoveryCost(config, cfg);
+  const plan = {
+    nodes: Math.ceil(nodeCount / Math.max(1, shards)),
+    nodeIntervalsMs: nodeIntervals(config),
+    discoveryIntervalMs: config.discovery.discoveryMs,
+    products: products.length,
+    // Per discovery besides the listing: the leader's own /health, each group's commits, the git settings.
+    extraPerDiscovery: perDiscovery + groupCount * perGroup,
+  };
+  const need = rateNeed(plan);
+  const allowed = allowedRate(budget.maxRps, budget.maxRpsCeiling, plan);
+  const r = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
+  const parts = [...need.nodes.map((n) => `${n.name} ${r(n.rps)}`), `discovery ${r(need.discovery)}`].join(', ');
+  const per = shards > 1 ? ` (this shard's share of ${nodeCount} nodes)` : ` for ${nodeCount} nodes`;
+  const capped = allowed.capped ? ' (capped by --leader.max-rps-ceiling)' : '';
+  const bound =
+    allowed.mode === 'auto'
+      ? `--leader.max-rps auto allows ${r(allowed.rps)}${capped}`
+      : `--leader.max-rps allows ${r(allowed.rps)}`;
+  const text = `needs ${r(need.total)} requests/s${per} (${parts}); ${bound}`;
+  const wanted = Math.ceil(need.total * 1.25);
+  if (!allowed.covers) {
+    const healthMs = plan.nodeIntervalsMs[0]?.intervalMs ?? 0;
+    const interval = Math.ceil(
+      (healthMs * need.primary) / Math.max(allowed.rps - need.riders - need.discovery, 1e-9) / 1000,
+    );
+    const cycle = Number.isFinite(allowed.cycleSeconds)
+      ? formatDuration(Math.ceil(allowed.cycleSeconds) * 1000)
+      : 'forever';
+    const raise =
+      allowed.mode === 'auto'
+        ? `raise --leader.max-rps-ceiling to at least ${wanted}`
+        : `raise --leader.max-rps to at least ${wanted} (or set it to auto)`;
+    c.add(
+      'rate',
+      'fail',
+      `${text}: a health cycle would take about ${cycle} instead of ${formatDuration(healthMs)}`,
+      `${raise} if the leader can take it, or --health.interval to at least ${formatDuration(interval * 1000)}, ` +
+        'or shard (--shard.total)',
+    );
+  } else if (allowed.mode === 'pinned' && need.total > allowed.rps * 0.8) {
+    c.add(
+      'rate',
+      'warn',
+      `${text}: little headroom for retries, logins and a growing fleet`,
+      `raise --leader.max-rps to about ${wanted}, set it to auto, or lengthen --health.interval`,
+    );
+  } else {
+    c.add('rate', 'ok', text);
+  }
+  return undefined;
+}
+
+function checkClock(date: { header: string; receivedAt: number } | undefined, add: Add): void {
   if (!date) return add('clock', 'skip', 'the leader sent no Date header: clock skew not checked');
   const leaderMs = Date.parse(date.header);
   if (!Number.isFinite(leaderMs)) return add('clock', 'skip', 'the Date header of the leader does not parse');

@@ -40,34 +40,54 @@ export const CERT_WARN_DAYS = 14;
 const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 const LOOPBACK = /^(127\.|::1$|localhost$)/;
 
+type Line = (check: string, status: CheckResult['status'], message: string, fix?: string) => CheckResult;
+
+/** What the network steps share: the options, the line maker, and the leader URL's host, port and scheme. */
+interface Net {
+  o: NetworkCheckOptions;
+  r: Line;
+  host: string;
+  https: boolean;
+  port: number;
+}
+
 /** DNS, TCP and TLS, in that order; a step that cannot run because an earlier one failed is skipped. */
 export async function checkNetwork(o: NetworkCheckOptions): Promise<CheckResult[]> {
-  const r = (check: string, status: CheckResult['status'], message: string, fix?: string): CheckResult => ({
+  const r: Line = (check, status, message, fix) => ({
     target: o.target,
     check,
     status,
     message,
     ...(fix ? { fix } : {}),
   });
-  const host = o.url.hostname.replace(/^\[(.*)\]$/, '$1');
   const https = o.url.protocol === 'https:';
-  const port = Number(o.url.port || (https ? 443 : 80));
+  const n: Net = {
+    o,
+    r,
+    host: o.url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    https,
+    port: Number(o.url.port || (https ? 443 : 80)),
+  };
   if (o.proxy !== undefined) {
     const why = `requests go through the proxy ${o.proxy}, which resolves and connects: the checks below use it`;
     return [r('dns', 'skip', why), r('tcp', 'skip', why), r('tls', 'skip', why)];
   }
+  return checkDns(n);
+}
 
-  // DNS
+/** DNS: the host's addresses (an IP address is its own), then TCP and TLS to the first. */
+async function checkDns(n: Net): Promise<CheckResult[]> {
+  const { r, host, https } = n;
   if (isIP(host) !== 0)
-    return [r('dns', 'ok', `${host} is an IP address: nothing to resolve`), ...(await afterDns(host))];
+    return [r('dns', 'ok', `${host} is an IP address: nothing to resolve`), ...(await afterDns(n, host))];
   try {
-    const addresses = await o.lookup(host);
+    const addresses = await n.o.lookup(host);
     if (addresses.length === 0) throw Object.assign(new Error('no address'), { code: 'ENODATA' });
     const shown = addresses.slice(0, 3).map((a) => a.address);
     const more = addresses.length > 3 ? ` and ${addresses.length - 3} more` : '';
     return [
       r('dns', 'ok', `${host} resolves to ${shown.join(', ')}${more}`),
-      ...(await afterDns(addresses[0]!.address)),
+      ...(await afterDns(n, addresses[0]!.address)),
     ];
   } catch (e) {
     return [
@@ -82,126 +102,135 @@ export async function checkNetwork(o: NetworkCheckOptions): Promise<CheckResult[
       ...(https ? [r('tls', 'skip', 'not checked: the host name does not resolve')] : []),
     ];
   }
+}
 
-  async function afterDns(ip: string): Promise<CheckResult[]> {
-    const shown = `${isIP(ip) === 6 ? `[${ip}]` : ip}:${port}`;
-    const tcp = await connectTcp(ip, port, o.connectTimeoutMs);
-    if (!tcp.ok) {
-      const refused = tcp.code === 'ECONNREFUSED';
-      const timedOut = tcp.code === 'ETIMEDOUT';
-      return [
-        r(
-          'tcp',
-          'fail',
-          refused
-            ? `connection to ${shown} refused: nothing listens there`
-            : timedOut
-              ? `no answer from ${shown} within ${o.connectTimeoutMs / 1000}s`
-              : `cannot connect to ${shown} (${tcp.code})`,
-          refused
-            ? "check the port in the leader URL (a leader's API listens on 9000 unless configured otherwise) and " +
-                'that the leader runs'
-            : 'a firewall, security group or NetworkPolicy may drop the connection; check the route from here to ' +
-                'the leader (or --leader.timeout.connect)',
-        ),
-        ...(https ? [r('tls', 'skip', 'not checked: no TCP connection')] : []),
-      ];
-    }
-    const results = [r('tcp', 'ok', `connected to ${shown}`)];
-    if (!https) {
-      results.push(
-        LOOPBACK.test(host)
-          ? r('tls', 'ok', 'plain HTTP to this machine (no TLS needed on loopback)')
-          : r(
-              'tls',
-              'warn',
-              'plain HTTP: the credentials cross the network unencrypted',
-              'use an https:// leader URL if the leader serves TLS',
-            ),
-      );
-      return results;
-    }
-    results.push(await checkTls(ip, host, port));
+/** TCP to the address, then TLS (or what plain HTTP means there). */
+async function afterDns(n: Net, ip: string): Promise<CheckResult[]> {
+  const { o, r, host, https, port } = n;
+  const shown = `${isIP(ip) === 6 ? `[${ip}]` : ip}:${port}`;
+  const tcp = await connectTcp(ip, port, o.connectTimeoutMs);
+  if (!tcp.ok) {
+    const refused = tcp.code === 'ECONNREFUSED';
+    const timedOut = tcp.code === 'ETIMEDOUT';
+    return [
+      r(
+        'tcp',
+        'fail',
+        refused
+          ? `connection to ${shown} refused: nothing listens there`
+          : timedOut
+            ? `no answer from ${shown} within ${o.connectTimeoutMs / 1000}s`
+            : `cannot connect to ${shown} (${tcp.code})`,
+        refused
+          ? "check the port in the leader URL (a leader's API listens on 9000 unless configured otherwise) and " +
+              'that the leader runs'
+          : 'a firewall, security group or NetworkPolicy may drop the connection; check the route from here to ' +
+              'the leader (or --leader.timeout.connect)',
+      ),
+      ...(https ? [r('tls', 'skip', 'not checked: no TCP connection')] : []),
+    ];
+  }
+  const results = [r('tcp', 'ok', `connected to ${shown}`)];
+  if (!https) {
+    results.push(
+      LOOPBACK.test(host)
+        ? r('tls', 'ok', 'plain HTTP to this machine (no TLS needed on loopback)')
+        : r(
+            'tls',
+            'warn',
+            'plain HTTP: the credentials cross the network unencrypted',
+            'use an https:// leader URL if the leader serves TLS',
+          ),
+    );
     return results;
   }
+  results.push(await checkTls(n, ip, host, port));
+  return results;
+}
 
-  async function checkTls(ip: string, name: string, p: number): Promise<CheckResult> {
-    let hs: Handshake;
-    try {
-      hs = await handshake(ip, name, p, o.tls);
-    } catch (e) {
-      const code = errorLabel(e);
-      const clientCert = /CERTIFICATE_REQUIRED|HANDSHAKE_FAILURE|BAD_CERTIFICATE|UNKNOWN_CA/.test(code);
-      const plain = /WRONG_VERSION_NUMBER|EPROTO/.test(code);
-      return r(
-        'tls',
-        'fail',
-        `TLS handshake with ${name}:${p} failed (${code})`,
-        clientCert
-          ? 'the leader may want a client certificate it trusts: --leader.client-cert-file and --leader.client-key-file'
-          : plain
-            ? 'the port may serve plain HTTP: try an http:// leader URL'
-            : 'check that the port serves HTTPS and that a TLS-inspecting proxy is not in the way',
-      );
-    }
-    const { cert, authorized, authError } = hs;
-    const issuer = certName(cert.issuer);
-    const until = Date.parse(cert.valid_to);
-    const days = Math.floor((until - o.clock.now()) / DAY_MS);
-    const identity = checkServerIdentity(name, cert);
-    const facts = `issued by ${issuer}, valid until ${isoDay(until)}`;
-    const caFix = o.caFile
-      ? `--leader.ca-file ${o.caFile} does not hold the CA that issued it (${issuer}): use that CA's certificate`
-      : `give the CA certificate that issued it (${issuer}) with --leader.ca-file (a private CA, or the CA of a ` +
-        'TLS-inspecting proxy)';
-    if (!o.tls.rejectUnauthorized) {
-      const state = !authorized ? `untrusted (${authError})` : identity ? 'names another host' : 'trusted';
-      return r(
-        'tls',
-        'warn',
-        `not verified (--leader.insecure-skip-verify); the certificate is ${state}, ${facts}`,
-        'give the CA with --leader.ca-file and drop --leader.insecure-skip-verify',
-      );
-    }
-    // Node names a host mismatch as the authorization error when the chain is fine otherwise.
-    const wrongName = authError === 'ERR_TLS_CERT_ALTNAME_INVALID' || (authorized && identity !== undefined);
-    if (wrongName) {
-      return r(
-        'tls',
-        'fail',
-        `the certificate is for ${cert.subjectaltname ?? certName(cert.subject)}, not ${name}`,
-        `use a host name the certificate names in the leader URL, or reissue it for ${name}`,
-      );
-    }
-    if (!authorized) {
-      if (authError === 'CERT_HAS_EXPIRED') {
-        return r(
-          'tls',
-          'fail',
-          `the certificate expired on ${isoDay(until)} (${facts})`,
-          "renew the leader's certificate",
-        );
-      }
-      if (authError === 'CERT_NOT_YET_VALID') {
-        return r(
-          'tls',
-          'fail',
-          `the certificate is not valid yet (${facts})`,
-          "check this machine's clock and the certificate's start date",
-        );
-      }
-      return r('tls', 'fail', `the certificate does not chain to a trusted CA (${authError}; ${facts})`, caFix);
-    }
-    if (days < CERT_WARN_DAYS) {
-      return r(
-        'tls',
-        'warn',
-        `the certificate expires in ${days} day${days === 1 ? '' : 's'} (${facts})`,
-        `renew the leader's certificate before ${isoDay(until)}`,
-      );
-    }
-    return r('tls', 'ok', `certificate for ${name} ${facts} (${days} days)`);
+/** TLS: the handshake, then what the certificate it showed says. */
+async function checkTls(n: Net, ip: string, name: string, p: number): Promise<CheckResult> {
+  let hs: Handshake;
+  try {
+    hs = await handshake(ip, name, p, n.o.tls);
+  } catch (e) {
+    const code = errorLabel(e);
+    const clientCert = /CERTIFICATE_REQUIRED|HANDSHAKE_FAILURE|BAD_CERTIFICATE|UNKNOWN_CA/.test(code);
+    const plain = /WRONG_VERSION_NUMBER|EPROTO/.test(code);
+    return n.r(
+      'tls',
+      'fail',
+      `TLS handshake with ${name}:${p} failed (${code})`,
+      clientCert
+        ? 'the leader may want a client certificate it trusts: --leader.client-cert-file and --leader.client-key-file'
+        : plain
+          ? 'the port may serve plain HTTP: try an http:// leader URL'
+          : 'check that the port serves HTTPS and that a TLS-inspecting proxy is not in the way',
+    );
   }
+  return certificateLine(n, name, hs);
+}
+
+/** The certificate of a handshake: verified or not, the host it names, its chain, its dates. */
+function certificateLine(n: Net, name: string, hs: Handshake): CheckResult {
+  const { o, r } = n;
+  const { cert, authorized, authError } = hs;
+  const issuer = certName(cert.issuer);
+  const until = Date.parse(cert.valid_to);
+  const days = Math.floor((until - o.clock.now()) / DAY_MS);
+  const identity = checkServerIdentity(name, cert);
+  const facts = `issued by ${issuer}, valid until ${isoDay(until)}`;
+  const caFix = o.caFile
+    ? `--leader.ca-file ${o.caFile} does not hold the CA that issued it (${issuer}): use that CA's certificate`
+    : `give the CA certificate that issued it (${issuer}) with --leader.ca-file (a private CA, or the CA of a ` +
+      'TLS-inspecting proxy)';
+  if (!o.tls.rejectUnauthorized) {
+    const state = !authorized ? `untrusted (${authError})` : identity ? 'names another host' : 'trusted';
+    return r(
+      'tls',
+      'warn',
+      `not verified (--leader.insecure-skip-verify); the certificate is ${state}, ${facts}`,
+      'give the CA with --leader.ca-file and drop --leader.insecure-skip-verify',
+    );
+  }
+  // Node names a host mismatch as the authorization error when the chain is fine otherwise.
+  const wrongName = authError === 'ERR_TLS_CERT_ALTNAME_INVALID' || (authorized && identity !== undefined);
+  if (wrongName) {
+    return r(
+      'tls',
+      'fail',
+      `the certificate is for ${cert.subjectaltname ?? certName(cert.subject)}, not ${name}`,
+      `use a host name the certificate names in the leader URL, or reissue it for ${name}`,
+    );
+  }
+  if (!authorized) {
+    if (authError === 'CERT_HAS_EXPIRED') {
+      return r(
+        'tls',
+        'fail',
+        `the certificate expired on ${isoDay(until)} (${facts})`,
+        "renew the leader's certificate",
+      );
+    }
+    if (authError === 'CERT_NOT_YET_VALID') {
+      return r(
+        'tls',
+        'fail',
+        `the certificate is not valid yet (${facts})`,
+        "check this machine's clock and the certificate's start date",
+      );
+    }
+    return r('tls', 'fail', `the certificate does not chain to a trusted CA (${authError}; ${facts})`, caFix);
+  }
+  if (days < CERT_WARN_DAYS) {
+    return r(
+      'tls',
+      'warn',
+      `the certificate expires in ${days} day${days === 1 ? '' : 's'} (${facts})`,
+      `renew the leader's certificate before ${isoDay(until)}`,
+    );
+  }
+  return r('tls', 'ok', `certificate for ${name} ${facts} (${days} days)`);
 }
 
 function certName(n: PeerCertificate['issuer'] | undefined): string {

@@ -39,7 +39,7 @@ function usage(f: FlagSpec): string {
   return f.kind === 'bool' ? `--[no-]${f.name}` : `--${f.name}=${placeholder(f)}`;
 }
 
-/** The commands, as --help lists them (src/commands.ts runs them). */
+/** The commands, as --help lists them (src/commands/ runs them). */
 export const COMMANDS: readonly (readonly [string, string])[] = [
   ['(none)', 'Run the exporter with the flags below.'],
   [

@@ -11,7 +11,7 @@ import type { Collector, Intervals, Scope, Target } from '../collectors/collecto
 import { COLLECTORS } from '../collectors/registry.js';
 import type { Family } from '../format/family.js';
 import { FAILURE_REASONS } from '../http/failure.js';
-import { createSelfMetrics } from '../telemetry/self-metrics.js';
+import { selfFamilies } from '../telemetry/self-families.js';
 import { DISCOVERY } from './flags.js';
 import { Settings } from './settings.js';
 
@@ -70,14 +70,11 @@ export function metricContract(collectors: readonly Collector[] = COLLECTORS): M
     ),
   );
   const declaredBy = new Map(collectors.flatMap((c) => (c.gauges ?? []).map((g) => [g.name, c.name] as const)));
-  const self = createSelfMetrics({ version: '', nodejsVersion: '', defaultMetrics: false });
-  for (const m of self.registry.getMetricsAsArray()) {
-    // prom-client's typings declare `type` as a numeric enum and keep labelNames private; at runtime they are these.
-    const { labelNames = [], type } = m as unknown as { labelNames?: string[]; type: unknown };
-    const labels = [...labelNames];
+  for (const m of Object.values(selfFamilies())) {
+    const labels: string[] = [...m.labelNames];
     rows.push({
       name: m.name,
-      type: String(type) as MetricRow['type'],
+      type: m.json().type as MetricRow['type'],
       per: labels.includes('leader') ? 'leader' : 'process',
       labels,
       targetLabels: false,

@@ -69,6 +69,21 @@ const MAX_PAGES = 10_000;
  */
 export const PAGED_RETRY_DISCOVERIES = 10;
 
+/** The nodes of one discovery's listing pages, first listing of an id wins; malformed entries counted. */
+class ListedNodes {
+  readonly nodes = new Map<string, ListedFleetNode>();
+  malformed = 0;
+
+  async add(page: WorkerEnvelope, productOf: (n: ListedNode) => Product | undefined): Promise<void> {
+    const decoded = await decodeWorkers(page.raw);
+    this.malformed += decoded.malformed;
+    for (const n of decoded.items) {
+      const product = productOf(n);
+      if (product && !this.nodes.has(n.id)) this.nodes.set(n.id, { product, listed: n });
+    }
+  }
+}
+
 /**
  * Lists a leader's nodes and groups. Remembers, per leader, that it only serves the pre-4.17
  * /master/workers (after a 404 on /products/{product}/workers), and tries the paged listing again every
@@ -87,71 +102,98 @@ export class Discoverer {
 
   /** One full discovery; `deadline` bounds every request (and its retries). */
   async discover(deadline: number, signal?: AbortSignal): Promise<DiscoveryOutcome> {
-    const nodes = new Map<string, ListedFleetNode>();
+    const listed = new ListedNodes();
     let requests = 0;
-    let malformed = 0;
-    const add = async (page: WorkerEnvelope, productOf: (n: ListedNode) => Product | undefined): Promise<void> => {
-      const decoded = await decodeWorkers(page.raw);
-      malformed += decoded.malformed;
-      for (const n of decoded.items) {
-        const product = productOf(n);
-        if (product && !nodes.has(n.id)) nodes.set(n.id, { product, listed: n });
-      }
-    };
-
     // Time to ask the paged listing again.
     const retry = this.#legacy && this.#legacyRuns >= PAGED_RETRY_DISCOVERIES - 1;
     if (retry) this.#legacy = false;
     if (!this.#legacy) {
-      for (const product of this.#o.products) {
-        const r = await this.#pages(
-          (offset) => workersPage(product, this.#o.pageSize, offset),
-          decodeWorkerEnvelope,
-          deadline,
-          signal,
-          (page) => add(page, () => product),
-        );
-        requests += r.requests;
-        if (!r.ok && r.status === 404 && nodes.size === 0 && product === this.#o.products[0]) {
-          const fields = { leader: this.#o.client.baseUrl, retryEvery: PAGED_RETRY_DISCOVERIES };
-          const what = 'leader has no /products/{product}/workers (before 4.17): using /master/workers';
-          if (this.#fellBackBefore) this.#o.logger.debug(fields, what);
-          else this.#o.logger.info(fields, what);
-          this.#fellBackBefore = true;
-          this.#legacy = true;
-          this.#legacyRuns = 0;
-          break;
-        }
-        if (!r.ok) return r;
-      }
-      if (retry && !this.#legacy) {
-        this.#o.logger.info(
-          { leader: this.#o.client.baseUrl },
-          'leader answers /products/{product}/workers again: using the paged listing',
-        );
-      }
+      const r = await this.#listPaged(listed, retry, deadline, signal);
+      requests += r.requests;
+      if (!r.ok) return r;
     } else {
       this.#legacyRuns++;
     }
     if (this.#legacy) {
-      const wanted = new Set(this.#o.products);
-      const r = await this.#pages(
-        (offset) => masterWorkersPage(this.#o.pageSize, offset),
-        decodeWorkerEnvelope,
-        deadline,
-        signal,
-        (page) =>
-          add(page, (n) => {
-            const product = productOfLegacy(n);
-            return product && wanted.has(product) ? product : undefined;
-          }),
-      );
+      const r = await this.#listLegacy(listed, deadline, signal);
       requests += r.requests;
       if (!r.ok) return r;
     }
+    const { groups, groupsUnanswered, requests: groupRequests } = await this.#listGroups(deadline, signal);
+    requests += groupRequests;
+    const { nodes, malformed } = listed;
+    if (malformed > 0) this.#o.logger.warn({ malformed }, 'skipped malformed node entries in the listing');
+    return { ok: true, nodes, groups, groupsUnanswered, requests, malformed };
+  }
 
+  /**
+   * The paged listing of every product; a 404 on the first product's (a leader before 4.17) switches to the unpaged
+   * one, asked again after PAGED_RETRY_DISCOVERIES discoveries (`retry`: this is such a time).
+   */
+  async #listPaged(
+    listed: ListedNodes,
+    retry: boolean,
+    deadline: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ ok: true; requests: number } | (LeaderFailure & { requests: number })> {
+    let requests = 0;
+    for (const product of this.#o.products) {
+      const r = await this.#pages(
+        (offset) => workersPage(product, this.#o.pageSize, offset),
+        decodeWorkerEnvelope,
+        deadline,
+        signal,
+        (page) => listed.add(page, () => product),
+      );
+      requests += r.requests;
+      if (!r.ok && r.status === 404 && listed.nodes.size === 0 && product === this.#o.products[0]) {
+        const fields = { leader: this.#o.client.baseUrl, retryEvery: PAGED_RETRY_DISCOVERIES };
+        const what = 'leader has no /products/{product}/workers (before 4.17): using /master/workers';
+        if (this.#fellBackBefore) this.#o.logger.debug(fields, what);
+        else this.#o.logger.info(fields, what);
+        this.#fellBackBefore = true;
+        this.#legacy = true;
+        this.#legacyRuns = 0;
+        break;
+      }
+      if (!r.ok) return r;
+    }
+    if (retry && !this.#legacy) {
+      this.#o.logger.info(
+        { leader: this.#o.client.baseUrl },
+        'leader answers /products/{product}/workers again: using the paged listing',
+      );
+    }
+    return { ok: true, requests };
+  }
+
+  /** The unpaged listing of leaders before 4.17 (GET /master/workers), the products asked for only. */
+  #listLegacy(listed: ListedNodes, deadline: number, signal: AbortSignal | undefined) {
+    const wanted = new Set(this.#o.products);
+    return this.#pages(
+      (offset) => masterWorkersPage(this.#o.pageSize, offset),
+      decodeWorkerEnvelope,
+      deadline,
+      signal,
+      (page) =>
+        listed.add(page, (n) => {
+          const product = productOfLegacy(n);
+          return product && wanted.has(product) ? product : undefined;
+        }),
+    );
+  }
+
+  /**
+   * Every product's groups. Groups are context, not the fleet: a failure here is logged, keeps the groups listed
+   * before (`groupsUnanswered`), and discovery still counts.
+   */
+  async #listGroups(
+    deadline: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ groups: ListedFleetGroup[]; groupsUnanswered: Product[]; requests: number }> {
     const groups: ListedFleetGroup[] = [];
     const groupsUnanswered: Product[] = [];
+    let requests = 0;
     for (const product of this.#o.products) {
       const r = await this.#pages(
         (offset) => groupsPage(product, this.#o.pageSize, offset, this.#legacy),
@@ -163,8 +205,6 @@ export class Discoverer {
         },
       );
       requests += r.requests;
-      // Groups are context, not the fleet: a failure here is logged, keeps the groups listed before, and discovery
-      // still counts.
       if (!r.ok) {
         groupsUnanswered.push(product);
         this.#o.logger.warn(
@@ -173,8 +213,7 @@ export class Discoverer {
         );
       }
     }
-    if (malformed > 0) this.#o.logger.warn({ malformed }, 'skipped malformed node entries in the listing');
-    return { ok: true, nodes, groups, groupsUnanswered, requests, malformed };
+    return { groups, groupsUnanswered, requests };
   }
 
   /**

@@ -101,88 +101,137 @@ interface Bucket {
   at: number;
 }
 
-/** Creates a basic-auth checker; its worker threads start at the first check that needs bcrypt. */
-export function createBasicAuth(options: BasicAuthOptions = {}): BasicAuth {
-  const limits: BasicAuthLimits = { ...DEFAULT_BASIC_AUTH_LIMITS, ...options };
-  const clock = options.clock ?? systemClock;
-  let pool = options.pool;
-  const cache = new Map<string, true>();
-  const buckets = new Map<string, Bucket>();
-  const perClient = new Map<string, number>();
-  const decoys = new Map<number, string>();
-  const queue: Job[] = [];
-  let running = 0;
-  // Duration of one comparison, for Retry-After; updated as comparisons run.
-  let averageMs = 100;
+type Pool = Pick<BcryptPool, 'size' | 'compare' | 'close'>;
 
-  const workers = (): Pick<BcryptPool, 'size' | 'compare' | 'close'> => (pool ??= createBcryptPool());
+/**
+ * The comparisons waiting for a worker and those running, at most one per worker; a waiting one whose client hung
+ * up is dropped. Keeps the time one comparison takes, for Retry-After.
+ */
+class CompareQueue {
+  readonly #queue: Job[] = [];
+  #running = 0;
+  #pool: Pool | undefined;
+  readonly #clock: Clock;
+  /** Duration of one comparison, for Retry-After; updated as comparisons run. */
+  averageMs = 100;
 
-  const bucketOf = (client: string): Bucket => {
-    const now = clock.now();
-    let b = buckets.get(client);
-    if (b) {
-      buckets.delete(client);
-      b.tokens = Math.min(limits.failureBurst, b.tokens + (now - b.at) / limits.failureRefillMs);
-      b.at = now;
-    } else {
-      b = { tokens: limits.failureBurst, at: now };
-      if (buckets.size >= limits.maxClients) buckets.delete(buckets.keys().next().value!);
-    }
-    // Re-inserted: the map's order is least recently seen first.
-    buckets.set(client, b);
-    return b;
-  };
+  constructor(pool: Pool | undefined, clock: Clock) {
+    this.#pool = pool;
+    this.#clock = clock;
+  }
 
-  const pump = (): void => {
-    const p = workers();
-    while (running < p.size && queue.length > 0) {
-      const job = queue.shift()!;
-      if (job.signal?.aborted) {
-        job.resolve('gone');
-        continue;
-      }
-      running++;
-      const started = clock.now();
-      p.compare(job.password, job.hash).then(
-        (ok) => finish(job, ok, started),
-        () => finish(job, false, started),
-      );
-    }
-  };
-  const finish = (job: Job, ok: boolean, started: number): void => {
-    running--;
-    averageMs = 0.8 * averageMs + 0.2 * Math.max(1, clock.now() - started);
-    job.resolve(ok);
-    pump();
-  };
+  /** Comparisons waiting for a worker. */
+  get length(): number {
+    return this.#queue.length;
+  }
 
-  const compare = (password: string, hash: string, signal: AbortSignal | undefined): Promise<boolean | 'gone'> =>
-    new Promise((resolve) => {
+  /** The pool; its worker threads start at the first call. */
+  workers(): Pool {
+    return (this.#pool ??= createBcryptPool());
+  }
+
+  compare(password: string, hash: string, signal: AbortSignal | undefined): Promise<boolean | 'gone'> {
+    return new Promise((resolve) => {
       const job: Job = { password, hash, signal, resolve };
       signal?.addEventListener(
         'abort',
         () => {
-          const i = queue.indexOf(job);
+          const i = this.#queue.indexOf(job);
           if (i >= 0) {
-            queue.splice(i, 1);
+            this.#queue.splice(i, 1);
             resolve('gone');
           }
         },
         { once: true },
       );
-      queue.push(job);
-      pump();
+      this.#queue.push(job);
+      this.#pump();
     });
+  }
+
+  async close(): Promise<void> {
+    for (const job of this.#queue.splice(0)) job.resolve('gone');
+    await this.#pool?.close();
+  }
+
+  #pump(): void {
+    const p = this.workers();
+    while (this.#running < p.size && this.#queue.length > 0) {
+      const job = this.#queue.shift()!;
+      if (job.signal?.aborted) {
+        job.resolve('gone');
+        continue;
+      }
+      this.#running++;
+      const started = this.#clock.now();
+      p.compare(job.password, job.hash).then(
+        (ok) => this.#finish(job, ok, started),
+        () => this.#finish(job, false, started),
+      );
+    }
+  }
+
+  #finish(job: Job, ok: boolean, started: number): void {
+    this.#running--;
+    this.averageMs = 0.8 * this.averageMs + 0.2 * Math.max(1, this.#clock.now() - started);
+    job.resolve(ok);
+    this.#pump();
+  }
+}
+
+/** Each client's allowance of wrong credentials: a token bucket, the least recently seen clients forgotten first. */
+class FailureBuckets {
+  readonly #buckets = new Map<string, Bucket>();
+
+  constructor(
+    readonly limits: Pick<BasicAuthLimits, 'failureBurst' | 'failureRefillMs' | 'maxClients'>,
+    readonly clock: Clock,
+  ) {}
+
+  /** The client's bucket, refilled to now. */
+  of(client: string): Bucket {
+    const { limits } = this;
+    const now = this.clock.now();
+    let b = this.#buckets.get(client);
+    if (b) {
+      this.#buckets.delete(client);
+      b.tokens = Math.min(limits.failureBurst, b.tokens + (now - b.at) / limits.failureRefillMs);
+      b.at = now;
+    } else {
+      b = { tokens: limits.failureBurst, at: now };
+      if (this.#buckets.size >= limits.maxClients) this.#buckets.delete(this.#buckets.keys().next().value!);
+    }
+    // Re-inserted: the map's order is least recently seen first.
+    this.#buckets.set(client, b);
+    return b;
+  }
+}
+
+/** The user and password of an `Authorization: Basic …` header, if it has them. */
+function credentialsOf(authorization: string | undefined): { user: string; password: string } | undefined {
+  const m = /^basic\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (!m?.[1]) return undefined;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** Creates a basic-auth checker; its worker threads start at the first check that needs bcrypt. */
+export function createBasicAuth(options: BasicAuthOptions = {}): BasicAuth {
+  const limits: BasicAuthLimits = { ...DEFAULT_BASIC_AUTH_LIMITS, ...options };
+  const clock = options.clock ?? systemClock;
+  const cache = new Map<string, true>();
+  const buckets = new FailureBuckets(limits, clock);
+  const perClient = new Map<string, number>();
+  const decoys = new Map<number, string>();
+  const queue = new CompareQueue(options.pool, clock);
 
   return {
     async check(users, request) {
-      const m = /^basic\s+(\S+)\s*$/i.exec(request.authorization ?? '');
-      if (!m?.[1]) return DENIED;
-      const decoded = Buffer.from(m[1], 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      if (colon < 0) return DENIED;
-      const user = decoded.slice(0, colon);
-      const password = decoded.slice(colon + 1);
+      const cred = credentialsOf(request.authorization);
+      if (!cred) return DENIED;
+      const { user, password } = cred;
       const known = users.get(user);
       // Keyed by a digest so that the cache never holds a password in clear.
       const key = createHash('sha256')
@@ -191,11 +240,11 @@ export function createBasicAuth(options: BasicAuthOptions = {}): BasicAuth {
       if (known !== undefined && cache.has(key)) return OK;
 
       const { client } = request;
-      const bucket = bucketOf(client);
+      const bucket = buckets.of(client);
       if (bucket.tokens < 1) return limited((1 - bucket.tokens) * limits.failureRefillMs);
       const mine = perClient.get(client) ?? 0;
-      if (mine >= limits.maxPerClient) return limited(averageMs);
-      if (queue.length >= limits.maxQueue) return limited((queue.length / workers().size) * averageMs);
+      if (mine >= limits.maxPerClient) return limited(queue.averageMs);
+      if (queue.length >= limits.maxQueue) return limited((queue.length / queue.workers().size) * queue.averageMs);
       if (request.signal?.aborted) return GONE;
 
       const maxCost = Math.max(...[...users.values()].map(bcryptCost));
@@ -208,7 +257,7 @@ export function createBasicAuth(options: BasicAuthOptions = {}): BasicAuth {
       const started = clock.now();
       let ok: boolean | 'gone';
       try {
-        ok = await compare(password, hash, request.signal);
+        ok = await queue.compare(password, hash, request.signal);
       } finally {
         const left = (perClient.get(client) ?? 1) - 1;
         if (left > 0) perClient.set(client, left);
@@ -220,7 +269,7 @@ export function createBasicAuth(options: BasicAuthOptions = {}): BasicAuth {
         cache.set(key, true);
         return OK;
       }
-      bucketOf(client).tokens -= 1;
+      buckets.of(client).tokens -= 1;
       // Every failure takes as long as a comparison at the highest cost configured: bcrypt's time doubles per
       // cost step, so a cheaper hash's failure waits out the difference. Which users exist, and with which cost,
       // cannot be told from the time a 401 takes.
@@ -229,9 +278,6 @@ export function createBasicAuth(options: BasicAuthOptions = {}): BasicAuth {
       if (pad > 0) await clock.sleep(pad);
       return DENIED;
     },
-    close: async () => {
-      for (const job of queue.splice(0)) job.resolve('gone');
-      await pool?.close();
-    },
+    close: () => queue.close(),
   };
 }

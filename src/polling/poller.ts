@@ -1,5 +1,8 @@
-// Over 400 lines: one class, the per-node schedule; its wake-up loop, slot arithmetic and slow-node detaching share
-// the entries and the heap, and change together.
+/**
+ * The per-node schedule: when each node's health poll is due, which due node the budget serves next, the wake-up
+ * loop, and polls of slow nodes detached so they hold nobody up. One poll's run (its primary, its riders, what its
+ * outcome changes) is poll-run.ts's.
+ */
 import type { NodeIdent } from '../collectors/collector.js';
 import type { LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
@@ -7,10 +10,11 @@ import type { Clock } from '@cribl-exporter/api/clock';
 import { fnv1a64Halves } from '../util/hash.js';
 import { Alarm } from '../util/timer.js';
 import { timeSlicer } from '../util/yield.js';
-import { CycleMonitor } from './cycle.js';
-import type { CycleMetrics, CycleMonitorOptions, CycleStatus, RoundMember } from './cycle.js';
+import { CycleMonitor } from './rounds.js';
+import type { CycleMetrics, CycleMonitorOptions, CycleStatus, RoundMember } from './rounds.js';
 import { DueHeap, KeyHeap, type HeapKey } from './due-heap.js';
-import { aboutNode, ridersGo, type NodePoll, type PolledNode, type RideState } from './node-poll.js';
+import { aboutNode, type NodePoll, type RideState } from './node-poll.js';
+import { PollRuns, type RunNode } from './poll-run.js';
 
 /** Where the poller reports (the prom-client side lives in src/telemetry/). */
 export interface PollerMetrics extends CycleMetrics {
@@ -102,7 +106,7 @@ export function nodePhase(key: string, intervalMs: number): number {
 }
 
 /** A node's polling schedule (its facts live in the snapshot, their only owner). */
-interface Entry extends RoundMember, PolledNode {
+interface Entry extends RoundMember, RunNode {
   /** Node start time (listing) last seen; a change means the node restarted. */
   startTime: number;
   readonly rides: RideState[];
@@ -111,19 +115,11 @@ interface Entry extends RoundMember, PolledNode {
   /** When its next health poll is due (epoch ms). */
   due: number;
   heapIndex: number;
-  /** A poll of this node is in progress; since when; whether it stopped counting as outstanding (slow). */
-  busy: boolean;
-  /** The running poll has left the budget (it waits on the leader or the node now, not on the rate). */
-  sent: boolean;
+  /** Since when its poll is in progress; whether it stopped counting as outstanding (slow). */
   busySince: number;
   detached: boolean;
   /** Slots before this time are skipped: the node was polled out of turn (its first poll, a pass) just before. */
   skipUntil: number;
-  /** Its last poll was slow or timed out. */
-  slow: boolean;
-  /** Its last health poll got an answer; when, if ever. */
-  answered: boolean;
-  lastSuccessMs: number | undefined;
   /**
    * When its last turn ended: a poll answered, or failed on the node's own account (timeout, the node's error);
    * -Infinity before any. A poll the budget or the leader's throttling kept from the node is no turn.
@@ -178,29 +174,29 @@ export class Poller {
   /** Due nodes waiting for the budget, oldest turn first. */
   readonly #ready = new KeyHeap<Entry>(BY_TURN);
   readonly #cycle: CycleMonitor;
+  readonly #runs: PollRuns<Entry>;
   #outstanding = 0;
-  /** Polls dispatched and still waiting for the budget (not sent yet). */
-  #unsent = 0;
   readonly #inProgress = new Set<Entry>();
   #detached = 0;
-  #slow = 0;
-  #reportedSlow = -1;
   #wake: (() => void) | undefined;
   readonly #alarm: Alarm;
   #lastHousekeeping = -Infinity;
   #running = false;
-  /** Called once no node is left without a first health poll, then dropped. */
-  #onFirstRound: (() => void) | undefined;
-  /** Nodes whose first health poll has not ended yet. */
-  #unpolled = 0;
 
   constructor(opts: PollerOptions) {
     this.#o = opts;
     this.#intervalMs = opts.poll.primaryIntervalMs;
-    this.#onFirstRound = opts.onFirstRound;
     this.#alarm = new Alarm(opts.clock, () => this.#nudge());
     this.#cycle = new CycleMonitor({ ...opts, intervalMs: this.#intervalMs, perNodeRate: opts.poll.perNodeRate });
-    this.#reportSlow();
+    this.#runs = new PollRuns<Entry>({
+      poll: opts.poll,
+      clock: opts.clock,
+      intervalMs: this.#intervalMs,
+      slowPollMs: opts.slowPollMs,
+      metrics: opts.metrics,
+      onFirstRound: opts.onFirstRound,
+      events: { sent: () => this.#sent(), primaryEnded: (e, res, now) => this.#primaryEnded(e, res, now) },
+    });
   }
 
   /** The primary's interval: each node is polled once per interval. */
@@ -210,7 +206,7 @@ export class Poller {
 
   /** Rounds and slow nodes, for a status page or a check (cheap: no walk over the nodes). */
   status(): CycleStatus & { nodes: number; slowNodes: number } {
-    return { ...this.#cycle.status(), nodes: this.#nodes.size, slowNodes: this.#slow };
+    return { ...this.#cycle.status(), nodes: this.#nodes.size, slowNodes: this.#runs.slowNodes };
   }
 
   /**
@@ -315,7 +311,7 @@ export class Poller {
       running++;
       this.#scheduled(e);
       this.#outOfTurn(e, clock.now());
-      this.#start(e, signal).then(done, done);
+      this.#runs.run(e, signal).then(done, done);
     }
     while (running > 0) await slot();
     if (!signal.aborted) this.#housekeeping(clock.now(), 0);
@@ -344,7 +340,7 @@ export class Poller {
       round: 0,
     };
     this.#nodes.set(key, e);
-    this.#unpolled++;
+    this.#runs.track();
     this.#heap.push(e);
     this.#cycle.join(e);
   }
@@ -356,14 +352,7 @@ export class Poller {
     this.#ready.remove(e);
     this.#o.snapshot.deleteNode(e.key);
     this.#cycle.leave(e, this.#o.clock.now());
-    this.#setSlow(e, false);
-    if (e.polls === 0 && --this.#unpolled === 0 && this.#nodes.size > 0) this.#firstRoundEnded();
-  }
-
-  #firstRoundEnded(): void {
-    const first = this.#onFirstRound;
-    this.#onFirstRound = undefined;
-    first?.();
+    this.#runs.forget(e, this.#nodes.size);
   }
 
   /**
@@ -438,7 +427,7 @@ export class Poller {
         this.#heap.update(e);
       }
       this.#outstanding++;
-      this.#unsent++;
+      this.#runs.queued();
       e.busySince = now;
       this.#inProgress.add(e);
       const done = (): void => {
@@ -452,7 +441,7 @@ export class Poller {
         this.#outstanding--;
         if (full) this.#nudge();
       };
-      this.#start(e, signal).then(done, done);
+      this.#runs.run(e, signal).then(done, done);
     }
   }
 
@@ -464,7 +453,7 @@ export class Poller {
   #budgetFull(): boolean {
     const capacity = this.#o.budget?.capacityPerSecond();
     if (capacity === undefined) return false;
-    return this.#unsent >= Math.max(2, Math.ceil((capacity * this.#intervalMs) / 4000));
+    return this.#runs.unsent >= Math.max(2, Math.ceil((capacity * this.#intervalMs) / 4000));
   }
 
   /** Stops counting polls in progress for DETACH_AFTER_MS or more as outstanding; true when one was. */
@@ -491,75 +480,24 @@ export class Poller {
     return Math.max(next, now + 1);
   }
 
-  /** A node's primary poll, then its riders when due and the node answered (or its health checks were refused). */
-  async #start(e: Entry, signal: AbortSignal): Promise<void> {
-    e.busy = true;
-    e.sent = false;
-    try {
-      const res = await this.#pollPrimary(e, signal);
-      if (!e.sent) this.#markSent(e);
-      if (!res || signal.aborted || e.removed) return;
-      const now = this.#o.clock.now();
-      // A round counts a node when its poll is answered, not when it starts: denied or throttled polls end nothing.
-      if (aboutNode(res)) {
-        e.turn = now;
-        this.#cycle.cover(e, now);
-      } else if (this.#blockedUntil(now) > 0 && !this.#ready.has(e)) {
-        // Kept from the node by the leader's pause or hold: back among the due nodes, at the head (its turn stays).
-        this.#heap.remove(e);
-        this.#ready.push(e);
-      }
-      if (ridersGo(res)) await this.#o.poll.riders(e, signal);
-    } finally {
-      e.busy = false;
+  /** A poll's primary ended: an answer about the node is its turn; one its pause or hold kept from it waits again. */
+  #primaryEnded(e: Entry, res: LeaderResult<unknown>, now: number): void {
+    // A round counts a node when its poll is answered, not when it starts: denied or throttled polls end nothing.
+    if (aboutNode(res)) {
+      e.turn = now;
+      this.#cycle.cover(e, now);
+    } else if (this.#blockedUntil(now) > 0 && !this.#ready.has(e)) {
+      // Kept from the node by the leader's pause or hold: back among the due nodes, at the head (its turn stays).
+      this.#heap.remove(e);
+      this.#ready.push(e);
     }
   }
 
-  /** The node's primary poll; its result, or undefined when the node left meanwhile. */
-  async #pollPrimary(e: Entry, signal: AbortSignal): Promise<LeaderResult<unknown> | undefined> {
-    const { clock } = this.#o;
-    let exchangeMs: number | undefined;
-    // A retry may run until this node's next poll is due, never later (at least half an interval).
-    const deadline = Math.max(e.due, clock.now() + this.#intervalMs / 2);
-    const res = await this.#o.poll.primary(
-      e,
-      deadline,
-      signal,
-      (ms) => (exchangeMs = ms),
-      () => this.#markSent(e),
-    );
-    if (!res) return undefined;
-    // A poll not about the node (not sent, or the leader's own answer) leaves it as it was: its last answer stands.
-    if (!aboutNode(res)) return res;
-    if (e.polls++ === 0) this.#unpolled--;
-    e.answered = res.ok;
-    if (res.ok) e.lastSuccessMs = clock.now();
-    this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > (this.#o.slowPollMs ?? 10_000));
-    if (this.#unpolled === 0) this.#firstRoundEnded();
-    return res;
-  }
-
-  /** A poll left the budget (or ended without being sent): room for the next due node. */
-  #markSent(e: Entry): void {
-    if (e.sent) return;
-    e.sent = true;
-    this.#unsent--;
+  /** A poll left the budget (or ended without being sent). */
+  #sent(): void {
     // Whenever due nodes wait and the budget has room again (its room follows its rate, which may have grown since
     // the loop last looked): a budget left without waiters saves its tokens up for a burst.
     if (this.#ready.size > 0 && !this.#budgetFull()) this.#nudge();
-  }
-
-  #setSlow(e: Entry, slow: boolean): void {
-    if (e.slow === slow) return;
-    e.slow = slow;
-    this.#slow += slow ? 1 : -1;
-    this.#reportSlow();
-  }
-
-  #reportSlow(): void {
-    if (this.#slow === this.#reportedSlow) return;
-    this.#reportedSlow = this.#slow;
-    this.#o.metrics?.slowNodes?.(this.#slow);
   }
 
   /**
@@ -580,7 +518,7 @@ export class Poller {
       if (e.sent && !e.slow) waiting++;
       else if (!e.sent && now - e.busySince >= HOUSEKEEPING_MS) unsent++;
     }
-    this.#cycle.check(now, this.#slow + waiting, unsent, lagMs);
+    this.#cycle.check(now, this.#runs.slowNodes + waiting, unsent, lagMs);
   }
 
   #nudge(): void {

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
-import { runCommand } from '../../src/commands.js';
+import type { App } from '../../src/exporter/app.js';
+import { runCommand } from '../../src/commands/index.js';
 import type { Simulator } from '@cribl-exporter/simulator';
 
 /** Debian's chromium, as in status-page.test.ts. */

@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
-import { runCommand } from '../../src/commands.js';
+import type { App } from '../../src/exporter/app.js';
+import { runCommand } from '../../src/commands/index.js';
 import type { Simulator } from '@cribl-exporter/simulator';
 
 // The status page as a person sees it: the demo, a real headless Chromium (Debian's, never a downloaded one) with

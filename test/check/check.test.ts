@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runCheckCommand } from '../../src/check/command.js';
+import { runCheckCommand } from '../../src/commands/check.js';
 import { formatText, type CheckResult } from '../../src/check/report.js';
 import { describeFailure } from '../../src/check/leader.js';
-import { runCommand } from '../../src/commands.js';
+import { runCommand } from '../../src/commands/index.js';
 import { check, cleanups, closedPort, jwt, offsetClock, SECRET, sim, statuses } from './helpers.js';
 
 // `cribl-exporter check` against the simulated leader, one failure mode at a time: each test asserts the lines

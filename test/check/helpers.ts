@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterEach } from 'vitest';
-import { runCheckCommand, type CheckIo } from '../../src/check/command.js';
+import { runCheckCommand, type CheckIo } from '../../src/commands/check.js';
 import type { CheckResult } from '../../src/check/report.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '@cribl-exporter/simulator';
 import { systemClock, type Clock } from '@cribl-exporter/api/clock';

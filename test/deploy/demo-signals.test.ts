@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEMO_CLOUD_SCENARIO, DEMO_DEFAULTS, DEMO_SCENARIO, startDemoLeaders } from '../../src/demo.js';
+import { DEMO_CLOUD_SCENARIO, DEMO_DEFAULTS, DEMO_SCENARIO, startDemoLeaders } from '../../src/commands/demo.js';
 import { parseScenario } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { startFakeTimeExporter } from '../helpers/fake-time-exporter.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
-import { runCommand } from '../../src/commands.js';
+import type { App } from '../../src/exporter/app.js';
+import { runCommand } from '../../src/commands/index.js';
 import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { PROMETHEUS_BIN, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 import { ROOT } from './prometheusrule.js';

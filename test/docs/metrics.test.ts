@@ -9,7 +9,7 @@ import pino from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workspace } from '@cribl-exporter/api/shapes';
-import { startApp } from '../../src/app.js';
+import { startApp } from '../../src/exporter/app.js';
 import { metricContract, metricsMarkdown, readmeMetricsTable, replaceGenerated } from '../../src/config/metrics-doc.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { workspaceLeaderUrl } from '../../src/discovery/workspaces.js';

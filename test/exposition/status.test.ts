@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApp } from '../../src/app.js';
+import { startApp } from '../../src/exporter/app.js';
 import type { NodeItem, ScopeItem } from '../../src/collectors/collector.js';
 import type { DiscoveryFacts } from '../../src/collectors/listing/index.js';
 import { parseConfig } from '../../src/config/parse.js';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type App } from '../../src/app.js';
+import { startApp, type App } from '../../src/exporter/app.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import type { Clock } from '@cribl-exporter/api/clock';

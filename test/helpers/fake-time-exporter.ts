@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { request } from 'undici';
-import { startApp, type App } from '../../src/app.js';
+import { startApp, type App } from '../../src/exporter/app.js';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Schedule } from '../../src/polling/scheduler.js';
 import type { Simulator } from '@cribl-exporter/simulator';

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { request } from 'undici';
 import { gunzipSync } from 'node:zlib';
-import { startApp, type App } from '../../src/app.js';
+import { startApp, type App } from '../../src/exporter/app.js';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Simulator } from '@cribl-exporter/simulator';
 import type { Clock } from '@cribl-exporter/api/clock';

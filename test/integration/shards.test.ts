@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/exporter/app.js';
 import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import type { Sample } from '../helpers/parse-metrics.js';
 import { startTestExporter } from '../helpers/test-exporter.js';

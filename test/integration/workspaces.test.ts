@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startApp } from '../../src/app.js';
+import { startApp } from '../../src/exporter/app.js';
 import { workspaceLeaderUrl } from '../../src/discovery/workspaces.js';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Workspace } from '@cribl-exporter/api/shapes';

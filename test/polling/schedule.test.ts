@@ -6,7 +6,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { BudgetState } from '../../src/leader/budget.js';
 import type { LeaderRequest, LeaderResult } from '../../src/leader/types.js';
-import type { BudgetView } from '../../src/polling/cycle.js';
+import type { BudgetView } from '../../src/polling/rounds.js';
 import { QUANTUM_MAX_POLLS, quantumFor, type PollerOptions } from '../../src/polling/poller.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { fakeLeaderClient } from '../helpers/fake-leader-client.js';

@@ -157,6 +157,9 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${where || 'file'}: ${issue.message}`;
 }
 
+/** The file as the schema read it. */
+type Parsed = z.infer<typeof schema>;
+
 /**
  * Parses and validates the YAML text of a web configuration file. `path` names the file in errors
  * and anchors relative paths. Throws a one-line WebConfigError; never echoes secret values.
@@ -175,9 +178,23 @@ export function parseWebConfig(text: string, path: string): WebConfig {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) fail(path, describeIssue(parsed.error.issues[0] as z.core.$ZodIssue));
   const c = parsed.data;
-  const dir = dirname(path);
-  const abs = (p: string | undefined): string | undefined => (p ? resolve(dir, p) : undefined);
+  const headers = parseHeaders(c, path);
+  // The toolkit serves HTTP/2 over TLS when `http2` is true (its default). This server speaks HTTP/1.1 only, so an
+  // explicit `http2: true` is refused rather than silently ignored; `false` is what it does anyway.
+  if (c.http_server_config?.http2 === true) {
+    fail(
+      path,
+      'http_server_config.http2: true is not supported (this exporter serves HTTP/1.1); remove it or set false',
+    );
+  }
+  const users = parseUsers(c, path);
+  const rateLimit = parseRateLimit(c, path);
+  const tls = parseTls(c.tls_server_config, path);
+  return { ...(tls ? { tls } : {}), headers, users, ...(rateLimit ? { rateLimit } : {}) };
+}
 
+/** `http_server_config.headers`: only the headers the toolkit allows, with the values it allows. */
+function parseHeaders(c: Parsed, path: string): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(c.http_server_config?.headers ?? {})) {
     if (!(name in ALLOWED_HEADERS)) fail(path, `http_server_config.headers: header "${name}" can not be configured`);
@@ -187,16 +204,11 @@ export function parseWebConfig(text: string, path: string): WebConfig {
     }
     headers[name] = value;
   }
+  return headers;
+}
 
-  // The toolkit serves HTTP/2 over TLS when `http2` is true (its default). This server speaks HTTP/1.1 only, so an
-  // explicit `http2: true` is refused rather than silently ignored; `false` is what it does anyway.
-  if (c.http_server_config?.http2 === true) {
-    fail(
-      path,
-      'http_server_config.http2: true is not supported (this exporter serves HTTP/1.1); remove it or set false',
-    );
-  }
-
+/** `basic_auth_users`: names that can log in, bcrypt hashes of a bounded cost. */
+function parseUsers(c: Parsed, path: string): Map<string, string> {
   const users = new Map<string, string>();
   for (const [user, hash] of Object.entries(c.basic_auth_users ?? {})) {
     // RFC 7617: the user-id ends at the first colon, so a name with one (or an empty one) can never log in.
@@ -213,19 +225,25 @@ export function parseWebConfig(text: string, path: string): WebConfig {
     }
     users.set(user, hash);
   }
+  return users;
+}
 
-  let rateLimit: WebConfig['rateLimit'];
-  if (c.rate_limit?.interval !== undefined) {
-    const intervalMs = parseGoDuration(c.rate_limit.interval);
-    if (intervalMs === undefined)
-      fail(path, `rate_limit.interval: "${c.rate_limit.interval}" is not a duration such as 1s`);
-    if (intervalMs > 0) rateLimit = { intervalMs, burst: c.rate_limit.burst ?? 0 };
-  }
+/** `rate_limit`: none unless its interval is a duration above 0. */
+function parseRateLimit(c: Parsed, path: string): WebConfig['rateLimit'] {
+  if (c.rate_limit?.interval === undefined) return undefined;
+  const intervalMs = parseGoDuration(c.rate_limit.interval);
+  if (intervalMs === undefined)
+    fail(path, `rate_limit.interval: "${c.rate_limit.interval}" is not a duration such as 1s`);
+  return intervalMs > 0 ? { intervalMs, burst: c.rate_limit.burst ?? 0 } : undefined;
+}
 
-  const t = c.tls_server_config;
+/** `tls_server_config`: undefined when it turns nothing of TLS on; else certificate, key, client auth, suites. */
+function parseTls(t: Parsed['tls_server_config'], path: string): WebTlsConfig | undefined {
   const tlsEnabled =
     !!t && !!(t.cert_file || t.cert || t.key_file || t.key || t.client_ca_file || t.client_ca || t.client_auth_type);
-  if (!t || !tlsEnabled) return { headers, users, ...(rateLimit ? { rateLimit } : {}) };
+  if (!t || !tlsEnabled) return undefined;
+  const dir = dirname(path);
+  const abs = (p: string | undefined): string | undefined => (p ? resolve(dir, p) : undefined);
 
   if (!t.cert_file && !t.cert) fail(path, 'tls_server_config: missing one of cert or cert_file');
   if (!t.key_file && !t.key) fail(path, 'tls_server_config: missing one of key or key_file');
@@ -270,5 +288,5 @@ export function parseWebConfig(text: string, path: string): WebConfig {
     ...(ecdhCurve ? { ecdhCurve } : {}),
     ...(t.client_allowed_sans ? { clientAllowedSans: t.client_allowed_sans } : {}),
   };
-  return { tls, headers, users, ...(rateLimit ? { rateLimit } : {}) };
+  return tls;
 }

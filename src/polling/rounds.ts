@@ -28,6 +28,13 @@ export interface CycleMetrics {
 /** Why nodes are behind their interval. The first three are the budget's; the others are not. */
 export type LagCause = 'pause' | 'rate' | 'concurrency' | 'slow_nodes' | 'credentials' | 'exporter';
 
+/** Why nodes are late, in one log line's words, and the fields of that line. */
+interface LagReason {
+  cause: LagCause;
+  text: string;
+  fields: Record<string, unknown>;
+}
+
 /** A round may take this much longer than the interval before it counts as stretched (timer and dispatch jitter). */
 const TOLERANCE = 1.1;
 
@@ -184,57 +191,62 @@ export class CycleMonitor {
   }
 
   /** The real reason nodes are late, with the setting to change when there is one. */
-  #explain(
-    now: number,
-    slowNodes: number,
-    unsent: number,
-  ): { cause: LagCause; text: string; fields: Record<string, unknown> } {
+  #explain(now: number, slowNodes: number, unsent: number): LagReason {
+    return this.#budgetCause(now) ?? this.#otherCause(slowNodes, unsent);
+  }
+
+  /** The budget's causes, when it is one: a pause the leader asked for, the rate, or the concurrency window. */
+  #budgetCause(now: number): LagReason | undefined {
     const b = this.#o.budget;
     const elapsed = now - this.#start;
     const needed = round1(this.#members * this.#o.perNodeRate);
-    if (b) {
-      const st = b.state();
-      // A pause that began before the round counts from the round's start only.
-      const pausedMs = Math.min(elapsed, st.pausedMs - this.#pausedAtStart);
-      if (st.paused || pausedMs > elapsed * 0.1) {
-        return {
-          cause: 'pause',
-          text:
-            `the leader made us pause (Retry-After on 429/503, or 420 while not serving) for ` +
-            `${round1(pausedMs / 1000)} s of the last ${round1(elapsed / 1000)} s; see ` +
-            'cribl_exporter_leader_throttled_total and the leader’s load',
-          fields: { pausedSeconds: round1(pausedMs / 1000) },
-        };
-      }
-      if (st.rate < needed) {
-        const rate = round1(st.rate);
-        const text =
-          st.rate < st.maxRps * 0.95
-            ? `the leader throttled us down to ${rate} requests/s (429/503), below the ${needed}/s the fleet ` +
-              'needs: lengthen --health.interval, or have the leader allow more'
-            : (this.#o.rate?.setting ?? 'auto') === 'auto'
-              ? `--leader.max-rps auto is capped by --leader.max-rps-ceiling at ${rate} requests/s, below the ` +
-                `${needed}/s the fleet needs: raise --leader.max-rps-ceiling if the leader can take it, or ` +
-                'lengthen --health.interval'
-              : `--leader.max-rps ${rate} is below the ${needed} requests/s the fleet needs: raise it, or set it ` +
-                'to auto';
-        return { cause: 'rate', text, fields: { neededRps: needed, rateRps: rate, maxRps: round1(st.maxRps) } };
-      }
-      const capacity = b.capacityPerSecond();
-      if (capacity < needed) {
-        const cut = st.limit < st.maxConcurrency;
-        return {
-          cause: 'concurrency',
-          text:
-            `${st.limit} requests at once with the leader's response time of ${round1(st.latencyMs ?? 0)} ms ` +
-            `allow about ${round1(capacity)}/s, below the ${needed}/s the fleet needs: ` +
-            (cut
-              ? 'the leader slowed down and the window was cut (see cribl_exporter_leader_request_duration_seconds)'
-              : 'raise --leader.max-concurrency'),
-          fields: { neededRps: needed, capacityRps: round1(capacity), concurrency: st.limit },
-        };
-      }
+    if (!b) return undefined;
+    const st = b.state();
+    // A pause that began before the round counts from the round's start only.
+    const pausedMs = Math.min(elapsed, st.pausedMs - this.#pausedAtStart);
+    if (st.paused || pausedMs > elapsed * 0.1) {
+      return {
+        cause: 'pause',
+        text:
+          `the leader made us pause (Retry-After on 429/503, or 420 while not serving) for ` +
+          `${round1(pausedMs / 1000)} s of the last ${round1(elapsed / 1000)} s; see ` +
+          'cribl_exporter_leader_throttled_total and the leader’s load',
+        fields: { pausedSeconds: round1(pausedMs / 1000) },
+      };
     }
+    if (st.rate < needed) {
+      const rate = round1(st.rate);
+      const text =
+        st.rate < st.maxRps * 0.95
+          ? `the leader throttled us down to ${rate} requests/s (429/503), below the ${needed}/s the fleet ` +
+            'needs: lengthen --health.interval, or have the leader allow more'
+          : (this.#o.rate?.setting ?? 'auto') === 'auto'
+            ? `--leader.max-rps auto is capped by --leader.max-rps-ceiling at ${rate} requests/s, below the ` +
+              `${needed}/s the fleet needs: raise --leader.max-rps-ceiling if the leader can take it, or ` +
+              'lengthen --health.interval'
+            : `--leader.max-rps ${rate} is below the ${needed} requests/s the fleet needs: raise it, or set it ` +
+              'to auto';
+      return { cause: 'rate', text, fields: { neededRps: needed, rateRps: rate, maxRps: round1(st.maxRps) } };
+    }
+    const capacity = b.capacityPerSecond();
+    if (capacity < needed) {
+      const cut = st.limit < st.maxConcurrency;
+      return {
+        cause: 'concurrency',
+        text:
+          `${st.limit} requests at once with the leader's response time of ${round1(st.latencyMs ?? 0)} ms ` +
+          `allow about ${round1(capacity)}/s, below the ${needed}/s the fleet needs: ` +
+          (cut
+            ? 'the leader slowed down and the window was cut (see cribl_exporter_leader_request_duration_seconds)'
+            : 'raise --leader.max-concurrency'),
+        fields: { neededRps: needed, capacityRps: round1(capacity), concurrency: st.limit },
+      };
+    }
+    return undefined;
+  }
+
+  /** When the budget is not the cause: the exporter's own event loop, slow nodes, credentials, or none known. */
+  #otherCause(slowNodes: number, unsent: number): LagReason {
     if (this.#lagMs >= LOOP_LAG_MS) {
       return {
         cause: 'exporter',
@@ -255,7 +267,7 @@ export class CycleMonitor {
     }
     // Polls that wait in the budget's queue wait for a request slot that answers slow to come or to end hold (a
     // window full of dripping bodies), not for credentials.
-    const queued = b?.state().waiting ?? 0;
+    const queued = this.#o.budget?.state().waiting ?? 0;
     if (unsent > 0 && queued > 0) {
       return {
         cause: 'slow_nodes',

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runSimulateCommand } from '@cribl-exporter/simulator/cli';
-import { call } from './helpers.js';
+import { runSimulateCommand } from '../../src/commands/simulate.js';
+import { call } from '../simulator/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sim-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,11 +5,11 @@ import { loadCommandLine } from '../config/parse.js';
 import { TransportConfigError } from '../http/transport.js';
 import { systemClock } from '@cribl-exporter/api/clock';
 import { createLogger } from '../util/logger.js';
-import { runChecks, type CheckDeps } from './index.js';
-import { exitCode, formatJson, formatText } from './report.js';
+import { runChecks, type CheckDeps } from '../check/index.js';
+import { exitCode, formatJson, formatText } from '../check/report.js';
 import type { ReadFile } from '../util/files.js';
 
-/** What the command touches; src/commands.ts passes the process's, tests their own (and test doubles). */
+/** What the command touches; src/commands/index.ts passes the process's, tests their own (and test doubles). */
 export interface CheckIo extends Partial<Pick<CheckDeps, 'clock' | 'lookup' | 'dispatcher' | 'workspaceUrl'>> {
   env: Readonly<Record<string, string | undefined>>;
   stdout: (line: string) => void;

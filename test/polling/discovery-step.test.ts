@@ -6,7 +6,7 @@ import { settingsOf } from '../../src/config/types.js';
 import { Discoverer, type DiscoveryOutcome } from '../../src/discovery/discovery.js';
 import type { LeaderClient, LeaderRequest } from '../../src/leader/types.js';
 import { CollectorRuns } from '../../src/polling/collector-runs.js';
-import { LeaderJob } from '../../src/polling/leader-job.js';
+import { DiscoveryStep } from '../../src/polling/discovery-step.js';
 import type { Poller } from '../../src/polling/poller.js';
 import { captureLogger } from '../auth/helpers.js';
 import { MemorySnapshot, testPoller } from '../helpers/memory-snapshot.js';
@@ -51,7 +51,7 @@ function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer | undefined, 
   });
   const snapshot = new MemorySnapshot();
   const poller = testPoller({ client, snapshot, clock, logger, maxOutstanding: 8 });
-  const job = new LeaderJob({
+  const job = new DiscoveryStep({
     discoverer: new Discoverer({ client, products: ['stream', 'edge'], logger }),
     poller,
     collectors: COLLECTORS,
@@ -67,9 +67,9 @@ function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer | undefined, 
   return { client, snapshot, job, clock };
 }
 
-const run = (job: LeaderJob) => job.discover(new AbortController().signal);
+const run = (job: DiscoveryStep) => job.discover(new AbortController().signal);
 
-describe('LeaderJob', () => {
+describe('DiscoveryStep', () => {
   it('asks the leader’s /health first (no auth), then lists, then a version request per group and git', async () => {
     const { client, snapshot, job } = setup(() => undefined);
     await run(job);
@@ -163,7 +163,7 @@ describe('LeaderJob', () => {
   });
 });
 
-describe('LeaderJob logs', () => {
+describe('DiscoveryStep logs', () => {
   const failed: DiscoveryOutcome = { ok: false, reason: 'connect', message: 'GET /x: connection failed' };
   const listed: DiscoveryOutcome = {
     ok: true,
@@ -178,7 +178,7 @@ describe('LeaderJob logs', () => {
     const clock = new FakeClock();
     const log = captureLogger();
     const snapshot = new MemorySnapshot();
-    const j = new LeaderJob({
+    const j = new DiscoveryStep({
       discoverer: { discover: () => Promise.resolve(outcomes.shift()!) } as unknown as Discoverer,
       poller: { setNodes: () => Promise.resolve() } as unknown as Poller,
       collectors: COLLECTORS,

@@ -2,21 +2,38 @@
  * `cribl-exporter demo`: the simulated leader on a free loopback port and the exporter against it, in one process,
  * with settings for a first look (short intervals, pretty logs) and the next steps printed once it listens.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { App } from './app.js';
-import type { CommandIo } from './command-io.js';
-import type { Clock } from '@cribl-exporter/api/clock';
-import { parseListenAddress } from '@cribl-exporter/api/listen-address';
+import type { App } from '../exporter/app.js';
 import { parseScenario, startSimulator, type Scenario, type Simulator } from '@cribl-exporter/simulator';
-import { CONFIG_MAX_BYTES } from './util/files.js';
+import type { Clock } from '@cribl-exporter/api/clock';
+import { CONFIG_MAX_BYTES } from '../util/files.js';
+import { parseListenAddress } from '@cribl-exporter/api/listen-address';
+import { runExporter, type RunIo } from './run.js';
+
+/** What the demo touches: the exporter's, and the simulated leader beside the app once it listens (tests). */
+export interface DemoIo extends RunIo {
+  onStarted?: (app: App, sim?: Simulator) => void;
+}
+
+/**
+ * The package's root: the nearest folder above this module that holds a package.json (from the sources, two up;
+ * bundled, dist/'s parent).
+ */
+function packageRoot(): URL {
+  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
+    if (existsSync(new URL('package.json', dir))) return dir;
+    if (dir.pathname === '/') throw new Error(`no package.json above ${import.meta.url}`);
+  }
+}
 
 /** The demo's default scenario, shipped in the package (examples/ is in package.json "files"). */
-export const DEMO_SCENARIO = new URL('../examples/scenarios/demo.yaml', import.meta.url);
+export const DEMO_SCENARIO = new URL('examples/scenarios/demo.yaml', packageRoot());
 /** The Cribl.Cloud workspace beside it (management plane, OAuth, what Cloud refuses). */
-export const DEMO_CLOUD_SCENARIO = new URL('../examples/scenarios/demo-cloud.yaml', import.meta.url);
+export const DEMO_CLOUD_SCENARIO = new URL('examples/scenarios/demo-cloud.yaml', packageRoot());
 const DEMO_ORGANIZATION = 'demo';
 
 /** Where the demo listens unless told: loopback, since a simulated fleet on every interface of a laptop surprises. */
@@ -54,15 +71,6 @@ credentials. Every collector is on. Exporter flags (see cribl-exporter --help) a
 environment or --config.file says otherwise, the demo listens on 127.0.0.1:9864 (loopback only;
 CRIBL_DEMO_LISTEN_ADDRESS changes that default, and the container image sets it to :9864, all
 interfaces), polls every 5s, lists every 10s and logs in the pretty format.`;
-
-/** Runs the exporter with these settings and returns its exit code (src/commands.ts). */
-export type RunExporter = (
-  argv: string[],
-  env: CommandIo['env'],
-  io: CommandIo,
-  sim: Simulator,
-  defaults: Readonly<Record<string, string>>,
-) => Promise<number>;
 
 /** What to do next, printed once the exporter listens. */
 export function nextSteps(
@@ -142,7 +150,7 @@ function parseDemoArgs(argv: readonly string[]): DemoArgs | { help: true } | { e
 }
 
 /** `cribl-exporter demo`. */
-export async function runDemo(argv: readonly string[], io: CommandIo, runExporter: RunExporter): Promise<number> {
+export async function runDemo(argv: readonly string[], io: DemoIo): Promise<number> {
   const args = parseDemoArgs(argv);
   if ('help' in args) {
     io.stdout(DEMO_USAGE);
@@ -176,10 +184,10 @@ export async function runDemo(argv: readonly string[], io: CommandIo, runExporte
   const leaders = await startDemoLeaders({ scenario, cloudScenario, nodes: args.nodes, seed: args.seed });
   const { sim } = leaders;
   try {
-    const env = { ...io.env, ...leaders.env };
-    const demoIo: CommandIo = {
+    const demoIo: RunIo = {
       ...io,
-      onStarted: (app, s) => {
+      env: { ...io.env, ...leaders.env },
+      onStarted: (app) => {
         for (const line of nextSteps(
           app,
           sim,
@@ -188,10 +196,10 @@ export async function runDemo(argv: readonly string[], io: CommandIo, runExporte
           leaders.cloud !== undefined,
         ))
           io.stdout(line);
-        io.onStarted?.(app, s);
+        io.onStarted?.(app, sim);
       },
     };
-    return await runExporter(args.exporterArgs, env, demoIo, sim, { ...DEMO_DEFAULTS, 'web.listen-address': listen });
+    return await runExporter(args.exporterArgs, demoIo, { ...DEMO_DEFAULTS, 'web.listen-address': listen });
   } finally {
     await leaders.close();
   }

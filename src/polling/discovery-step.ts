@@ -2,7 +2,7 @@
  * One leader's discovery step: the collectors that run before the listing (the leader's own /health), the listing
  * and its groups, this process's share of the fleet applied to the store (groups) and to the poller (which nodes to
  * poll), then every per-discovery collector of the registry (group versions, git settings, …). The scheduler runs it
- * every discovery interval; src/runtime.ts wires it.
+ * every discovery interval; src/exporter/runtime.ts wires it.
  */
 import type { Logger } from 'pino';
 import type { Collector } from '../collectors/collector.js';
@@ -17,8 +17,9 @@ import {
   type DiscoveryFacts,
   type ListingGroupFacts,
 } from '../collectors/listing/index.js';
-import type { Discoverer } from '../discovery/discovery.js';
-import { selectNodes, type ShardConfig } from '../discovery/select.js';
+import type { Discoverer, DiscoveryOutcome } from '../discovery/discovery.js';
+import { selectNodes, type Selection, type ShardConfig } from '../discovery/select.js';
+import type { LeaderFailure } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '@cribl-exporter/api/clock';
 import type { CollectorRuns } from './collector-runs.js';
@@ -32,7 +33,7 @@ export interface DiscoveryMetrics {
   nodes(exported: number, overLimit: number): void;
 }
 
-export interface LeaderJobOptions {
+export interface DiscoveryStepOptions {
   discoverer: Discoverer;
   poller: Poller;
   /** The per-discovery collectors of the registry, in registry order (those that run `first` go before the listing). */
@@ -49,8 +50,8 @@ export interface LeaderJobOptions {
   maxNodes: number;
 }
 
-export class LeaderJob {
-  readonly #o: LeaderJobOptions;
+export class DiscoveryStep {
+  readonly #o: DiscoveryStepOptions;
   readonly #first: Collector[];
   readonly #after: Collector[];
   #discovered = false;
@@ -64,7 +65,7 @@ export class LeaderJob {
   /** Nodes the listing dropped while disconnected, by groupKey, since the start. */
   readonly #removed = new Map<string, number>();
 
-  constructor(opts: LeaderJobOptions) {
+  constructor(opts: DiscoveryStepOptions) {
     this.#o = opts;
     const mine = opts.collectors.filter((c) => c.schedule.kind === 'discovery' && opts.runs.enabled(c));
     this.#first = mine.filter((c) => c.schedule.kind === 'discovery' && c.schedule.first === true);
@@ -105,7 +106,7 @@ export class LeaderJob {
 
   /** One discovery; the outcome goes to the snapshot and the poller. */
   async discover(signal: AbortSignal): Promise<void> {
-    const { clock, snapshot, metrics, logger, runs } = this.#o;
+    const { clock, metrics, runs } = this.#o;
     const start = clock.now();
     const deadline = start + this.#o.discoveryIntervalMs;
     // The leader itself first: it answers (anonymously) even when the listing would not.
@@ -114,23 +115,38 @@ export class LeaderJob {
     if (signal.aborted) return;
     const out = await this.#o.discoverer.discover(deadline, signal);
     if (signal.aborted) return;
-    if (!out.ok) {
-      metrics.discovery((clock.now() - start) / 1000);
-      this.#failingSince ??= start;
-      this.#failures++;
-      logger.warn({ reason: out.reason, status: out.status, err: out.message }, 'discovery failed');
-      const failed: DiscoveryFacts = {
-        up: false,
-        ...(this.#lastDiscoveryMs === undefined ? {} : { lastDiscoveryMs: this.#lastDiscoveryMs }),
-        failure: {
-          reason: out.reason,
-          ...(out.status === undefined ? {} : { status: out.status }),
-          message: out.message,
-        },
-      };
-      snapshot.setLeaderFacts(listing.name, failed);
-      return;
-    }
+    if (!out.ok) return this.#failed(out, start);
+    const sel = await this.#apply(out);
+    // Then what needs a request per group, and the leader's settings; the listing's result is out already.
+    const sent = await Promise.all(this.#after.map((c) => runs.run(c, deadline, signal)));
+    if (signal.aborted) return;
+    metrics.discovery((clock.now() - start) / 1000);
+    requests += out.requests + sent.reduce((a, b) => a + b, 0);
+    this.#succeeded(sel, requests);
+  }
+
+  /** A failed listing: the leader's listing facts say why; nothing else changes (the nodes keep their state). */
+  #failed(out: LeaderFailure, start: number): void {
+    const { clock, snapshot, metrics, logger } = this.#o;
+    metrics.discovery((clock.now() - start) / 1000);
+    this.#failingSince ??= start;
+    this.#failures++;
+    logger.warn({ reason: out.reason, status: out.status, err: out.message }, 'discovery failed');
+    const failed: DiscoveryFacts = {
+      up: false,
+      ...(this.#lastDiscoveryMs === undefined ? {} : { lastDiscoveryMs: this.#lastDiscoveryMs }),
+      failure: {
+        reason: out.reason,
+        ...(out.status === undefined ? {} : { status: out.status }),
+        message: out.message,
+      },
+    };
+    snapshot.setLeaderFacts(listing.name, failed);
+  }
+
+  /** An answered listing applied: the groups, the nodes removed while disconnected, this shard's nodes to poll. */
+  async #apply(out: Extract<DiscoveryOutcome, { ok: true }>): Promise<Selection> {
+    const { clock, snapshot, metrics } = this.#o;
     const sel = selectNodes(out.nodes, this.#o.shard, this.#o.maxNodes);
     countRemoved(this.#removed, snapshot.nodes(), out.nodes);
     snapshot.setGroups(
@@ -163,11 +179,12 @@ export class LeaderJob {
       lastDiscoveryMs: this.#lastDiscoveryMs,
     } satisfies DiscoveryFacts);
     metrics.nodes(sel.nodes.size, sel.overLimit);
-    // Then what needs a request per group, and the leader's settings; the listing's result is out already.
-    const sent = await Promise.all(this.#after.map((c) => runs.run(c, deadline, signal)));
-    if (signal.aborted) return;
-    metrics.discovery((clock.now() - start) / 1000);
-    requests += out.requests + sent.reduce((a, b) => a + b, 0);
+    return sel;
+  }
+
+  /** A discovery that went through: what changed is logged once (over --max-nodes, recovered, the first one). */
+  #succeeded(sel: Selection, requests: number): void {
+    const { clock, logger } = this.#o;
     if (sel.overLimit !== this.#overLimitLogged) {
       if (sel.overLimit > 0) {
         logger.warn(

@@ -6,29 +6,29 @@
 
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import { connectLeader } from './auth/connection.js';
-import type { AuthProvider } from './auth/types.js';
-import type { Collector } from './collectors/collector.js';
-import { leaderHosts } from './collectors/leader-hosts/index.js';
-import { listing } from './collectors/listing/index.js';
-import { COLLECTORS } from './collectors/registry.js';
-import { settingsOf, targetOf, type Config, type LeaderConfig } from './config/types.js';
-import { Discoverer } from './discovery/discovery.js';
-import type { LeaderStatusSource } from './exposition/status/page.js';
-import type { BudgetState, RequestBudget } from './leader/budget.js';
-import type { LeaderClient } from './leader/types.js';
-import { CollectorRuns } from './polling/collector-runs.js';
-import type { CycleStatus } from './polling/cycle.js';
-import { LeaderJob } from './polling/leader-job.js';
-import { nodeCollectors, NodePoll } from './polling/node-poll.js';
-import { POLL_QUANTUM_MS, Poller } from './polling/poller.js';
-import { LeaderRate, type AllowedRate } from './polling/rate.js';
-import type { Schedule, ScheduledJob } from './polling/scheduler.js';
-import { LeaderSnapshot } from './store/snapshot.js';
-import type { LeaderSelfMetrics, SelfMetrics } from './telemetry/self-metrics.js';
+import { connectLeader } from '../auth/connection.js';
+import type { AuthProvider } from '../auth/types.js';
+import type { Collector } from '../collectors/collector.js';
+import { leaderHosts } from '../collectors/leader-hosts/index.js';
+import { listing } from '../collectors/listing/index.js';
+import { COLLECTORS } from '../collectors/registry.js';
+import { settingsOf, targetOf, type Config, type LeaderConfig } from '../config/types.js';
+import { Discoverer } from '../discovery/discovery.js';
+import type { LeaderStatusSource } from '../exposition/status/page.js';
+import type { BudgetState, RequestBudget } from '../leader/budget.js';
+import type { LeaderClient } from '../leader/types.js';
+import { CollectorRuns } from '../polling/collector-runs.js';
+import type { CycleStatus } from '../polling/rounds.js';
+import { DiscoveryStep } from '../polling/discovery-step.js';
+import { nodeCollectors, NodePoll } from '../polling/node-poll.js';
+import { POLL_QUANTUM_MS, Poller } from '../polling/poller.js';
+import { LeaderRate, type AllowedRate } from '../polling/rate.js';
+import type { Schedule, ScheduledJob } from '../polling/scheduler.js';
+import { LeaderSnapshot } from '../store/snapshot.js';
+import type { LeaderSelfMetrics, SelfMetrics } from '../telemetry/self-metrics.js';
 import type { Clock, Random } from '@cribl-exporter/api/clock';
-import type { ReadFile } from './util/files.js';
-import { forLeader } from './util/logger.js';
+import type { ReadFile } from '../util/files.js';
+import { forLeader } from '../util/logger.js';
 import type { Dispatcher } from 'undici';
 
 /** What a leader's runtime needs from the outside world (the app's dependencies, its clock filled in). */
@@ -60,7 +60,7 @@ export class LeaderRuntime {
   readonly cfg: LeaderConfig;
   readonly snapshot: LeaderSnapshot;
   readonly poller: Poller;
-  readonly job: LeaderJob;
+  readonly discovery: DiscoveryStep;
   readonly budget: RequestBudget;
   /** What the status page at / shows of this leader. */
   readonly page: LeaderStatusSource;
@@ -95,12 +95,12 @@ export class LeaderRuntime {
       },
       logger: log,
     });
-    // While the leader answers 420, the hold's /health probe keeps the leader's health facts current; the job that
-    // takes its answers is built after the connection.
-    const probe: { job?: LeaderJob; snapshot?: LeaderSnapshot } = {};
+    // While the leader answers 420, the hold's /health probe keeps the leader's health facts current; the discovery
+    // step that takes its answers is built after the connection.
+    const probe: { discovery?: DiscoveryStep; snapshot?: LeaderSnapshot } = {};
     const conn = await connectLeader(cfg, {
       rate: rate.initial,
-      onHealthProbe: (status, json) => probe.job?.onHealthProbe(status, json),
+      onHealthProbe: (status, json) => probe.discovery?.onHealthProbe(status, json),
       // The HA hosts' readings of every round (a hold's too) go to the hosts collector's facts.
       onHosts: (readings) => probe.snapshot?.setLeaderFacts(leaderHosts.name, readings),
       clock: deps.clock,
@@ -114,7 +114,7 @@ export class LeaderRuntime {
     });
     rate.attach(conn.budget);
     const rt = new LeaderRuntime(cfg, deps, metrics, { ...conn, rate }, log);
-    probe.job = rt.job;
+    probe.discovery = rt.discovery;
     probe.snapshot = rt.snapshot;
     return rt;
   }
@@ -153,42 +153,9 @@ export class LeaderRuntime {
       logger: log,
       ...nodeCollectors(COLLECTORS, this.#settings, (c) => this.#runs.enabled(c)),
     });
-    this.page = {
-      name: cfg.name,
-      url: cfg.url,
-      authMode: cfg.auth.mode,
-      snapshot: this.snapshot,
-      budget: () => conn.budget.state(),
-      cycle: () => {
-        const c = this.poller.status();
-        return {
-          targetMs: c.targetSeconds * 1000,
-          ...(c.lastSeconds === undefined ? {} : { lastMs: c.lastSeconds * 1000 }),
-          overrun: c.overrun,
-          cause: c.cause,
-          neededRps: this.#rate.current.needed,
-        };
-      },
-      collectors: () => this.#runs.states(),
-    };
-    this.poller = new Poller({
-      poll,
-      snapshot: this.snapshot,
-      listing: listing.name,
-      clock,
-      logger: log,
-      // Enough to keep the largest window busy, slow nodes that gave their slot back, and some waiting; the
-      // budget sets the real pace.
-      maxOutstanding: Math.max(16, cfg.budget.maxConcurrency * 4),
-      metrics,
-      budget: conn.budget,
-      rate: { setting: cfg.budget.maxRps, ceiling: cfg.budget.maxRpsCeiling },
-      slowPollMs: cfg.budget.headersTimeoutMs,
-      quantumMs: POLL_QUANTUM_MS,
-      onNodes: (n) => this.#rate.apply(n),
-      onFirstRound: () => firstRound(),
-    });
-    this.job = new LeaderJob({
+    this.page = this.#statusSource(conn.budget);
+    this.poller = this.#createPoller(poll, conn.budget, metrics, log, () => firstRound());
+    this.discovery = new DiscoveryStep({
       discoverer: new Discoverer({ client: this.#client, products: cfg.products, logger: log }),
       poller: this.poller,
       collectors: COLLECTORS,
@@ -204,6 +171,57 @@ export class LeaderRuntime {
     metrics.healthCycle(poll.primaryIntervalMs / 1000, 0);
   }
 
+  /** What the status page at / shows of this leader (read when the page is built). */
+  #statusSource(budget: RequestBudget): LeaderStatusSource {
+    const cfg = this.cfg;
+    return {
+      name: cfg.name,
+      url: cfg.url,
+      authMode: cfg.auth.mode,
+      snapshot: this.snapshot,
+      budget: () => budget.state(),
+      cycle: () => {
+        const c = this.poller.status();
+        return {
+          targetMs: c.targetSeconds * 1000,
+          ...(c.lastSeconds === undefined ? {} : { lastMs: c.lastSeconds * 1000 }),
+          overrun: c.overrun,
+          cause: c.cause,
+          neededRps: this.#rate.current.needed,
+        };
+      },
+      collectors: () => this.#runs.states(),
+    };
+  }
+
+  /** The per-node schedule of this leader's polls, paced by its budget. */
+  #createPoller(
+    poll: NodePoll,
+    budget: RequestBudget,
+    metrics: LeaderSelfMetrics,
+    log: Logger,
+    onFirstRound: () => void,
+  ): Poller {
+    const { budget: b } = this.cfg;
+    return new Poller({
+      poll,
+      snapshot: this.snapshot,
+      listing: listing.name,
+      clock: this.#deps.clock,
+      logger: log,
+      // Enough to keep the largest window busy, slow nodes that gave their slot back, and some waiting; the
+      // budget sets the real pace.
+      maxOutstanding: Math.max(16, b.maxConcurrency * 4),
+      metrics,
+      budget,
+      rate: { setting: b.maxRps, ceiling: b.maxRpsCeiling },
+      slowPollMs: b.headersTimeoutMs,
+      quantumMs: POLL_QUANTUM_MS,
+      onNodes: (n) => this.#rate.apply(n),
+      onFirstRound,
+    });
+  }
+
   /**
    * Starts the discovery schedule and the poller's loop (each node on its own schedule; the riding collectors
    * follow its answers; a hand-driven schedule runs one pass per `run` instead), and the interval collectors'
@@ -216,12 +234,12 @@ export class LeaderRuntime {
     const health = schedule(`health:${name}`, this.poller.intervalMs, (s) => this.poller.runHealthCycle(s), {
       loop: (s) => this.poller.run(s),
     });
-    const discovery = schedule(`discovery:${name}`, config.discovery.discoveryMs, async (s) => {
-      const first = !this.job.discovered;
-      await this.job.discover(s);
-      if (first && this.job.discovered) this.#startIntervals(schedule, true);
+    const discoveryJob = schedule(`discovery:${name}`, config.discovery.discoveryMs, async (s) => {
+      const first = !this.discovery.discovered;
+      await this.discovery.discover(s);
+      if (first && this.discovery.discovered) this.#startIntervals(schedule, true);
     });
-    this.#jobs.push(discovery, health);
+    this.#jobs.push(discoveryJob, health);
     this.#startIntervals(schedule, false);
   }
 
@@ -235,7 +253,7 @@ export class LeaderRuntime {
         schedule(`${c.name}:${this.cfg.name}`, intervalMs, async (s) => {
           // While the listing fails (the leader down, or the credentials refused: node polling paused), the other
           // reads would fail the same way; they wait for the next run after a discovery works again.
-          if (this.job.failing) return;
+          if (this.discovery.failing) return;
           await this.#runs.run(c, this.#deps.clock.now() + intervalMs, s);
         }),
       );
@@ -252,7 +270,7 @@ export class LeaderRuntime {
   }
 
   discover(): Promise<void> {
-    return this.job.discover(this.#abort.signal);
+    return this.discovery.discover(this.#abort.signal);
   }
 
   pollNow(): Promise<void> {

@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { ScenarioError, parseScenario } from './core/scenario.js';
-import type { Scenario } from './core/scenario.js';
-import { startSimulator } from './server.js';
+import { ScenarioError, parseScenario, startSimulator, type Scenario } from '@cribl-exporter/simulator';
 import { parseListenAddress, type ListenAddress } from '@cribl-exporter/api/listen-address';
 
 /** What the command may touch: output lines and the stop signal (src/cli.ts wires them to the process). */
@@ -60,11 +58,18 @@ function intFlag(name: string, value: string | undefined, min: number): number |
   return Number(value);
 }
 
-/**
- * `cribl-exporter simulate`: parses flags, starts the simulator, prints its URL and token on one
- * line, and runs until `io.signal` aborts. Returns the exit code (2 for bad flags or scenario).
- */
-export async function runSimulateCommand(argv: string[], io: SimulateIo): Promise<number> {
+/** The simulator's settings from the flags (the scenario file named, not read yet). */
+interface SimulateFlags {
+  nodes?: number;
+  seed?: number;
+  leaderVersion?: string;
+  address: ListenAddress;
+  addressText: string;
+  scenarioPath?: string;
+}
+
+/** Parses the flags; a line on stderr and an exit code when they cannot be used (0 after --help). */
+function parseFlags(argv: string[], io: SimulateIo): SimulateFlags | number {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -92,11 +97,9 @@ export async function runSimulateCommand(argv: string[], io: SimulateIo): Promis
 
   const nodes = intFlag('nodes', str('nodes'), 0);
   const seed = intFlag('seed', str('seed'), Number.MIN_SAFE_INTEGER);
-  for (const v of [nodes, seed]) {
-    if (typeof v === 'string') {
-      io.stderr(`simulate: ${v}`);
-      return 2;
-    }
+  if (typeof nodes === 'string' || typeof seed === 'string') {
+    io.stderr(`simulate: ${typeof nodes === 'string' ? nodes : seed}`);
+    return 2;
   }
   const leaderVersion = str('leader-version');
   if (leaderVersion !== undefined && !/^\d+\.\d+(\.\d+)?$/.test(leaderVersion)) {
@@ -111,32 +114,45 @@ export async function runSimulateCommand(argv: string[], io: SimulateIo): Promis
     io.stderr(`simulate: --web.listen-address: expected host:port (port 0 picks a free one), got "${addressText}"`);
     return 2;
   }
-  let scenario: Scenario | undefined;
-  const scenarioPath = str('scenario');
-  if (scenarioPath !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(scenarioPath, 'utf8');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code ?? 'error';
-      io.stderr(`simulate: --scenario: cannot read ${scenarioPath} (${code})`);
-      return 2;
-    }
-    try {
-      scenario = parseScenario(text, scenarioPath);
-    } catch (e) {
-      if (!(e instanceof ScenarioError)) throw e;
-      io.stderr(`simulate: --scenario: ${e.message}`);
-      return 2;
-    }
+  return { nodes, seed, leaderVersion, address, addressText, scenarioPath: str('scenario') };
+}
+
+/** Reads and parses the scenario file of --scenario; a line on stderr and exit code 2 when it cannot. */
+async function readScenario(scenarioPath: string, io: SimulateIo): Promise<Scenario | number> {
+  let text: string;
+  try {
+    text = await readFile(scenarioPath, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    io.stderr(`simulate: --scenario: cannot read ${scenarioPath} (${code})`);
+    return 2;
   }
+  try {
+    return parseScenario(text, scenarioPath);
+  } catch (e) {
+    if (!(e instanceof ScenarioError)) throw e;
+    io.stderr(`simulate: --scenario: ${e.message}`);
+    return 2;
+  }
+}
+
+/**
+ * `cribl-exporter simulate`: parses flags, starts the simulator, prints its URL and token on one
+ * line, and runs until `io.signal` aborts. Returns the exit code (2 for bad flags or scenario).
+ */
+export async function runSimulateCommand(argv: string[], io: SimulateIo): Promise<number> {
+  const flags = parseFlags(argv, io);
+  if (typeof flags === 'number') return flags;
+  const { nodes, seed, leaderVersion, address, addressText, scenarioPath } = flags;
+  const scenario = scenarioPath === undefined ? undefined : await readScenario(scenarioPath, io);
+  if (typeof scenario === 'number') return scenario;
 
   if (io.signal.aborted) return 0;
   let sim;
   try {
     sim = await startSimulator({
-      ...(typeof nodes === 'number' ? { nodes } : {}),
-      ...(typeof seed === 'number' ? { seed } : {}),
+      ...(nodes !== undefined ? { nodes } : {}),
+      ...(seed !== undefined ? { seed } : {}),
       ...(leaderVersion !== undefined ? { leaderVersion } : {}),
       ...(scenario ? { scenario } : {}),
       host: address.host ?? '0.0.0.0',
