@@ -8,7 +8,7 @@ import {
   type SnapshotBody,
 } from '../../src/exposition/body/index.js';
 // The worker builder is the engine's own; this test reaches in to stop its thread.
-import { createWorkerBuilder } from '../../src/exposition/body/builder.js';
+import { createWorkerBuilder } from '../../src/exposition/body/worker-builder.js';
 import type { Format } from '../../src/format/format.js';
 import { LeaderSnapshot } from '../../src/store/snapshot.js';
 import { FakeClock, flushMicrotasks } from '../helpers/fake-clock.js';

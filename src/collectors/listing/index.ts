@@ -15,7 +15,6 @@ import {
 } from '@cribl-exporter/api/shapes';
 import type { FailureReason } from '../../http/failure.js';
 import type { LeaderRequest } from '../../leader/types.js';
-import { StringInterner } from '../../util/intern.js';
 import { timeSlicer } from '../../util/yield.js';
 import {
   collector,
@@ -73,7 +72,7 @@ const UPGRADE_STATES = ['active', 'current', 'failed', 'skipped'] as const;
 
 /**
  * What the exporter keeps of a node's listing entry: one flat object with every key present (undefined where the
- * leader did not say), its fleet-wide strings shared by the fleet's nodes.
+ * leader did not say).
  */
 export interface ListedNode {
   readonly id: string;
@@ -126,9 +125,6 @@ export function decodeWorkerEnvelope(json: unknown): WorkerEnvelope {
 /** Longest stretch of entry validation between two yields to the event loop. */
 const DECODE_SLICE_MS = 4;
 
-/** Group, status, platform, architecture, version, config version: a few values shared by a whole fleet. */
-const strings = new StringInterner();
-
 /** A listing entry as kept, or undefined when it is malformed (restarts are counted by `withRestarts`). */
 export function decodeWorker(entry: unknown): ListedNode | undefined {
   const w = listedWorkerSchema.safeParse(entry).data;
@@ -140,14 +136,14 @@ export function decodeWorker(entry: unknown): ListedNode | undefined {
     state !== undefined && Number.isInteger(state) && state >= 0 && state < UPGRADE_STATES.length ? state : undefined;
   return {
     id: w.id,
-    group: strings.intern(w.group),
+    group: w.group,
     hostname: info.hostname,
-    version: strings.intern(cribl.version),
-    platform: strings.intern(info.platform),
-    arch: strings.intern(info.architecture),
-    distMode: strings.intern(cribl.distMode),
-    configVersion: strings.intern(cribl.config.version),
-    status: strings.intern(w.status),
+    version: cribl.version,
+    platform: info.platform,
+    arch: info.architecture,
+    distMode: cribl.distMode,
+    configVersion: cribl.config.version,
+    status: w.status,
     firstMsgTime: w.firstMsgTime,
     lastMsgTime: w.lastMsgTime,
     startTime: cribl.startTime,

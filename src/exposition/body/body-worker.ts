@@ -2,11 +2,11 @@
  * Entry of the body worker thread: renders the families of the nodes the main thread posts at build time and
  * compresses them, so the main thread's event loop never spends the rendering's time (see BENCHMARKS.md). It keeps
  * each leader's node family texts of the last build (render.ts); its families come from the registry, as the main
- * thread's do. Messages: builder.ts (ToWorker, FromWorker).
+ * thread's do. Messages: worker-builder.ts (ToWorker, FromWorker).
  */
 import { parentPort } from 'node:worker_threads';
 import { COLLECTORS } from '../../collectors/registry.js';
-import type { FromWorker, ToWorker } from './builder.js';
+import type { FromWorker, ToWorker } from './worker-builder.js';
 import { familySet } from './families.js';
 import { Renderer, type Build } from './render.js';
 

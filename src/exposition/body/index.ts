@@ -2,10 +2,10 @@
  * The body engine: families and the stores' items in, a cached /metrics body out. Nothing outside this folder
  * imports anything but this file (test/architecture/ holds it to that).
  */
+export { MAX_BODY_AGE_MS } from './build-plan.js';
+export { WORKER_MIN_NODES } from './builder-choice.js';
 export {
   createBodyCache,
-  MAX_BODY_AGE_MS,
-  WORKER_MIN_NODES,
   type BodyCache,
   type BodyCacheOptions,
   type BodySource,

@@ -1,6 +1,6 @@
 /**
  * One build's rendering: every family's samples of every leader, in body order, compressed on zlib's threads as they
- * come. It runs on the main thread (yielding every few ms) or in the body worker; the builder (builder.ts) decides.
+ * come. It runs on the main thread (yielding every few ms) or in the body worker; builder-choice.ts decides.
  *
  * A node family's text of a leader is kept, compressed, for the next build: the builder asks to render it again only
  * when a field it read changed (`stale`), which between two builds is the few families of a poll's or a listing's
@@ -55,7 +55,7 @@ const SLICE_MS = 4;
 /**
  * The compressed bytes in a buffer of their own size: never a slice of a larger zlib output chunk (whose unused tail
  * would be kept with it). In the worker (`shared`), in a SharedArrayBuffer: the pieces posted to the main thread are
- * then the bytes the worker keeps for the next build, not a copy (29 MB at 50,000 nodes).
+ * then the bytes the worker keeps for the next build, not a copy of the whole compressed body.
  */
 function own(bytes: Buffer, shared: boolean): Buffer {
   if (!shared && bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
@@ -68,8 +68,8 @@ const EMPTY = Buffer.alloc(0);
 
 /**
  * A family's text, cut into pieces compressed as they fill. Each sample is written into the piece's buffer as it
- * comes (the buffer grows by doubling up to a piece): joining the samples' strings and encoding the join instead made
- * a full render take longer on the event loop (BENCHMARKS.md, "Mechanisms", the sample writer).
+ * comes (the buffer grows by doubling up to a piece), not joined and encoded per piece: BENCHMARKS.md, "Mechanisms"
+ * (sample writer), has what that saves.
  */
 class Writer {
   readonly pieces: Promise<DeflatedPiece>[] = [];

@@ -1,5 +1,5 @@
 /**
- * The scrapes the server sees, per client, and when the next ones are due: the body cache (body.ts) times its
+ * The scrapes the server sees, per client, and when the next ones are due: the build plan (build-plan.ts) times its
  * builds to land shortly before a predicted scrape instead of rebuilding on every change.
  *
  * A client is the pair (remote address, User-Agent): two Prometheus HA replicas are two clients with the same

@@ -1,9 +1,10 @@
 /**
  * What a node family reads of the nodes it renders, learnt while it renders them: per collector, the fields of the
  * node's facts its samples read, and whether they read the node's group. A family's text is a function of what it
- * read, so the builder (builder.ts `Staleness`) renders it again only when one of those changed: a new heartbeat
- * time re-renders the heartbeat family, not the fifteen others of the listing. No family declares any of it. It pays:
- * less steady CPU, for a longer full render, which reads through the trackers (BENCHMARKS.md, "Mechanisms").
+ * read, so the builder (staleness.ts) renders it again only when one of those changed: a new heartbeat
+ * time re-renders the heartbeat family, not the fifteen others of the listing. No family declares any of it. What it
+ * saves in steady CPU and memory, and what it costs the full render (which reads through the trackers): BENCHMARKS.md,
+ * "Mechanisms".
  *
  * What a family read is kept as the union of all its renders (a field read once stays read): a field its samples
  * read only on some path (a failure's reason while the node is down) is then watched from the first time a path
