@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';
 import type { Simulator } from '../../src/simulator/index.js';
@@ -18,7 +19,7 @@ import type { Simulator } from '../../src/simulator/index.js';
 /** Debian's chromium, as in status-page.test.ts. */
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
-const skip = process.env.CI !== 'true' && !existsSync(CHROMIUM);
+const skip = (process.env.CI !== 'true' && !existsSync(CHROMIUM)) || leftToFirstRun('the incident in Chromium');
 
 describe.skipIf(skip)('the status page during an incident (headless Chromium, JavaScript on)', () => {
   const stop = new AbortController();

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';
 import type { Simulator } from '../../src/simulator/index.js';
@@ -16,10 +17,11 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** Where the screenshot goes (README names it). */
 export const SCREENSHOT = fileURLToPath(new URL('../../artifacts/status-page.png', import.meta.url));
 const IN_CI = process.env.CI === 'true';
-const skip = !IN_CI && !existsSync(CHROMIUM);
-if (skip) {
+const missing = !IN_CI && !existsSync(CHROMIUM);
+if (missing) {
   console.warn(`status page browser test skipped: ${CHROMIUM} is missing (apt-get install chromium; CI installs it)`);
 }
+const skip = missing || leftToFirstRun('the status page in Chromium');
 
 describe.skipIf(skip)('the status page in a headless browser, against the demo', () => {
   const stop = new AbortController();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import type { ConfigGroup } from '../../src/api/shapes.js';
 import type { InputOutputStatus } from '../../src/simulator/signal-shapes.js';
 import type { App } from '../../src/app.js';
@@ -274,7 +275,8 @@ describe('how long the demo takes to fire alerts (docs/deploy.md)', () => {
 
 // The mapping above, checked against the demo as users run it: with `for:` cut to 1s, a real Prometheus sees
 // exactly these alerts fire.
-describe.skipIf(skipWithout(PROMETHEUS_BIN))('the demo scraped by a real Prometheus', () => {
+const noPrometheus = skipWithout(PROMETHEUS_BIN) || leftToFirstRun('the demo scraped by Prometheus');
+describe.skipIf(noPrometheus)('the demo scraped by a real Prometheus', () => {
   let prom: RunningPrometheus;
   let exited: Promise<number>;
   const stop = new AbortController();

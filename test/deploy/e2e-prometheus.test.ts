@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
@@ -10,7 +11,8 @@ import { skipWithout } from './tools.js';
 
 // The whole chain as users run it: simulated leader → exporter → a real Prometheus loading our alert rules
 // (with `for:` shortened), asserted through Prometheus' HTTP query API.
-describe.skipIf(skipWithout(PROMETHEUS_BIN))('exporter scraped by a real Prometheus', () => {
+const noPrometheus = skipWithout(PROMETHEUS_BIN) || leftToFirstRun('the exporter scraped by Prometheus');
+describe.skipIf(noPrometheus)('exporter scraped by a real Prometheus', () => {
   let sim: Simulator;
   let prom: RunningPrometheus;
   let app: App;

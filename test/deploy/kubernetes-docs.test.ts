@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { IContainer, IPodSpec } from 'kubernetes-models/v1';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import { docsSection, fencedBlocks, shellCommands } from './docs.js';
 import { validateManifest, type Manifest } from './k8s-validate.js';
 import { CREDENTIALS_KEY, CREDENTIALS_SECRET, kustomize, loadDocs } from './kustomize.js';
@@ -45,7 +46,8 @@ const exporterOf = (docs: Manifest[]): { pod: IPodSpec; container: IContainer } 
   return { pod, container: pod.containers.find((c) => c.name === 'cribl-exporter')! };
 };
 
-describe.skipIf(skipWithout('kubectl'))('docs/deploy.md, Kubernetes: the commands and the overlay', () => {
+const noKubectl = skipWithout('kubectl') || leftToFirstRun('docs/deploy.md kubectl commands');
+describe.skipIf(noKubectl)('docs/deploy.md, Kubernetes: the commands and the overlay', () => {
   let dir: string;
   const ran = new Map<string, Ran>();
   const overlay = parse(overlayText ?? '') as { namespace: string; patches: { patch: string }[] };

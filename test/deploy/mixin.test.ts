@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import { loadRuleGroups, repositoryUrl, ROOT, RUNBOOK_URL, type RuleGroup } from './prometheusrule.js';
 import { run, runAsync, skipWithout, toolTimeouts } from './tools.js';
 
@@ -43,7 +44,7 @@ const variable = (d: Dashboard, name: string): string | undefined => {
   return typeof q === 'string' ? q : q?.query;
 };
 
-const missing = skipWithout('jsonnet');
+const missing = skipWithout('jsonnet') || leftToFirstRun('mixin tests (jsonnet)');
 if (missing) console.warn('mixin tests skipped: jsonnet is not installed (apt-get install jsonnet)');
 
 describe.skipIf(missing)('monitoring mixin (deploy/mixin)', () => {

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import { PROMETHEUS_BIN, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 import { skipWithout } from './tools.js';
 
@@ -15,7 +16,7 @@ const listen = (server: Server): Promise<string> =>
   );
 
 // A real Prometheus scraping a static target: the helper the end-to-end tests build on.
-describe.skipIf(skipWithout(PROMETHEUS_BIN))('startPrometheus', () => {
+describe.skipIf(skipWithout(PROMETHEUS_BIN) || leftToFirstRun('the Prometheus helper'))('startPrometheus', () => {
   let target: Server;
   let dir: string;
   let prom: RunningPrometheus;
