@@ -44,8 +44,9 @@ const variable = (d: Dashboard, name: string): string | undefined => {
   return typeof q === 'string' ? q : q?.query;
 };
 
-const missing = skipWithout('jsonnet') || leftToFirstRun('mixin tests (jsonnet)');
-if (missing) console.warn('mixin tests skipped: jsonnet is not installed (apt-get install jsonnet)');
+const noJsonnet = skipWithout('jsonnet');
+if (noJsonnet) console.warn('mixin tests skipped: jsonnet is not installed (apt-get install jsonnet)');
+const missing = noJsonnet || leftToFirstRun('mixin tests (jsonnet)');
 
 describe.skipIf(missing)('monitoring mixin (deploy/mixin)', () => {
   const out = mkdtempSync(join(tmpdir(), 'mixin-build-'));
