@@ -11,10 +11,14 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolTimeouts } from '../deploy/tools.js';
 import { leftToFirstRun } from '../helpers/repeat.js';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';
 import type { Simulator } from '../../src/simulator/index.js';
+
+// Chromium and the demo: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 /** Debian's chromium, as in status-page.test.ts. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -90,7 +94,7 @@ describe.skipIf(skip)('the status page during an incident (headless Chromium, Ja
       headless: true,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
     });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await context?.close();

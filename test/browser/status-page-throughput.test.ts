@@ -11,10 +11,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolTimeouts } from '../deploy/tools.js';
 import { leftToFirstRun } from '../helpers/repeat.js';
 import type { App } from '../../src/app.js';
 import { runCommand } from '../../src/commands.js';
 import type { Simulator } from '../../src/simulator/index.js';
+
+// Chromium and the demo: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 /** Debian's chromium, as in status-page.test.ts. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -80,7 +84,7 @@ describe.skipIf(skip)('the status page: data in motion (headless Chromium, JavaS
       }),
     ]);
     profile = mkdtempSync(join(tmpdir(), 'chromium-throughput-'));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     stop.abort();
@@ -178,5 +182,5 @@ describe.skipIf(skip)('the status page: data in motion (headless Chromium, JavaS
     } finally {
       await context.close();
     }
-  }, 90_000);
+  });
 });

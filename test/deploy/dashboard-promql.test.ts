@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leftToFirstRun } from '../helpers/repeat.js';
 import { PROMETHEUS_BIN, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 import { dashboardQueries, loadDashboard, unwrapLabelValues } from './dashboard.js';
-import { skipWithout } from './tools.js';
+import { skipWithout, toolTimeouts } from './tools.js';
+
+// Prometheus: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 /** What Grafana would send: variables replaced by plausible values, label_values() by its selector. */
 function asSent(expr: string): string {

@@ -9,7 +9,10 @@ import { docsSection, fencedBlocks, shellCommands } from './docs.js';
 import { validateManifest, type Manifest } from './k8s-validate.js';
 import { CREDENTIALS_KEY, CREDENTIALS_SECRET, kustomize, loadDocs } from './kustomize.js';
 import { ROOT } from './prometheusrule.js';
-import { run, skipWithout } from './tools.js';
+import { run, skipWithout, toolTimeouts } from './tools.js';
+
+// kubectl: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 // The Kubernetes section of docs/deploy.md (the README shows two of its commands; test/readme.test.ts), run
 // as far as a machine without a cluster allows: `kubectl create secret` with --dry-run=client, `kubectl apply -k`

@@ -11,7 +11,10 @@ import { DEFAULT_PORT } from '../../src/config/flags.js';
 import { validateManifest, type Manifest } from './k8s-validate.js';
 import { alertJobPattern, CREDENTIALS_KEY, CREDENTIALS_SECRET, kustomize, loadDocs, selects } from './kustomize.js';
 import { ROOT } from './prometheusrule.js';
-import { skipWithout } from './tools.js';
+import { skipWithout, toolTimeouts } from './tools.js';
+
+// kubectl: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 const K8S = join(ROOT, 'deploy', 'kubernetes');
 

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leftToFirstRun } from '../helpers/repeat.js';
 import { PROMETHEUS_BIN, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
-import { skipWithout } from './tools.js';
+import { skipWithout, toolTimeouts } from './tools.js';
+
+// Prometheus: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 const listen = (server: Server): Promise<string> =>
   new Promise((resolve) =>
