@@ -266,11 +266,11 @@ describe('the process', () => {
       expect(await (await request(metricsUrl)).body.text()).toContain(
         `cribl_exporter_build_info{version="${version}",revision="${head}",nodejs_version="${process.version}"} 1`,
       );
-      const started = Date.now();
       child.kill('SIGTERM');
       const [code] = (await once(child, 'exit')) as [number | null];
+      // 0: the shutdown ended within its 5 s grace period (past it the process exits 1 by its own timer,
+      // src/signals.ts); the time this test sees on a busy machine is no measure of it.
       expect(code).toBe(0);
-      expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       await sim.close();
     }

@@ -48,12 +48,14 @@ function cli(args: string[], env: Record<string, string> = {}) {
   return { child, exited, until, url, out: () => stdout, err: () => stderr };
 }
 
-/** SIGTERM and the exit code, with the time it took. */
-async function terminate(c: ReturnType<typeof cli>): Promise<{ code: number | null; ms: number }> {
-  const started = Date.now();
+/**
+ * SIGTERM and the exit code: 0 is a shutdown that ended within its grace period (5 s; past it the process exits 1,
+ * src/signals.ts), a bound the process keeps by its own timer, not one this test measures on a busy machine.
+ */
+async function terminate(c: ReturnType<typeof cli>): Promise<{ code: number | null }> {
   c.child.kill('SIGTERM');
   const [code] = await c.exited;
-  return { code, ms: Date.now() - started };
+  return { code };
 }
 
 describe('files that cannot hang the process', () => {
@@ -72,9 +74,8 @@ describe('files that cannot hang the process', () => {
         const res = await request(`${c.url()}/healthz`);
         expect(res.statusCode).toBe(200);
         await res.body.dump();
-        const { code, ms } = await terminate(c);
+        const { code } = await terminate(c);
         expect(code).toBe(0);
-        expect(ms).toBeLessThan(5_000);
       } finally {
         await sim.close();
       }
@@ -153,14 +154,16 @@ describe('a bug', () => {
   ])(
     '%s ends the process with one line and exit 70, never a stack trace',
     async (_n, code) => {
-      // Injected into the real CLI process once it runs (a leader that refuses connections keeps it running).
+      // Injected into the real CLI process once it runs (a leader that refuses connections keeps it running): set
+      // off by a signal the test sends after the process said it listens, however long its start took.
       const bug = join(dir, `bug-${code.length}.mjs`);
-      writeFileSync(bug, `setTimeout(() => { ${code}; }, 1500);\n`);
+      writeFileSync(bug, `process.on('SIGUSR2', () => { ${code}; });\n`);
       const c = cli(['--leader.url', 'http://127.0.0.1:9/api/v1'], {
         CRIBL_TOKEN: 't',
         NODE_OPTIONS: `--import=${bug}`,
       });
       await c.until(/listening/);
+      c.child.kill('SIGUSR2');
       const [exit] = await c.exited;
       expect(exit).toBe(70);
       expect(c.err()).toMatch(

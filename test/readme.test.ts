@@ -4,6 +4,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } fr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolTimeouts } from './deploy/tools.js';
 import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { fencedBlocks } from './deploy/docs.js';
 import { runCommand } from '../src/commands/index.js';
@@ -11,6 +12,9 @@ import { ROOT } from './deploy/prometheusrule.js';
 import { FLAG_TABLE } from '../src/config/flags.js';
 import { createSelfMetrics } from '../src/telemetry/self-metrics.js';
 import { loadRuleGroups, RULE_FILES } from './deploy/prometheusrule.js';
+
+// npm pack, npm install -g, npx, npm run demo: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 const README = new URL('../README.md', import.meta.url);
 /** The README's size limit (issue 41): a new operator reads it in ten minutes; reference material is in docs/. */
@@ -233,7 +237,7 @@ describe.skipIf(REPEAT)('README: Install, then "Pointing it at a real leader", r
     // The README the package carries links to docs/: the package carries them too.
     const installed = join(dir, 'global', 'lib', 'node_modules', name);
     for (const doc of DOCS) expect(existsSync(join(installed, doc)), `${doc} in the installed package`).toBe(true);
-  }, 300_000);
+  });
 
   it('runs `npm run build && node dist/cli.js --help` and `npm run demo` as the README says', async () => {
     const dev = commandsOf(section(readme, 'Development'));
@@ -262,7 +266,7 @@ describe.skipIf(REPEAT)('README: Install, then "Pointing it at a real leader", r
     });
     expect((await fetch(status)).status).toBe(200);
     process.kill(-demo.pid!, 'SIGTERM');
-  }, 120_000);
+  });
 
   it('checks the leader, runs the exporter against it and finds cribl_leader_up 1', async () => {
     const leader = (c: string): string => c.replace('https://leader.example.com:9000/api/v1', sim.baseUrl);
@@ -295,7 +299,7 @@ describe.skipIf(REPEAT)('README: Install, then "Pointing it at a real leader", r
       r = await sh(curl);
     }
     expect(r.out).toMatch(/^cribl_leader_up 1$/m);
-  }, 60_000);
+  });
 });
 
 // The simulated leader's console examples (docs/simulator.md, which the README links to), run as written: the

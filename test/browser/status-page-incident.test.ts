@@ -11,14 +11,19 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolTimeouts } from '../deploy/tools.js';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import type { App } from '../../src/exporter/app.js';
 import { runCommand } from '../../src/commands/index.js';
 import type { Simulator } from '@cribl-exporter/simulator';
 
+// Chromium and the demo: see TOOL_TIMEOUT_MS.
+toolTimeouts();
+
 /** Debian's chromium, as in status-page.test.ts. */
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
-const skip = process.env.CI !== 'true' && !existsSync(CHROMIUM);
+const skip = (process.env.CI !== 'true' && !existsSync(CHROMIUM)) || leftToFirstRun('the incident in Chromium');
 
 describe.skipIf(skip)('the status page during an incident (headless Chromium, JavaScript on)', () => {
   const stop = new AbortController();
@@ -89,7 +94,7 @@ describe.skipIf(skip)('the status page during an incident (headless Chromium, Ja
       headless: true,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
     });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await context?.close();

@@ -11,14 +11,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolTimeouts } from '../deploy/tools.js';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import type { App } from '../../src/exporter/app.js';
 import { runCommand } from '../../src/commands/index.js';
 import type { Simulator } from '@cribl-exporter/simulator';
 
+// Chromium and the demo: see TOOL_TIMEOUT_MS.
+toolTimeouts();
+
 /** Debian's chromium, as in status-page.test.ts. */
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = fileURLToPath(new URL('../../artifacts/status-throughput.png', import.meta.url));
-const skip = process.env.CI !== 'true' && !existsSync(CHROMIUM);
+const skip = (process.env.CI !== 'true' && !existsSync(CHROMIUM)) || leftToFirstRun('data in motion in Chromium');
 
 /** The browser's getComputedStyle (the project's TypeScript has no DOM types). */
 interface Styled {
@@ -79,7 +84,7 @@ describe.skipIf(skip)('the status page: data in motion (headless Chromium, JavaS
       }),
     ]);
     profile = mkdtempSync(join(tmpdir(), 'chromium-throughput-'));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     stop.abort();
@@ -177,5 +182,5 @@ describe.skipIf(skip)('the status page: data in motion (headless Chromium, JavaS
     } finally {
       await context.close();
     }
-  }, 90_000);
+  });
 });

@@ -4,9 +4,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolTimeouts } from '../deploy/tools.js';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import type { App } from '../../src/exporter/app.js';
 import { runCommand } from '../../src/commands/index.js';
 import type { Simulator } from '@cribl-exporter/simulator';
+
+// Chromium and the demo: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 // The status page as a person sees it: the demo, a real headless Chromium (Debian's, never a downloaded one) with
 // JavaScript off, the page's content checked, and a screenshot kept as a CI artifact (README, "Status page").
@@ -16,10 +21,11 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** Where the screenshot goes (README names it). */
 export const SCREENSHOT = fileURLToPath(new URL('../../artifacts/status-page.png', import.meta.url));
 const IN_CI = process.env.CI === 'true';
-const skip = !IN_CI && !existsSync(CHROMIUM);
-if (skip) {
+const missing = !IN_CI && !existsSync(CHROMIUM);
+if (missing) {
   console.warn(`status page browser test skipped: ${CHROMIUM} is missing (apt-get install chromium; CI installs it)`);
 }
+const skip = missing || leftToFirstRun('the status page in Chromium');
 
 describe.skipIf(skip)('the status page in a headless browser, against the demo', () => {
   const stop = new AbortController();
@@ -57,7 +63,7 @@ describe.skipIf(skip)('the status page in a headless browser, against the demo',
       await new Promise((r) => setTimeout(r, 100));
     }
     profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     stop.abort();
@@ -121,7 +127,7 @@ describe.skipIf(skip)('the status page in a headless browser, against the demo',
     } finally {
       await context.close();
     }
-  }, 60_000);
+  });
 
   it('is one self-contained document: its own script only (by CSP hash), no external asset, no secret', async () => {
     const res = await request(`${app.url}/`);

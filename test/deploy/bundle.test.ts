@@ -12,6 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKER_MIN_NODES } from '../../src/exposition/body/index.js';
 import { startSimulator } from '@cribl-exporter/simulator';
 import { ROOT } from './prometheusrule.js';
+import { TOOL_TIMEOUT_MS, toolTimeouts } from './tools.js';
+
+// esbuild and the bundle in a child process: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
 const dist = join(dir, 'dist');
@@ -21,7 +25,7 @@ beforeAll(() => {
   cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   execFileSync(process.execPath, [join(ROOT, 'scripts/bundle.mjs'), '--outdir', dist], { stdio: 'pipe' });
-}, 60_000);
+}, TOOL_TIMEOUT_MS);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The files under `root`, as paths relative to it. */
@@ -113,6 +117,6 @@ describe('the bundle (scripts/bundle.mjs)', () => {
         await sim.close();
       }
     },
-    60_000,
+    TOOL_TIMEOUT_MS,
   );
 });

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import { PROMETHEUS_BIN, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 import { dashboardQueries, loadDashboard, unwrapLabelValues } from './dashboard.js';
-import { skipWithout } from './tools.js';
+import { skipWithout, toolTimeouts } from './tools.js';
+
+// Prometheus: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 /** What Grafana would send: variables replaced by plausible values, label_values() by its selector. */
 function asSent(expr: string): string {
@@ -13,7 +17,8 @@ function asSent(expr: string): string {
 const queries = dashboardQueries(loadDashboard()).map((q) => [q.where, q.expr] as const);
 
 // Prometheus' own parser is the judge of the dashboard's PromQL.
-describe.skipIf(skipWithout(PROMETHEUS_BIN))('dashboard queries', () => {
+const noPrometheus = skipWithout(PROMETHEUS_BIN) || leftToFirstRun('dashboard queries (Prometheus)');
+describe.skipIf(noPrometheus)('dashboard queries', () => {
   let prom: RunningPrometheus;
   beforeAll(async () => {
     prom = await startPrometheus({ scrapeTargets: [] });

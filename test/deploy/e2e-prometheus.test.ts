@@ -1,16 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import type { App } from '../../src/exporter/app.js';
 import { runCommand } from '../../src/commands/index.js';
 import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { PROMETHEUS_BIN, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 import { ROOT } from './prometheusrule.js';
-import { skipWithout } from './tools.js';
+import { skipWithout, toolTimeouts } from './tools.js';
+
+// Prometheus: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 // The whole chain as users run it: simulated leader → exporter → a real Prometheus loading our alert rules
 // (with `for:` shortened), asserted through Prometheus' HTTP query API.
-describe.skipIf(skipWithout(PROMETHEUS_BIN))('exporter scraped by a real Prometheus', () => {
+const noPrometheus = skipWithout(PROMETHEUS_BIN) || leftToFirstRun('the exporter scraped by Prometheus');
+describe.skipIf(noPrometheus)('exporter scraped by a real Prometheus', () => {
   let sim: Simulator;
   let prom: RunningPrometheus;
   let app: App;
@@ -80,7 +85,7 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('exporter scraped by a real Prometh
 
     sim.fleet.setHealth(node.id, 'shutting down');
 
-    const [alert] = await prom.waitFor(firing, (v) => v.length === 1, 25_000);
+    const [alert] = await prom.waitFor(firing, (v) => v.length === 1);
     expect(alert!.metric).toMatchObject({ product: node.product, group: node.group, severity: 'warning' });
     const active = await prom.alerts();
     expect(active.filter((a) => a.labels.alertname === 'CriblLeaderUnreachable')).toEqual([]);
@@ -90,7 +95,7 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('exporter scraped by a real Prometh
 
   it('ingests the counter family from its OpenMetrics scrape, with a series per node', async () => {
     // Prometheus asks for OpenMetrics first; a counter whose family name kept _total would fail the whole scrape.
-    const [count] = await prom.waitFor('count(cribl_node_restarts_total)', (v) => v.length === 1, 25_000);
+    const [count] = await prom.waitFor('count(cribl_node_restarts_total)', (v) => v.length === 1);
     expect(Number(count!.value[1])).toBe(sim.fleet.nodes().length);
     expect((await prom.query('up{job="cribl-exporter"}'))[0]?.value[1]).toBe('1');
   });
@@ -102,8 +107,8 @@ describe.skipIf(skipWithout(PROMETHEUS_BIN))('exporter scraped by a real Prometh
 
     sim.fleet.setLeaderState('standby');
 
-    await prom.waitFor('cribl_leader_health_status{status="standby"} == 1', (v) => v.length === 1, 25_000);
-    const alerts = await prom.waitFor(firing, (v) => v.length > 0, 25_000);
+    await prom.waitFor('cribl_leader_health_status{status="standby"} == 1', (v) => v.length === 1);
+    const alerts = await prom.waitFor(firing, (v) => v.length > 0);
     for (const a of alerts) expect(a.metric).toMatchObject({ severity: 'critical', job: 'cribl-exporter' });
     expect(alerts.map((a) => a.metric.status ?? `role=${a.metric.role}`).sort()).toEqual(
       expect.arrayContaining(['healthy']),

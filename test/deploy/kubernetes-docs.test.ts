@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import type { IContainer, IPodSpec } from 'kubernetes-models/v1';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import { docsSection, fencedBlocks, shellCommands } from './docs.js';
 import { validateManifest, type Manifest } from './k8s-validate.js';
 import { CREDENTIALS_KEY, CREDENTIALS_SECRET, kustomize, loadDocs } from './kustomize.js';
 import { ROOT } from './prometheusrule.js';
-import { run, skipWithout } from './tools.js';
+import { run, skipWithout, toolTimeouts } from './tools.js';
+
+// kubectl: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 // The Kubernetes section of docs/deploy.md (the README shows two of its commands; test/readme.test.ts), run
 // as far as a machine without a cluster allows: `kubectl create secret` with --dry-run=client, `kubectl apply -k`
@@ -45,7 +49,8 @@ const exporterOf = (docs: Manifest[]): { pod: IPodSpec; container: IContainer } 
   return { pod, container: pod.containers.find((c) => c.name === 'cribl-exporter')! };
 };
 
-describe.skipIf(skipWithout('kubectl'))('docs/deploy.md, Kubernetes: the commands and the overlay', () => {
+const noKubectl = skipWithout('kubectl') || leftToFirstRun('docs/deploy.md kubectl commands');
+describe.skipIf(noKubectl)('docs/deploy.md, Kubernetes: the commands and the overlay', () => {
   let dir: string;
   const ran = new Map<string, Ran>();
   const overlay = parse(overlayText ?? '') as { namespace: string; patches: { patch: string }[] };

@@ -5,12 +5,16 @@ import type { INetworkPolicyEgressRule, INetworkPolicyIngressRule } from 'kubern
 import type { IContainer, IPodSpec, IService } from 'kubernetes-models/v1';
 import { stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import { FLAG_TABLE, SECRET_ENV } from '../../src/config/flags.js';
 import { DEFAULT_PORT } from '../../src/config/flags.js';
 import { validateManifest, type Manifest } from './k8s-validate.js';
 import { alertJobPattern, CREDENTIALS_KEY, CREDENTIALS_SECRET, kustomize, loadDocs, selects } from './kustomize.js';
 import { ROOT } from './prometheusrule.js';
-import { skipWithout } from './tools.js';
+import { skipWithout, toolTimeouts } from './tools.js';
+
+// kubectl: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 const K8S = join(ROOT, 'deploy', 'kubernetes');
 
@@ -278,7 +282,7 @@ function scrapeJobs(docs: Manifest[], namespace: string): string[] {
 }
 
 // The layouts as users build them (kustomize v4+: directories under resources, no bases).
-describe.skipIf(skipWithout('kubectl'))('kubectl kustomize', () => {
+describe.skipIf(skipWithout('kubectl') || leftToFirstRun('kubectl kustomize'))('kubectl kustomize', () => {
   const layouts: [string, string[]][] = [
     ['deploy/kubernetes', ['Deployment', 'PrometheusRule', 'Service', 'ServiceAccount', 'ServiceMonitor']],
     ['deploy/kubernetes/sidecar', ['Deployment', 'PodMonitor', 'PrometheusRule', 'ServiceAccount']],

@@ -3,8 +3,12 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftToFirstRun } from '../helpers/repeat.js';
 import { PROMETHEUS_BIN, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
-import { skipWithout } from './tools.js';
+import { skipWithout, toolTimeouts } from './tools.js';
+
+// Prometheus: see TOOL_TIMEOUT_MS.
+toolTimeouts();
 
 const listen = (server: Server): Promise<string> =>
   new Promise((resolve) =>
@@ -15,7 +19,7 @@ const listen = (server: Server): Promise<string> =>
   );
 
 // A real Prometheus scraping a static target: the helper the end-to-end tests build on.
-describe.skipIf(skipWithout(PROMETHEUS_BIN))('startPrometheus', () => {
+describe.skipIf(skipWithout(PROMETHEUS_BIN) || leftToFirstRun('the Prometheus helper'))('startPrometheus', () => {
   let target: Server;
   let dir: string;
   let prom: RunningPrometheus;

@@ -7,6 +7,12 @@ import { parse, stringify } from 'yaml';
 
 /** The server binary, from the PATH (the Debian package installs /usr/bin/prometheus). */
 export const PROMETHEUS_BIN = 'prometheus';
+/**
+ * Bounds on a hang, not races: on a busy 2-core machine Prometheus starts, scrapes and evaluates late, and a test
+ * that waits for something to happen waits as long as it takes (its file's TOOL_TIMEOUT_MS is longer).
+ */
+const READY_MS = 120_000;
+const WAIT_MS = 120_000;
 
 /** What to scrape and which rules to evaluate. */
 export interface PrometheusOptions {
@@ -22,7 +28,7 @@ export interface PrometheusOptions {
   alertFor?: string;
   /** Name of the scrape job (the alert rules expect one containing "cribl-exporter"). @default 'cribl-exporter' */
   job?: string;
-  /** How long to wait for /-/ready. @default 20_000 */
+  /** How long to wait for /-/ready (a bound on a hang: a busy machine starts Prometheus slowly). @default 120_000 */
   readyTimeoutMs?: number;
   /** Server binary. @default PROMETHEUS_BIN */
   bin?: string;
@@ -54,7 +60,10 @@ export interface RunningPrometheus {
    * `waitFor('ALERTS{alertname="X", alertstate="firing"}', …)`.
    */
   alerts(): Promise<Alert[]>;
-  /** Polls `query(expr)` until `done` accepts the result; throws with the last result after `timeoutMs`. */
+  /**
+   * Polls `query(expr)` until `done` accepts the result; throws with the last result after `timeoutMs` (default
+   * WAIT_MS).
+   */
   waitFor(expr: string, done: (v: VectorSample[]) => boolean, timeoutMs?: number): Promise<VectorSample[]>;
   /** Stops the server and deletes its directory. */
   close(): Promise<void>;
@@ -143,7 +152,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
     await rm(dir, { recursive: true, force: true });
   };
 
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  const deadline = Date.now() + (options.readyTimeoutMs ?? READY_MS);
   for (;;) {
     if (spawnError || child.exitCode !== null) {
       await close();
@@ -156,7 +165,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
     if (ready) break;
     if (Date.now() > deadline) {
       await close();
-      throw new Error(`prometheus not ready on ${url} after ${options.readyTimeoutMs ?? 20_000} ms\n${log}`);
+      throw new Error(`prometheus not ready on ${url} after ${options.readyTimeoutMs ?? READY_MS} ms\n${log}`);
     }
     await delay(100);
   }
@@ -170,7 +179,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
     url,
     query,
     alerts: () => api<{ alerts: Alert[] }>(url, '/api/v1/alerts').then((d) => d.alerts),
-    async waitFor(expr, done, timeoutMs = 20_000) {
+    async waitFor(expr, done, timeoutMs = WAIT_MS) {
       const until = Date.now() + timeoutMs;
       for (;;) {
         const v = await query(expr);

@@ -1,6 +1,8 @@
 /**
- * The leader client and its budget against the simulated leader (real HTTP on 127.0.0.1, system clock).
- * Runs are short (2–5 s) and assert ratios and counts, never durations.
+ * The leader client and its budget against the simulated leader: real HTTP on 127.0.0.1, the client, its budget and
+ * the simulator on one FakeClock that the test moves (FakeTimeRun in sim-helpers.ts), so that every rate and count is
+ * the algorithm's, not the machine's. Runs are 2.5–10 s of fake time and assert ratios and counts, never durations.
+ * The leader restart alone runs on the system clock (a server closed and started again).
  */
 import type { LeaderClient } from '../../src/leader/types.js';
 import { ENDPOINTS } from '@cribl-exporter/api/routes';
@@ -13,9 +15,11 @@ import { createLeaderClient } from '../../src/leader/client.js';
 import { FAILURE_REASONS } from '../../src/http/failure.js';
 import { startSimulator } from '@cribl-exporter/simulator';
 import type { Simulator } from '@cribl-exporter/simulator';
+import type { Clock } from '@cribl-exporter/api/clock';
 import { systemClock } from '@cribl-exporter/api/clock';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { fakeAuth, recordingMetrics } from './helpers.js';
-import { clientForSim, drive, simCount } from './sim-helpers.js';
+import { clientForSim, drive, FakeTimeRun, simCount } from './sim-helpers.js';
 
 const NODE_ROUTE = '/w/{nodeId}/health';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -29,21 +33,28 @@ async function sim(opts: Parameters<typeof startSimulator>[0] = {}): Promise<Sim
   cleanup.push(() => s.close());
   return s;
 }
+/** A simulator on a FakeClock, and a run of that clock over it. */
+async function fakeSim(): Promise<{ clock: FakeClock; s: Simulator }> {
+  const clock = new FakeClock();
+  return { clock, s: await sim({ clock }) };
+}
 function client(
   s: Simulator,
-  ...rest: Parameters<typeof clientForSim> extends [string, string, ...infer R] ? R : never
+  clock: FakeClock,
+  budget: Parameters<typeof clientForSim>[2],
+  limits: Parameters<typeof clientForSim>[3] = {},
 ) {
-  const c = clientForSim(s.baseUrl, s.token, ...rest);
+  const c = clientForSim(s.baseUrl, s.token, budget, limits, clock);
   cleanup.push(() => c.client.close());
-  return c;
+  return { ...c, run: new FakeTimeRun(clock, s, [c.budget]) };
 }
 
-const listing = (c: LeaderClient, deadlineMs = 2000) =>
+const listing = (c: LeaderClient, deadlineMs = 2000, clock: Clock = systemClock) =>
   c.request({
     endpoint: ENDPOINTS.workers,
     path: '/products/stream/workers',
     query: { limit: 1 },
-    deadline: Date.now() + deadlineMs,
+    deadline: clock.now() + deadlineMs,
     decode: (j) => j,
   });
 
@@ -54,13 +65,13 @@ describe('Retry-After is honoured (simulator statistics)', () => {
     ['503', 'seconds'],
     ['503', 'http-date'],
   ] as const)('%s with Retry-After as %s: zero requests inside any window', async (code, form) => {
-    const s = await sim();
+    const { clock, s } = await fakeSim();
     if (code === '429') s.setFaults({ rateLimit: { rate: 20, burst: 5, retryAfter: form } });
     else s.setFaults({ unavailable: { share: 0.15, retryAfter: 1, retryAfterForm: form } });
     // One request at a time: a request already on the wire when the leader says "wait" cannot be
     // recalled, and the simulator would count it; see the concurrent test below for that case.
-    const { client: c } = client(s, { maxRps: 100, burst: 20, maxConcurrency: 1 });
-    const t = await drive(c, s, { durationMs: 2500, callers: 4, deadlineMs: 2000 });
+    const { client: c, run } = client(s, clock, { maxRps: 100, burst: 20, maxConcurrency: 1 });
+    const t = await run.until(drive(c, s, { durationMs: 2500, callers: 4, deadlineMs: 2000, clock }));
     const st = s.stats();
     expect(st.retryAfterSent).toBeGreaterThan(0);
     expect(st.retryAfterViolations).toBe(0);
@@ -70,7 +81,7 @@ describe('Retry-After is honoured (simulator statistics)', () => {
   it.each(['seconds', 'http-date'] as const)(
     'concurrent (window of 8), %s: nothing is sent during a pause; only requests in flight can land in a window',
     async (form) => {
-      const s = await sim();
+      const { clock, s } = await fakeSim();
       s.setFaults({ rateLimit: { rate: 30, burst: 10, retryAfter: form } });
       // Ordered logs: milliseconds alone cannot tell a send just before a pause from one just after it.
       let seq = 0;
@@ -82,7 +93,7 @@ describe('Retry-After is honoured (simulator statistics)', () => {
         maxRps: 100,
         burst: 30,
         maxConcurrency: 8,
-        clock: systemClock,
+        clock,
         observer: { ...metrics, onPauseChange: (p, until) => p && pauses.push({ seq: seq++, until }) },
       });
       const c = withAuth(
@@ -90,11 +101,11 @@ describe('Retry-After is honoured (simulator statistics)', () => {
           baseUrl: s.baseUrl,
           name: 'sim',
           dispatcher: new Agent().compose((dispatch) => (opts, handler) => {
-            sends.push({ seq: seq++, at: Date.now() });
+            sends.push({ seq: seq++, at: clock.now() });
             return dispatch(opts, handler);
           }),
           budget,
-          clock: systemClock,
+          clock,
           random: Math.random,
           logger: pino({ level: 'silent' }),
           // The throttled request still holds its permit here: the others in flight were sent before the answer.
@@ -103,7 +114,8 @@ describe('Retry-After is honoured (simulator statistics)', () => {
         fakeAuth({ token: s.token }).auth,
       );
       cleanup.push(() => c.close());
-      await drive(c, s, { durationMs: 2500, callers: 12, deadlineMs: 2000 });
+      const run = new FakeTimeRun(clock, s, [budget]);
+      await run.until(drive(c, s, { durationMs: 2500, callers: 12, deadlineMs: 2000, clock }));
       const st = s.stats();
       expect(st.retryAfterSent).toBeGreaterThan(0);
       expect(pauses.length).toBeGreaterThan(0);
@@ -119,17 +131,16 @@ describe('throughput under a leader rate limit', () => {
     ['configured at the leader’s rate', 50, 50, 5500, 2000],
     ['configured at twice the leader’s rate', 50, 100, 10_000, 4000],
   ])('%s (R=%i, max-rps=%i): settles at ≥ 90 %% of R without a 429 storm', async (_n, R, maxRps, runMs, warmMs) => {
-    const s = await sim();
+    const { clock, s } = await fakeSim();
     s.setFaults({ rateLimit: { rate: R, retryAfter: 'seconds' } });
-    // A burst below the leader’s own (R): at max-rps = R that leaves slack for arrival jitter, and 0.5 s of
-    // tokens ride out event-loop stalls on a busy test machine.
-    const { client: c } = client(s, { maxRps, burst: 25, maxConcurrency: 8 });
-    const run = drive(c, s, { durationMs: runMs, callers: 16, deadlineMs: 2000 });
-    await sleep(warmMs); // the first bursts, 429s and rate cuts are not the steady state
+    // A burst below the leader’s own (R): at max-rps = R that leaves slack for arrival jitter.
+    const { client: c, run } = client(s, clock, { maxRps, burst: 25, maxConcurrency: 8 });
+    const driving = drive(c, s, { durationMs: runMs, callers: 16, deadlineMs: 2000, clock });
+    await run.runFor(warmMs); // the first bursts, 429s and rate cuts are not the steady state
     s.resetStats();
-    const from = Date.now();
-    await run;
-    const seconds = (Date.now() - from) / 1000;
+    const from = clock.now();
+    await run.until(driving);
+    const seconds = (clock.now() - from) / 1000;
     const ok = simCount(s, NODE_ROUTE, '200');
     const throttled = simCount(s, NODE_ROUTE, '429');
     expect(ok / (R * seconds)).toBeGreaterThanOrEqual(0.9);
@@ -141,32 +152,37 @@ describe('throughput under a leader rate limit', () => {
 
 describe('420: the leader is not serving', () => {
   it('pauses everything, probes /health, and resumes right after the first 200 probe', async () => {
-    const s = await sim();
-    const { client: c, events } = client(
+    const { clock, s } = await fakeSim();
+    const {
+      client: c,
+      events,
+      run,
+    } = client(
       s,
+      clock,
       { maxRps: 50, burst: 10, maxConcurrency: 4 },
       { healthProbeIntervalMs: 200, healthProbeMaxMs: 400 },
     );
     const stop = { v: false };
     const lister = (async () => {
       while (!stop.v) {
-        await listing(c);
-        await sleep(100);
+        await listing(c, 2000, clock);
+        await clock.sleep(100);
       }
     })();
-    const nodes = drive(c, s, { durationMs: 4000, callers: 4, deadlineMs: 3000 });
+    const nodes = drive(c, s, { durationMs: 4000, callers: 4, deadlineMs: 3000, clock });
 
-    await sleep(800);
+    await run.runFor(800);
     s.fleet.setLeaderState('standby');
-    await sleep(600); // the listing sees 420 within ~100 ms; the hold is in force after that
+    await run.runFor(600); // the listing sees 420 within ~100 ms; the hold is in force after that
     const before = s.stats();
-    await sleep(1000);
+    await run.runFor(1000);
     const during = s.stats();
     s.fleet.setLeaderState('healthy');
     const recoveredAt = events.length;
-    await nodes;
+    await run.until(nodes);
     stop.v = true;
-    await lister;
+    await run.until(lister);
 
     const delta = (route: string, status: string) =>
       (during.requests[route]?.[status] ?? 0) - (before.requests[route]?.[status] ?? 0);
@@ -189,7 +205,7 @@ describe('420: the leader is not serving', () => {
 
 describe('faults leave the client standing', () => {
   it('503 bursts, resets, malformed, truncated, oversized bodies: clean failures with the right reasons', async () => {
-    const s = await sim();
+    const { clock, s } = await fakeSim();
     s.setFaults({
       resets: { share: 0.1 },
       malformed: { share: 0.05 },
@@ -201,8 +217,9 @@ describe('faults leave the client standing', () => {
       client: c,
       events,
       budget,
-    } = client(s, { maxRps: 100, burst: 20, maxConcurrency: 8 }, { maxResponseBytes: 1024 * 1024 });
-    const t = await drive(c, s, { durationMs: 3000, callers: 8, deadlineMs: 2000, keep: true });
+      run,
+    } = client(s, clock, { maxRps: 100, burst: 20, maxConcurrency: 8 }, { maxResponseBytes: 1024 * 1024 });
+    const t = await run.until(drive(c, s, { durationMs: 3000, callers: 8, deadlineMs: 2000, keep: true, clock }));
     const injected = s.stats().faultsInjected;
     for (const kind of ['reset', 'malformed', 'truncated', 'oversized', 'unavailable']) {
       expect(injected[kind] ?? 0).toBeGreaterThan(0);
