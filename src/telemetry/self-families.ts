@@ -163,7 +163,7 @@ function collectorFamilies() {
     ),
     collectorAnswered: gauge(
       'cribl_exporter_collector_last_success_timestamp_seconds',
-      'When a read of the collector last got an answer from the leader (the groups listing: when every product\'s ' +
+      "When a read of the collector last got an answer from the leader (the groups listing: when every product's " +
         'answered). Its series keep their last answered values through failed reads, until an answer says ' +
         'otherwise: time() minus this is how old they are. Absent until the first answer.',
       ['leader', 'collector'],
