@@ -26,21 +26,13 @@ export type {
 } from './core/faults.js';
 export type { SearchBehaviour, SearchOutcome, SearchRule } from './endpoints/search-jobs/faults.js';
 export { DEFAULT_SIGNAL_FAULTS } from './core/faults-signals.js';
-export type {
-  DataflowBehaviour,
-  DataflowWindow,
-  GroupWindow,
-  LicenseBehaviour,
-  LicenseSpec,
-  LicenseWindow,
-  MessageSpec,
-  ProcessCount,
-  Schedule,
-  SignalFaults,
-  StateCounts,
-  Vitals,
-  VitalsWindow,
-} from './core/faults-signals.js';
+export type { SignalFaults } from './core/faults-signals.js';
+export type { Schedule } from './core/schedule.js';
+export type { DataflowBehaviour, DataflowWindow, ProcessCount, StateCounts } from './endpoints/status/faults.js';
+export type { GroupWindow } from './endpoints/groups/faults.js';
+export type { LicenseBehaviour, LicenseSpec, LicenseWindow } from './endpoints/licenses/faults.js';
+export type { MessageSpec } from './endpoints/messages/faults.js';
+export type { Vitals, VitalsWindow } from './endpoints/system-info/faults.js';
 export type { FlowItem, FlowKind, GroupFlow } from './core/dataflow.js';
 export { HEARTBEAT_PERIOD_MS, HOSTILE_IDS, NODE_HEALTH_MODES, UPGRADE_STATES } from './core/fleet.js';
 export type {

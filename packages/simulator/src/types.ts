@@ -10,7 +10,7 @@ import type { TokenAccess } from './core/auth.js';
 import type { GroupConfigSpec } from './core/config-store.js';
 import type { GroupFlow } from './core/dataflow.js';
 import type { FlowTruth } from './endpoints/metrics-query/truth.js';
-import type { ThroughputWindowInput } from './core/faults-signals.js';
+import type { ThroughputWindowInput } from './endpoints/metrics-query/faults.js';
 import type { Faults, FaultsPatch } from './core/faults.js';
 import type { ConfigVersionStyle, Fleet } from './core/fleet.js';
 import type { Route } from './routes.js';

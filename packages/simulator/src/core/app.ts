@@ -14,7 +14,7 @@ import type { Plane } from './route-names.js';
 import type { FaultEngine } from './fault-engine.js';
 import { DEFAULT_FAULTS, faultsPatchSchema, formatIssues, mergeFaults } from './faults.js';
 import type { Faults } from './faults.js';
-import { stampSchedules } from './faults-signals.js';
+import { stampSchedules } from './schedule.js';
 import type { SimFleet } from './fleet.js';
 import { JSON_TYPE, MAX_REQUEST_BODY, writeDripping, writeOversized, writeReply } from './http.js';
 import type { Reply } from './http.js';

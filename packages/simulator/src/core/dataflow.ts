@@ -1,8 +1,8 @@
 import type { Product } from '@cribl-exporter/api/products';
 import type { HealthColor, HealthCounts } from '@cribl-exporter/api/shapes';
 import type { InputOutputStatus, StatusError } from '../endpoints/status/shapes.js';
-import { activeAt } from './faults-signals.js';
-import type { DataflowBehaviour, DataflowWindow, ProcessCount, StateCounts } from './faults-signals.js';
+import { activeAt } from './schedule.js';
+import type { DataflowBehaviour, DataflowWindow, ProcessCount, StateCounts } from '../endpoints/status/faults.js';
 import { HEARTBEAT_PERIOD_MS } from './fleet-types.js';
 import { pick, randomInt, seededRandom } from './random.js';
 

@@ -1,8 +1,10 @@
 import type { License, LicenseClass, LicenseUsage } from '../endpoints/licenses/shapes.js';
 import type { BulletinMessage } from '../endpoints/messages/shapes.js';
 import type { SystemInfo } from '../endpoints/system-info/shapes.js';
-import { activeAt, begunAt } from './faults-signals.js';
-import type { LicenseBehaviour, MessageSpec, Vitals } from './faults-signals.js';
+import { activeAt, begunAt } from './schedule.js';
+import type { LicenseBehaviour } from '../endpoints/licenses/faults.js';
+import type { MessageSpec } from '../endpoints/messages/faults.js';
+import type { Vitals } from '../endpoints/system-info/faults.js';
 import { randomGuid, randomHex, seededRandom } from './random.js';
 
 /**

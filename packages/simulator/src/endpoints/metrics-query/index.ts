@@ -1,5 +1,5 @@
 import type { Env, Handler, Request } from '../../core/env.js';
-import { activeAt } from '../../core/faults-signals.js';
+import { activeAt } from '../../core/schedule.js';
 import { ok, readJsonBody } from '../../core/http.js';
 import type { Reply } from '../../core/http.js';
 import { answer, parseQuery } from './query.js';

@@ -1,8 +1,9 @@
 import type { Product } from '@cribl-exporter/api/products';
 import { activeWindows } from '../../core/dataflow.js';
 import type { DataflowModel, FlowItem } from '../../core/dataflow.js';
-import { activeAt } from '../../core/faults-signals.js';
-import type { DataflowBehaviour, ThroughputBehaviour, ThroughputWindow } from '../../core/faults-signals.js';
+import { activeAt } from '../../core/schedule.js';
+import type { DataflowBehaviour } from '../status/faults.js';
+import type { ThroughputBehaviour, ThroughputWindow } from './faults.js';
 import { seededRandom } from '../../core/random.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Env } from '../../core/env.js';
 import { bucketsIn, type Bucket, type FlowGroup, type FlowInputs } from './throughput.js';
-import type { ThroughputWindow } from '../../core/faults-signals.js';
+import type { ThroughputWindow } from './faults.js';
 
 /**
  * What the metrics store holds of a group over a window, from the flow model rather than the store: the truth tests
