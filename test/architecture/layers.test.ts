@@ -2,8 +2,8 @@
  * The layering of src/: a module may import modules of its own layer and of the layers below it, never above.
  * The order is written once, in docs/ARCHITECTURE.md (the line starting `layers, lowest first:`); this test reads
  * it there and checks every import of every file in src/ against it. Besides: no two files import each other, even
- * through others (type-only and lazy imports count), and the body engine (src/exposition/body/) is entered only
- * through its index.ts.
+ * through others (type-only and lazy imports count), the body engine (src/exposition/body/) is entered only
+ * through its index.ts, and the simulator only by the simulate and demo commands, through its index.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -140,6 +140,21 @@ describe('layering of src/', () => {
     );
     expect(leaks).toEqual([]);
     expect(outside.some((f) => importsOf(f).map(asFile).includes(join(engine, 'index.ts')))).toBe(true);
+  });
+
+  it('imports the simulator only in the simulate and demo commands, through its index', () => {
+    const sim = join(SRC, 'simulator') + '/';
+    const allowed = ['commands/simulate.ts', 'commands/demo.ts'].map((f) => join(SRC, f));
+    const importers = files
+      .filter((f) => !f.startsWith(sim))
+      .flatMap((f) =>
+        importsOf(f)
+          .map(asFile)
+          .filter((t) => t.startsWith(sim))
+          .map((t) => `${relative(ROOT, f)} imports ${relative(ROOT, t)}`),
+      );
+    const expected = allowed.map((f) => `${relative(ROOT, f)} imports src/simulator/index.ts`);
+    expect([...new Set(importers)].sort()).toEqual(expected.sort());
   });
 
   it('finds the imports it checks (a parser that found none would pass anything)', () => {
