@@ -153,7 +153,7 @@ describe('layering of src/', () => {
     const all = [...files, ...sourceFiles(PACKAGES).filter((f) => f.includes('/src/'))];
     const known = new Set(all);
     const graph = new Map(all.map((f) => [f, localImportsOf(f).filter((t) => known.has(t))]));
-    expect(graph.get(join(SRC, 'demo.ts'))?.some((t) => t.startsWith(SIMULATOR))).toBe(true);
+    expect(graph.get(join(SRC, 'commands/demo.ts'))?.some((t) => t.startsWith(SIMULATOR))).toBe(true);
     expect(cycles(graph).map((c) => c.map((f) => relative(ROOT, f)).join(' → '))).toEqual([]);
   });
 
