@@ -112,6 +112,8 @@ export interface RequestBudgetOptions {
 interface Waiter {
   detachable: boolean;
   priority: boolean;
+  /** May use the lane beyond a full window (discovery's listings, the leader's own health). */
+  lane: boolean;
   deadline: number | undefined;
   resolve: (r: Permit | Denial) => void;
   watch: Watch | undefined;
@@ -135,8 +137,9 @@ const LATENCY_CUT = 0.8;
 const DETACH_AFTER_MIN_MS = 2_000;
 const DETACH_AFTER_MEDIANS = 10;
 /**
- * Priority requests (discovery, the leader's own) that may be in flight beyond a window full of node polls: whatever
- * node polls hold (slow or dripping answers), the listing is sent.
+ * Lane requests (discovery's listings, the leader's own /health) that may be in flight beyond a window full of node
+ * polls: whatever node polls hold (slow or dripping answers), the listing is sent. The collectors' reads have
+ * priority but no lane: beyond the window they would take the starved fleet's share of the rate.
  */
 const PRIORITY_LANE = 2;
 
@@ -245,9 +248,10 @@ export class RequestBudget {
    * when `maxWaiters` are already waiting, on abort, or on close.
    */
   acquire(
-    opts: { deadline?: number; signal?: AbortSignal; detachable?: boolean; priority?: boolean } = {},
+    opts: { deadline?: number; signal?: AbortSignal; detachable?: boolean; priority?: boolean; lane?: boolean } = {},
   ): Promise<Permit | Denial> {
     const { deadline, signal, detachable = false, priority = false } = opts;
+    const useLane = priority && opts.lane === true;
     const lane = priority ? this.#urgent : this.#queue;
     if (this.#closed) return Promise.resolve(deny('closed'));
     if (signal?.aborted) return Promise.resolve(deny('aborted'));
@@ -257,13 +261,14 @@ export class RequestBudget {
     if (early) return Promise.resolve(deny(early));
     // Node polls filling the queue never keep a priority request out.
     const ahead = this.#urgent.size + (priority ? 0 : this.#queue.size);
-    if (ahead === 0 && this.#canGrant(now, priority)) return Promise.resolve(this.#grant(now, detachable, priority));
+    if (ahead === 0 && this.#canGrant(now, useLane)) return Promise.resolve(this.#grant(now, detachable, useLane));
     if (ahead >= this.#maxWaiters) return Promise.resolve(deny('queue_full'));
 
     return new Promise<Permit | Denial>((resolve) => {
       const w: Waiter = {
         detachable,
         priority,
+        lane: useLane,
         deadline,
         resolve,
         watch: undefined,
@@ -392,8 +397,8 @@ export class RequestBudget {
     return this.#clock.now() < this.#pauseUntil ? 'paused' : 'deadline';
   }
 
-  #canGrant(now: number, priority: boolean): boolean {
-    if (this.#held || now < this.#pauseUntil || !this.#hasSlot(priority)) return false;
+  #canGrant(now: number, lane: boolean): boolean {
+    if (this.#held || now < this.#pauseUntil || !this.#hasSlot(lane)) return false;
     this.#refill(now);
     return this.#tokens >= 1 - TOKEN_EPSILON;
   }
@@ -418,16 +423,16 @@ export class RequestBudget {
       : Math.min(this.#burst, Math.max(1, this.#rates.rate / 10));
   }
 
-  /** A concurrency slot is free: in the window, or (priority) in the lane beyond a window that node polls fill. */
-  #hasSlot(priority: boolean): boolean {
+  /** A concurrency slot is free: in the window, or (a lane request) in the lane beyond a window node polls fill. */
+  #hasSlot(lane: boolean): boolean {
     if (this.#inFlight < this.#limit) return true;
-    return priority && this.#urgentInFlight < PRIORITY_LANE;
+    return lane && this.#urgentInFlight < PRIORITY_LANE;
   }
 
-  #grant(now: number, detachable: boolean, priority: boolean): Permit {
+  #grant(now: number, detachable: boolean, lane: boolean): Permit {
     this.#tokens = Math.max(0, this.#tokens - 1);
     this.#inFlight++;
-    if (priority) this.#urgentInFlight++;
+    if (lane) this.#urgentInFlight++;
     this.#rates.sent(now);
     this.#observer.onInFlight(this.#inFlight);
     const epoch = this.#epoch;
@@ -439,7 +444,7 @@ export class RequestBudget {
       release: (outcome, hint) => {
         if (released) return;
         released = true;
-        if (priority) this.#urgentInFlight--;
+        if (lane) this.#urgentInFlight--;
         this.#release(outcome, hint, epoch, this.#clock.now() - now, held);
       },
     };
@@ -528,9 +533,9 @@ export class RequestBudget {
   #serve(lane: Set<Waiter>, now: number): boolean {
     for (const w of lane) {
       if (this.#held || now < this.#pauseUntil) return false;
-      if (!this.#hasSlot(w.priority)) {
+      if (!this.#hasSlot(w.lane)) {
         const next = this.#detachSlow(now);
-        if (!this.#hasSlot(w.priority)) {
+        if (!this.#hasSlot(w.lane)) {
           if (next !== undefined) this.#wake.set(next);
           return false;
         }
@@ -540,7 +545,7 @@ export class RequestBudget {
         this.#wake.set(now + Math.ceil(((1 - this.#tokens) * 1000) / this.#rates.rate));
         return false;
       }
-      this.#settle(w, this.#grant(now, w.detachable, w.priority));
+      this.#settle(w, this.#grant(now, w.detachable, w.lane));
     }
     return true;
   }

@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import type { Endpoint } from '@cribl-exporter/api/routes';
+import { ENDPOINTS, type Endpoint } from '@cribl-exporter/api/routes';
 import { retryDelay } from '../http/backoff.js';
 import type { FailureReason } from '../http/failure.js';
 import type { Clock, Random } from '@cribl-exporter/api/clock';
@@ -118,6 +118,15 @@ export function createLeaderClient(opts: LeaderClientOptions): NamedLeaderClient
 
 const NOT_SENT = Symbol('not sent');
 
+/** The requests that may use the budget's lane beyond a full window: discovery's listings and the leader's /health. */
+const LANE: ReadonlySet<Endpoint> = new Set([
+  ENDPOINTS.workers,
+  ENDPOINTS.masterWorkers,
+  ENDPOINTS.groups,
+  ENDPOINTS.masterGroups,
+  ENDPOINTS.leaderHealth,
+]);
+
 class BudgetedLeaderClient implements NamedLeaderClient {
   readonly name: string;
   readonly hosts: HostWatch | undefined;
@@ -216,7 +225,13 @@ class BudgetedLeaderClient implements NamedLeaderClient {
         attempt++;
         // The client's closing signal is not passed: close() closes the budget, which denies every waiter.
         // Everything but a node poll has priority: discovery and the leader's own requests never wait behind the fleet.
-        const got = await budget.acquire({ deadline: req.deadline, signal, detachable, priority: !detachable });
+        const got = await budget.acquire({
+          deadline: req.deadline,
+          signal,
+          detachable,
+          priority: !detachable,
+          lane: LANE.has(req.endpoint),
+        });
         if (!got.granted) return last ? strip(last) : denialFailure(req, got.denied, budget.state());
         req.onSent?.();
 

@@ -358,7 +358,7 @@ describe('RequestBudget priority lane', () => {
     const poll = track(budget, clock);
     const urgent = [1, 2, 3].map(() => {
       const t = { result: undefined as Permit | Denial | undefined };
-      void budget.acquire({ priority: true }).then((r) => (t.result = r));
+      void budget.acquire({ priority: true, lane: true }).then((r) => (t.result = r));
       return t;
     });
     await flushMicrotasks();
@@ -374,5 +374,21 @@ describe('RequestBudget priority lane', () => {
     polls[0]!.release('ok');
     await flushMicrotasks();
     expect(poll.result?.granted).toBe(true);
+  });
+
+  it('a collector read (priority, no lane) waits for the window: the starved fleet keeps its share', async () => {
+    const { budget } = setup({ maxConcurrency: 2, initialConcurrency: 2 });
+    const polls = [
+      permit(await budget.acquire({ detachable: true })),
+      permit(await budget.acquire({ detachable: true })),
+    ];
+    let read: Permit | Denial | undefined;
+    void budget.acquire({ priority: true }).then((r) => (read = r));
+    await flushMicrotasks();
+    expect(read).toBeUndefined();
+    polls[0]!.release('ok');
+    await flushMicrotasks();
+    expect(read?.granted).toBe(true);
+    polls[1]!.release('ok');
   });
 });
