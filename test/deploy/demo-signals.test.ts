@@ -9,8 +9,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_CLOUD_SCENARIO, DEMO_DEFAULTS, DEMO_SCENARIO, startDemoLeaders } from '../../src/commands/demo.js';
 import { parseScenario } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { startFakeTimeExporter } from '../helpers/fake-time-exporter.js';
+import { fakeTimeTimeouts, startFakeTimeExporter } from '../helpers/fake-time-exporter.js';
 import { ROOT } from './prometheusrule.js';
+
+// Minutes of fake time over real HTTP: see FAKE_TIME_TIMEOUT_MS.
+fakeTimeTimeouts();
 
 /** Files under `dir` (recursively), tests left out: their series are made up. */
 function files(dir: string): string[] {
@@ -84,6 +87,5 @@ describe('the demo shows every signal', () => {
     // Both leaders were there: the on-prem one and the Cloud workspace.
     expect(seen).toContain('cribl_workspace_info');
     expect(seen).toContain('cribl_leader_git_remote_configured');
-    // Minutes of fake time over real HTTP: a minute or more of real time on a busy machine.
-  }, 300_000);
+  });
 });

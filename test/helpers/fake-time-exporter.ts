@@ -7,12 +7,25 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { request } from 'undici';
+import { vi } from 'vitest';
 import { startApp, type App } from '../../src/exporter/app.js';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Schedule } from '../../src/polling/scheduler.js';
 import type { Simulator } from '@cribl-exporter/simulator';
 import type { FakeClock } from './fake-clock.js';
 import { parseSamples, type Sample } from './parse-metrics.js';
+
+/**
+ * How long a test that runs minutes of fake time over real HTTP may take: its real time is the machine's, several
+ * times longer on a busy 2-core machine than on an idle one (the 20,000-node fleet: 45 s at load 13, 128 s at load
+ * 18). A bound on a hang, never a race; what such a test asserts is counted on the fake clock.
+ */
+export const FAKE_TIME_TIMEOUT_MS = 600_000;
+
+/** Gives every test and hook of the calling file FAKE_TIME_TIMEOUT_MS (call it at the top of the file). */
+export function fakeTimeTimeouts(): void {
+  vi.setConfig({ testTimeout: FAKE_TIME_TIMEOUT_MS, hookTimeout: FAKE_TIME_TIMEOUT_MS });
+}
 
 /** Jobs on the fake clock: a periodic job runs at once, then every interval after it ended; a loop runs once. */
 function clockSchedule(clock: FakeClock): { schedule: Schedule; stop(): void } {

@@ -11,8 +11,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rateNeed } from '../../src/polling/rate.js';
 import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { startFakeTimeExporter, type FakeTimeExporter } from '../helpers/fake-time-exporter.js';
+import { fakeTimeTimeouts, startFakeTimeExporter, type FakeTimeExporter } from '../helpers/fake-time-exporter.js';
 import type { Sample } from '../helpers/parse-metrics.js';
+
+// Minutes of fake time over real HTTP: see FAKE_TIME_TIMEOUT_MS.
+fakeTimeTimeouts();
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -92,7 +95,7 @@ describe('a node’s state changes only on an answer about the node (issue 49)',
     // The budget could not fit every poll and the leader answered 429: still no node reads throttled.
     expect(sim.stats().rateLimited).toBeGreaterThan(0);
     expect([...reasons]).toEqual(['http_5xx']);
-  }, 120_000);
+  });
 
   it('a 10 s standby window changes no node but those in flight; every node exact an interval after it', async () => {
     const nodes = 400;
@@ -140,5 +143,5 @@ describe('a node’s state changes only on an answer about the node (issue 49)',
     expect(exactAfterMs!).toBeLessThanOrEqual(5_000);
     // No node restarted: no metadata fetched again for the window (a few fall due on their own: 400 per 10 minutes).
     expect(requests(sim, '/w/{nodeId}/edge/metadata') - metadataBefore).toBeLessThan(nodes / 10);
-  }, 120_000);
+  });
 });

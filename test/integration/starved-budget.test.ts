@@ -13,8 +13,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rateNeed } from '../../src/polling/rate.js';
 import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { startFakeTimeExporter, type FakeTimeExporter } from '../helpers/fake-time-exporter.js';
+import { fakeTimeTimeouts, startFakeTimeExporter, type FakeTimeExporter } from '../helpers/fake-time-exporter.js';
 import type { Sample } from '../helpers/parse-metrics.js';
+
+// Minutes of fake time over real HTTP: see FAKE_TIME_TIMEOUT_MS.
+fakeTimeTimeouts();
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -46,6 +49,9 @@ async function setup(): Promise<{ clock: FakeClock; sim: Simulator; exp: FakeTim
   return { clock, sim, exp };
 }
 
+// Scraped whole, not with FakeTimeExporter.scrape(only): parsing less made the real time between steps shorter,
+// and the case with timing-out nodes then judged from 59 s instead of 55 s and failed 2 runs in 3 (13.7 s > 12.2 s).
+// Something on the way of a held request still runs on real time; whole scrapes keep this run as it was.
 const HEALTH_LAST = 'cribl_node_health_last_success_timestamp_seconds';
 const METADATA_LAST = 'cribl_node_metadata_last_success_timestamp_seconds';
 const all = (samples: Sample[], name: string): Sample[] => samples.filter((s) => s.name === name);
@@ -81,7 +87,7 @@ describe.skipIf(REPEAT)('a starved budget refreshes every node in turn (issue 52
       // Judged once every answering node answered and had its first metadata fetch (spread over its 2nd to 5th
       // polls, a quarter more load meanwhile): the leader's limit is learnt by then.
       for (;;) {
-        const samples = await exp.scrape([METADATA_LAST]);
+        const samples = await exp.scrape();
         const fetched = answering(samples, METADATA_LAST).length;
         if (fetched === NODES - slow.size || clock.now() - start > 120_000) break;
         await exp.runFor(1000, STEP_MS);
@@ -94,7 +100,7 @@ describe.skipIf(REPEAT)('a starved budget refreshes every node in turn (issue 52
       while (clock.now() - start < 600_000) {
         await exp.runFor(1000, STEP_MS);
         const now = clock.now() / 1000;
-        const last = answering(await exp.scrape([HEALTH_LAST]), HEALTH_LAST);
+        const last = answering(await exp.scrape(), HEALTH_LAST);
         expect(last).toHaveLength(NODES - slow.size);
         for (const s of last) {
           if (now - s.value > worstS) [worstS, worstAt] = [now - s.value, (clock.now() - start) / 1000];
@@ -117,7 +123,6 @@ describe.skipIf(REPEAT)('a starved budget refreshes every node in turn (issue 52
       expect(one(samples, 'cribl_leader_up')).toBe(1);
       expect(one(samples, 'cribl_exporter_health_cycle_overrun')).toBe(1);
     },
-    240_000,
   );
 
   it('a throttle to a fifth of the need for 15 s: the rate in force is back to the need within 2 minutes', async () => {
@@ -153,5 +158,5 @@ describe.skipIf(REPEAT)('a starved budget refreshes every node in turn (issue 52
     expect(st.share429).toBeLessThan(0.02);
     // And it stays there: no new limit learnt from a leader that allows everything.
     expect(rate()).toBeGreaterThanOrEqual(need.total);
-  }, 240_000);
+  });
 });
