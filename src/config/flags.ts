@@ -6,6 +6,7 @@
  */
 import { PRODUCTS, type Product } from '@cribl-exporter/api/products';
 import type { Collector } from '../collectors/collector.js';
+import { AUTO_DETAIL, NODE_DETAIL_SETTINGS } from '../collectors/detail.js';
 import { COLLECTORS } from '../collectors/registry.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../exposition/limits.js';
 import { envNameOf, optional, row, type FlagGroup, type FlagSpec, type Row } from '../settings/table.js';
@@ -121,6 +122,24 @@ export const DISCOVERY = {
     help:
       'Most nodes exported per leader; nodes beyond it are counted in cribl_exporter_nodes_over_limit. 0 means no ' +
       'limit.',
+  }),
+  edgeNodeDetail: polling('edge.node-detail', {
+    parse: (r) => asEnum(r, NODE_DETAIL_SETTINGS),
+    kind: 'enum',
+    values: NODE_DETAIL_SETTINGS,
+    default: 'auto',
+    help:
+      'What is exported of each Edge node: full (every per-node family), basic (connected, health up, identity and ' +
+      'freshness per node; the rest per fleet), minimal (per fleet only) or auto: by the fleet size at each ' +
+      `discovery (full up to ${AUTO_DETAIL.fullUpTo.toLocaleString('en-US')} nodes, basic up to ` +
+      `${AUTO_DETAIL.basicUpTo.toLocaleString('en-US')}, minimal above).`,
+  }),
+  streamNodeDetail: polling('stream.node-detail', {
+    parse: (r) => asEnum(r, NODE_DETAIL_SETTINGS),
+    kind: 'enum',
+    values: NODE_DETAIL_SETTINGS,
+    default: 'auto',
+    help: 'What is exported of each Stream worker node: as --edge.node-detail, for Stream.',
   }),
 } as const;
 

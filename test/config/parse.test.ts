@@ -36,7 +36,7 @@ describe('defaults', () => {
         },
       ],
       web: { listenAddress: ':9864', telemetryPath: '/metrics', configFile: undefined, maxConnections: 512 },
-      discovery: { discoveryMs: 60_000, maxNodes: 0 },
+      discovery: { discoveryMs: 60_000, maxNodes: 0, edgeNodeDetail: 'auto', streamNodeDetail: 'auto' },
       shard: { index: 0, total: 1 },
       log: { level: 'info', format: 'json' },
       collectors: {

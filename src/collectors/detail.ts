@@ -1,0 +1,48 @@
+/**
+ * Node detail levels, per product, named as Cribl names its own metrics levels: what the exporter exports of each
+ * node, and how it polls them.
+ *   - `full`: every per-node family (today's output); every node's /health once per --health.interval.
+ *   - `basic`: per node only the families tagged `detail: 'basic'` (connected, health up, the identity
+ *     cribl_node_info, the freshness timestamps); the rest per group. Health polls rotate through the fleet as the
+ *     allowed rate permits; liveness comes from the listing.
+ *   - `minimal`: no per-node series at all; per group only. Liveness from the listing; health polls a rotating
+ *     sample.
+ * The per-group aggregates are exported at every level, so a dashboard reads the same at any level.
+ * `auto` (the default of --edge.node-detail and --stream.node-detail) picks the level from the product's listed
+ * fleet size at each discovery (AUTO_DETAIL).
+ */
+import type { Product } from '@cribl-exporter/api/products';
+
+export const NODE_DETAILS = ['full', 'basic', 'minimal'] as const;
+export type NodeDetail = (typeof NODE_DETAILS)[number];
+
+/** A product's setting: a level pinned, or `auto` (by fleet size). */
+export type NodeDetailSetting = NodeDetail | 'auto';
+export const NODE_DETAIL_SETTINGS: readonly NodeDetailSetting[] = ['auto', ...NODE_DETAILS];
+
+/**
+ * `auto`'s thresholds, by the product's listed nodes (the whole listing, before sharding, so that every shard picks
+ * the same level): `full` up to `fullUpTo`, `basic` up to `basicUpTo`, `minimal` above.
+ */
+export const AUTO_DETAIL = { fullUpTo: 25_000, basicUpTo: 100_000 } as const;
+
+/** The level in force for a product with `nodes` listed nodes. */
+export function detailFor(setting: NodeDetailSetting, nodes: number): NodeDetail {
+  if (setting !== 'auto') return setting;
+  return nodes <= AUTO_DETAIL.fullUpTo ? 'full' : nodes <= AUTO_DETAIL.basicUpTo ? 'basic' : 'minimal';
+}
+
+/** Whether the health polls of a product at this level rotate through the fleet (never reported as an overrun). */
+export const rotates = (level: NodeDetail): boolean => level !== 'full';
+
+/** Whether a node family with this tag is exported at this level (untagged: only in `full`). */
+export function exported(level: NodeDetail, tag: 'basic' | undefined): boolean {
+  return level === 'full' || (level === 'basic' && tag === 'basic');
+}
+
+/**
+ * A node's heartbeat period to its leader, by product (Cribl documents 60 s for Edge; Stream's workers beat at least
+ * as often): a node not heard from for SILENT_HEARTBEATS periods is counted silent.
+ */
+export const HEARTBEAT_MS: Readonly<Record<Product, number>> = { edge: 60_000, stream: 60_000 };
+export const SILENT_HEARTBEATS = 3;
