@@ -12,6 +12,7 @@
  * fleet size at each discovery (AUTO_DETAIL).
  */
 import type { Product } from '@cribl-exporter/api/products';
+import { factsKey } from './collector.js';
 
 export const NODE_DETAILS = ['full', 'basic', 'minimal'] as const;
 export type NodeDetail = (typeof NODE_DETAILS)[number];
@@ -46,3 +47,18 @@ export function exported(level: NodeDetail, tag: 'basic' | undefined): boolean {
  */
 export const HEARTBEAT_MS: Readonly<Record<Product, number>> = { edge: 60_000, stream: 60_000 };
 export const SILENT_HEARTBEATS = 3;
+
+/** The levels in force for one leader, by product (the products it lists), as of its last discovery. */
+export interface DetailFacts {
+  readonly levels: Readonly<Partial<Record<Product, NodeDetail>>>;
+  /** Listed nodes per product that decided them (the whole listing, every shard's nodes). */
+  readonly nodes: Readonly<Partial<Record<Product, number>>>;
+}
+
+/** The leader's facts of the detail levels (written by each discovery: src/polling/discovery-step.ts). */
+export const detailFacts = factsKey<DetailFacts>('node_detail');
+
+/** The level of a product by the leader's facts; `full` before the first discovery decided one. */
+export function levelOf(facts: DetailFacts | undefined, product: Product): NodeDetail {
+  return facts?.levels[product] ?? 'full';
+}

@@ -167,6 +167,7 @@ export class LeaderRuntime {
       discoveryIntervalMs: config.discovery.discoveryMs,
       shard: config.shard,
       maxNodes: config.discovery.maxNodes,
+      nodeDetail: { edge: config.discovery.edgeNodeDetail, stream: config.discovery.streamNodeDetail },
     });
     metrics.healthCycle(poll.primaryIntervalMs / 1000, 0);
   }

@@ -5,7 +5,16 @@
  * every discovery interval; src/exporter/runtime.ts wires it.
  */
 import type { Logger } from 'pino';
+import type { Product } from '@cribl-exporter/api/products';
 import type { Collector } from '../collectors/collector.js';
+import {
+  AUTO_DETAIL,
+  detailFacts,
+  detailFor,
+  type DetailFacts,
+  type NodeDetail,
+  type NodeDetailSetting,
+} from '../collectors/detail.js';
 import { fromProbe, leaderHealth } from '../collectors/leader-health/index.js';
 import { groups as groupsCollector } from '../collectors/groups/index.js';
 import { isCommitHash } from '../collectors/group-version/index.js';
@@ -48,6 +57,8 @@ export interface DiscoveryStepOptions {
   shard: ShardConfig;
   /** 0 = no limit. */
   maxNodes: number;
+  /** `--edge.node-detail`, `--stream.node-detail`. @default auto for both */
+  nodeDetail?: Readonly<Record<Product, NodeDetailSetting>>;
 }
 
 export class DiscoveryStep {
@@ -64,6 +75,8 @@ export class DiscoveryStep {
   readonly #notHashes = new Set<string>();
   /** Nodes the listing dropped while disconnected, by groupKey, since the start. */
   readonly #removed = new Map<string, number>();
+  /** The detail level of each product, as of the last discovery (logged when it changes). */
+  #levels: Partial<Record<Product, NodeDetail>> = {};
 
   constructor(opts: DiscoveryStepOptions) {
     this.#o = opts;
@@ -148,6 +161,7 @@ export class DiscoveryStep {
   async #apply(out: Extract<DiscoveryOutcome, { ok: true }>): Promise<Selection> {
     const { clock, snapshot, metrics } = this.#o;
     const sel = selectNodes(out.nodes, this.#o.shard, this.#o.maxNodes);
+    this.#decideDetail(out.nodes);
     countRemoved(this.#removed, snapshot.nodes(), out.nodes);
     snapshot.setGroups(
       groupsCollector.name,
@@ -180,6 +194,36 @@ export class DiscoveryStep {
     } satisfies DiscoveryFacts);
     metrics.nodes(sel.nodes.size, sel.overLimit);
     return sel;
+  }
+
+  /**
+   * The detail level of each product from its listed fleet (the whole listing: every shard decides alike), written to
+   * the leader's facts before the nodes are set; a change is logged once.
+   */
+  #decideDetail(listed: ReadonlyMap<string, { readonly product: Product }>): void {
+    const nodes: Partial<Record<Product, number>> = {};
+    for (const { product } of listed.values()) nodes[product] = (nodes[product] ?? 0) + 1;
+    const levels: Partial<Record<Product, NodeDetail>> = {};
+    for (const [product, count] of Object.entries(nodes) as [Product, number][]) {
+      const setting = this.#o.nodeDetail?.[product] ?? 'auto';
+      const level = (levels[product] = detailFor(setting, count));
+      if (this.#levels[product] === level) continue;
+      this.#o.logger.info(
+        {
+          product,
+          level,
+          nodes: count,
+          ...(this.#levels[product] === undefined ? {} : { was: this.#levels[product] }),
+          setting,
+        },
+        setting === 'auto'
+          ? `node detail for ${product}: ${level} (auto by fleet size: full up to ${AUTO_DETAIL.fullUpTo} nodes, ` +
+              `basic up to ${AUTO_DETAIL.basicUpTo}, minimal above; pin it with --${product}.node-detail)`
+          : `node detail for ${product}: ${level} (--${product}.node-detail)`,
+      );
+    }
+    this.#levels = levels;
+    this.#o.snapshot.setLeaderFacts(detailFacts.collector, { levels, nodes } satisfies DetailFacts);
   }
 
   /** A discovery that went through: what changed is logged once (over --max-nodes, recovered, the first one). */

@@ -1,6 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { Product } from '@cribl-exporter/api/products';
 import type { Collector } from '../../src/collectors/collector.js';
+import type { NodeDetailSetting } from '../../src/collectors/detail.js';
 import { COLLECTORS } from '../../src/collectors/registry.js';
 import { settingsOf } from '../../src/config/types.js';
 import { Discoverer, type DiscoveryOutcome } from '../../src/discovery/discovery.js';
@@ -51,6 +53,7 @@ function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer | undefined, 
   });
   const snapshot = new MemorySnapshot();
   const poller = testPoller({ client, snapshot, clock, logger, maxOutstanding: 8 });
+  const nodeDetail: Record<Product, NodeDetailSetting> = { stream: 'auto', edge: 'auto' };
   const job = new DiscoveryStep({
     discoverer: new Discoverer({ client, products: ['stream', 'edge'], logger }),
     poller,
@@ -63,8 +66,10 @@ function setup(answer: (req: LeaderRequest<unknown>) => FakeAnswer | undefined, 
     discoveryIntervalMs: 60_000,
     shard: { index: 0, total: 1 },
     maxNodes: 0,
+    nodeDetail,
   });
-  return { client, snapshot, job, clock };
+  const setDetail = (d: typeof nodeDetail): void => void Object.assign(nodeDetail, d);
+  return { client, snapshot, job, clock, setDetail };
 }
 
 const run = (job: DiscoveryStep) => job.discover(new AbortController().signal);
@@ -99,6 +104,15 @@ describe('DiscoveryStep', () => {
       listing: { up: true },
       leader_health: { value: { status: 'healthy' } },
     });
+  });
+
+  it('decides each listed product’s detail level and writes it to the leader’s facts', async () => {
+    const { snapshot, job, setDetail } = setup(() => undefined);
+    await run(job);
+    expect(snapshot.leader().facts['node_detail']).toEqual({ levels: { stream: 'full' }, nodes: { stream: 1 } });
+    setDetail({ stream: 'minimal', edge: 'auto' });
+    await run(job);
+    expect(snapshot.leader().facts['node_detail']).toEqual({ levels: { stream: 'minimal' }, nodes: { stream: 1 } });
   });
 
   it('counts the nodes the listing drops while they are disconnected, per group, from 0', async () => {
