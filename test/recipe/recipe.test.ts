@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '@cribl-exporter/api/routes';
 import { ROUTES, startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { COLLECTORS } from '../../src/collectors/registry.js';
+import { parseConfigFile } from '../../src/config/file.js';
+import { helpText } from '../../src/config/help.js';
 import { metricContract, metricsMarkdown, readmeMetricsTable } from '../../src/config/metrics-doc.js';
 import { check } from '../check/helpers.js';
 import { parseSamples } from '../helpers/parse-metrics.js';
@@ -84,6 +86,11 @@ describe('an endpoint registered from a test', () => {
     });
     const off = await check(['--leader.url', s.baseUrl, `--no-${FLAG}`], { CRIBL_TOKEN: s.token });
     expect(off.results.map((x) => x.message).join('\n')).not.toContain(TEMPLATE);
+  });
+
+  it('has its setting everywhere settings are read: flags, a config file key, --help', () => {
+    expect(parseConfigFile(`${FLAG}: false\n`, 'cribl.yml').settings.get(FLAG)?.value).toBe(false);
+    expect(helpText()).toContain(`--[no-]${FLAG}`);
   });
 
   it('is in the generated contract: its family, its collector’s section with its flag, the README’s row', () => {
