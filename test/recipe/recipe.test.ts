@@ -3,8 +3,9 @@
  * (./endpoint.ts: its simulator handler and its collector) is registered through the public functions (the
  * simulator's `registerEndpoint`, the API's `registerRouteTemplate`, the registry's `registerCollector`) after every
  * module of the exporter was loaded, and is then everywhere a collector of the registry is: its family in /metrics,
- * its name in `collect[]`, its probe in `check`, its family and flag in the generated contract. No other file
- * names it. A module that copied the registry when it was imported misses it, and one of these tests fails.
+ * its name in `collect[]`, its probe in `check`, its setting among the flags, file keys and --help, its family and
+ * flag in the generated contract. No other file names it. A module that copied the registry when it was imported
+ * misses it, and one of these tests fails.
  *
  * Bodies are rendered on the main thread here (`bodyBuilder: 'inline'`): the body worker builds its families from
  * the registry in its own thread, where a collector registered only in this process does not exist. Asked for the
