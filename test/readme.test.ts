@@ -9,7 +9,7 @@ import { startSimulator, type Simulator } from '@cribl-exporter/simulator';
 import { fencedBlocks } from './deploy/docs.js';
 import { runCommand } from '../src/commands/index.js';
 import { ROOT } from './deploy/prometheusrule.js';
-import { FLAG_TABLE } from '../src/config/flags.js';
+import { flagTable } from '../src/config/flags.js';
 import { createSelfMetrics } from '../src/telemetry/self-metrics.js';
 import { loadRuleGroups, RULE_FILES } from './deploy/prometheusrule.js';
 
@@ -92,7 +92,7 @@ describe('README', () => {
   });
 
   it('names only settings that exist (docs/configuration.md lists them all)', () => {
-    const settings = new Set(FLAG_TABLE.flatMap((f) => [f.name, `no-${f.name}`]));
+    const settings = new Set(flagTable().flatMap((f) => [f.name, `no-${f.name}`]));
     const unknown = [...readme.matchAll(/--([a-zA-Z][\w.-]*[\w])/g)]
       .map((m) => m[1]!)
       .filter((n) => !settings.has(n) && !NOT_SETTINGS.includes(n));

@@ -2,7 +2,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import * as z from 'zod';
 import { ConfigError } from './errors.js';
-import { FLAG_TABLE, SECRET_ENV, secretNames, type FlagSpec } from './flags.js';
+import { flagTable, SECRET_ENV, secretNames, type FlagSpec } from './flags.js';
 import type { Raw } from '../settings/values.js';
 
 /**
@@ -49,9 +49,6 @@ export interface FileSettings {
   readonly leaders?: readonly LeaderEntry[];
 }
 
-const FILE_FLAGS = FLAG_TABLE.filter((f) => !f.notInFile);
-const ENTRY_FLAGS = new Map(FLAG_TABLE.flatMap((f) => (f.leaderKey ? [[f.leaderKey, f] as const] : [])));
-
 // Inline secrets get their own message instead of "unknown key", pointing at the file-based setting.
 const INLINE_SECRETS = new Map(
   SECRET_ENV.flatMap((s) => secretNames(s).map((name) => [name, `${s.file} or ${s.env}`] as const)),
@@ -77,21 +74,44 @@ const labelsSchema = z.record(z.string(), z.string({ error: 'label values must b
   error: 'must be a mapping of label names to values',
 });
 
-const entrySchema = z.strictObject(
-  {
-    ...Object.fromEntries([...ENTRY_FLAGS].map(([key, flag]) => [key, scalarSchema(flag).optional()])),
-    labels: labelsSchema.optional(),
-  },
-  { error: 'must be a mapping of settings (url: ..., token-file: ...)' },
-);
+/** The schema of a file with these settings at its top level and in its leaders: entries. */
+function fileSchemaOf(fileFlags: readonly FlagSpec[], entryFlags: ReadonlyMap<string, FlagSpec>) {
+  const entrySchema = z.strictObject(
+    {
+      ...Object.fromEntries([...entryFlags].map(([key, flag]) => [key, scalarSchema(flag).optional()])),
+      labels: labelsSchema.optional(),
+    },
+    { error: 'must be a mapping of settings (url: ..., token-file: ...)' },
+  );
+  return z.strictObject({
+    ...Object.fromEntries(fileFlags.map((f) => [f.name, scalarSchema(f).optional()])),
+    leaders: z
+      .array(entrySchema, { error: 'must be a list of leaders' })
+      .min(1, { error: 'must list at least one leader' })
+      .optional(),
+  });
+}
 
-const fileSchema = z.strictObject({
-  ...Object.fromEntries(FILE_FLAGS.map((f) => [f.name, scalarSchema(f).optional()])),
-  leaders: z
-    .array(entrySchema, { error: 'must be a list of leaders' })
-    .min(1, { error: 'must list at least one leader' })
-    .optional(),
-});
+/** What a file may hold, from the settings table as it is now (a collector registered at run time included). */
+interface FileShape {
+  readonly table: readonly FlagSpec[];
+  /** Settings a file may set at its top level. */
+  readonly fileFlags: ReadonlyMap<string, FlagSpec>;
+  /** Settings of a leaders: entry, by the entry's own keys. */
+  readonly entryFlags: ReadonlyMap<string, FlagSpec>;
+  readonly schema: ReturnType<typeof fileSchemaOf>;
+}
+let shape: FileShape | undefined;
+
+function fileShape(): FileShape {
+  const table = flagTable();
+  if (shape?.table === table) return shape;
+  const inFile = table.filter((f) => !f.notInFile);
+  const entryFlags = new Map(table.flatMap((f) => (f.leaderKey ? [[f.leaderKey, f] as const] : [])));
+  const fileFlags = new Map(inFile.map((f) => [f.name, f] as const));
+  shape = { table, fileFlags, entryFlags, schema: fileSchemaOf(inFile, entryFlags) };
+  return shape;
+}
 
 type Mapping = Record<string, unknown>;
 
@@ -199,8 +219,8 @@ export function parseConfigFile(text: string, file: string): FileSettings {
   if (data === null || data === undefined) return { settings: new Map() };
   if (!isMapping(data)) throw new ConfigError(`${file}: must be a mapping of settings (key: value)`);
 
-  const fileKeys = new Set<string>(FILE_FLAGS.map((f) => f.name));
-  const flat = flatten(data, (k) => fileKeys.has(k) || k === 'leaders', file, '');
+  const { fileFlags, entryFlags, schema } = fileShape();
+  const flat = flatten(data, (k) => fileFlags.has(k) || k === 'leaders', file, '');
   for (const key of Object.keys(flat)) {
     const instead = INLINE_SECRETS.get(key);
     if (instead) throw new ConfigError(`${file}: ${key}: secrets are not allowed in the config file; use ${instead}`);
@@ -210,7 +230,7 @@ export function parseConfigFile(text: string, file: string): FileSettings {
     flat.leaders = flat.leaders.map((entry: unknown, i) => {
       if (!isMapping(entry)) return entry;
       const at = `leaders[${i}].`;
-      const e = flatten(entry, (k) => ENTRY_FLAGS.has(k) || k === 'labels', file, at);
+      const e = flatten(entry, (k) => entryFlags.has(k) || k === 'labels', file, at);
       for (const key of Object.keys(e)) {
         const instead = INLINE_ENTRY_SECRETS.get(key);
         if (instead)
@@ -220,7 +240,7 @@ export function parseConfigFile(text: string, file: string): FileSettings {
     });
   }
 
-  const parsed = fileSchema.safeParse(flat);
+  const parsed = schema.safeParse(flat);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const at = issue ? pathText(issue.path) : '';
@@ -231,15 +251,14 @@ export function parseConfigFile(text: string, file: string): FileSettings {
     throw new ConfigError(`${file}: ${at}: ${issue?.message ?? 'invalid'}`);
   }
 
-  const topFlags = new Map(FILE_FLAGS.map((f) => [f.name, f]));
-  const settings = layerOf(flat, (k) => topFlags.get(k), file, '');
+  const settings = layerOf(flat, (k) => fileFlags.get(k), file, '');
   const leaders = parsed.data.leaders?.map((entry, index): LeaderEntry => {
     const at = `leaders[${index}].`;
     const labels = entry.labels;
     for (const [name, value] of Object.entries(labels ?? {})) checkValueLength(value, `${file}: ${at}labels.${name}`);
     return {
       index,
-      settings: layerOf(entry, (k) => ENTRY_FLAGS.get(k), file, at),
+      settings: layerOf(entry, (k) => entryFlags.get(k), file, at),
       where: `${file}: leaders[${index}]`,
       ...(labels ? { labels } : {}),
     };

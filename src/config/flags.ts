@@ -2,7 +2,7 @@
 /**
  * The settings table: every global setting, one row each (flag, environment variable, YAML key, default, help and
  * parser), grouped in sections whose parsed values make the typed Config (types.ts) without a mapping beside them;
- * the collectors' settings sit in their folders (src/collectors/<name>/) and are gathered here into FLAG_TABLE.
+ * the collectors' settings sit in their folders (src/collectors/<name>/) and are gathered here into flagTable().
  */
 import { PRODUCTS, type Product } from '@cribl-exporter/api/products';
 import type { Collector } from '../collectors/collector.js';
@@ -484,27 +484,48 @@ export type FlagName = (typeof ROWS)[number]['name'];
 /** The parsed type of a global setting. */
 export type Parsed<K extends FlagName> = ReturnType<Extract<(typeof ROWS)[number], { name: K }>['parse']>;
 
+/** The table as gathered from the registry, and how many collectors it had then (the registry only grows). */
+interface Gathered {
+  readonly collectors: number;
+  readonly table: readonly FlagSpec[];
+  readonly byName: ReadonlyMap<string, { parse: (raw: Raw) => unknown; spec: FlagSpec }>;
+}
+let gathered: Gathered | undefined;
+
 /**
- * Every row: the global ones, then each collector's (registry order); a row a collector imports from the one that
- * owns it (--dataflow.max-series, which bounds the throughput families too) is listed once.
+ * Every row: the global ones, then each collector's (registry order, read when asked: a collector registered at run
+ * time brings its settings); a row a collector imports from the one that owns it (--dataflow.max-series, which
+ * bounds the throughput families too) is listed once.
  */
-const ALL_ROWS: readonly Row[] = [
-  ...new Set([...(ROWS as readonly Row[]), ...COLLECTORS.flatMap((c: Collector) => Object.values(c.settings ?? {}))]),
-];
+function gather(): Gathered {
+  if (gathered?.collectors === COLLECTORS.length) return gathered;
+  const rows: readonly Row[] = [
+    ...new Set([...(ROWS as readonly Row[]), ...COLLECTORS.flatMap((c: Collector) => Object.values(c.settings ?? {}))]),
+  ];
+  const table = Object.freeze(
+    rows.map((r) => {
+      const { parse: _parse, optional: _optional, ...spec } = r;
+      return Object.freeze({ ...spec, env: FIXED_ENV[r.name] ?? envNameOf(r.name) });
+    }),
+  );
+  const byName = new Map(rows.map((r, i) => [r.name, { parse: r.parse, spec: table[i]! }]));
+  if (byName.size !== rows.length) {
+    const dup = rows.find((r, i) => rows.findIndex((o) => o.name === r.name) !== i);
+    throw new Error(`two settings are named ${dup?.name ?? '?'}`);
+  }
+  gathered = { collectors: COLLECTORS.length, table, byName };
+  return gathered;
+}
 
-/** Every setting: flag, environment variable, default and meaning. The README and docs/configuration.md show it. */
-export const FLAG_TABLE: readonly FlagSpec[] = Object.freeze(
-  ALL_ROWS.map((r) => {
-    const { parse: _parse, optional: _optional, ...spec } = r;
-    return Object.freeze({ ...spec, env: FIXED_ENV[r.name] ?? envNameOf(r.name) });
-  }),
-);
+/**
+ * Every setting: flag, environment variable, default and meaning, the registry's collectors' included as they are
+ * now. The README and docs/configuration.md show it.
+ */
+export const flagTable = (): readonly FlagSpec[] => gather().table;
 
-const BY_NAME = new Map(ALL_ROWS.map((r, i) => [r.name, { parse: r.parse, spec: FLAG_TABLE[i]! }]));
-
-/** A setting's row; throws on a name that is not in FLAG_TABLE (a bug). */
+/** A setting's row; throws on a name that is not in the table (a bug). */
 function byName(name: string): { parse: (raw: Raw) => unknown; spec: FlagSpec } {
-  const found = BY_NAME.get(name);
+  const found = gather().byName.get(name);
   if (!found) throw new Error(`no such setting: ${name}`);
   return found;
 }

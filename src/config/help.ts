@@ -1,5 +1,5 @@
 import { GROUPS, type FlagKind } from '../settings/table.js';
-import { FLAG_TABLE, SECRET_ENV, type FlagSpec } from './flags.js';
+import { flagTable, SECRET_ENV, type FlagSpec } from './flags.js';
 
 const WIDTH = 100;
 const INDENT = '      ';
@@ -84,7 +84,7 @@ export function helpText(): string {
         wrap('Show the version and exit.', INDENT),
       );
     }
-    for (const f of FLAG_TABLE.filter((x) => x.group === group)) {
+    for (const f of flagTable().filter((x) => x.group === group)) {
       const facts = `(${[`env ${f.env}`, ...(f.default !== '' ? [`default ${f.default}`] : [])].join('; ')})`;
       const head = `  ${usage(f)}  ${facts}`;
       // A long default moves below the flag rather than running past the terminal's width.
@@ -102,7 +102,7 @@ const code = (text: string): string => (text === '' ? '' : `\`${text}\``);
 
 /** The Markdown tables of settings and secrets embedded in docs/configuration.md (and the README). */
 export function configTableMarkdown(): string {
-  const rows = FLAG_TABLE.map(
+  const rows = flagTable().map(
     (f) =>
       `| ${code(usage(f))} | ${code(f.env)} | ${cell(f.derived ? f.default : code(f.default))} | ${cell(f.help)} |`,
   );

@@ -14,7 +14,7 @@ const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
  * Every label name the leader, group and node families put on their series, and the scopes' own. The management
  * families carry no target labels, so their `workspace` stays free for the leaders of discovered workspaces.
  */
-const FAMILY_LABELS: readonly string[] = [
+const familyLabels = (): string[] => [
   'product',
   'group',
   'node_id',
@@ -30,12 +30,8 @@ const FAMILY_LABELS: readonly string[] = [
  * except `leader` (the default target label of a leaders: entry is `leader: <name>`, and self-metrics never carry
  * target labels); and `le`/`quantile`, which Prometheus gives a meaning of their own.
  */
-export const RESERVED_LABELS: ReadonlySet<string> = new Set([
-  ...FAMILY_LABELS,
-  ...[...SELF_METRIC_LABELS].filter((l) => l !== 'leader'),
-  'le',
-  'quantile',
-]);
+export const reservedLabels = (): ReadonlySet<string> =>
+  new Set([...familyLabels(), ...[...SELF_METRIC_LABELS].filter((l) => l !== 'leader'), 'le', 'quantile']);
 
 /** Checks a target label name: Prometheus syntax, not `__`-prefixed, not one the exporter sets itself. */
 export function checkLabelName(name: string): void {
@@ -44,5 +40,5 @@ export function checkLabelName(name: string): void {
       `${JSON.stringify(name)} is not a valid label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)`,
     );
   }
-  if (RESERVED_LABELS.has(name)) throw new ValueError(`${JSON.stringify(name)} is a label the exporter sets itself`);
+  if (reservedLabels().has(name)) throw new ValueError(`${JSON.stringify(name)} is a label the exporter sets itself`);
 }

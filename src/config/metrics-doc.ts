@@ -5,7 +5,7 @@
  * it (UPDATE_DOCS=1 npx vitest run test/docs/metrics.test.ts regenerates them); the test checks the contract against
  * what the exporter exports with every collector on, against the simulator.
  */
-import { ENDPOINTS } from '@cribl-exporter/api/routes';
+import { endpointTemplates } from '@cribl-exporter/api/routes';
 import { API_STATUSES, OTHER_STATUS } from '@cribl-exporter/api/statuses';
 import type { Collector, Intervals, Scope, Target } from '../collectors/collector.js';
 import { COLLECTORS } from '../collectors/registry.js';
@@ -163,7 +163,7 @@ export function metricsMarkdown(collectors: readonly Collector[] = COLLECTORS): 
     ...rows.filter((r) => r.collector === undefined).map((r) => rowLine(r, undefined)),
     '',
     'Their bounded label values: `endpoint` is a route template the exporter calls ' +
-      `(${code([...new Set(Object.values(ENDPOINTS))])}); \`code\` a status the API defines ` +
+      `(${code([...endpointTemplates()])}); \`code\` a status the API defines ` +
       `(${code(API_STATUSES.map(String))}), \`${OTHER_STATUS}\` for any other, or, when there was no status, the ` +
       `request's failure reason (${code(FAILURE_REASONS)}), as in the \`reason\` of most failure families ` +
       '(their HELP names theirs).',

@@ -2,7 +2,7 @@ import { ValueError } from '@cribl-exporter/api/errors';
 import type { Row, Section, SectionValues } from '../settings/table.js';
 import { ConfigError } from './errors.js';
 import type { Layer, Setting } from './file.js';
-import { FLAG_TABLE, flagSpec, parseValue, type FlagName, type Parsed } from './flags.js';
+import { flagTable, flagSpec, parseValue, type FlagName, type Parsed } from './flags.js';
 
 /** Layered lookup (first layer wins) with typed reads whose errors name the setting as the user gave it. */
 export class Settings {
@@ -35,7 +35,7 @@ export class Settings {
     return s === undefined ? undefined : (parseSetting(flag, s) as Parsed<K>);
   }
 
-  /** The parsed value, or the parsed default of FLAG_TABLE. */
+  /** The parsed value, or the parsed default of flagTable(). */
   readOr<K extends FlagName>(flag: K): Parsed<K> {
     return this.#readOr(flag) as Parsed<K>;
   }
@@ -50,9 +50,9 @@ export class Settings {
     return out as SectionValues<S>;
   }
 
-  /** Parses every setting present, in FLAG_TABLE order, so that the first bad value is the one reported. */
+  /** Parses every setting present, in flagTable() order, so that the first bad value is the one reported. */
   validate(): void {
-    for (const f of FLAG_TABLE) {
+    for (const f of flagTable()) {
       const s = this.get(f.name);
       if (s) parseSetting(f.name, s);
     }

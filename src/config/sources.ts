@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { CONFIG_MAX_BYTES, fileProblem, type ReadFile } from '../util/files.js';
 import { ConfigError } from './errors.js';
 import { checkValueLength, parseConfigFile, type FileSettings, type Layer, type Setting } from './file.js';
-import { envNameOf, FLAG_TABLE, SECRET_ENV, secretNames } from './flags.js';
+import { envNameOf, flagTable, SECRET_ENV, secretNames } from './flags.js';
 
 /** A secret from the environment; `where` is the variable's name, the only part that may appear in messages. */
 export interface Secret {
@@ -31,7 +31,7 @@ export function readFlags(argv: readonly string[]): FlagsResult {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' },
   };
-  for (const f of FLAG_TABLE) {
+  for (const f of flagTable()) {
     options[f.name] = { type: f.kind === 'bool' ? 'boolean' : 'string', ...(f.repeated ? { multiple: true } : {}) };
   }
   let values: Record<string, unknown>;
@@ -44,7 +44,7 @@ export function readFlags(argv: readonly string[]): FlagsResult {
   if (values.help === true) return { kind: 'help' };
   if (values.version === true) return { kind: 'version' };
   const layer = new Map<string, Setting>();
-  for (const f of FLAG_TABLE) {
+  for (const f of flagTable()) {
     const v = values[f.name];
     if (
       typeof v === 'string' ||
@@ -82,8 +82,10 @@ function flagError(e: unknown): ConfigError {
 }
 
 // Names that follow the CRIBL_<FLAG> rule but are spelled differently by contract; a silent miss would be confusing.
-const MISSPELT_ENV = [
-  ...FLAG_TABLE.filter((f) => f.env !== envNameOf(f.name)).map((f) => [envNameOf(f.name), f.env] as const),
+const misspeltEnv = (): (readonly [string, string])[] => [
+  ...flagTable()
+    .filter((f) => f.env !== envNameOf(f.name))
+    .map((f) => [envNameOf(f.name), f.env] as const),
   ...SECRET_ENV.map((s) => [envNameOf(secretNames(s)[0]), s.env] as const),
 ];
 
@@ -97,11 +99,11 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): { la
     const v = env[name];
     return v === undefined || v === '' ? undefined : v;
   };
-  for (const [wrong, right] of MISSPELT_ENV) {
+  for (const [wrong, right] of misspeltEnv()) {
     if (get(wrong) !== undefined) throw new ConfigError(`${wrong} is not read; use ${right}`);
   }
   const layer = new Map<string, Setting>();
-  for (const f of FLAG_TABLE) {
+  for (const f of flagTable()) {
     const v = get(f.env);
     if (v === undefined) continue;
     checkValueLength(v, f.env);

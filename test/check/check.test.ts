@@ -6,10 +6,29 @@ import { runCheckCommand } from '../../src/commands/check.js';
 import { formatText, type CheckResult } from '../../src/check/report.js';
 import { describeFailure } from '../../src/check/leader.js';
 import { runCommand } from '../../src/commands/index.js';
+import { COLLECTORS } from '../../src/collectors/registry.js';
+import { leaderHealth } from '../../src/collectors/leader-health/index.js';
+import { parseConfig } from '../../src/config/parse.js';
+import { settingsOf, targetOf } from '../../src/config/types.js';
 import { check, cleanups, closedPort, jwt, offsetClock, SECRET, sim, statuses } from './helpers.js';
 
 // `cribl-exporter check` against the simulated leader, one failure mode at a time: each test asserts the lines
 // that name the problem, their fix, and the exit code. TLS: tls.test.ts; the management plane: cloud.test.ts.
+
+/**
+ * The line `check` prints for each collector a healthy leader lets it read, from the registry: every registered
+ * collector that is on by default and has a probe (the leader's own /health is checked apart, first).
+ */
+function probesOfDefaults(url: string): string[] {
+  const config = parseConfig({ argv: ['--leader.url', url], env: { CRIBL_TOKEN: SECRET }, readFile: () => '' });
+  const leader = config.leaders[0]!;
+  return COLLECTORS.flatMap((c) => {
+    const s = settingsOf(config, c);
+    if (!c.probe || c === leaderHealth || c.enabled?.(s, targetOf(leader)) === false) return [];
+    const req = c.probe(s, undefined, 0);
+    return [`${req.method ?? 'GET'} ${req.endpoint} (collector ${c.name}): allowed`];
+  });
+}
 
 describe('cribl-exporter check: a healthy leader', () => {
   it('passes every check, prints one line per check with its mark, and exits 0 (text)', async () => {
@@ -41,6 +60,7 @@ describe('cribl-exporter check: a healthy leader', () => {
   it('--output json: one document with every result; the token is in none of it', async () => {
     const s = await sim();
     const r = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: SECRET });
+    const probes = probesOfDefaults(s.baseUrl);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.out.join('\n')) as { ok: boolean; counts: Record<string, number>; targets: unknown[] };
     expect(doc.ok).toBe(true);
@@ -61,19 +81,14 @@ describe('cribl-exporter check: a healthy leader', () => {
       'fleet:ok',
       'permission:ok',
       'permission:ok',
-      ...Array<string>(7).fill('collector:ok'),
+      ...Array<string>(probes.length).fill('collector:ok'),
       'version:ok',
       'rate:ok',
     ]);
-    expect(r.results.filter((x) => x.check === 'collector').map((x) => x.message)).toEqual([
-      'GET /system/settings/git-settings (collector git_settings): allowed',
-      'GET /system/info (collector leader_info): allowed',
-      'GET /system/messages (collector leader_messages): allowed',
-      'GET /system/licenses (collector license): allowed',
-      'GET /m/{group}/version (collector group_version): allowed',
-      'GET /m/{group}/system/status/outputs (collector dataflow): allowed',
-      'POST /system/metrics/query (collector throughput): allowed',
-    ]);
+    expect(r.results.filter((x) => x.check === 'collector').map((x) => x.message)).toEqual(probes);
+    // The registry's list is not empty by mistake: two of its probes, as the leader names them.
+    expect(probes).toContain('GET /system/info (collector leader_info): allowed');
+    expect(probes).toContain('POST /system/metrics/query (collector throughput): allowed');
     expect(r.out.join('')).not.toContain(SECRET);
     // Contacted once: one health poll and one metadata poll of a node, never a poll cycle.
     expect(s.stats().requests['/w/{nodeId}/health']).toEqual({ '200': 1 });

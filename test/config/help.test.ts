@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { envNameOf, FLAG_TABLE, SECRET_ENV } from '../../src/config/flags.js';
+import { envNameOf, flagTable, SECRET_ENV } from '../../src/config/flags.js';
 import { helpText, replaceConfigTable } from '../../src/config/help.js';
 import { config } from './helpers.js';
 
@@ -9,34 +9,37 @@ const DOC_PATH = new URL('../../docs/configuration.md', import.meta.url);
 if (process.env.UPDATE_DOCS === '1') writeFileSync(DOC_PATH, replaceConfigTable(readFileSync(DOC_PATH, 'utf8')));
 const DOC = readFileSync(DOC_PATH, 'utf8');
 
-describe('FLAG_TABLE', () => {
+describe('flagTable()', () => {
   it('names environment variables CRIBL_<FLAG>, except the two fixed by contract', () => {
-    const odd = FLAG_TABLE.filter((f) => f.env !== envNameOf(f.name)).map((f) => [f.name, f.env]);
+    const odd = flagTable()
+      .filter((f) => f.env !== envNameOf(f.name))
+      .map((f) => [f.name, f.env]);
     expect(odd).toEqual([['leader.token-file', 'CRIBL_TOKEN_FILE']]);
-    expect(FLAG_TABLE.find((f) => f.name === 'leader.url')?.env).toBe('CRIBL_LEADER_URL');
-    expect(FLAG_TABLE.find((f) => f.name === 'shard.from-pod-name')?.env).toBe('CRIBL_SHARD_FROM_POD_NAME');
-    expect(new Set(FLAG_TABLE.map((f) => f.env)).size).toBe(FLAG_TABLE.length);
+    expect(flagTable().find((f) => f.name === 'leader.url')?.env).toBe('CRIBL_LEADER_URL');
+    expect(flagTable().find((f) => f.name === 'shard.from-pod-name')?.env).toBe('CRIBL_SHARD_FROM_POD_NAME');
+    expect(new Set(flagTable().map((f) => f.env)).size).toBe(flagTable().length);
   });
 
-  it.each(FLAG_TABLE.filter((f) => f.default !== '' && !f.derived).map((f) => [f.name, f.default]))(
-    'the documented default of --%s (%s) is what an unset setting gets',
-    (name) => {
-      const spec = FLAG_TABLE.find((f) => f.name === name)!;
-      const url = 'https://leader.example.com/api/v1';
-      const bool = spec.default === 'true' ? `--${name}` : `--no-${name}`;
-      // Compare a run with the default given explicitly against a run without it.
-      const explicit = config({
-        argv: [`--leader.url=${url}`, spec.kind === 'bool' ? bool : `--${name}=${spec.default}`],
-      });
-      expect(config({ argv: [`--leader.url=${url}`] })).toEqual(explicit);
-    },
-  );
+  it.each(
+    flagTable()
+      .filter((f) => f.default !== '' && !f.derived)
+      .map((f) => [f.name, f.default]),
+  )('the documented default of --%s (%s) is what an unset setting gets', (name) => {
+    const spec = flagTable().find((f) => f.name === name)!;
+    const url = 'https://leader.example.com/api/v1';
+    const bool = spec.default === 'true' ? `--${name}` : `--no-${name}`;
+    // Compare a run with the default given explicitly against a run without it.
+    const explicit = config({
+      argv: [`--leader.url=${url}`, spec.kind === 'bool' ? bool : `--${name}=${spec.default}`],
+    });
+    expect(config({ argv: [`--leader.url=${url}`] })).toEqual(explicit);
+  });
 });
 
 describe('helpText', () => {
   const help = helpText();
 
-  it.each(FLAG_TABLE.map((f) => [f.name, f.env]))('mentions --%s and %s', (name, env) => {
+  it.each(flagTable().map((f) => [f.name, f.env]))('mentions --%s and %s', (name, env) => {
     expect(help).toMatch(new RegExp(`--(\\[no-\\])?${name.replace(/\./g, '\\.')}[= ]`));
     expect(help).toContain(env);
   });
@@ -53,9 +56,9 @@ describe('helpText', () => {
 });
 
 describe('docs/configuration.md', () => {
-  it('embeds the table generated from FLAG_TABLE (UPDATE_DOCS=1 regenerates it)', () => {
+  it('embeds the table generated from flagTable() (UPDATE_DOCS=1 regenerates it)', () => {
     expect(replaceConfigTable(DOC)).toBe(DOC);
-    for (const f of FLAG_TABLE) expect(DOC).toContain(`\`${f.env}\``);
+    for (const f of flagTable()) expect(DOC).toContain(`\`${f.env}\``);
   });
 
   it('has a leaders example that parses', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FLAG_TABLE } from '../../src/config/flags.js';
+import { flagTable } from '../../src/config/flags.js';
 import { DEFAULT_PORT } from '../../src/config/flags.js';
 import { instructions, keyValues, stages, substitute, type Stage } from './dockerfile.js';
 import { repositoryUrl, ROOT } from './prometheusrule.js';
@@ -128,7 +128,7 @@ describe('Dockerfile: what the image carries and says about itself', () => {
 
   it("listens on all interfaces: the exporter's default, and the demo's in the image", () => {
     const env = Object.fromEntries(finalOps('ENV').flatMap((e) => keyValues(e)));
-    expect(FLAG_TABLE.find((f) => f.name === 'web.listen-address')?.default).toBe(`:${DEFAULT_PORT}`);
+    expect(flagTable().find((f) => f.name === 'web.listen-address')?.default).toBe(`:${DEFAULT_PORT}`);
     expect(env.CRIBL_DEMO_LISTEN_ADDRESS).toBe(`:${DEFAULT_PORT}`);
     // Not the setting itself: the environment would win over a config file's web.listen-address.
     expect(env.CRIBL_WEB_LISTEN_ADDRESS).toBeUndefined();

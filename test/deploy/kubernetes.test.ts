@@ -6,7 +6,7 @@ import type { IContainer, IPodSpec, IService } from 'kubernetes-models/v1';
 import { stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { leftToFirstRun } from '../helpers/repeat.js';
-import { FLAG_TABLE, SECRET_ENV } from '../../src/config/flags.js';
+import { flagTable, SECRET_ENV } from '../../src/config/flags.js';
 import { DEFAULT_PORT } from '../../src/config/flags.js';
 import { validateManifest, type Manifest } from './k8s-validate.js';
 import { alertJobPattern, CREDENTIALS_KEY, CREDENTIALS_SECRET, kustomize, loadDocs, selects } from './kustomize.js';
@@ -129,8 +129,8 @@ describe('deploy/kubernetes manifests', () => {
 });
 
 // NODE_OPTIONS is Node.js's own (the heap limit inside the container memory limit).
-const knownEnv = new Set([...FLAG_TABLE.map((f) => f.env), ...SECRET_ENV.map((s) => s.env), 'NODE_OPTIONS']);
-const knownFlags = new Set(FLAG_TABLE.map((f) => f.name));
+const knownEnv = new Set([...flagTable().map((f) => f.env), ...SECRET_ENV.map((s) => s.env), 'NODE_OPTIONS']);
+const knownFlags = new Set(flagTable().map((f) => f.name));
 
 const workloads = objects
   .filter((o) => o.doc.kind === 'Deployment' || o.doc.kind === 'StatefulSet')

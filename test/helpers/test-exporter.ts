@@ -26,7 +26,15 @@ export interface TestExporter {
 export async function startTestExporter(
   sim: Simulator,
   args: readonly string[] = [],
-  opts: { env?: Record<string, string>; clock?: Clock; readFile?: (path: string) => Promise<string> } = {},
+  opts: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    readFile?: (path: string) => Promise<string>;
+    /** Where bodies are rendered. @default the app's (`auto`: on the main thread below 12,000 nodes) */
+    bodyBuilder?: 'inline' | 'worker' | 'auto';
+    /** @default silent */
+    logger?: pino.Logger;
+  } = {},
 ): Promise<TestExporter> {
   const sched = manualSchedule();
   const config = parseConfig({
@@ -52,13 +60,14 @@ export async function startTestExporter(
   });
   const app = await startApp({
     config,
-    logger: pino({ level: 'silent' }),
+    logger: opts.logger ?? pino({ level: 'silent' }),
     version: '0.0.0-test',
     nodejsVersion: process.version,
     readFile: opts.readFile ?? (() => Promise.resolve('')),
     env: {},
     schedule: sched.schedule,
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.bodyBuilder ? { bodyBuilder: opts.bodyBuilder } : {}),
   });
   return {
     app,

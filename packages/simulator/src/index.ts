@@ -48,7 +48,8 @@ export type {
 } from './core/fleet.js';
 export type { SimulatorStats } from './core/stats.js';
 export type { RouteName, SimClient, SimUser, Simulator, SimulatorOptions } from './types.js';
-export { ROUTES, ROUTE_METHODS, registerEndpoint } from './routes.js';
+export { ROUTES, ROUTE_METHODS, endpointsMarkdown, registerEndpoint } from './routes.js';
+export { ROUTE_CONTEXTS, type RouteContext } from './core/route-docs.js';
 export { route, GET, POST, LIST_CREATE, READ_UPDATE, ITEM } from './core/router.js';
 export type { RouteLine, RouteOptions } from './core/router.js';
 export type { AppEnv, Handler, Hooks, Request } from './core/env.js';

@@ -1,8 +1,11 @@
 /**
  * Which builder renders a build: the one the settings name, or with `auto` the worker from WORKER_MIN_NODES nodes
  * (inline again below 80 % of it); a worker that keeps dying is given up on, and the main thread renders from then on.
+ * The worker builds its families from the registry's own list (body-worker.ts): with a collector registered at run
+ * time (a test's), which that thread does not have, the main thread renders every build.
  */
 import type { Collector } from '../../collectors/collector.js';
+import { LISTED } from '../../collectors/registry.js';
 import { createInlineBuilder, type Builder, type BuildRequest } from './builder.js';
 import { familySet, nodeReads } from './families.js';
 import type { Rendered } from './render.js';
@@ -55,7 +58,17 @@ export class BuilderChoice {
 
   constructor(options: BuilderChoiceOptions) {
     this.#o = options;
-    this.#onWorker = options.builder === 'worker';
+    const unlisted = options.collectors.filter((c) => !LISTED.includes(c)).map((c) => c.name);
+    if (unlisted.length > 0) this.#workerGivenUp = true;
+    if (unlisted.length > 0 && options.builder === 'worker') {
+      options.onError?.(
+        new Error(
+          `the body worker does not have the collector${unlisted.length > 1 ? 's' : ''} ${unlisted.join(', ')} ` +
+            '(registered at run time): rendering /metrics on the main thread',
+        ),
+      );
+    }
+    this.#onWorker = options.builder === 'worker' && !this.#workerGivenUp;
     this.#builder = this.#onWorker ? this.#workerBuilder() : this.#inlineBuilder();
   }
 

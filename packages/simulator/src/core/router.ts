@@ -22,13 +22,19 @@ export interface RouteLine<T extends string = string> {
   readonly auth: boolean;
   /** `4.17`: leaders before 4.17 answer 404 (legacy leaders). */
   readonly since?: '4.17';
+  /** What it answers, for docs/simulator.md's "Endpoints" (core/route-docs.ts). */
+  readonly doc?: RouteDoc;
 }
+
+/** A route's description: one for all its methods, or one per method (HEAD goes with GET). */
+export type RouteDoc = string | Readonly<Record<string, string>>;
 
 /** What a line may set besides its template, methods and handler. */
 export interface RouteOptions {
   plane?: Plane;
   auth?: false;
   since?: '4.17';
+  doc?: RouteDoc;
 }
 
 /** A line of the route table. */
@@ -44,8 +50,10 @@ export function route<const T extends string>(
     handle,
     plane: opts.plane ?? 'control',
     auth: opts.auth ?? true,
+    ...(opts.since === undefined ? {} : { since: opts.since }),
+    ...(opts.doc === undefined ? {} : { doc: opts.doc }),
   };
-  return opts.since === undefined ? line : { ...line, since: opts.since };
+  return line;
 }
 
 export const GET = ['GET', 'HEAD'] as const;
