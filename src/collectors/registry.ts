@@ -5,6 +5,7 @@
  */
 import type { Collector } from './collector.js';
 import { dataflow } from './dataflow/index.js';
+import { fleet } from './fleet/index.js';
 import { gitSettings } from './git-settings/index.js';
 import { groupVersion } from './group-version/index.js';
 import { groups } from './groups/index.js';
@@ -32,6 +33,7 @@ export const COLLECTORS: readonly Collector[] = [
   leaderMessages,
   license,
   groups,
+  fleet,
   groupVersion,
   packs,
   dataflow,
