@@ -10,6 +10,7 @@ import type { Collector } from '../collectors/collector.js';
 import {
   AUTO_DETAIL,
   detailFacts,
+  type AutoDetail,
   detailFor,
   type DetailFacts,
   type NodeDetail,
@@ -62,6 +63,8 @@ export interface DiscoveryStepOptions {
   maxNodes: number;
   /** `--edge.node-detail`, `--stream.node-detail`. @default auto for both */
   nodeDetail?: Readonly<Record<Product, NodeDetailSetting>>;
+  /** `auto`'s thresholds: tests only (a fleet across AUTO_DETAIL's is too slow for a test). @default AUTO_DETAIL */
+  autoDetail?: AutoDetail;
 }
 
 export class DiscoveryStep {
@@ -214,9 +217,10 @@ export class DiscoveryStep {
     const nodes: Partial<Record<Product, number>> = {};
     for (const { product } of listed.values()) nodes[product] = (nodes[product] ?? 0) + 1;
     const levels: Partial<Record<Product, NodeDetail>> = {};
+    const auto = this.#o.autoDetail ?? AUTO_DETAIL;
     for (const [product, count] of Object.entries(nodes) as [Product, number][]) {
       const setting = this.#o.nodeDetail?.[product] ?? 'auto';
-      const level = (levels[product] = detailFor(setting, count));
+      const level = (levels[product] = detailFor(setting, count, auto));
       if (this.#levels[product] === level) continue;
       this.#o.logger.info(
         {
@@ -227,8 +231,8 @@ export class DiscoveryStep {
           setting,
         },
         setting === 'auto'
-          ? `node detail for ${product}: ${level} (auto by fleet size: full up to ${AUTO_DETAIL.fullUpTo} nodes, ` +
-              `basic up to ${AUTO_DETAIL.basicUpTo}, minimal above; pin it with --${product}.node-detail)`
+          ? `node detail for ${product}: ${level} (auto by fleet size: full up to ${auto.fullUpTo} nodes, ` +
+              `basic up to ${auto.basicUpTo}, minimal above; pin it with --${product}.node-detail)`
           : `node detail for ${product}: ${level} (--${product}.node-detail)`,
       );
     }
