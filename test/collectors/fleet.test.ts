@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GroupItem, NodeItem } from '../../src/collectors/collector.js';
 import { aggregate, fleetHealth, MAX_VERSIONS, OTHER_VERSION, silent } from '../../src/collectors/fleet/aggregate.js';
-import type { ListedNode } from '../../src/collectors/listing/index.js';
+import { countRestartsGone, type ListedNode } from '../../src/collectors/listing/index.js';
 import type { HealthFacts } from '../../src/collectors/node-health/index.js';
 
 const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
@@ -143,5 +143,27 @@ describe('aggregate', () => {
     const counts = aggregate(nodes, [group('g1', {}, 'stream'), group('g1')], NOW);
     expect(counts.get('stream\u0000g1')?.state).toEqual([1, 0]);
     expect(counts.get('edge\u0000g1')?.state).toEqual([1, 0]);
+  });
+});
+
+describe('countRestartsGone: the restarts of the nodes a discovery no longer keeps in their group', () => {
+  const kept = (entries: [string, string][]): Map<string, { listed: { group: string } }> =>
+    new Map(entries.map(([key, group]) => [key, { listed: { group } }]));
+  it.each<[string, number, [string, string][], Record<string, number>]>([
+    ['kept in its group', 2, [['x', 'g1']], {}],
+    ['gone from the listing (or to another shard)', 2, [], { 'edge\u0000g1': 2 }],
+    ['moved to another group', 2, [['x', 'g2']], { 'edge\u0000g1': 2 }],
+    ['gone, never restarted', 0, [], {}],
+  ])('%s', (_what, restarts, after, expected) => {
+    const n = { ...node({ restarts }), key: 'x' };
+    const counts = new Map<string, number>([['edge\u0000g0', 1]]);
+    countRestartsGone(counts, [n], kept(after));
+    expect(Object.fromEntries(counts)).toEqual({ 'edge\u0000g0': 1, ...expected });
+  });
+
+  it('adds to what was counted before', () => {
+    const counts = new Map([['edge\u0000g1', 3]]);
+    countRestartsGone(counts, [node({ restarts: 2 }), node({ restarts: 1 })], new Map());
+    expect(counts.get('edge\u0000g1')).toBe(6);
   });
 });

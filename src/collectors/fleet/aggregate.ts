@@ -94,24 +94,40 @@ function add(c: Counting, n: NodeItem, group: GroupItem | undefined, nowMs: numb
 }
 
 /**
- * Every group's counts (by groupKey): the groups given (those without nodes count zeros), from the nodes given (a
+ * Every group's counts (by groupKey): the groups given (those without nodes count zeros), from the nodes `add`ed (a
  * node of a group not given is not counted: its group is not exported).
  */
+export class FleetCounter {
+  readonly #byKey = new Map<string, { group: GroupItem; c: Counting }>();
+  readonly #nowMs: number;
+
+  constructor(groups: readonly GroupItem[], nowMs: number) {
+    this.#nowMs = nowMs;
+    for (const g of groups) this.#byKey.set(groupKey(g.product, g.id), { group: g, c: counting(g) });
+  }
+
+  add(n: NodeItem): void {
+    const at = this.#byKey.get(groupKey(n.ident.product, n.ident.group));
+    if (at) add(at.c, n, at.group, this.#nowMs);
+  }
+
+  result(): Map<string, GroupFleet> {
+    const out = new Map<string, GroupFleet>();
+    for (const [key, { c }] of this.#byKey) {
+      const versions = [...c.versions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      out.set(key, { ...c, versions });
+    }
+    return out;
+  }
+}
+
+/** FleetCounter over `nodes` at once. */
 export function aggregate(
   nodes: readonly NodeItem[],
   groups: readonly GroupItem[],
   nowMs: number,
 ): Map<string, GroupFleet> {
-  const byKey = new Map<string, { group: GroupItem; c: Counting }>();
-  for (const g of groups) byKey.set(groupKey(g.product, g.id), { group: g, c: counting(g) });
-  for (const n of nodes) {
-    const at = byKey.get(groupKey(n.ident.product, n.ident.group));
-    if (at) add(at.c, n, at.group, nowMs);
-  }
-  const out = new Map<string, GroupFleet>();
-  for (const [key, { c }] of byKey) {
-    const versions = [...c.versions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    out.set(key, { ...c, versions });
-  }
-  return out;
+  const counter = new FleetCounter(groups, nowMs);
+  for (const n of nodes) counter.add(n);
+  return counter.result();
 }

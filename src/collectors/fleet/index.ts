@@ -9,10 +9,14 @@ import { PRODUCTS } from '@cribl-exporter/api/products';
 import { collector, factsKey, type GroupFamily, type GroupItem } from '../collector.js';
 import { HEARTBEAT_MS, SILENT_HEARTBEATS } from '../detail.js';
 import { UPGRADE_STATES } from '../listing/index.js';
+import { timeSlicer } from '../../util/yield.js';
 import { each, gauge, line, q } from '../sample.js';
-import { aggregate, FLEET_HEALTH, MAX_VERSIONS, NODE_STATES, OTHER_VERSION, type GroupFleet } from './aggregate.js';
+import { FLEET_HEALTH, FleetCounter, MAX_VERSIONS, NODE_STATES, OTHER_VERSION, type GroupFleet } from './aggregate.js';
 
 export const NAME = 'fleet';
+
+/** Longest stretch of counting between two yields to the event loop. */
+const COUNT_SLICE_MS = 4;
 
 export const groupFleet = factsKey<GroupFleet>(NAME);
 
@@ -108,10 +112,16 @@ export const fleet = collector({
   schedule: {
     kind: 'discovery',
     cost: { perRun: 0 },
-    run: (ctx) => {
-      const counts = aggregate(ctx.nodes(), ctx.groups(), ctx.clock.now());
-      ctx.setGroupFacts(counts);
-      return Promise.resolve();
+    run: async (ctx) => {
+      const counter = new FleetCounter(ctx.groups(), ctx.clock.now());
+      // About 0.5 µs a node: 250,000 nodes in one go held the event loop (and every scrape) for 120-140 ms.
+      const slice = timeSlicer(COUNT_SLICE_MS);
+      for (const n of ctx.nodes()) {
+        const pause = slice();
+        if (pause) await pause;
+        counter.add(n);
+      }
+      if (!ctx.signal.aborted) ctx.setGroupFacts(counter.result());
     },
   },
 });
