@@ -6,6 +6,7 @@
  * per-node series of the product that crossed one leave at the discovery that crossed it and come back when it
  * shrinks, the other product's stay, and the aggregates are there at every scrape, exact once the listing settled.
  */
+import { spawnSync } from 'node:child_process';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimNode, type Simulator } from '@cribl-exporter/simulator';
@@ -155,6 +156,9 @@ describe('node detail levels pinned (--edge.node-detail, --stream.node-detail)',
       expect(text.includes(`# HELP ${family} `), family).toBe(level === 'full');
     }
     expect(text.includes('# HELP cribl_node_connected '), 'cribl_node_connected').toBe(level !== 'minimal');
+    // promtool-clean at every level (where promtool is installed: test/exposition/promtool.test.ts requires it in CI).
+    const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    if (promtool.error === undefined) expect(`${promtool.stdout}${promtool.stderr}`).toBe('');
 
     expect(aggregates(samples)).toEqual(truth(sim, clock.now()));
     // The fleet set up has each of these, so exact counts are not zeros by chance.
