@@ -200,8 +200,8 @@ describe('node detail auto, across fleet-size thresholds', () => {
     const phase = async (edgeNodes: number): Promise<Sample[]> => {
       while (size('edge') < edgeNodes) added.push(sim.fleet.addNode({ product: 'edge', group: 'retail-stores' }).id);
       while (size('edge') > edgeNodes && added.length > 0) sim.fleet.removeNode(added.pop()!);
-      // Two discoveries: the listing settled, and its health polls in.
-      for (let t = 0; t < 12; t++) {
+      // Four discoveries: the listing settled, the new nodes polled, and a discovery that counted them.
+      for (let t = 0; t < 20; t++) {
         await exp.runFor(1000, 250);
         scrapes.push((await body(exp)).samples);
       }
@@ -245,6 +245,15 @@ describe('node detail auto, across fleet-size thresholds', () => {
       const r = restarts(x) ?? 0;
       expect(r, `scrape ${i}`).toBeGreaterThanOrEqual(last);
       last = r;
+    }
+    // At once: no scrape had per-node series of another level than the one it says is in force.
+    for (const [i, x] of scrapes.entries()) {
+      const level = x.find(
+        (v) => v.name === 'cribl_exporter_node_detail' && v.value === 1 && v.labels.product === 'edge',
+      );
+      const names = perNode(x, 'edge');
+      if (level?.labels.level === 'full') expect(names, `scrape ${i}`).toContain('cribl_node_cpus');
+      else expect(names, `scrape ${i}`).toEqual(level?.labels.level === 'basic' ? BASIC : []);
     }
     const levels = new Set(
       scrapes
