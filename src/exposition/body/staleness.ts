@@ -43,14 +43,17 @@ export class Staleness {
     this.#next.set(id, moment);
     const prev = this.#seen.get(id);
     const levels = detailFacts.of(moment.leader)?.levels;
-    const anew = fresh || prev === undefined || !sameLevels(detailFacts.of(prev.leader)?.levels, levels);
-    const changed = anew ? undefined : this.#changed(prev.nodes, moment.nodes);
-    const groupsChanged = !sameArrays(prev?.groups ?? [], moment.groups);
+    // The families some level in force exports: only what they read is compared (none at minimal).
+    const alive = this.#needs.map((_, f) => !this.#tags || exportedAnywhere(levels, this.#tags[f]));
     const stale: number[] = [];
     const needs = new Set<string>();
+    if (!alive.includes(true)) return { stale, needs };
+    const anew = fresh || prev === undefined || !sameLevels(detailFacts.of(prev.leader)?.levels, levels);
+    const changed = anew ? undefined : this.#changed(prev.nodes, moment.nodes, alive);
+    const groupsChanged = !sameArrays(prev?.groups ?? [], moment.groups);
     this.#needs.forEach((collectors, f) => {
       const reads = this.#reads[f];
-      if (this.#tags && !exportedAnywhere(levels, this.#tags[f])) return;
+      if (!alive[f]) return;
       if (changed && reads && !(reads.group && groupsChanged) && !reads.keys.some((k) => changed.has(k))) return;
       stale.push(f);
       for (const c of collectors) needs.add(c);
@@ -58,12 +61,19 @@ export class Staleness {
     return { stale, needs };
   }
 
-  /** The keys (FamilyReads) of what changed from `before` to `nodes`; undefined when the nodes listed did. */
-  #changed(before: readonly NodeItem[], nodes: readonly NodeItem[]): Set<string> | undefined {
+  /**
+   * The keys (FamilyReads) of what the `alive` families read that changed from `before` to `nodes`; undefined when the
+   * nodes listed did.
+   */
+  #changed(
+    before: readonly NodeItem[],
+    nodes: readonly NodeItem[],
+    alive: readonly boolean[],
+  ): Set<string> | undefined {
     if (before.length !== nodes.length) return undefined;
     // Per collector any family read: its keys, and the fields read (only those are compared).
     const watched = new Map<string, { any: string; fields: Map<string, string> }>();
-    for (const key of this.#reads.flatMap((r) => r?.keys ?? [])) {
+    for (const key of this.#reads.flatMap((r, f) => (alive[f] ? (r?.keys ?? []) : []))) {
       const dot = key.indexOf('.');
       const [c, k] = dot < 0 ? [key, undefined] : [key.slice(0, dot), key.slice(dot + 1)];
       const w = watched.get(c) ?? { any: `${c}.${WHOLE}`, fields: new Map() };
