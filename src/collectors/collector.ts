@@ -69,7 +69,13 @@ export interface NodeContext {
   readonly group: GroupItem | undefined;
 }
 
-export type NodeFamily = Family<NodeItem, NodeContext>;
+/**
+ * A node family. `detail: 'basic'` keeps it at the `basic` node detail level (src/collectors/detail.ts: liveness,
+ * identity and freshness, a few series per node); untagged, it is exported only at `full`. At `minimal` no node
+ * family is exported. Which level is in force is the leader's facts (detailFacts), per product; the body
+ * (src/exposition/body/render.ts) renders a node's family only where `exported(level, detail)`.
+ */
+export type NodeFamily = Family<NodeItem, NodeContext> & { readonly detail?: 'basic' };
 export type GroupFamily = Family<GroupItem>;
 export type ScopeFamily = Family<ScopeItem>;
 
@@ -108,6 +114,11 @@ export interface RunContext<S> {
   readonly signal: AbortSignal;
   /** The groups of the last discovery. */
   groups(): readonly GroupItem[];
+  /**
+   * The nodes this process exports (its shard's share of the listing), as the store holds them now: a run after the
+   * listing sees that discovery's nodes, with each one's last health poll.
+   */
+  nodes(): readonly NodeItem[];
   /** The collector's facts of the leader, as last written. */
   leaderFacts(): unknown;
   setLeaderFacts(facts: unknown): void;

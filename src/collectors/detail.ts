@@ -25,12 +25,18 @@ export const NODE_DETAIL_SETTINGS: readonly NodeDetailSetting[] = ['auto', ...NO
  * `auto`'s thresholds, by the product's listed nodes (the whole listing, before sharding, so that every shard picks
  * the same level): `full` up to `fullUpTo`, `basic` up to `basicUpTo`, `minimal` above.
  */
-export const AUTO_DETAIL = { fullUpTo: 25_000, basicUpTo: 100_000 } as const;
+export const AUTO_DETAIL: AutoDetail = { fullUpTo: 25_000, basicUpTo: 100_000 };
+
+/** `auto`'s thresholds (AUTO_DETAIL; other ones only in tests, which cannot list 25,000 nodes quickly). */
+export interface AutoDetail {
+  readonly fullUpTo: number;
+  readonly basicUpTo: number;
+}
 
 /** The level in force for a product with `nodes` listed nodes. */
-export function detailFor(setting: NodeDetailSetting, nodes: number): NodeDetail {
+export function detailFor(setting: NodeDetailSetting, nodes: number, auto: AutoDetail = AUTO_DETAIL): NodeDetail {
   if (setting !== 'auto') return setting;
-  return nodes <= AUTO_DETAIL.fullUpTo ? 'full' : nodes <= AUTO_DETAIL.basicUpTo ? 'basic' : 'minimal';
+  return nodes <= auto.fullUpTo ? 'full' : nodes <= auto.basicUpTo ? 'basic' : 'minimal';
 }
 
 /** Whether the health polls of a product at this level rotate through the fleet (never reported as an overrun). */
@@ -61,4 +67,23 @@ export const detailFacts = factsKey<DetailFacts>('node_detail');
 /** The level of a product by the leader's facts; `full` before the first discovery decided one. */
 export function levelOf(facts: DetailFacts | undefined, product: Product): NodeDetail {
   return facts?.levels[product] ?? 'full';
+}
+
+/** The levels in force by product, as DetailFacts has them (none before the first discovery: every product full). */
+export type DetailLevels = DetailFacts['levels'];
+
+/** Whether two sets of levels are the same for every product. */
+export function sameLevels(a: DetailLevels | undefined, b: DetailLevels | undefined): boolean {
+  const keys = new Set([...Object.keys(a ?? {}), ...Object.keys(b ?? {})]) as Set<Product>;
+  for (const p of keys) if (a?.[p] !== b?.[p]) return false;
+  return true;
+}
+
+/**
+ * Whether a node family with this tag is exported for some product at these levels: for a product a level decides
+ * (every product the last discovery listed, so every node's); with no level decided yet, every product is `full`.
+ */
+export function exportedAnywhere(levels: DetailLevels | undefined, tag: 'basic' | undefined): boolean {
+  const decided = Object.values(levels ?? {});
+  return decided.length === 0 || decided.some((level) => exported(level, tag));
 }

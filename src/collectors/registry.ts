@@ -7,6 +7,7 @@
  */
 import type { Collector } from './collector.js';
 import { dataflow } from './dataflow/index.js';
+import { fleet } from './fleet/index.js';
 import { gitSettings } from './git-settings/index.js';
 import { groupVersion } from './group-version/index.js';
 import { groups } from './groups/index.js';
@@ -34,6 +35,7 @@ const LIST: Collector[] = [
   leaderMessages,
   license,
   groups,
+  fleet,
   groupVersion,
   packs,
   dataflow,

@@ -31,6 +31,8 @@ export interface MetricRow {
   readonly collector: string | undefined;
   /** Its HELP text with the default settings. */
   readonly help: string;
+  /** A node family's node detail tag: `basic` when the basic level keeps it (docs/node-detail.md). */
+  readonly detail?: 'basic';
 }
 
 const SCOPES: readonly Scope[] = ['management', 'leader', 'group', 'node'];
@@ -66,6 +68,7 @@ export function metricContract(collectors: readonly Collector[] = COLLECTORS): M
         self: false,
         collector: c.name,
         help: `${f.what} ${c.freshness(settingsOf(c), intervals, scope)}`,
+        ...((f as { detail?: 'basic' }).detail ? { detail: 'basic' as const } : {}),
       })),
     ),
   );
@@ -127,7 +130,9 @@ function rowLine(r: MetricRow, c: Collector | undefined): string {
   const own = r.per === 'process' ? r.labels : r.labels.slice(SCOPE_LABELS[r.per].length);
   // A collector's own self-metric (Collector.gauges): no target labels, `leader` instead.
   const self = r.collector !== undefined && r.self ? 'Self-metric: ' : '';
-  return `| \`${r.name}\` | ${r.type} | ${r.per} | ${code(own)} | ${self}${cell(what(r, c))} |`;
+  // A node family the basic node detail level keeps (the others only at full: docs/node-detail.md).
+  const per = r.detail === 'basic' ? `${r.per} (basic)` : r.per;
+  return `| \`${r.name}\` | ${r.type} | ${per} | ${code(own)} | ${self}${cell(what(r, c))} |`;
 }
 
 const HEADER = ['| name | type | per | labels | meaning |', '|---|---|---|---|---|'];

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { createAuthProvider } from '../auth/index.js';
 import type { AuthProvider } from '../auth/types.js';
+import type { AutoDetail } from '../collectors/detail.js';
 import type { Collector } from '../collectors/collector.js';
 import { COLLECTORS } from '../collectors/registry.js';
 import { workspaces } from '../collectors/workspaces/index.js';
@@ -37,6 +38,8 @@ export interface AppDeps {
   bodyBuilder?: 'inline' | 'worker' | 'auto';
   /** Replaces the transport built from the config (tests). */
   dispatcher?: (leader: LeaderConfig) => Dispatcher;
+  /** `auto`'s node detail thresholds (tests only). @default AUTO_DETAIL */
+  autoDetail?: AutoDetail;
   /** Turns a discovered workspace into a leader URL (the simulated management plane serves http). */
   workspaceUrl?: Parameters<typeof createWorkspaceWatcher>[0]['urlForWorkspace'];
 }

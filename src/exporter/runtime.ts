@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { connectLeader } from '../auth/connection.js';
 import type { AuthProvider } from '../auth/types.js';
+import type { AutoDetail } from '../collectors/detail.js';
 import type { Collector } from '../collectors/collector.js';
 import { leaderHosts } from '../collectors/leader-hosts/index.js';
 import { listing } from '../collectors/listing/index.js';
@@ -42,6 +43,8 @@ export interface RuntimeDeps {
   random?: Random;
   /** Replaces the transport built from the config (tests). */
   dispatcher?: (leader: LeaderConfig) => Dispatcher;
+  /** `auto`'s node detail thresholds (tests only: a fleet across the real ones is too slow for a test). */
+  autoDetail?: AutoDetail;
 }
 
 /** What a status page or a test reads about one leader's polling. */
@@ -168,6 +171,7 @@ export class LeaderRuntime {
       shard: config.shard,
       maxNodes: config.discovery.maxNodes,
       nodeDetail: { edge: config.discovery.edgeNodeDetail, stream: config.discovery.streamNodeDetail },
+      ...(deps.autoDetail ? { autoDetail: deps.autoDetail } : {}),
     });
     metrics.healthCycle(poll.primaryIntervalMs / 1000, 0);
   }

@@ -32,7 +32,7 @@ export interface CollectorMetrics {
 
 export interface CollectorRunsOptions {
   client: LeaderClient;
-  store: Pick<LeaderSnapshot, 'groups' | 'leader' | 'setLeaderFacts' | 'setGroupFacts'>;
+  store: Pick<LeaderSnapshot, 'groups' | 'nodes' | 'leader' | 'setLeaderFacts' | 'setGroupFacts'>;
   clock: Clock;
   logger: Logger;
   settingsOf: (c: Collector) => unknown;
@@ -127,6 +127,7 @@ export class CollectorRuns {
       deadline,
       signal,
       groups: () => store.groups(),
+      nodes: () => store.nodes(),
       leaderFacts: () => store.leader().facts[c.name],
       setLeaderFacts: (facts) => store.setLeaderFacts(c.name, facts),
       setGroupFacts: (facts) => store.setGroupFacts(c.name, facts),

@@ -10,6 +10,7 @@ import type { Collector } from '../collectors/collector.js';
 import {
   AUTO_DETAIL,
   detailFacts,
+  type AutoDetail,
   detailFor,
   type DetailFacts,
   type NodeDetail,
@@ -20,6 +21,7 @@ import { groups as groupsCollector } from '../collectors/groups/index.js';
 import { isCommitHash } from '../collectors/group-version/index.js';
 import {
   countRemoved,
+  countRestartsGone,
   listedNode,
   listing,
   withRestarts,
@@ -40,6 +42,8 @@ export interface DiscoveryMetrics {
   discovery(seconds: number): void;
   /** Nodes exported, and nodes left out by `--max-nodes`. */
   nodes(exported: number, overLimit: number): void;
+  /** The node detail level in force per product listed (cribl_exporter_node_detail). */
+  nodeDetail?(levels: Readonly<Partial<Record<Product, NodeDetail>>>): void;
 }
 
 export interface DiscoveryStepOptions {
@@ -59,6 +63,8 @@ export interface DiscoveryStepOptions {
   maxNodes: number;
   /** `--edge.node-detail`, `--stream.node-detail`. @default auto for both */
   nodeDetail?: Readonly<Record<Product, NodeDetailSetting>>;
+  /** `auto`'s thresholds: tests only (a fleet across AUTO_DETAIL's is too slow for a test). @default AUTO_DETAIL */
+  autoDetail?: AutoDetail;
 }
 
 export class DiscoveryStep {
@@ -75,6 +81,8 @@ export class DiscoveryStep {
   readonly #notHashes = new Set<string>();
   /** Nodes the listing dropped while disconnected, by groupKey, since the start. */
   readonly #removed = new Map<string, number>();
+  /** Restarts seen of the nodes this process no longer keeps in their group, by groupKey, since the start. */
+  readonly #restartsGone = new Map<string, number>();
   /** The detail level of each product, as of the last discovery (logged when it changes). */
   #levels: Partial<Record<Product, NodeDetail>> = {};
 
@@ -162,16 +170,21 @@ export class DiscoveryStep {
     const { clock, snapshot, metrics } = this.#o;
     const sel = selectNodes(out.nodes, this.#o.shard, this.#o.maxNodes);
     this.#decideDetail(out.nodes);
-    countRemoved(this.#removed, snapshot.nodes(), out.nodes);
+    const before = snapshot.nodes();
+    countRemoved(this.#removed, before, out.nodes);
+    countRestartsGone(this.#restartsGone, before, sel.nodes);
     snapshot.setGroups(
       groupsCollector.name,
       out.groups.map((g) => ({ product: g.product, id: g.group.id, facts: g.group })),
       out.groupsUnanswered,
     );
     if (out.groupsUnanswered.length === 0) this.#o.runs.answered(groupsCollector.name);
-    if (this.#removed.size > 0) {
+    if (this.#removed.size + this.#restartsGone.size > 0) {
       const facts = new Map<string, ListingGroupFacts>();
-      for (const [key, removed] of this.#removed) facts.set(key, { removed });
+      for (const key of new Set([...this.#removed.keys(), ...this.#restartsGone.keys()])) {
+        const restartsGone = this.#restartsGone.get(key);
+        facts.set(key, { removed: this.#removed.get(key) ?? 0, ...(restartsGone ? { restartsGone } : {}) });
+      }
       snapshot.setGroupFacts(listing.name, facts);
     }
     this.#noteVersions([
@@ -204,9 +217,10 @@ export class DiscoveryStep {
     const nodes: Partial<Record<Product, number>> = {};
     for (const { product } of listed.values()) nodes[product] = (nodes[product] ?? 0) + 1;
     const levels: Partial<Record<Product, NodeDetail>> = {};
+    const auto = this.#o.autoDetail ?? AUTO_DETAIL;
     for (const [product, count] of Object.entries(nodes) as [Product, number][]) {
       const setting = this.#o.nodeDetail?.[product] ?? 'auto';
-      const level = (levels[product] = detailFor(setting, count));
+      const level = (levels[product] = detailFor(setting, count, auto));
       if (this.#levels[product] === level) continue;
       this.#o.logger.info(
         {
@@ -217,13 +231,14 @@ export class DiscoveryStep {
           setting,
         },
         setting === 'auto'
-          ? `node detail for ${product}: ${level} (auto by fleet size: full up to ${AUTO_DETAIL.fullUpTo} nodes, ` +
-              `basic up to ${AUTO_DETAIL.basicUpTo}, minimal above; pin it with --${product}.node-detail)`
+          ? `node detail for ${product}: ${level} (auto by fleet size: full up to ${auto.fullUpTo} nodes, ` +
+              `basic up to ${auto.basicUpTo}, minimal above; pin it with --${product}.node-detail)`
           : `node detail for ${product}: ${level} (--${product}.node-detail)`,
       );
     }
     this.#levels = levels;
     this.#o.snapshot.setLeaderFacts(detailFacts.collector, { levels, nodes } satisfies DetailFacts);
+    this.#o.metrics.nodeDetail?.(levels);
   }
 
   /** A discovery that went through: what changed is logged once (over --max-nodes, recovered, the first one). */

@@ -110,6 +110,13 @@ function fleetFamilies() {
     discoveryDuration: leaderGauge('cribl_exporter_discovery_duration_seconds', 'Duration of the last discovery.'),
     nodes: leaderGauge('cribl_exporter_nodes', 'Nodes exported by this process.'),
     nodesOverLimit: leaderGauge('cribl_exporter_nodes_over_limit', 'Nodes not exported because of --max-nodes.'),
+    nodeDetail: gauge(
+      'cribl_exporter_node_detail',
+      'Node detail level in force per product the leader lists (state set: level is full, basic or minimal, the ' +
+        'one in force 1): pinned by --edge.node-detail / --stream.node-detail, or auto by the fleet size; set at ' +
+        'each discovery.',
+      ['leader', 'product', 'level'],
+    ),
     authTokenExpiry: gauge(
       'cribl_exporter_auth_token_expiry_timestamp_seconds',
       'Expiry of the token in use, when known.',

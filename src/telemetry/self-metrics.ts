@@ -10,6 +10,8 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { AuthMetrics, AuthMode } from '../auth/types.js';
 import type { LeaderClientMetrics, ThrottleCode } from '../leader/client.js';
 import type { Endpoint } from '@cribl-exporter/api/routes';
+import { PRODUCTS } from '@cribl-exporter/api/products';
+import { NODE_DETAILS } from '../collectors/detail.js';
 import { COLLECTORS } from '../collectors/registry.js';
 import type { CollectorMetrics } from '../polling/collector-runs.js';
 import type { DiscoveryMetrics } from '../polling/discovery-step.js';
@@ -162,6 +164,15 @@ function leaderHooks(h: SelfFamilies, leader: string, onHaHosts: () => void): Le
     nodes(exported: number, overLimit: number) {
       h.nodes.set({ leader }, exported);
       h.nodesOverLimit.set({ leader }, overLimit);
+    },
+    nodeDetail(levels) {
+      for (const product of PRODUCTS) {
+        for (const level of NODE_DETAILS) {
+          const at = levels[product];
+          if (at === undefined) h.nodeDetail.remove({ leader, product, level });
+          else h.nodeDetail.set({ leader, product, level }, at === level ? 1 : 0);
+        }
+      }
     },
     ...collectorHooks(h, leader),
   };

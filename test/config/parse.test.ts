@@ -50,6 +50,7 @@ describe('defaults', () => {
         leader_messages: { enabled: true },
         license: { enabled: true, intervalMs: 3_600_000 },
         groups: {},
+        fleet: {},
         group_version: {},
         packs: { enabled: false, intervalMs: 600_000 },
         dataflow: { enabled: true, intervalMs: 60_000, maxSeries: 5000 },

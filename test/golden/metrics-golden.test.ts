@@ -51,6 +51,7 @@ const DETERMINISTIC = new Set([
   'cribl_exporter_leader_requests',
   'cribl_exporter_nodes',
   'cribl_exporter_nodes_over_limit',
+  'cribl_exporter_node_detail',
   'cribl_exporter_health_cycle_target_seconds',
   'cribl_exporter_health_cycle_overrun',
   'cribl_exporter_slow_nodes',

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { request } from 'undici';
 import { vi } from 'vitest';
+import type { AutoDetail } from '../../src/collectors/detail.js';
 import { startApp, type App } from '../../src/exporter/app.js';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Schedule } from '../../src/polling/scheduler.js';
@@ -73,6 +74,8 @@ export async function startFakeTimeExporter(
     more?: Simulator[];
     /** The exporter's logger. @default silent */
     logger?: pino.Logger;
+    /** `auto`'s node detail thresholds (a fleet across the real ones is too slow here). @default AUTO_DETAIL */
+    autoDetail?: AutoDetail;
   } = {},
 ): Promise<FakeTimeExporter> {
   const sched = clockSchedule(clock);
@@ -92,6 +95,7 @@ export async function startFakeTimeExporter(
     random: () => 0.5,
     schedule: sched.schedule,
     bodyBuilder: 'inline',
+    ...(opts.autoDetail ? { autoDetail: opts.autoDetail } : {}),
   });
   const inFlight = (): number => app.status().reduce((n, s) => n + s.budget.inFlight + s.budget.detached, 0);
   const settle = async (): Promise<void> => {

@@ -137,6 +137,38 @@ describe('DiscoveryStep', () => {
     expect(removed()).toEqual(['cribl_group_nodes_removed_total{product="stream",group="default"} 1']);
   });
 
+  it('counts a group’s restarts across discoveries, and keeps those of a node that leaves', async () => {
+    const restartedAt = (startTime: number) => {
+      const w = worker('w2');
+      return { ...w, info: { ...w.info, cribl: { ...w.info.cribl, startTime } } };
+    };
+    let listed = [worker('w1'), restartedAt(1)];
+    const { snapshot, job } = setup((req) =>
+      req.path === '/products/stream/workers'
+        ? { status: 200, json: { count: listed.length, items: listed } }
+        : undefined,
+    );
+    const counted = () =>
+      renderGroups(snapshot.groups())
+        .join('')
+        .match(/^cribl_group_(node_restarts_total|nodes\{).*$/gm);
+    await run(job);
+    listed = [worker('w1'), restartedAt(2)];
+    await run(job);
+    expect(counted()).toEqual([
+      'cribl_group_nodes{product="stream",group="default",state="connected"} 2',
+      'cribl_group_nodes{product="stream",group="default",state="disconnected"} 0',
+      'cribl_group_node_restarts_total{product="stream",group="default"} 1',
+    ]);
+    listed = [worker('w1')];
+    await run(job);
+    expect(counted()).toEqual([
+      'cribl_group_nodes{product="stream",group="default",state="connected"} 1',
+      'cribl_group_nodes{product="stream",group="default",state="disconnected"} 0',
+      'cribl_group_node_restarts_total{product="stream",group="default"} 1',
+    ]);
+  });
+
   it('without --collector.git-settings, sends no git request', async () => {
     const { client, job } = setup(() => undefined, false);
     await run(job);

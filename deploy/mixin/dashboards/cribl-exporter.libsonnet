@@ -245,6 +245,54 @@ local g = import '../lib/grafana.libsonnet';
                      w=12,
                      description='Nodes the leader dropped from its listing while they were disconnected '
                                  + '(CriblGroupNodesRemoved).'),
+        // The per-group aggregates: counted at each discovery at every node detail level (docs/node-detail.md),
+        // so these panels read the same at full, basic and minimal.
+        g.timeseries('Nodes by state per group',
+                     [['cribl_group_nodes{%s}' % fleet, '{{product}} / {{group}} {{state}}']],
+                     w=12,
+                     description='Nodes in the listing, connected or disconnected (every node detail level).'),
+        g.timeseries('Nodes by last health poll per group',
+                     [['cribl_group_nodes_health{%s}' % fleet, '{{product}} / {{group}} {{status}}']],
+                     w=12,
+                     stacked=true,
+                     description='Nodes by the answer of their last health poll; unreachable when it failed, '
+                                 + 'unknown before the first one ended (every node detail level).'),
+        g.timeseries('Nodes by Cribl version',
+                     [[
+                       'sum by (product, version) (cribl_group_nodes_by_version{%s})' % fleet,
+                       '{{product}} {{version}}',
+                     ]],
+                     w=8,
+                     stacked=true,
+                     description='Nodes by the Cribl version the listing reports (every node detail level).'),
+        g.timeseries('Silent and drifted nodes per group',
+                     [
+                       ['cribl_group_nodes_silent{%s}' % fleet, 'silent {{product}} / {{group}}'],
+                       ['cribl_group_nodes_config_outdated{%s}' % fleet, 'drifted {{product}} / {{group}}'],
+                     ],
+                     w=8,
+                     description='Connected nodes not heard from within 3 heartbeats, and nodes whose config is '
+                                 + 'not the one their group deployed (every node detail level).'),
+        g.timeseries('Restarts and upgrade states per group',
+                     [
+                       [
+                         'increase(cribl_group_node_restarts_total{%s}[1h])' % fleet,
+                         'restarts (1h) {{product}} / {{group}}',
+                       ],
+                       [
+                         'cribl_group_nodes_upgrade_status{%s, state="failed"}' % fleet,
+                         'upgrade failed {{product}} / {{group}}',
+                       ],
+                     ],
+                     w=8,
+                     description='Restarts seen across the group (its nodes that left included), and nodes '
+                                 + 'reporting a failed Edge upgrade (every node detail level).'),
+        g.table('Node detail level',
+                ['cribl_exporter_node_detail{%s} == 1' % leader],
+                h=5,
+                hide={ Value: true },
+                description='The node detail level in force per leader and product: full, basic or minimal '
+                            + '(--edge.node-detail, --stream.node-detail; auto by fleet size).'),
         g.table('Packs',
                 ['cribl_group_pack_info{%s}' % fleet, 'cribl_group_pack_pipelines{%s}' % fleet],
                 h=6,

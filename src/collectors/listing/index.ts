@@ -68,7 +68,7 @@ const listedWorkerSchema = workerEntrySchema
   });
 
 /** `nodeUpgradeStatus.state` 0–3, by name. */
-const UPGRADE_STATES = ['active', 'current', 'failed', 'skipped'] as const;
+export const UPGRADE_STATES = ['active', 'current', 'failed', 'skipped'] as const;
 
 /**
  * What the exporter keeps of a node's listing entry: one flat object with every key present (undefined where the
@@ -252,6 +252,7 @@ function listedGauge(name: string, what: string, read: (l: ListedNode) => unknow
 const NODE_FAMILIES: readonly NodeFamily[] = [
   {
     name: 'cribl_node_info',
+    detail: 'basic',
     what: 'Node facts (value 1): hostname, Cribl version, platform and CPU architecture.',
     labels: ['hostname', 'version', 'platform', 'arch'],
     sample: (n, base) => {
@@ -261,9 +262,12 @@ const NODE_FAMILIES: readonly NodeFamily[] = [
       return line('cribl_node_info', base, extra);
     },
   },
-  listedGauge('cribl_node_connected', '0 when the leader reports the node disconnected, else 1.', (l) =>
-    bit(l.disconnected !== true),
-  ),
+  {
+    ...listedGauge('cribl_node_connected', '0 when the leader reports the node disconnected, else 1.', (l) =>
+      bit(l.disconnected !== true),
+    ),
+    detail: 'basic',
+  },
   listedGauge(
     'cribl_node_deployable',
     '1 when the node can receive config deployments; only where the leader reports it.',
@@ -285,12 +289,15 @@ const NODE_FAMILIES: readonly NodeFamily[] = [
     (l) => l.firstMsgTime,
     1000,
   ),
-  listedGauge(
-    'cribl_node_last_heartbeat_timestamp_seconds',
-    "Time of the node's latest heartbeat to the leader.",
-    (l) => l.lastMsgTime,
-    1000,
-  ),
+  {
+    ...listedGauge(
+      'cribl_node_last_heartbeat_timestamp_seconds',
+      "Time of the node's latest heartbeat to the leader.",
+      (l) => l.lastMsgTime,
+      1000,
+    ),
+    detail: 'basic',
+  },
   listedGauge('cribl_node_start_timestamp_seconds', 'Start time of Cribl on the node.', (l) => l.startTime, 1000),
   listedGauge('cribl_node_worker_processes', 'Worker processes the node runs.', (l) => l.workerProcesses),
   listedGauge('cribl_node_cpus', 'CPUs of the node.', (l) => l.cpus),
@@ -378,9 +385,14 @@ const LEADER_FAMILIES: readonly ScopeFamily[] = [
   ),
 ];
 
-/** What the listing keeps of a group: nodes it dropped while they were disconnected, since the exporter started. */
+/**
+ * What the listing keeps of a group, since the exporter started: nodes it dropped while they were disconnected, and
+ * the restarts seen of the nodes this process no longer keeps (cribl_group_node_restarts_total stays monotonic when
+ * nodes leave).
+ */
 export interface ListingGroupFacts {
   readonly removed: number;
+  readonly restartsGone?: number;
 }
 
 export const listingGroupFacts = factsKey<ListingGroupFacts>(NAME);
@@ -403,6 +415,24 @@ export function countRemoved(
     changed.add(key);
   }
   return changed;
+}
+
+/**
+ * Adds to `counts` (by groupKey) the restarts seen (ListedNode.restarts) of the nodes known before a discovery that it
+ * no longer keeps in their group: gone from the listing, gone to another shard or past --max-nodes, or moved to
+ * another group (whose count then has them too: each group's count only grows).
+ */
+export function countRestartsGone(
+  counts: Map<string, number>,
+  before: Iterable<NodeItem>,
+  kept: ReadonlyMap<string, { readonly listed: { readonly group: string } }>,
+): void {
+  for (const n of before) {
+    const restarts = listedNode.of(n)?.restarts ?? 0;
+    if (restarts === 0 || kept.get(n.key)?.listed.group === n.ident.group) continue;
+    const key = groupKey(n.ident.product, n.ident.group);
+    counts.set(key, (counts.get(key) ?? 0) + restarts);
+  }
 }
 
 const GROUP_FAMILIES: readonly GroupFamily[] = [

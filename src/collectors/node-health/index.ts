@@ -9,7 +9,14 @@ import { healthSchema, type HealthStatus } from '@cribl-exporter/api/shapes';
 import { FAILURE_REASONS, type FailureReason } from '../../http/failure.js';
 import type { LeaderRequest, LeaderResult } from '../../leader/types.js';
 import { intervalRow } from '../../settings/table.js';
-import { collector, factsKey, polledFreshness, type NodeFamily } from '../collector.js';
+import {
+  collector,
+  factsKey,
+  polledFreshness,
+  type NodeContext,
+  type NodeFamily,
+  type NodeItem,
+} from '../collector.js';
 import { bit, failureInfo, gaugeOf, stateSet } from '../sample.js';
 
 export const NAME = 'node_health';
@@ -140,12 +147,15 @@ export const HEALTH_LABELS: Readonly<Record<HealthStatus, string>> = {
 export const HEALTH_STATES = Object.values(HEALTH_LABELS);
 
 const FAMILIES: readonly NodeFamily[] = [
-  gaugeOf(
-    'cribl_node_health_up',
-    '1 if the last health poll of the node got an answer (HTTP 200 or 420), 0 if it failed; absent until the ' +
-      'first poll.',
-    (n) => bit(healthFacts.of(n)?.up),
-  ),
+  {
+    ...gaugeOf<NodeItem, NodeContext>(
+      'cribl_node_health_up',
+      '1 if the last health poll of the node got an answer (HTTP 200 or 420), 0 if it failed; absent until the ' +
+        'first poll.',
+      (n) => bit(healthFacts.of(n)?.up),
+    ),
+    detail: 'basic',
+  },
   gaugeOf('cribl_node_healthy', '1 if the last health poll answered 200 healthy, else 0.', (n) => {
     const h = healthFacts.of(n);
     return h && bit(h.up && h.status === 'healthy');
@@ -163,12 +173,15 @@ const FAMILIES: readonly NodeFamily[] = [
       return stateSet('cribl_node_health_status', base, 'status', HEALTH_STATES, current);
     },
   },
-  gaugeOf(
-    'cribl_node_health_last_success_timestamp_seconds',
-    'Time of the last answered health poll.',
-    (n) => healthFacts.of(n)?.lastSuccessMs,
-    1000,
-  ),
+  {
+    ...gaugeOf<NodeItem, NodeContext>(
+      'cribl_node_health_last_success_timestamp_seconds',
+      'Time of the last answered health poll.',
+      (n) => healthFacts.of(n)?.lastSuccessMs,
+      1000,
+    ),
+    detail: 'basic',
+  },
   failureInfo(
     'cribl_node_poll_failure_info',
     `1 while the last health poll of the node failed, with the reason (${NODE_FAILURE_REASONS.join(', ')}): ` +

@@ -7,7 +7,7 @@
 import type { Collector } from '../../collectors/collector.js';
 import { LISTED } from '../../collectors/registry.js';
 import { createInlineBuilder, type Builder, type BuildRequest } from './builder.js';
-import { familySet, nodeReads } from './families.js';
+import { familySet, nodeReads, nodeTags } from './families.js';
 import type { Rendered } from './render.js';
 import { createWorkerBuilder } from './worker-builder.js';
 
@@ -89,9 +89,9 @@ export class BuilderChoice {
   }
 
   #workerBuilder(): Builder {
-    return (this.#o.createWorkerBuilder ?? createWorkerBuilder)(nodeReads(this.#o.collectors), (err) => {
-      this.#lost(err);
-    });
+    const onLost = (err: Error): void => this.#lost(err);
+    const create = this.#o.createWorkerBuilder ?? createWorkerBuilder;
+    return create(nodeReads(this.#o.collectors), onLost, nodeTags(this.#o.collectors));
   }
 
   #lost(err: Error): void {

@@ -18,7 +18,10 @@ export interface Builder {
 /** Renders on the calling thread (it yields every few ms). */
 export function createInlineBuilder(families: FamilySet, reads: readonly (readonly string[])[]): Builder {
   const renderer = new Renderer(families, true);
-  const staleness = new Staleness(reads);
+  const staleness = new Staleness(
+    reads,
+    families.node.map((f) => f.detail),
+  );
   return {
     build: async (request) => {
       const { job } = renderJob(staleness, request);

@@ -65,3 +65,8 @@ export function familyEntries(
 export function nodeReads(collectors: readonly Collector[]): readonly (readonly string[])[] {
   return collectors.flatMap((c) => (c.families.node ?? []).map((f) => [c.name, ...(f.reads ?? [])]));
 }
+
+/** Per node family: its node detail tag (NodeFamily.detail), in FamilySet order. */
+export function nodeTags(collectors: readonly Collector[]): readonly ('basic' | undefined)[] {
+  return collectors.flatMap((c) => (c.families.node ?? []).map((f) => f.detail));
+}

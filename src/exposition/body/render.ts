@@ -6,10 +6,15 @@
  * when a field it read changed (`stale`), which between two builds is the few families of a poll's or a listing's
  * timestamps. The renderer learns what each family reads as it renders (track.ts). The small scopes (management,
  * leader, groups) are rendered every build.
+ *
+ * A node family is rendered for a node only where the leader's node detail level of the node's product exports it
+ * (src/collectors/detail.ts: `exported(level, family.detail)`); a family no level in force exports has no text at
+ * all (its HELP and TYPE go with it: the body leaves out a family without samples).
  */
 import { constants as zlibConstants } from 'node:zlib';
 import type { GroupItem, NodeItem, ScopeItem } from '../../collectors/collector.js';
 import { groupKey } from '../../collectors/collector.js';
+import { exported, exportedAnywhere, type DetailLevels } from '../../collectors/detail.js';
 import { q } from '../../collectors/sample.js';
 import { openLabels } from '../../format/family.js';
 import { timeSlicer } from '../../util/yield.js';
@@ -26,6 +31,8 @@ export interface RenderLeader {
   readonly groups: readonly GroupItem[];
   /** Node families (indexes into FamilySet.node) to render anew; the others are the last build's for this leader. */
   readonly stale: readonly number[];
+  /** The node detail level in force per product (the leader's detailFacts); none decided: every product `full`. */
+  readonly levels?: DetailLevels;
 }
 
 /** What a build renders, besides the nodes (which follow with `nodes`, leader by leader, in body order). */
@@ -178,7 +185,8 @@ export class Build {
         const texts: (readonly DeflatedPiece[])[] = [];
         for (let f = 0; f < this.#f.node.length; f++) {
           const w = this.#nodeWriters[i]?.get(f);
-          if (w) {
+          if (!exportedAnywhere(l.levels, this.#f.node[f]?.detail)) texts.push([]);
+          else if (w) {
             w.flush();
             texts.push(await Promise.all(w.pieces));
           } else texts.push(before?.[f] ?? []);
@@ -229,7 +237,9 @@ export class Build {
       const { product, group, nodeId } = n.ident;
       const base = openLabels(l.targetPairs, `product=${q(product)},group=${q(group)},node_id=${q(nodeId)}`);
       const g = groups.get(groupKey(product, group));
+      const level = l.levels?.[product] ?? 'full';
       for (const [family, writer, tracker] of families) {
+        if (level !== 'full' && !exported(level, family.detail)) continue;
         tracker.at(n, g);
         const text = family.sample(tracker.lens, base, tracker.context);
         if (text) writer.append(text);

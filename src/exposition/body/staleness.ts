@@ -4,6 +4,7 @@
  * are the same object, and are not looked into. Both builders (builder.ts, worker-builder.ts) ask it.
  */
 import type { NodeItem, ScopeItem } from '../../collectors/collector.js';
+import { detailFacts, exportedAnywhere, sameLevels } from '../../collectors/detail.js';
 import type { Moment } from '../../store/snapshot.js';
 import type { RenderJob, RenderLeader } from './render.js';
 import { isPlain, WHOLE, type FamilyReads } from './track.js';
@@ -19,30 +20,40 @@ export interface BuildRequest {
 /**
  * What changed since the last build, per leader: which node families to render, and which collectors' facts they
  * need. A family is stale when something it read (track.ts: a collector's facts, one of their fields) changed on
- * some node, when it read the groups and one changed, when the nodes listed changed, and until a build said what
- * it reads.
+ * some node, when it read the groups and one changed, when the nodes listed changed, when the leader's node
+ * detail levels changed (every node family), and until a build said what it reads. A family that no level in force
+ * exports is never stale: its text is none (render.ts), and its nodes are not looked at.
  */
 export class Staleness {
   /** Per node family: the collectors whose facts its samples may read (its own, and those it names). */
   readonly #needs: readonly (readonly string[])[];
+  /** Per node family: its node detail tag (NodeFamily.detail); without them, every family counts as exported. */
+  readonly #tags: readonly ('basic' | undefined)[] | undefined;
   #reads: readonly (FamilyReads | undefined)[] = [];
   #seen = new Map<number, Moment>();
   #next = new Map<number, Moment>();
 
-  constructor(needs: readonly (readonly string[])[]) {
+  constructor(needs: readonly (readonly string[])[], tags?: readonly ('basic' | undefined)[]) {
     this.#needs = needs;
+    this.#tags = tags;
   }
 
   /** The leader's stale node families, and the collectors whose facts they read. */
   plan(id: number, moment: Moment, fresh: boolean): { stale: number[]; needs: Set<string> } {
     this.#next.set(id, moment);
     const prev = this.#seen.get(id);
-    const changed = fresh || prev === undefined ? undefined : this.#changed(prev.nodes, moment.nodes);
-    const groupsChanged = !sameArrays(prev?.groups ?? [], moment.groups);
+    const levels = detailFacts.of(moment.leader)?.levels;
+    // The families some level in force exports: only what they read is compared (none at minimal).
+    const alive = this.#needs.map((_, f) => !this.#tags || exportedAnywhere(levels, this.#tags[f]));
     const stale: number[] = [];
     const needs = new Set<string>();
+    if (!alive.includes(true)) return { stale, needs };
+    const anew = fresh || prev === undefined || !sameLevels(detailFacts.of(prev.leader)?.levels, levels);
+    const changed = anew ? undefined : this.#changed(prev.nodes, moment.nodes, alive);
+    const groupsChanged = !sameArrays(prev?.groups ?? [], moment.groups);
     this.#needs.forEach((collectors, f) => {
       const reads = this.#reads[f];
+      if (!alive[f]) return;
       if (changed && reads && !(reads.group && groupsChanged) && !reads.keys.some((k) => changed.has(k))) return;
       stale.push(f);
       for (const c of collectors) needs.add(c);
@@ -50,12 +61,19 @@ export class Staleness {
     return { stale, needs };
   }
 
-  /** The keys (FamilyReads) of what changed from `before` to `nodes`; undefined when the nodes listed did. */
-  #changed(before: readonly NodeItem[], nodes: readonly NodeItem[]): Set<string> | undefined {
+  /**
+   * The keys (FamilyReads) of what the `alive` families read that changed from `before` to `nodes`; undefined when the
+   * nodes listed did.
+   */
+  #changed(
+    before: readonly NodeItem[],
+    nodes: readonly NodeItem[],
+    alive: readonly boolean[],
+  ): Set<string> | undefined {
     if (before.length !== nodes.length) return undefined;
     // Per collector any family read: its keys, and the fields read (only those are compared).
     const watched = new Map<string, { any: string; fields: Map<string, string> }>();
-    for (const key of this.#reads.flatMap((r) => r?.keys ?? [])) {
+    for (const key of this.#reads.flatMap((r, f) => (alive[f] ? (r?.keys ?? []) : []))) {
       const dot = key.indexOf('.');
       const [c, k] = dot < 0 ? [key, undefined] : [key.slice(0, dot), key.slice(dot + 1)];
       const w = watched.get(c) ?? { any: `${c}.${WHOLE}`, fields: new Map() };
@@ -106,7 +124,9 @@ export function renderJob(staleness: Staleness, request: BuildRequest): { job: R
   const leaders: RenderLeader[] = request.leaders.map((l) => {
     const p = staleness.plan(l.id, l.moment, request.fresh === true);
     needs.push(p.needs);
-    return { id: l.id, targetPairs: l.targetPairs, leader: l.moment.leader, groups: l.moment.groups, stale: p.stale };
+    const levels = detailFacts.of(l.moment.leader)?.levels;
+    const { leader, groups } = l.moment;
+    return { id: l.id, targetPairs: l.targetPairs, leader, groups, stale: p.stale, ...(levels ? { levels } : {}) };
   });
   return { job: { ...(request.management ? { management: request.management } : {}), leaders }, needs };
 }

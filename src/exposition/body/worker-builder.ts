@@ -66,8 +66,13 @@ export class WorkerBuilder implements Builder {
   #nextId = 1;
   #closed = false;
 
-  constructor(reads: readonly (readonly string[])[], onLost: (err: Error) => void) {
-    this.#staleness = new Staleness(reads);
+  /** `tags`: each node family's detail tag (families.ts, nodeTags), so that families no level exports are not sent. */
+  constructor(
+    reads: readonly (readonly string[])[],
+    onLost: (err: Error) => void,
+    tags?: readonly ('basic' | undefined)[],
+  ) {
+    this.#staleness = new Staleness(reads, tags);
     this.#onLost = onLost;
   }
 
@@ -183,6 +188,7 @@ export class WorkerBuilder implements Builder {
 export function createWorkerBuilder(
   reads: readonly (readonly string[])[],
   onLost: (err: Error) => void,
+  tags?: readonly ('basic' | undefined)[],
 ): Builder & { worker(): Worker | undefined } {
-  return new WorkerBuilder(reads, onLost);
+  return new WorkerBuilder(reads, onLost, tags);
 }

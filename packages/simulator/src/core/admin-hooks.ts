@@ -40,6 +40,9 @@ const patchNodeSchema = z.strictObject({
   health: healthMode.optional(),
   disconnected: z.boolean().optional(),
   restart: z.boolean().optional(),
+  /** Heartbeats stop (lastMsgTime freezes) while the node stays listed connected. */
+  stalled: z.boolean().optional(),
+  criblVersion: z.string().min(1).optional(),
   configVersion: z.string().min(1).optional(),
   /** Config drift: commits behind the group's deployed one. */
   drift: z.number().int().min(1).optional(),
@@ -155,6 +158,8 @@ export const node: AdminHandler = async ({ fleet }, req, at) => {
   if (patch.restart) fleet.restart(id);
   if (patch.health !== undefined) fleet.setHealth(id, patch.health as SimNode['health']);
   if (patch.disconnected !== undefined) fleet.setDisconnected(id, patch.disconnected);
+  if (patch.stalled !== undefined) fleet.setHeartbeatStalled(id, patch.stalled);
+  if (patch.criblVersion !== undefined) fleet.setCriblVersion(id, patch.criblVersion);
   if (patch.configVersion !== undefined) fleet.setConfigVersion(id, patch.configVersion);
   if (patch.drift !== undefined) fleet.drift(id, patch.drift);
   if (patch.status !== undefined) fleet.setListingStatus(id, patch.status);

@@ -18,8 +18,10 @@ export interface NodeRec {
   disconnected: boolean;
   firstMsgTime: number;
   startTime: number;
-  /** lastMsgTime frozen at disconnection. */
+  /** lastMsgTime frozen at disconnection (or when its heartbeats stalled). */
   lastSeen: number;
+  /** Its heartbeats stopped while the leader still lists it connected (Fleet.setHeartbeatStalled). */
+  stalled?: boolean;
   workerProcesses: number;
   hostname: string;
   platform: 'linux' | 'win32';

@@ -127,6 +127,13 @@ export interface Fleet {
   setDisconnected(id: string, disconnected: boolean): void;
   /** Restarts a node: startTime (listing and /health) and firstMsgTime become now, and it reconnects. */
   restart(id: string): void;
+  /**
+   * Stops (or resumes) a node's heartbeats while the leader still lists it connected, as a leader does until it
+   * times the node out: lastMsgTime freezes; a restart resumes them.
+   */
+  setHeartbeatStalled(id: string, stalled: boolean): void;
+  /** Sets the Cribl version the node reports (info.cribl.version). */
+  setCriblVersion(id: string, version: string): void;
   /** Sets the config version the node runs. */
   setConfigVersion(id: string, version: string): void;
   /**

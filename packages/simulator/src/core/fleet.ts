@@ -145,9 +145,26 @@ export class SimFleet implements Fleet {
     this.#touch(rec);
   }
 
+  setHeartbeatStalled(id: string, stalled: boolean): void {
+    const rec = this.#get(id);
+    if ((rec.stalled === true) === stalled) return;
+    if (stalled) {
+      rec.lastSeen = this.#lastMsgTime(rec, this.clock.now());
+      rec.stalled = true;
+    } else delete rec.stalled;
+    this.#touch(rec);
+  }
+
+  setCriblVersion(id: string, version: string): void {
+    const rec = this.#get(id);
+    rec.criblVersion = version;
+    this.#touch(rec);
+  }
+
   restart(id: string): void {
     const rec = this.#get(id);
     const now = this.clock.now();
+    delete rec.stalled;
     rec.startTime = now;
     rec.firstMsgTime = now;
     this.#setConnected(rec, true);
@@ -404,7 +421,7 @@ export class SimFleet implements Fleet {
   }
 
   #lastMsgTime(rec: NodeRec, now: number): number {
-    if (rec.disconnected) return rec.lastSeen;
+    if (rec.disconnected || rec.stalled === true) return rec.lastSeen;
     if (now <= rec.firstMsgTime) return rec.firstMsgTime;
     return now - ((now - rec.firstMsgTime) % HEARTBEAT_PERIOD_MS);
   }
