@@ -24,10 +24,19 @@ local fold = util.fold;
     // Group alerts the same way: one leader outage pages once.
     local unlessLeaderDownGroup = 'unless ignoring (product, group) (cribl_leader_up == 0)',
     // Node detail levels (docs/node-detail.md): a node alert whose families a product exports only in `full`, or
-    // whose meaning changes when health polls rotate, ends with this; its per-group equivalent in the cribl-fleets
-    // group fires instead, only where the product is not in `full` (an exporter before levels says nothing: full).
-    local unlessNotFull = 'unless ignoring (group, node_id, level) (cribl_exporter_node_detail{level="full"} == 0)',
-    local whereNotFull = 'and ignoring (group, level) (cribl_exporter_node_detail{level="full"} == 0)',
+    // whose meaning changes when health polls rotate, ends with `unlessNotFull`; its per-group equivalent in the
+    // cribl-fleets group ends with `unlessFull` and fires instead, where the product is not in `full`.
+    // cribl_exporter_node_detail carries `leader`, a leader's families its target labels: they meet as in
+    // unlessCollectorOff (one leader: on the exporter; several: on the exporter and `leader`).
+    local unlessDetail(cmp) =
+      local sel = 'cribl_exporter_node_detail{level="full"} %s' % cmp;
+      local one = 'count by (%s, job, instance, product) (cribl_exporter_node_detail{level="full"}) == 1'
+                  % c.clusterLabel;
+      'unless on (%(c)s, job, instance, product) ((%(sel)s) and on (%(c)s, job, instance, product) (%(one)s))\n'
+      % { c: c.clusterLabel, sel: sel, one: one }
+      + 'unless on (%s, job, instance, leader, product) (%s)' % [c.clusterLabel, sel],
+    local unlessNotFull = unlessDetail('== 0'),
+    local unlessFull = unlessDetail('== 1'),
     // Labels that identify one set of shards: the same job in the same namespace of the same cluster.
     local shardSet = '%s, namespace, job' % c.clusterLabel,
     // Why a node's health poll failed, when the cause is the leader or the exporter's credentials, not the node:
@@ -1147,7 +1156,7 @@ local fold = util.fold;
               ) > %s
               %s
               %s
-            ||| % [c.groupUnhealthyShare, whereNotFull, unlessLeaderDownGroup],
+            ||| % [c.groupUnhealthyShare, unlessFull, unlessLeaderDownGroup],
             'for': '10m',
             labels: { severity: 'critical' },
             annotations: {
@@ -1165,7 +1174,7 @@ local fold = util.fold;
               (cribl_group_nodes_config_outdated > 0)
               %s
               %s
-            ||| % [whereNotFull, unlessLeaderDownGroup],
+            ||| % [unlessFull, unlessLeaderDownGroup],
             'for': c.nodeConfigOutdatedFor,
             labels: { severity: 'warning' },
             annotations: {
@@ -1182,7 +1191,7 @@ local fold = util.fold;
               (sum without (state) (cribl_group_nodes_upgrade_status{state="failed"}) > 0)
               %s
               %s
-            ||| % [whereNotFull, unlessLeaderDownGroup],
+            ||| % [unlessFull, unlessLeaderDownGroup],
             'for': '5m',
             labels: { severity: 'warning' },
             annotations: {
@@ -1199,7 +1208,7 @@ local fold = util.fold;
               (increase(cribl_group_node_restarts_total[1h]) >= %d)
               %s
               %s
-            ||| % [c.groupRestartsPerHour, whereNotFull, unlessLeaderDownGroup],
+            ||| % [c.groupRestartsPerHour, unlessFull, unlessLeaderDownGroup],
             labels: { severity: 'warning' },
             annotations: {
               summary: 'Nodes of {{ $labels.product }} group {{ $labels.group }} keep restarting.',
