@@ -36,6 +36,12 @@
     undeployedCommitsFor: '24h',
     // Share of a group's nodes not healthy above which the group pages once (and its node alerts are inhibited).
     groupUnhealthyShare: 0.5,
+    // Per-group equivalents of the node alerts (node detail basic or minimal; docs/node-detail.md): the share of a
+    // group's nodes disconnected, the share of its connected nodes silent (no heartbeat for 3 periods), and the
+    // restarts of its nodes within an hour, above which the group pages.
+    groupDisconnectedShare: 0.1,
+    groupSilentShare: 0.1,
+    groupRestartsPerHour: 10,
 
     // Data flow, config, the licence and the leader's own vitals (issue 39).
     // How long a destination stays red (critical) or yellow (warning), a source red, a persistent queue not

@@ -23,6 +23,20 @@ local fold = util.fold;
     local unlessLeaderDown = 'unless ignoring (product, group, node_id) (cribl_leader_up == 0)',
     // Group alerts the same way: one leader outage pages once.
     local unlessLeaderDownGroup = 'unless ignoring (product, group) (cribl_leader_up == 0)',
+    // Node detail levels (docs/node-detail.md): a node alert whose families a product exports only in `full`, or
+    // whose meaning changes when health polls rotate, ends with `unlessNotFull`; its per-group equivalent in the
+    // cribl-fleets group ends with `unlessFull` and fires instead, where the product is not in `full`.
+    // cribl_exporter_node_detail carries `leader`, a leader's families its target labels: they meet as in
+    // unlessCollectorOff (one leader: on the exporter; several: on the exporter and `leader`).
+    local unlessDetail(cmp) =
+      local sel = 'cribl_exporter_node_detail{level="full"} %s' % cmp;
+      local one = 'count by (%s, job, instance, product) (cribl_exporter_node_detail{level="full"}) == 1'
+                  % c.clusterLabel;
+      'unless on (%(c)s, job, instance, product) ((%(sel)s) and on (%(c)s, job, instance, product) (%(one)s))\n'
+      % { c: c.clusterLabel, sel: sel, one: one }
+      + 'unless on (%s, job, instance, leader, product) (%s)' % [c.clusterLabel, sel],
+    local unlessNotFull = unlessDetail('== 0'),
+    local unlessFull = unlessDetail('== 1'),
     // Labels that identify one set of shards: the same job in the same namespace of the same cluster.
     local shardSet = '%s, namespace, job' % c.clusterLabel,
     // Why a node's health poll failed, when the cause is the leader or the exporter's credentials, not the node:
@@ -214,7 +228,8 @@ local fold = util.fold;
               unless (cribl_node_connected == 0)
               unless ignoring (reason) (cribl_node_poll_failure_info{reason=~"%s"} == 1)
               %s
-            ||| % [leaderSideReasons, unlessLeaderDown],
+              %s
+            ||| % [leaderSideReasons, unlessNotFull, unlessLeaderDown],
             'for': '10m',
             labels: { severity: 'warning' },
             annotations: {
@@ -250,7 +265,8 @@ local fold = util.fold;
               unless (cribl_node_health_up == 0)
               unless (cribl_node_connected == 0)
               %s
-            ||| % [c.nodeHealthDataStaleSeconds, unlessLeaderDown],
+              %s
+            ||| % [c.nodeHealthDataStaleSeconds, unlessNotFull, unlessLeaderDown],
             'for': '5m',
             labels: { severity: 'warning' },
             annotations: {
@@ -1081,6 +1097,124 @@ local fold = util.fold;
               description: fold(|||
                 Leader host {{ $labels.host }} has not answered its /health, or has answered shutting down, for
                 10 minutes: it could not take over if the primary failed.
+              |||),
+            },
+          },
+        ],
+      },
+      {
+        // Per-group equivalents of the node alerts, from the group aggregates every detail level exports
+        // (docs/node-detail.md): the shares fire at every level, the counts only where a product is not in `full`
+        // (there the node alerts name the nodes).
+        name: 'cribl-fleets',
+        rules: [
+          {
+            alert: 'CriblGroupNodesDisconnected',
+            expr: |||
+              (
+                cribl_group_nodes{state="disconnected"}
+                / ignoring (state) sum without (state) (cribl_group_nodes)
+              ) > %s
+              %s
+            ||| % [c.groupDisconnectedShare, unlessLeaderDownGroup],
+            'for': '10m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Many nodes of {{ $labels.product }} group {{ $labels.group }} are disconnected.',
+              description: fold(|||
+                The leader has listed {{ $value | humanizePercentage }} of the nodes of {{ $labels.product }}
+                group {{ $labels.group }} as disconnected for 10 minutes (cribl_group_nodes).
+              |||),
+            },
+          },
+          {
+            alert: 'CriblGroupNodesSilent',
+            expr: |||
+              (
+                cribl_group_nodes_silent
+                / ignoring (state) cribl_group_nodes{state="connected"}
+              ) > %s
+              %s
+            ||| % [c.groupSilentShare, unlessLeaderDownGroup],
+            'for': '5m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Many nodes of {{ $labels.product }} group {{ $labels.group }} are not heard from.',
+              description: fold(|||
+                {{ $value | humanizePercentage }} of the connected nodes of {{ $labels.product }} group
+                {{ $labels.group }} have sent the leader no heartbeat for 3 heartbeat periods, for 5 minutes
+                (cribl_group_nodes_silent).
+              |||),
+            },
+          },
+          {
+            alert: 'CriblGroupNodesHealthFailing',
+            expr: |||
+              (
+                sum without (status) (cribl_group_nodes_health{status=~"shutting_down|standby|unreachable"})
+                / sum without (status) (cribl_group_nodes_health{status!="unknown"})
+              ) > %s
+              %s
+              %s
+            ||| % [c.groupUnhealthyShare, unlessFull, unlessLeaderDownGroup],
+            'for': '10m',
+            labels: { severity: 'critical' },
+            annotations: {
+              summary: 'Most polled nodes of {{ $labels.product }} group {{ $labels.group }} are not healthy.',
+              description: fold(|||
+                {{ $value | humanizePercentage }} of the nodes of {{ $labels.product }} group {{ $labels.group }}
+                whose health was polled last answered other than healthy, or did not answer, for 10 minutes
+                (cribl_group_nodes_health; the product's node detail is not full, so no node is named).
+              |||),
+            },
+          },
+          {
+            alert: 'CriblGroupNodesConfigOutdated',
+            expr: |||
+              (cribl_group_nodes_config_outdated > 0)
+              %s
+              %s
+            ||| % [unlessFull, unlessLeaderDownGroup],
+            'for': c.nodeConfigOutdatedFor,
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Nodes of {{ $labels.product }} group {{ $labels.group }} do not run its config.',
+              description: fold(|||
+                {{ $value }} nodes of {{ $labels.product }} group {{ $labels.group }} have run another config
+                version than the one the group deployed for %s (cribl_group_nodes_config_outdated).
+              ||| % c.nodeConfigOutdatedFor),
+            },
+          },
+          {
+            alert: 'CriblGroupNodeUpgradesFailed',
+            expr: |||
+              (sum without (state) (cribl_group_nodes_upgrade_status{state="failed"}) > 0)
+              %s
+              %s
+            ||| % [unlessFull, unlessLeaderDownGroup],
+            'for': '5m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Upgrades of nodes of {{ $labels.product }} group {{ $labels.group }} failed.',
+              description: fold(|||
+                The leader reports the last upgrade of {{ $value }} nodes of {{ $labels.product }} group
+                {{ $labels.group }} as failed, for 5 minutes (cribl_group_nodes_upgrade_status).
+              |||),
+            },
+          },
+          {
+            alert: 'CriblGroupNodesRestarting',
+            expr: |||
+              (increase(cribl_group_node_restarts_total[1h]) >= %d)
+              %s
+              %s
+            ||| % [c.groupRestartsPerHour, unlessFull, unlessLeaderDownGroup],
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Nodes of {{ $labels.product }} group {{ $labels.group }} keep restarting.',
+              description: fold(|||
+                Nodes of {{ $labels.product }} group {{ $labels.group }} restarted {{ $value | printf "%.0f" }}
+                times in the last hour (cribl_group_node_restarts_total).
               |||),
             },
           },
