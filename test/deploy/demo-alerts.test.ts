@@ -49,6 +49,11 @@ function flow(sim: Simulator, g: string, kind: 'destinations' | 'sources'): Inpu
 
 /** Group states (as the leader lists and answers them) that make a group alert's condition true. */
 const GROUP_CONDITIONS: Readonly<Record<string, (g: ConfigGroup, sim: Simulator) => boolean>> = {
+  // More than groupDisconnectedShare (10 %) of the group's listed nodes disconnected.
+  CriblGroupNodesDisconnected: (g, sim) => {
+    const nodes = sim.fleet.nodes().filter((n) => n.group === g.id);
+    return nodes.filter((n) => n.disconnected).length > 0.1 * nodes.length;
+  },
   CriblGroupDeployStuck: (g) => (g.deployingWorkerCount ?? 0) > 0,
   CriblGroupUncommittedChanges: (g, sim) => (sim.fleet.localChanges(g.id) ?? 0) > 0,
   CriblDestinationRed: (g, sim) => flow(sim, g.id, 'destinations').some((i) => i.status.health === 'Red'),
