@@ -218,7 +218,7 @@ export class LeaderRuntime {
       rate: { setting: b.maxRps, ceiling: b.maxRpsCeiling },
       slowPollMs: b.headersTimeoutMs,
       quantumMs: POLL_QUANTUM_MS,
-      onNodes: (n) => this.#rate.apply(n),
+      onNodes: (n, rotating) => this.#rate.apply(n, { rotating }),
       onFirstRound,
     });
   }

@@ -3,6 +3,7 @@
  * how `--leader.max-rps auto` is computed (the budget applies it after every discovery; `check` reports it).
  */
 import type { Logger } from 'pino';
+import type { Product } from '@cribl-exporter/api/products';
 import { DEFAULT_PAGE_SIZE } from '../discovery/discovery.js';
 import type { RequestBudget } from '../leader/budget.js';
 
@@ -18,10 +19,30 @@ export const AUTO_RATE_HEADROOM = 1.25;
  */
 export const AUTO_RATE_MIN = 50;
 
+/**
+ * The health polls of a product whose level rotates (basic, minimal: src/collectors/detail.ts) go at most this fast:
+ * every node once per --health.interval up to it, a rotating share of the fleet above (250,000 Edge nodes: each
+ * polled every 83 minutes), so that the leader sees at most 100 requests/s on default flags, listing pages included.
+ */
+export const ROTATION_RPS = 50;
+
+/** Health polls per second of a rotating product of `nodes` nodes: each once per interval, at most ROTATION_RPS. */
+export function rotationRate(nodes: number, healthIntervalMs: number): number {
+  return Math.min(nodes / (healthIntervalMs / 1000), ROTATION_RPS);
+}
+
+/** Nodes polled per product whose health polls rotate (their level is basic or minimal). */
+export type RotatingNodes = Readonly<Partial<Record<Product, number>>>;
+
 /** What a leader's polling plan consists of. */
 export interface PollingPlan {
-  /** Nodes polled through this leader (after sharding and --max-nodes). */
+  /** Nodes polled through this leader (after sharding and --max-nodes), rotating ones included. */
   nodes: number;
+  /**
+   * Of `nodes`, those of each product whose health polls rotate: counted at `rotationRate`, and without riders (their
+   * metadata is not polled at basic and minimal).
+   */
+  rotating?: RotatingNodes;
   /** The node collectors' intervals, the primary (health: each node once per interval) first. */
   nodeIntervalsMs: readonly { readonly name: string; readonly intervalMs: number }[];
   discoveryIntervalMs: number;
@@ -35,22 +56,48 @@ export interface PollingPlan {
 export interface RateNeed {
   /** Per node collector, the primary first. */
   nodes: readonly { readonly name: string; readonly rps: number }[];
-  /** The primary's (health: every node once per interval). */
+  /** The primary's (health: every node once per interval; a rotating product's at its rotation rate). */
   primary: number;
+  /** Of `primary`, each rotating product's health polls. */
+  rotation: Partial<Record<Product, number>>;
   /** The other node collectors' together (metadata). */
   riders: number;
   discovery: number;
   total: number;
 }
 
-/** Requests per second the plan needs: every node once per interval of each node collector, and discovery. */
+/** Nodes of a plan whose health polls rotate, all products together. */
+const rotatingCount = (p: PollingPlan): number => Object.values(p.rotating ?? {}).reduce((a, n) => a + n, 0);
+
+/**
+ * Requests per second the plan needs: every node once per interval of each node collector (a rotating product's
+ * health at its rotation rate, and no riders), and discovery.
+ */
 export function rateNeed(p: PollingPlan): RateNeed {
-  const nodes = p.nodeIntervalsMs.map(({ name, intervalMs }) => ({ name, rps: p.nodes / (intervalMs / 1000) }));
+  const full = p.nodes - rotatingCount(p);
+  const healthMs = p.nodeIntervalsMs[0]?.intervalMs ?? 1;
+  const rotation: Partial<Record<Product, number>> = {};
+  for (const [product, n] of Object.entries(p.rotating ?? {}) as [Product, number][]) {
+    if (n > 0) rotation[product] = rotationRate(n, healthMs);
+  }
+  const rotated = Object.values(rotation).reduce((a, r) => a + r, 0);
+  const nodes = p.nodeIntervalsMs.map(({ name, intervalMs }, i) => ({
+    name,
+    rps: full / (intervalMs / 1000) + (i === 0 ? rotated : 0),
+  }));
   const primary = nodes[0]?.rps ?? 0;
   const riders = nodes.slice(1).reduce((sum, n) => sum + n.rps, 0);
   const pages = Math.ceil(p.nodes / DEFAULT_PAGE_SIZE) + p.products;
   const discovery = (pages + p.products + (p.extraPerDiscovery ?? 0)) / (p.discoveryIntervalMs / 1000);
-  return { nodes, primary, riders, discovery, total: primary + riders + discovery };
+  return { nodes, primary, rotation, riders, discovery, total: primary + riders + discovery };
+}
+
+/** A rotating product's health polls as allowed: their rate, and the time to poll each of its nodes once. */
+export interface RotationRate {
+  nodes: number;
+  rps: number;
+  /** Seconds to poll every node of the product once at `rps` (how old its oldest health answer gets). */
+  seconds: number;
 }
 
 /** The rate allowed for a plan, and whether it covers it. */
@@ -63,10 +110,15 @@ export interface AllowedRate {
   mode: 'auto' | 'pinned';
   /** `auto` wanted more than `--leader.max-rps-ceiling`. */
   capped: boolean;
-  /** The allowed rate covers the need: every node once per health interval. */
+  /** The allowed rate covers the need: every node of a full-level product once per health interval. */
   covers: boolean;
-  /** Seconds to poll every node once at the allowed rate (after metadata and discovery); Infinity when none is left. */
+  /**
+   * Seconds to poll every full-level node once at the allowed rate (after metadata, discovery and the rotations);
+   * Infinity when none is left.
+   */
   cycleSeconds: number;
+  /** Each rotating product's health polls: what is left of the allowed rate for them, at most their rotation rate. */
+  rotation: Partial<Record<Product, RotationRate>>;
 }
 
 /**
@@ -77,14 +129,27 @@ export function allowedRate(setting: MaxRpsSetting, ceiling: number, plan: Polli
   const need = rateNeed(plan);
   const wanted = Math.max(AUTO_RATE_MIN, need.total * AUTO_RATE_HEADROOM);
   const rps = setting === 'auto' ? Math.min(ceiling, wanted) : setting;
-  const forHealth = rps - need.riders - need.discovery;
+  const rotated = Object.values(need.rotation).reduce((a, r) => a + r, 0);
+  const full = plan.nodes - rotatingCount(plan);
+  // The rotations take what the full-level nodes, their riders and discovery leave, up to their rate (never nothing).
+  const scale = rotated > 0 ? Math.min(1, Math.max(0, rps - (need.total - rotated)) / rotated) : 1;
+  const rotation: Partial<Record<Product, RotationRate>> = {};
+  let rotating = 0;
+  for (const [product, want] of Object.entries(need.rotation) as [Product, number][]) {
+    const nodes = plan.rotating?.[product] ?? 0;
+    const r = Math.max(want * scale, Math.min(want, 1));
+    rotation[product] = { nodes, rps: r, seconds: nodes / r };
+    rotating += r;
+  }
+  const forHealth = rps - need.riders - need.discovery - rotating;
   return {
     rps,
     needed: need.total,
     mode: setting === 'auto' ? 'auto' : 'pinned',
     capped: setting === 'auto' && wanted > ceiling,
-    covers: rps >= need.total,
-    cycleSeconds: plan.nodes === 0 ? 0 : forHealth > 0 ? plan.nodes / forHealth : Infinity,
+    covers: rps >= need.total - rotated,
+    cycleSeconds: full === 0 ? 0 : forHealth > 0 ? full / forHealth : Infinity,
+    rotation,
   };
 }
 
@@ -133,11 +198,22 @@ export class LeaderRate {
     return this.#last;
   }
 
-  /** A discovery found `nodes` nodes: the rate follows (auto), and a rate that cannot cover them is reported. */
-  apply(nodes: number): AllowedRate {
+  /**
+   * A discovery found `nodes` nodes to poll (`more.rotating` of them in rotating products; `more.discoveryIntervalMs`
+   * the discovery interval in force, when it differs from the plan's): the rate follows (auto), a rate that cannot
+   * cover the full-level nodes is reported, and a product that starts or stops rotating is said once.
+   */
+  apply(nodes: number, more: Pick<PollingPlan, 'rotating'> & { discoveryIntervalMs?: number } = {}): AllowedRate {
     const { setting, ceiling } = this.#o;
-    const a = allowedRate(setting, ceiling, { ...this.#o.plan, nodes });
+    const plan: PollingPlan = {
+      ...this.#o.plan,
+      nodes,
+      ...more,
+      discoveryIntervalMs: more.discoveryIntervalMs ?? this.#o.plan.discoveryIntervalMs,
+    };
+    const a = allowedRate(setting, ceiling, plan);
     if (a.rps !== this.#last.rps) this.#target?.setRateLimit(a.rps, burstFor(a.rps, this.#o.burst));
+    this.#logRotations(this.#last, a);
     this.#last = a;
     if (!a.covers) {
       const setting =
@@ -157,6 +233,29 @@ export class LeaderRate {
       );
     }
     return a;
+  }
+
+  /** Says once when a product's health polls start or stop rotating, with the rate and the time a rotation takes. */
+  #logRotations(before: AllowedRate, after: AllowedRate): void {
+    const products = new Set([...Object.keys(before.rotation), ...Object.keys(after.rotation)] as Product[]);
+    for (const product of products) {
+      const was = before.rotation[product];
+      const now = after.rotation[product];
+      if (was !== undefined && now !== undefined) continue;
+      if (now === undefined) {
+        this.#o.logger.info(
+          { product },
+          `health polls of ${product} no longer rotate: every node once per --health.interval`,
+        );
+        continue;
+      }
+      this.#o.logger.info(
+        { product, nodes: now.nodes, rotationRps: round1(now.rps), rotationSeconds: Math.round(now.seconds) },
+        `health polls of ${product} rotate (node detail basic or minimal): ${round1(now.rps)}/s, oldest first, each ` +
+          `node every ${Math.round(now.seconds)} s; liveness comes from the listing at each discovery, and no ` +
+          'overrun is reported for them',
+      );
+    }
   }
 }
 
