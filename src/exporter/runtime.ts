@@ -218,7 +218,8 @@ export class LeaderRuntime {
       rate: { setting: b.maxRps, ceiling: b.maxRpsCeiling },
       slowPollMs: b.headersTimeoutMs,
       quantumMs: POLL_QUANTUM_MS,
-      onNodes: (n, rotating) => this.#rate.apply(n, { rotating }),
+      // The discovery step decided the interval in force before it set the nodes.
+      onNodes: (n, rotating) => this.#rate.apply(n, { rotating, discoveryIntervalMs: this.discovery.intervalMs }),
       onFirstRound,
     });
   }
