@@ -189,6 +189,8 @@ export class LeaderRuntime {
           overrun: c.overrun,
           cause: c.cause,
           neededRps: this.#rate.current.needed,
+          discoveryIntervalMs: this.discovery.intervalMs,
+          rotations: c.rotations,
         };
       },
       collectors: () => this.#runs.states(),
