@@ -26,6 +26,8 @@ export interface PollerMetrics extends CycleMetrics {
   pollAgeMax?(seconds: number): void;
   /** Nodes whose last health poll took longer than the header timeout, or timed out. */
   slowNodes?(count: number): void;
+  /** Seconds to poll every node of a rotating product once (undefined: the product no longer rotates). */
+  rotation?(product: Product, seconds: number | undefined): void;
 }
 
 /** A node of a discovery: who it is, its listing facts and its start time (a change is a restart). */
@@ -291,6 +293,7 @@ export class Poller {
     const allowed = this.#o.onNodes?.(this.#nodes.size, rotating);
     for (const [product, r] of this.#rotations) {
       r.rps = allowed?.rotation[product]?.rps ?? rotationRate(r.size, this.#intervalMs);
+      this.#o.metrics?.rotation?.(product, r.size > 0 ? r.seconds : undefined);
     }
   }
 
