@@ -403,15 +403,19 @@ function fleetPlan(c: LeaderCheck): {
   const settings = { edge: config.discovery.edgeNodeDetail, stream: config.discovery.streamNodeDetail };
   const levels: Partial<Record<Product, NodeDetail>> = {};
   const rotating: Partial<Record<Product, number>> = {};
+  const rotatingLevels: Partial<Record<Product, NodeDetail>> = {};
   for (const [product, count] of Object.entries(listed) as [Product, number][]) {
     const level = (levels[product] = detailFor(settings[product], count));
-    if (rotates(level)) rotating[product] = Math.ceil(count / shards);
+    if (!rotates(level)) continue;
+    rotating[product] = Math.ceil(count / shards);
+    rotatingLevels[product] = level;
   }
   const { perDiscovery, perGroup } = discoveryCost(config, cfg);
   // This process polls its shard's share; src/polling/rate.ts is the one computation of need and allowance.
   const plan: PollingPlan = {
     nodes: Math.ceil(c.fleet.nodes.length / shards),
     rotating,
+    rotatingLevels,
     nodeIntervalsMs: nodeIntervals(config),
     discoveryIntervalMs: discoveryIntervalFor(config.discovery.discoveryMs, listed),
     products: cfg.products.length,

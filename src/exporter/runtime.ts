@@ -221,7 +221,7 @@ export class LeaderRuntime {
       slowPollMs: b.headersTimeoutMs,
       quantumMs: POLL_QUANTUM_MS,
       // The discovery step decided the interval in force before it set the nodes.
-      onNodes: (n, rotating) => this.#rate.apply(n, { rotating, discoveryIntervalMs: this.discovery.intervalMs }),
+      onNodes: (n, rotations) => this.#rate.apply(n, { ...rotations, discoveryIntervalMs: this.discovery.intervalMs }),
       onFirstRound,
     });
   }

@@ -4,7 +4,7 @@
  * outcome changes) is poll-run.ts's.
  */
 import type { NodeIdent } from '../collectors/collector.js';
-import { detailFacts, levelOf, rotates } from '../collectors/detail.js';
+import { detailFacts, levelOf, rotates, type NodeDetail } from '../collectors/detail.js';
 import type { Product } from '@cribl-exporter/api/products';
 import type { LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
@@ -17,7 +17,7 @@ import type { CycleMetrics, CycleMonitorOptions, CycleStatus, RoundMember } from
 import { DueHeap, KeyHeap, type HeapKey } from './due-heap.js';
 import { aboutNode, type NodePoll, type RideState } from './node-poll.js';
 import { PollRuns, type RunNode } from './poll-run.js';
-import { rotationRate, type RotatingNodes, type RotationRate } from './rate.js';
+import { rotationRate, type PollingPlan, type RotationRate } from './rate.js';
 import { Rotation } from './rotation.js';
 
 /** Where the poller reports (the prom-client side lives in src/telemetry/). */
@@ -61,7 +61,10 @@ export interface PollerOptions extends Omit<CycleMonitorOptions, 'intervalMs' | 
    * product (the automatic rate follows them); it returns the rate each rotation is allowed (src/polling/rate.ts).
    * Without it, or without a product's rate, a rotation goes at `rotationRate`.
    */
-  onNodes?: (count: number, rotating: RotatingNodes) => { rotation: Partial<Record<Product, RotationRate>> } | void;
+  onNodes?: (
+    count: number,
+    rotations: Pick<PollingPlan, 'rotating' | 'rotatingLevels'>,
+  ) => { rotation: Partial<Record<Product, RotationRate>> } | void;
   /**
    * Called once, when the first health poll of every node known has ended (answered or failed) and its outcome is in
    * the snapshot: the app builds /metrics then, so that a first scrape finds the fleet.
@@ -279,9 +282,11 @@ export class Poller {
   #rotationOf(): (product: Product) => Rotation<Entry> | undefined {
     const facts = detailFacts.of(this.#o.snapshot.leader());
     return (product) => {
-      if (!rotates(levelOf(facts, product))) return undefined;
+      const level = levelOf(facts, product);
+      if (!rotates(level)) return undefined;
       let r = this.#rotations.get(product);
       if (!r) this.#rotations.set(product, (r = new Rotation<Entry>(BY_TURN)));
+      r.level = level;
       return r;
     };
   }
@@ -289,10 +294,15 @@ export class Poller {
   /** The allowed rate follows the nodes polled (onNodes); each rotation goes at the rate it is given. */
   #paceRotations(): void {
     const rotating: Partial<Record<Product, number>> = {};
-    for (const [product, r] of this.#rotations) if (r.size > 0) rotating[product] = r.size;
-    const allowed = this.#o.onNodes?.(this.#nodes.size, rotating);
+    const rotatingLevels: Partial<Record<Product, NodeDetail>> = {};
     for (const [product, r] of this.#rotations) {
-      r.rps = allowed?.rotation[product]?.rps ?? rotationRate(r.size, this.#intervalMs);
+      if (r.size === 0) continue;
+      rotating[product] = r.size;
+      rotatingLevels[product] = r.level;
+    }
+    const allowed = this.#o.onNodes?.(this.#nodes.size, { rotating, rotatingLevels });
+    for (const [product, r] of this.#rotations) {
+      r.rps = allowed?.rotation[product]?.rps ?? rotationRate(r.size, this.#intervalMs, r.level);
       this.#o.metrics?.rotation?.(product, r.size > 0 ? r.seconds : undefined);
     }
   }

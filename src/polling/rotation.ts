@@ -5,6 +5,7 @@
  * poll runs is out of the queue; it comes back when the poll ends, at its new turn (or its old one when the poll was
  * not about the node: throttled, paused).
  */
+import type { NodeDetail } from '../collectors/detail.js';
 import { KeyHeap, type HeapKey } from './due-heap.js';
 
 /** A rotating node as its queue sees it: when its last turn ended, and where it sits in the queue. */
@@ -21,6 +22,8 @@ export class Rotation<T extends RotatingNode> {
   readonly queue: KeyHeap<T>;
   /** Nodes of the product polled here (queued or being polled). */
   size = 0;
+  /** The product's level (basic or minimal: its rate depends on it). */
+  level: NodeDetail = 'minimal';
   /** Polls per second; 0 until the rate is known. */
   #rps = 0;
   /** When the next poll may go (epoch ms). */

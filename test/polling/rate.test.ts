@@ -88,6 +88,17 @@ describe('rotating products (node detail basic or minimal)', () => {
     expect(n.total).toBeLessThan(100 / 1.25);
   });
 
+  it.each([
+    // Edge nodes at basic → rotation seconds at most, rate
+    [25_001, 600, 50],
+    [30_000, 600, 50],
+    [100_000, 600, 166.7],
+  ] as const)('%i Edge nodes at basic: every node within %i s (%f polls/s)', (edge, most, rps) => {
+    const a = allowedRate('auto', 1000, { ...mixed(edge), rotatingLevels: { edge: 'basic' } });
+    expect(a.rotation.edge?.seconds).toBeLessThanOrEqual(most);
+    expect(a.rotation.edge?.rps).toBeCloseTo(rps, 1);
+  });
+
   it('a small rotating product is polled every interval (its rate is its need)', () => {
     expect(rotationRate(300, 30_000)).toBe(10);
     expect(allowedRate('auto', 1000, mixed(300)).rotation.edge?.seconds).toBe(30);
