@@ -2,7 +2,7 @@
 // entries and heaps, measured in process with the real discovery step, poller and store against a fake leader (no
 // HTTP, no body engine: those are the benchmark's). Pages of 1,000 Edge entries are serialized and parsed as the
 // client parses them, so that the listing's strings are what a real discovery holds.
-//   node --expose-gc --import tsx bench/memory-per-node.mjs [--nodes 250000] [--level minimal] [--edge-share 1]
+//   node --expose-gc --import tsx bench/memory-per-node.mjs [--nodes 250000] [--level minimal] [--pad 0]
 // Prints one JSON line: heap bytes per node after the first discovery, after every node's health answer, the peak
 // during a second discovery (the new listing beside the old), and RSS.
 
@@ -23,11 +23,14 @@ const { values: args } = parseArgs({
   options: {
     nodes: { type: 'string', default: '250000' },
     level: { type: 'string', default: 'minimal' },
+    // Bytes of a field the exporter drops, added to every entry: the listing's JSON grows, what is kept does not.
+    pad: { type: 'string', default: '0' },
   },
 });
 const NODES = Number(args.nodes);
 const LEVEL = args.level;
 const PAGE = 1000;
+const PAD = 'x'.repeat(Number(args.pad));
 const VERSIONS = ['4.12.2', '4.13.3', '4.14.1', '4.15.0', '4.16.1'];
 const FLEETS = ['default_fleet', 'retail-stores', 'factories', 'branch-offices', 'kiosks'];
 
@@ -63,7 +66,7 @@ function entry(i, round) {
       totalDiskSpace: 64_000_000_000,
       node: 'v22.17.1',
       hostOs: { os: 'linux' },
-      env: { CRIBL_DIST_MODE: 'managed-edge' },
+      env: { CRIBL_DIST_MODE: 'managed-edge', ...(PAD ? { PADDING: PAD } : {}) },
       conn_ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
       cribl: {
         version,
@@ -179,6 +182,7 @@ async function main() {
     JSON.stringify({
       nodes: NODES,
       level: LEVEL,
+      padBytes: PAD.length,
       held: snapshot.size,
       bytesPerNode: { listed: per(listed), polled: per(polled), steady: per(steady) },
       heapMB: {
