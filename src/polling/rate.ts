@@ -233,6 +233,7 @@ export class LeaderRate {
     const a = allowedRate(setting, ceiling, plan);
     if (a.rps !== this.#last.rps) this.#target?.setRateLimit(a.rps, burstFor(a.rps, this.#o.burst));
     this.#logRotations(this.#last, a);
+    this.#warnSlowBasic(a, plan);
     this.#last = a;
     if (!a.covers) {
       const setting =
@@ -252,6 +253,23 @@ export class LeaderRate {
       );
     }
     return a;
+  }
+
+  /** Warns at each discovery where a `basic` rotation cannot keep within BASIC_ROTATION_MAX_MS at the allowed rate. */
+  #warnSlowBasic(a: AllowedRate, plan: PollingPlan): void {
+    for (const [product, r] of Object.entries(a.rotation) as [Product, RotationRate][]) {
+      if (plan.rotatingLevels?.[product] !== 'basic' || r.seconds <= BASIC_ROTATION_MAX_MS / 1000 + 1) continue;
+      const setting =
+        a.mode === 'pinned'
+          ? `raise --leader.max-rps (${a.rps})`
+          : `raise --leader.max-rps-ceiling (${this.#o.ceiling})`;
+      this.#o.logger.warn(
+        { product, nodes: r.nodes, rotationRps: round1(r.rps), rotationSeconds: Math.round(r.seconds) },
+        `health polls of ${product} (node detail basic) rotate every ${Math.round(r.seconds)} s, longer than ` +
+          `${BASIC_ROTATION_MAX_MS / 1000} s: its nodes' health reads stale (CriblNodeHealthDataStale); ${setting}, ` +
+          `or pin --${product}.node-detail minimal`,
+      );
+    }
   }
 
   /** Says once when a product's health polls start or stop rotating, with the rate and the time a rotation takes. */

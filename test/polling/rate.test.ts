@@ -152,6 +152,18 @@ describe('LeaderRate', () => {
     expect(capped.lines[0]!.msg).toContain('raise --leader.max-rps-ceiling (300)');
   });
 
+  it('warns when a basic rotation cannot keep within 10 minutes at a pinned rate', () => {
+    const { rate, lines } = setup(60);
+    rate.apply(100_000, { rotating: { edge: 100_000 }, rotatingLevels: { edge: 'basic' } });
+    expect(lines.map((l) => l.msg)).toEqual([
+      expect.stringContaining('health polls of edge (node detail basic) rotate'),
+    ]);
+    expect(lines[0]!.msg).toContain('raise --leader.max-rps (60)');
+    const auto = setup('auto');
+    auto.rate.apply(100_000, { rotating: { edge: 100_000 }, rotatingLevels: { edge: 'basic' } });
+    expect(auto.lines).toEqual([]);
+  });
+
   it('250,000 rotating Edge nodes: no warning, a rate under 100/s, and the discovery interval in force counts', () => {
     const { rate, set, lines } = setup('auto');
     const a = rate.apply(250_000, { rotating: { edge: 250_000 } });
