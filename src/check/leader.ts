@@ -20,7 +20,9 @@ import { settingsOf, targetOf, type Config, type LeaderConfig } from '../config/
 import { Discoverer, type ListedFleetGroup, type ListedFleetNode } from '../discovery/discovery.js';
 import type { HostReading, LeaderFailure, LeaderRequest, LeaderResult } from '../leader/types.js';
 import { nodeCollectors } from '../polling/node-poll.js';
-import { allowedRate, rateNeed } from '../polling/rate.js';
+import { allowedRate, rateNeed, type AllowedRate, type PollingPlan } from '../polling/rate.js';
+import { AUTO_DETAIL, detailFor, rotates, type NodeDetail } from '../collectors/detail.js';
+import { discoveryIntervalFor } from '../polling/discovery-step.js';
 import type { Clock } from '@cribl-exporter/api/clock';
 import { formatDuration } from '@cribl-exporter/api/duration';
 import { iso, type CheckResult } from './report.js';
@@ -104,6 +106,7 @@ const STEPS: readonly Step[] = [
   collectorProbes,
   versionLine,
   rateLine,
+  detailLine,
 ];
 
 /** Runs the API checks of one leader: its steps, until one stops them. */
@@ -385,24 +388,79 @@ function versionLine(c: LeaderCheck): undefined {
   return undefined;
 }
 
-function rateLine(c: LeaderCheck): undefined {
+/** The fleet's plan as the exporter would run it: each product's level, the discovery interval in force, the rate. */
+function fleetPlan(c: LeaderCheck): {
+  plan: PollingPlan;
+  listed: Partial<Record<Product, number>>;
+  levels: Partial<Record<Product, NodeDetail>>;
+  allowed: AllowedRate;
+} {
   const { cfg, config } = c.o;
-  const { budget, products } = cfg;
-  const nodeCount = c.fleet.nodes.length;
-  const groupCount = c.fleet.groups.length;
-  // This process polls its shard's share; src/polling/rate.ts is the one computation of need and allowance.
-  const shards = config.shard.total;
+  const shards = Math.max(1, config.shard.total);
+  const listed: Partial<Record<Product, number>> = {};
+  for (const n of c.fleet.nodes) listed[n.product] = (listed[n.product] ?? 0) + 1;
+  // As each discovery decides (src/polling/discovery-step.ts): the level by the whole listing, per product.
+  const settings = { edge: config.discovery.edgeNodeDetail, stream: config.discovery.streamNodeDetail };
+  const levels: Partial<Record<Product, NodeDetail>> = {};
+  const rotating: Partial<Record<Product, number>> = {};
+  const rotatingLevels: Partial<Record<Product, NodeDetail>> = {};
+  for (const [product, count] of Object.entries(listed) as [Product, number][]) {
+    const level = (levels[product] = detailFor(settings[product], count));
+    if (!rotates(level)) continue;
+    rotating[product] = Math.ceil(count / shards);
+    rotatingLevels[product] = level;
+  }
   const { perDiscovery, perGroup } = discoveryCost(config, cfg);
-  const plan = {
-    nodes: Math.ceil(nodeCount / Math.max(1, shards)),
+  // This process polls its shard's share; src/polling/rate.ts is the one computation of need and allowance.
+  const plan: PollingPlan = {
+    nodes: Math.ceil(c.fleet.nodes.length / shards),
+    rotating,
+    rotatingLevels,
     nodeIntervalsMs: nodeIntervals(config),
-    discoveryIntervalMs: config.discovery.discoveryMs,
-    products: products.length,
+    discoveryIntervalMs: discoveryIntervalFor(config.discovery.discoveryMs, listed),
+    products: cfg.products.length,
     // Per discovery besides the listing: the leader's own /health, each group's commits, the git settings.
-    extraPerDiscovery: perDiscovery + groupCount * perGroup,
+    extraPerDiscovery: perDiscovery + c.fleet.groups.length * perGroup,
   };
+  return { plan, listed, levels, allowed: allowedRate(cfg.budget.maxRps, cfg.budget.maxRpsCeiling, plan) };
+}
+
+/**
+ * The node detail level each product would get, how its health would be polled (every interval, or rotating: at
+ * what rate and how long a rotation takes) and the discovery interval in force.
+ */
+function detailLine(c: LeaderCheck): undefined {
+  const { config } = c.o;
+  const { plan, listed, levels, allowed } = fleetPlan(c);
+  const settings = { edge: config.discovery.edgeNodeDetail, stream: config.discovery.streamNodeDetail };
+  const healthMs = plan.nodeIntervalsMs[0]?.intervalMs ?? 0;
+  const parts = (Object.entries(levels) as [Product, NodeDetail][]).map(([product, level]) => {
+    const why = settings[product] === 'auto' ? `auto for ${listed[product] ?? 0} nodes` : `--${product}.node-detail`;
+    const r = allowed.rotation[product];
+    const polls =
+      r === undefined
+        ? `health of every node every ${formatDuration(healthMs)}`
+        : `health polls rotate at ${r.rps >= 10 ? r.rps.toFixed(0) : r.rps.toFixed(1)}/s, each node every ` +
+          `${formatDuration(Math.ceil(r.seconds) * 1000)} (liveness from the listing)`;
+    return `${product} ${level} (${why}): ${polls}`;
+  });
+  if (parts.length === 0) return undefined;
+  const slowed = plan.discoveryIntervalMs > config.discovery.discoveryMs;
+  const discovery = slowed
+    ? `; discovery every ${formatDuration(plan.discoveryIntervalMs)}, not --discovery.interval's ` +
+      `${formatDuration(config.discovery.discoveryMs)} (100,000 listed nodes or more)`
+    : '';
+  const auto = `auto: full up to ${AUTO_DETAIL.fullUpTo} nodes, basic up to ${AUTO_DETAIL.basicUpTo}, minimal above`;
+  c.add('detail', 'ok', `${parts.join('; ')}${discovery} (${auto})`);
+  return undefined;
+}
+
+function rateLine(c: LeaderCheck): undefined {
+  const { config } = c.o;
+  const nodeCount = c.fleet.nodes.length;
+  const shards = config.shard.total;
+  const { plan, allowed } = fleetPlan(c);
   const need = rateNeed(plan);
-  const allowed = allowedRate(budget.maxRps, budget.maxRpsCeiling, plan);
   const r = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
   const parts = [...need.nodes.map((n) => `${n.name} ${r(n.rps)}`), `discovery ${r(need.discovery)}`].join(', ');
   const per = shards > 1 ? ` (this shard's share of ${nodeCount} nodes)` : ` for ${nodeCount} nodes`;

@@ -193,6 +193,8 @@ export class LeaderRuntime {
           overrun: c.overrun,
           cause: c.cause,
           neededRps: this.#rate.current.needed,
+          discoveryIntervalMs: this.discovery.intervalMs,
+          rotations: c.rotations,
         };
       },
       collectors: () => this.#runs.states(),
@@ -222,7 +224,8 @@ export class LeaderRuntime {
       rate: { setting: b.maxRps, ceiling: b.maxRpsCeiling },
       slowPollMs: b.headersTimeoutMs,
       quantumMs: POLL_QUANTUM_MS,
-      onNodes: (n) => this.#rate.apply(n),
+      // The discovery step decided the interval in force before it set the nodes.
+      onNodes: (n, rotations) => this.#rate.apply(n, { ...rotations, discoveryIntervalMs: this.discovery.intervalMs }),
       onFirstRound,
     });
   }

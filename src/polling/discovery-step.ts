@@ -11,6 +11,7 @@ import {
   AUTO_DETAIL,
   detailFacts,
   type AutoDetail,
+  HEARTBEAT_MS,
   detailFor,
   type DetailFacts,
   type NodeDetail,
@@ -44,6 +45,24 @@ export interface DiscoveryMetrics {
   nodes(exported: number, overLimit: number): void;
   /** The node detail level in force per product listed (cribl_exporter_node_detail). */
   nodeDetail?(levels: Readonly<Partial<Record<Product, NodeDetail>>>): void;
+}
+
+/**
+ * From this many listed nodes (the whole listing, every product), discoveries come no faster than the nodes'
+ * heartbeat period (HEARTBEAT_MS: 60 s for Edge), whatever --discovery.interval says: a node's listing facts
+ * (connected, last heartbeat) change once per heartbeat, and each discovery costs a page per 1,000 nodes.
+ */
+export const SLOW_LISTING_FROM = 100_000;
+
+/** A run of the schedule this much early still counts as due (its ticks come every second, a little early or late). */
+const DUE_TOLERANCE_MS = 500;
+
+/** The discovery interval in force: --discovery.interval, or the heartbeat period from SLOW_LISTING_FROM nodes. */
+export function discoveryIntervalFor(settingMs: number, listed: Readonly<Partial<Record<Product, number>>>): number {
+  const entries = Object.entries(listed) as [Product, number][];
+  const total = entries.reduce((a, [, n]) => a + n, 0);
+  if (total < SLOW_LISTING_FROM) return settingMs;
+  return Math.max(settingMs, ...entries.map(([product]) => HEARTBEAT_MS[product]));
 }
 
 export interface DiscoveryStepOptions {
@@ -85,9 +104,14 @@ export class DiscoveryStep {
   readonly #restartsGone = new Map<string, number>();
   /** The detail level of each product, as of the last discovery (logged when it changes). */
   #levels: Partial<Record<Product, NodeDetail>> = {};
+  /** The discovery interval in force (discoveryIntervalFor), as of the last discovery. */
+  #intervalMs: number;
+  /** When the last discovery that ran began. */
+  #lastStartMs: number | undefined;
 
   constructor(opts: DiscoveryStepOptions) {
     this.#o = opts;
+    this.#intervalMs = opts.discoveryIntervalMs;
     const mine = opts.collectors.filter((c) => c.schedule.kind === 'discovery' && opts.runs.enabled(c));
     this.#first = mine.filter((c) => c.schedule.kind === 'discovery' && c.schedule.first === true);
     this.#after = mine.filter((c) => !this.#first.includes(c));
@@ -96,6 +120,14 @@ export class DiscoveryStep {
   /** True while the last discovery failed (the leader down, or refusing the exporter's credentials). */
   get failing(): boolean {
     return this.#failingSince !== undefined;
+  }
+
+  /**
+   * The discovery interval in force: --discovery.interval, or longer for a large fleet (discoveryIntervalFor); the
+   * rate plan counts the listing's pages at it.
+   */
+  get intervalMs(): number {
+    return this.#intervalMs;
   }
 
   /** True once a discovery succeeded. */
@@ -129,7 +161,12 @@ export class DiscoveryStep {
   async discover(signal: AbortSignal): Promise<void> {
     const { clock, metrics, runs } = this.#o;
     const start = clock.now();
-    const deadline = start + this.#o.discoveryIntervalMs;
+    // The schedule runs at --discovery.interval; a large fleet's interval in force is longer: the runs between skip.
+    const last = this.#lastStartMs;
+    const slowed = this.#intervalMs > this.#o.discoveryIntervalMs;
+    if (slowed && last !== undefined && start - last < this.#intervalMs - DUE_TOLERANCE_MS) return;
+    this.#lastStartMs = start;
+    const deadline = start + this.#intervalMs;
     // The leader itself first: it answers (anonymously) even when the listing would not.
     let requests = 0;
     for (const c of this.#first) requests += await runs.run(c, deadline, signal);
@@ -239,6 +276,24 @@ export class DiscoveryStep {
     this.#levels = levels;
     this.#o.snapshot.setLeaderFacts(detailFacts.collector, { levels, nodes } satisfies DetailFacts);
     this.#o.metrics.nodeDetail?.(levels);
+    this.#decideInterval(nodes);
+  }
+
+  /** The discovery interval in force for the fleet listed; a change is logged once. */
+  #decideInterval(nodes: Readonly<Partial<Record<Product, number>>>): void {
+    const setting = this.#o.discoveryIntervalMs;
+    const intervalMs = discoveryIntervalFor(setting, nodes);
+    if (intervalMs === this.#intervalMs) return;
+    const listed = Object.values(nodes).reduce((a, n) => a + n, 0);
+    this.#o.logger.info(
+      { nodes: listed, intervalSeconds: intervalMs / 1000, settingSeconds: setting / 1000 },
+      intervalMs > setting
+        ? `discovery every ${intervalMs / 1000} s, not --discovery.interval's ${setting / 1000} s: from ` +
+            `${SLOW_LISTING_FROM} listed nodes no faster than the nodes' heartbeat period (their listing changes ` +
+            'once per heartbeat)'
+        : `discovery every --discovery.interval (${setting / 1000} s) again: under ${SLOW_LISTING_FROM} listed nodes`,
+    );
+    this.#intervalMs = intervalMs;
   }
 
   /** A discovery that went through: what changed is logged once (over --max-nodes, recovered, the first one). */

@@ -21,6 +21,11 @@ export interface RunNode extends PolledNode {
   /** Its last health poll got an answer; when, if ever. */
   answered: boolean;
   lastSuccessMs: number | undefined;
+  /**
+   * Set while its health polls rotate (its level is basic or minimal): no riders then (their families are not
+   * exported at those levels), and the first round does not wait for it (its liveness comes from the listing).
+   */
+  readonly rotation: object | undefined;
 }
 
 /** What the schedule hears of a poll's run. */
@@ -76,15 +81,27 @@ export class PollRuns<E extends RunNode> {
     return this.#slow;
   }
 
-  /** A new node: its first poll is awaited. */
+  /** A new full-level node (or one no longer rotating) without a first poll: its first poll is awaited. */
   track(): void {
     this.#unpolled++;
+  }
+
+  /** A node without a first poll that now rotates: no longer awaited; `listed` nodes are. */
+  untrack(listed: number): void {
+    if (--this.#unpolled === 0 && listed > 0) this.#firstRoundEnded();
+  }
+
+  /** After a listing of `listed` nodes: when none is awaited (every node rotates), the first round is this listing. */
+  settle(listed: number): void {
+    if (this.#unpolled === 0 && listed > 0) this.#firstRoundEnded();
   }
 
   /** A node that left; `remaining` nodes are still listed (the first round may end with it). */
   forget(e: E, remaining: number): void {
     this.#setSlow(e, false);
-    if (e.polls === 0 && --this.#unpolled === 0 && remaining > 0) this.#firstRoundEnded();
+    if (e.polls === 0 && e.rotation === undefined && --this.#unpolled === 0 && remaining > 0) {
+      this.#firstRoundEnded();
+    }
   }
 
   /** A poll handed to the budget: it counts as unsent until it leaves it. */
@@ -101,7 +118,7 @@ export class PollRuns<E extends RunNode> {
       if (!e.sent) this.#markSent(e);
       if (!res || signal.aborted || e.removed) return;
       this.#o.events.primaryEnded(e, res, this.#o.clock.now());
-      if (ridersGo(res)) await this.#o.poll.riders(e, signal);
+      if (e.rotation === undefined && ridersGo(res)) await this.#o.poll.riders(e, signal);
     } finally {
       e.busy = false;
     }
@@ -123,7 +140,7 @@ export class PollRuns<E extends RunNode> {
     if (!res) return undefined;
     // A poll not about the node (not sent, or the leader's own answer) leaves it as it was: its last answer stands.
     if (!aboutNode(res)) return res;
-    if (e.polls++ === 0) this.#unpolled--;
+    if (e.polls++ === 0 && e.rotation === undefined) this.#unpolled--;
     e.answered = res.ok;
     if (res.ok) e.lastSuccessMs = clock.now();
     this.#setSlow(e, (!res.ok && res.reason === 'timeout') || (exchangeMs ?? 0) > (this.#o.slowPollMs ?? 10_000));

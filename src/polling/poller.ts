@@ -4,6 +4,8 @@
  * outcome changes) is poll-run.ts's.
  */
 import type { NodeIdent } from '../collectors/collector.js';
+import { detailFacts, levelOf, rotates, type NodeDetail } from '../collectors/detail.js';
+import type { Product } from '@cribl-exporter/api/products';
 import type { LeaderResult } from '../leader/types.js';
 import type { LeaderSnapshot } from '../store/snapshot.js';
 import type { Clock } from '@cribl-exporter/api/clock';
@@ -15,6 +17,8 @@ import type { CycleMetrics, CycleMonitorOptions, CycleStatus, RoundMember } from
 import { DueHeap, KeyHeap, type HeapKey } from './due-heap.js';
 import { aboutNode, type NodePoll, type RideState } from './node-poll.js';
 import { PollRuns, type RunNode } from './poll-run.js';
+import { rotationRate, type PollingPlan, type RotationRate } from './rate.js';
+import { Rotation } from './rotation.js';
 
 /** Where the poller reports (the prom-client side lives in src/telemetry/). */
 export interface PollerMetrics extends CycleMetrics {
@@ -22,6 +26,8 @@ export interface PollerMetrics extends CycleMetrics {
   pollAgeMax?(seconds: number): void;
   /** Nodes whose last health poll took longer than the header timeout, or timed out. */
   slowNodes?(count: number): void;
+  /** Seconds to poll every node of a rotating product once (undefined: the product no longer rotates). */
+  rotation?(product: Product, seconds: number | undefined): void;
 }
 
 /** A node of a discovery: who it is, its listing facts and its start time (a change is a restart). */
@@ -34,8 +40,11 @@ export interface DiscoveredNode {
 export interface PollerOptions extends Omit<CycleMonitorOptions, 'intervalMs' | 'perNodeRate' | 'metrics'> {
   /** Polls a node: its primary collector, then the riders due. */
   poll: NodePoll;
-  /** What the poller writes of the store: the nodes a discovery lists, under the listing collector's name. */
-  snapshot: Pick<LeaderSnapshot, 'putNode' | 'deleteNode' | 'hasNode'>;
+  /**
+   * What the poller writes of the store: the nodes a discovery lists, under the listing collector's name; and reads:
+   * the level of each product (the leader's detailFacts, written by the discovery before it sets the nodes).
+   */
+  snapshot: Pick<LeaderSnapshot, 'putNode' | 'deleteNode' | 'hasNode' | 'leader'>;
   /** The listing collector's name (its facts of each node come with a discovery). */
   listing: string;
   clock: Clock;
@@ -47,8 +56,15 @@ export interface PollerOptions extends Omit<CycleMonitorOptions, 'intervalMs' | 
   metrics?: PollerMetrics;
   /** A poll whose exchange takes longer than this is slow (`--leader.timeout.headers`). @default 10000 */
   slowPollMs?: number;
-  /** Called after each discovery is applied, with the number of nodes polled (the automatic rate follows it). */
-  onNodes?: (count: number) => void;
+  /**
+   * Called after each discovery is applied, with the number of nodes polled and, of them, those of each rotating
+   * product (the automatic rate follows them); it returns the rate each rotation is allowed (src/polling/rate.ts).
+   * Without it, or without a product's rate, a rotation goes at `rotationRate`.
+   */
+  onNodes?: (
+    count: number,
+    rotations: Pick<PollingPlan, 'rotating' | 'rotatingLevels'>,
+  ) => { rotation: Partial<Record<Product, RotationRate>> } | void;
   /**
    * Called once, when the first health poll of every node known has ended (answered or failed) and its outcome is in
    * the snapshot: the app builds /metrics then, so that a first scrape finds the fleet.
@@ -125,8 +141,16 @@ interface Entry extends RoundMember, RunNode {
    * -Infinity before any. A poll the budget or the leader's throttling kept from the node is no turn.
    */
   turn: number;
-  /** Where it waits among the due nodes (-1: not waiting; it is in the schedule's heap then). */
+  /**
+   * Where it waits among the due nodes (-1: not waiting; it is in the schedule's heap then); a rotating node's place in
+   * its rotation's queue.
+   */
   readyIndex: number;
+  /**
+   * Its product's rotation, while its level rotates (basic, minimal): then it is in no heap of the schedule and no
+   * round, but in its rotation's queue while no poll of it runs.
+   */
+  rotation: Rotation<Entry> | undefined;
 }
 
 /** Due nodes wait for the budget oldest turn first. */
@@ -173,6 +197,8 @@ export class Poller {
   readonly #heap = new DueHeap<Entry>();
   /** Due nodes waiting for the budget, oldest turn first. */
   readonly #ready = new KeyHeap<Entry>(BY_TURN);
+  /** The rotations of the products whose level rotates, by product (kept once made). */
+  readonly #rotations = new Map<Product, Rotation<Entry>>();
   readonly #cycle: CycleMonitor;
   readonly #runs: PollRuns<Entry>;
   #outstanding = 0;
@@ -204,9 +230,16 @@ export class Poller {
     return this.#intervalMs;
   }
 
-  /** Rounds and slow nodes, for a status page or a check (cheap: no walk over the nodes). */
-  status(): CycleStatus & { nodes: number; slowNodes: number } {
-    return { ...this.#cycle.status(), nodes: this.#nodes.size, slowNodes: this.#runs.slowNodes };
+  /**
+   * Rounds, slow nodes and the rotations (per rotating product: nodes, polls per second, seconds to poll each once),
+   * for a status page or a check (cheap: no walk over the nodes).
+   */
+  status(): CycleStatus & { nodes: number; slowNodes: number; rotations: Partial<Record<Product, RotationRate>> } {
+    const rotations: Partial<Record<Product, RotationRate>> = {};
+    for (const [product, r] of this.#rotations) {
+      if (r.size > 0) rotations[product] = { nodes: r.size, rps: r.rps, seconds: r.seconds };
+    }
+    return { ...this.#cycle.status(), nodes: this.#nodes.size, slowNodes: this.#runs.slowNodes, rotations };
   }
 
   /**
@@ -220,24 +253,85 @@ export class Poller {
     }
     // Re-rendering 50,000 nodes in one go would block the loop (and every scrape) for seconds.
     const slice = timeSlicer(this.#o.sliceMs ?? SET_NODES_SLICE_MS);
+    const rotationOf = this.#rotationOf();
     let added = false;
     for (const [key, d] of nodes) {
       const pause = slice();
       if (pause) await pause;
       const prev = this.#nodes.get(key);
+      const rotation = rotationOf(d.ident.product);
       if (!prev || !snapshot.hasNode(key)) {
         if (prev) this.#remove(prev);
-        this.#add(key, d.startTime, clock.now());
+        this.#add(key, d.startTime, clock.now(), rotation);
         snapshot.putNode(key, d.ident, listing, d.facts);
         added = true;
         continue;
       }
+      if (prev.rotation !== rotation) this.#move(prev, rotation, clock.now());
       if (prev.startTime !== d.startTime) this.#o.poll.restarted(prev);
       prev.startTime = d.startTime;
       snapshot.putNode(key, d.ident, listing, d.facts);
     }
-    this.#o.onNodes?.(this.#nodes.size);
+    this.#paceRotations();
+    // A fleet whose every node rotates has its liveness from the listing: its first round is this listing.
+    this.#runs.settle(this.#nodes.size);
     if (added) this.#nudge();
+  }
+
+  /** The rotation of a product's nodes by the levels of the last discovery (undefined: full, every interval). */
+  #rotationOf(): (product: Product) => Rotation<Entry> | undefined {
+    const facts = detailFacts.of(this.#o.snapshot.leader());
+    return (product) => {
+      const level = levelOf(facts, product);
+      if (!rotates(level)) return undefined;
+      let r = this.#rotations.get(product);
+      if (!r) this.#rotations.set(product, (r = new Rotation<Entry>(BY_TURN)));
+      r.level = level;
+      return r;
+    };
+  }
+
+  /** The allowed rate follows the nodes polled (onNodes); each rotation goes at the rate it is given. */
+  #paceRotations(): void {
+    const rotating: Partial<Record<Product, number>> = {};
+    const rotatingLevels: Partial<Record<Product, NodeDetail>> = {};
+    for (const [product, r] of this.#rotations) {
+      if (r.size === 0) continue;
+      rotating[product] = r.size;
+      rotatingLevels[product] = r.level;
+    }
+    const allowed = this.#o.onNodes?.(this.#nodes.size, { rotating, rotatingLevels });
+    for (const [product, r] of this.#rotations) {
+      r.rps = allowed?.rotation[product]?.rps ?? rotationRate(r.size, this.#intervalMs, r.level);
+      this.#o.metrics?.rotation?.(product, r.size > 0 ? r.seconds : undefined);
+    }
+  }
+
+  /**
+   * A node whose level changed between full (slots, rounds) and rotating (its product's queue), or between two
+   * products' rotations. A poll of it in progress ends where the node now belongs.
+   */
+  #move(e: Entry, to: Rotation<Entry> | undefined, now: number): void {
+    const from = e.rotation;
+    if (from) {
+      from.queue.remove(e);
+      from.size--;
+    } else {
+      this.#heap.remove(e);
+      this.#ready.remove(e);
+      this.#cycle.leave(e, now);
+      if (e.polls === 0) this.#runs.untrack(this.#nodes.size);
+    }
+    e.rotation = to;
+    if (to) {
+      to.size++;
+      if (!e.busy) to.queue.push(e);
+      return;
+    }
+    this.#cycle.join(e);
+    if (e.polls === 0) this.#runs.track();
+    e.due = e.polls === 0 ? now : this.#slotAfter(e, now);
+    this.#heap.push(e);
   }
 
   /**
@@ -254,6 +348,7 @@ export class Poller {
       while (!signal.aborted) {
         const now = this.#o.clock.now();
         this.#dispatchDue(now, signal);
+        this.#dispatchRotations(now, signal);
         // How late the loop came to it: a busy event loop runs every timer late (the first time there is no lag).
         const late = now - this.#lastHousekeeping - HOUSEKEEPING_MS;
         if (late >= 0) this.#housekeeping(now, Number.isFinite(late) ? late : 0);
@@ -261,7 +356,9 @@ export class Poller {
         const next = this.#heap.peek();
         const blockedUntil = this.#blockedUntil(now);
         const full = this.#outstanding >= this.#o.maxOutstanding;
-        if (next && !full && blockedUntil === 0 && !this.#budgetFull()) at = Math.min(at, next.due);
+        const room = !full && blockedUntil === 0 && !this.#budgetFull();
+        if (next && room) at = Math.min(at, next.due);
+        if (room) for (const r of this.#rotations.values()) at = Math.min(at, r.nextAt(now));
         // Due nodes wait: for the end of the leader's pause (a hold: the next look), or a poll to detach.
         if (this.#ready.size > 0 || (next && next.due <= now)) {
           if (blockedUntil > 0) at = Math.min(at, blockedUntil);
@@ -280,9 +377,18 @@ export class Poller {
     }
   }
 
+  /** Health polls per interval: each full-level node once, and each rotation's share. */
+  #pollsPerInterval(): number {
+    let polls = this.#nodes.size;
+    for (const r of this.#rotations.values()) {
+      polls += Math.min(r.size, (r.rps * this.#intervalMs) / 1000) - r.size;
+    }
+    return polls;
+  }
+
   /** `at` rounded up to the next multiple of the quantum in force for the fleet (quantumFor). */
   #quantize(at: number): number {
-    const q = quantumFor(this.#o.quantumMs ?? 0, this.#nodes.size, this.#intervalMs);
+    const q = quantumFor(this.#o.quantumMs ?? 0, this.#pollsPerInterval(), this.#intervalMs);
     return q > 0 ? Math.ceil(at / q) * q : at;
   }
 
@@ -309,15 +415,22 @@ export class Poller {
       while (running >= this.#o.maxOutstanding && !signal.aborted) await slot();
       if (signal.aborted || e.removed || e.busy) continue;
       running++;
-      this.#scheduled(e);
-      this.#outOfTurn(e, clock.now());
-      this.#runs.run(e, signal).then(done, done);
+      if (e.rotation) e.rotation.queue.remove(e);
+      else {
+        this.#scheduled(e);
+        this.#outOfTurn(e, clock.now());
+      }
+      const ended = (): void => {
+        this.#requeue(e);
+        done();
+      };
+      this.#runs.run(e, signal).then(ended, ended);
     }
     while (running > 0) await slot();
     if (!signal.aborted) this.#housekeeping(clock.now(), 0);
   }
 
-  #add(key: string, startTime: number, now: number): void {
+  #add(key: string, startTime: number, now: number, rotation: Rotation<Entry> | undefined): void {
     const e: Entry = {
       key,
       startTime,
@@ -338,20 +451,36 @@ export class Poller {
       readyIndex: -1,
       removed: false,
       round: 0,
+      rotation,
     };
     this.#nodes.set(key, e);
+    if (rotation) {
+      rotation.size++;
+      rotation.queue.push(e);
+      return;
+    }
     this.#runs.track();
     this.#heap.push(e);
     this.#cycle.join(e);
   }
 
+  /** A rotating node whose poll ended goes back into its rotation's queue, at its turn (oldest first). */
+  #requeue(e: Entry): void {
+    if (e.rotation && !e.removed && !e.rotation.queue.has(e)) e.rotation.queue.push(e);
+  }
+
   #remove(e: Entry): void {
     e.removed = true;
     this.#nodes.delete(e.key);
-    this.#heap.remove(e);
-    this.#ready.remove(e);
     this.#o.snapshot.deleteNode(e.key);
-    this.#cycle.leave(e, this.#o.clock.now());
+    if (e.rotation) {
+      e.rotation.queue.remove(e);
+      e.rotation.size--;
+    } else {
+      this.#heap.remove(e);
+      this.#ready.remove(e);
+      this.#cycle.leave(e, this.#o.clock.now());
+    }
     this.#runs.forget(e, this.#nodes.size);
   }
 
@@ -426,23 +555,47 @@ export class Poller {
         e.due = this.#slotAfter(e, now);
         this.#heap.update(e);
       }
-      this.#outstanding++;
-      this.#runs.queued();
-      e.busySince = now;
-      this.#inProgress.add(e);
-      const done = (): void => {
-        this.#inProgress.delete(e);
-        if (e.detached) {
-          e.detached = false;
-          this.#detached--;
-          return;
-        }
-        const full = this.#outstanding >= this.#o.maxOutstanding;
-        this.#outstanding--;
-        if (full) this.#nudge();
-      };
-      this.#runs.run(e, signal).then(done, done);
+      this.#start(e, now, signal);
     }
+  }
+
+  /**
+   * Starts the polls of rotating nodes whose rotation's pace allows one now, oldest turn first, after the full-level
+   * nodes due and under the same bounds (maxOutstanding, the budget's room, its pauses).
+   */
+  #dispatchRotations(now: number, signal: AbortSignal): void {
+    if (this.#rotations.size === 0 || this.#blockedUntil(now) > 0) return;
+    for (const r of this.#rotations.values()) {
+      for (;;) {
+        if (signal.aborted || r.nextAt(now) > now) break;
+        if (this.#outstanding >= this.#o.maxOutstanding && !this.#detachSlow(now)) return;
+        if (this.#budgetFull()) return;
+        const e = r.take(now);
+        if (!e) break;
+        this.#start(e, now, signal);
+      }
+    }
+  }
+
+  /** Starts a node's poll, counted as outstanding until it ends (or is detached as slow). */
+  #start(e: Entry, now: number, signal: AbortSignal): void {
+    this.#outstanding++;
+    this.#runs.queued();
+    e.busySince = now;
+    this.#inProgress.add(e);
+    const done = (): void => {
+      this.#inProgress.delete(e);
+      this.#requeue(e);
+      if (e.detached) {
+        e.detached = false;
+        this.#detached--;
+        return;
+      }
+      const full = this.#outstanding >= this.#o.maxOutstanding;
+      this.#outstanding--;
+      if (full) this.#nudge();
+    };
+    this.#runs.run(e, signal).then(done, done);
   }
 
   /**
@@ -485,8 +638,8 @@ export class Poller {
     // A round counts a node when its poll is answered, not when it starts: denied or throttled polls end nothing.
     if (aboutNode(res)) {
       e.turn = now;
-      this.#cycle.cover(e, now);
-    } else if (this.#blockedUntil(now) > 0 && !this.#ready.has(e)) {
+      if (!e.rotation) this.#cycle.cover(e, now);
+    } else if (!e.rotation && this.#blockedUntil(now) > 0 && !this.#ready.has(e)) {
       // Kept from the node by the leader's pause or hold: back among the due nodes, at the head (its turn stays).
       this.#heap.remove(e);
       this.#ready.push(e);
@@ -514,7 +667,7 @@ export class Poller {
     let waiting = 0;
     let unsent = 0;
     for (const e of this.#inProgress) {
-      if (!this.#cycle.holds(e)) continue;
+      if (e.rotation || !this.#cycle.holds(e)) continue;
       if (e.sent && !e.slow) waiting++;
       else if (!e.sent && now - e.busySince >= HOUSEKEEPING_MS) unsent++;
     }

@@ -100,7 +100,17 @@ export class CycleMonitor {
   leave(m: RoundMember, now: number): void {
     this.#members--;
     if (this.#active && m.round !== this.#id && --this.#pending === 0) this.#end(now);
-    if (this.#members === 0) this.#active = false;
+    if (this.#members > 0) return;
+    // No node left in rounds (the fleet is gone, or every product's health polls rotate): no round is late, and the
+    // last one's duration no longer stands for anything.
+    this.#active = false;
+    if (this.#overrun || (this.#last ?? 0) > 0) {
+      this.#overrun = false;
+      this.#last = undefined;
+      this.#o.metrics?.overrun(false);
+      this.#o.metrics?.healthCycle(this.#o.intervalMs / 1000, 0);
+    }
+    this.#logged = undefined;
   }
 
   /** A node was refreshed. */

@@ -86,6 +86,13 @@ function roundFamilies() {
       '1 while the request budget (rate, concurrency or a pause the leader asked for) keeps nodes from being ' +
         'refreshed every health interval; 0 otherwise, slow nodes included. Checked every second.',
     ),
+    healthRotation: gauge(
+      'cribl_exporter_health_rotation_seconds',
+      'Seconds to poll every node of a product whose node detail is basic or minimal once, at the rate its ' +
+        'rotating health polls go (oldest first): how old its oldest health answer gets. Set at each discovery; ' +
+        'absent for products at full, whose nodes are polled every --health.interval.',
+      ['leader', 'product'],
+    ),
     healthPollAgeMax: leaderGauge(
       'cribl_exporter_health_poll_age_max_seconds',
       'Age of the oldest successful health refresh among nodes that answered their last poll; updated every ' +

@@ -6,6 +6,7 @@
  * ourselves instead.
  */
 
+import type { Product } from '@cribl-exporter/api/products';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { AuthMetrics, AuthMode } from '../auth/types.js';
 import type { LeaderClientMetrics, ThrottleCode } from '../leader/client.js';
@@ -75,6 +76,8 @@ export const EVENT_LOOP_MONITORING_MS = 50;
  * siblings nodejs_active_handles{type} etc. carry the same numbers), and the shard gauges until sharding is on
  * (`cribl_exporter_shard_total` is a contract name that promtool would flag).
  */
+const ROTATION = 'cribl_exporter_health_rotation_seconds';
+
 const HIDDEN = [
   'nodejs_active_handles_total',
   'nodejs_active_requests_total',
@@ -83,6 +86,8 @@ const HIDDEN = [
   'cribl_exporter_shard_total',
   // Until a leader has HA hosts: the default output has no family that cannot have a series.
   'cribl_exporter_leader_failovers_total',
+  // Until a product's health polls rotate (node detail basic or minimal).
+  ROTATION,
 ];
 
 /** Creates the self-metrics with every metric of docs/ARCHITECTURE.md. */
@@ -105,7 +110,8 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
 
   return {
     names: async () => (await all()).map((f) => f.name),
-    forLeader: (leader) => leaderHooks(h, leader, () => hidden.delete('cribl_exporter_leader_failovers_total')),
+    forLeader: (leader) =>
+      leaderHooks(h, leader, (name) => hidden.delete(name ?? 'cribl_exporter_leader_failovers_total')),
     removeLeader(leader: string) {
       for (const f of families) if (f.labelNames.includes('leader')) f.removeWhere('leader', leader);
     },
@@ -138,17 +144,22 @@ export function createSelfMetrics(options: SelfMetricsOptions): SelfMetrics {
 }
 
 /** One leader's hooks: what its client, budget, poller, discovery, credentials and collectors report. */
-function leaderHooks(h: SelfFamilies, leader: string, onHaHosts: () => void): LeaderSelfMetrics {
+function leaderHooks(h: SelfFamilies, leader: string, show: (name?: string) => void): LeaderSelfMetrics {
   /** A hook that sets this leader's series of a gauge. */
   const set = (g: OwnGauge<'leader'>) => (value: number) => g.set({ leader }, value);
   return {
-    ...clientHooks(h, leader, onHaHosts),
+    ...clientHooks(h, leader, () => show()),
     healthCycle(targetSeconds: number, durationSeconds: number) {
       h.healthCycleTarget.set({ leader }, targetSeconds);
       h.healthCycleDuration.set({ leader }, durationSeconds);
     },
     overrun(active: boolean) {
       h.healthCycleOverrun.set({ leader }, active ? 1 : 0);
+    },
+    rotation(product: Product, seconds: number | undefined) {
+      if (seconds === undefined) return h.healthRotation.remove({ leader, product });
+      show(ROTATION);
+      h.healthRotation.set({ leader, product }, seconds);
     },
     pollAgeMax: set(h.healthPollAgeMax),
     slowNodes: set(h.slowNodes),

@@ -38,7 +38,8 @@ describe.skipIf(skip)('the status page in a headless browser, against the demo',
     const logs: string[] = [];
     const started = new Promise<[App, Simulator]>((resolve) => {
       exited = runCommand({
-        argv: ['demo', '--web.listen-address', '127.0.0.1:0', '--log.level', 'warn'],
+        // Edge pinned to basic: its health polls rotate, and the page says so beside Stream's full level.
+        argv: ['demo', '--web.listen-address', '127.0.0.1:0', '--log.level', 'warn', '--edge.node-detail', 'basic'],
         env: {},
         stdout: () => undefined,
         stderr: (l) => logs.push(l),
@@ -112,6 +113,18 @@ describe.skipIf(skip)('the status page in a headless browser, against the demo',
       const budget = await page.locator('#budget tbody tr').filter({ hasText: leader }).innerText();
       expect(budget).toMatch(/of 50 requests\/s/);
       expect(budget).toMatch(/target 5s/);
+
+      // Which mode is in force per product, and how fresh each fact is.
+      const polling = page.locator('#polling tbody tr').filter({ hasText: leader });
+      const stream = (await polling.filter({ hasText: 'stream' }).locator('td').allInnerTexts()).slice(1);
+      expect(stream.slice(0, 2)).toEqual(['stream', 'full']);
+      expect(stream[3]).toBe('every node every 5s');
+      expect(stream[4]).toContain('health at most 5s old');
+      const edge = (await polling.filter({ hasText: 'edge' }).locator('td').allInnerTexts()).slice(1);
+      expect(edge.slice(0, 2)).toEqual(['edge', 'basic']);
+      expect(Number(edge[2])).toBeGreaterThan(0);
+      expect(edge[3]).toMatch(/^rotating, oldest first: [\d.]+\/s, every node once in .+; never an overrun$/);
+      expect(edge[4]).toContain('liveness (connected, last heartbeat) from the listing every 10s');
 
       const worst = page.locator('#worst tbody tr');
       expect(await worst.count()).toBeGreaterThan(0);

@@ -47,7 +47,8 @@ describe('cribl-exporter check: a healthy leader', () => {
     const text = out.join('\n');
     expect(code, text).toBe(0);
     expect(out[0]).toBe(`leader ${new URL(s.baseUrl).host} (${s.baseUrl})`);
-    for (const title of ['DNS', 'TCP', 'TLS', 'health', 'clock', 'auth', 'permission', 'fleet', 'version', 'rate']) {
+    const titles = ['DNS', 'TCP', 'TLS', 'health', 'clock', 'auth', 'permission', 'fleet', 'version', 'rate', 'detail'];
+    for (const title of titles) {
       expect(text).toMatch(new RegExp(`^  ✓ ${title} `, 'm'));
     }
     expect(text).not.toMatch(/^ {2}[✗!-] /m);
@@ -84,6 +85,7 @@ describe('cribl-exporter check: a healthy leader', () => {
       ...Array<string>(probes.length).fill('collector:ok'),
       'version:ok',
       'rate:ok',
+      'detail:ok',
     ]);
     expect(r.results.filter((x) => x.check === 'collector').map((x) => x.message)).toEqual(probes);
     // The registry's list is not empty by mistake: two of its probes, as the leader names them.
@@ -282,6 +284,19 @@ describe('cribl-exporter check: failure modes', () => {
       /^leader before 4\.17: the exporter lists nodes with GET \/master\/workers; nodes run /,
     );
     expect(r.line('health').message).toContain('no role reported');
+  });
+
+  it('detail: the level each product would get, and how its health would be polled', async () => {
+    const s = await sim({ nodes: 200 });
+    const auto = await check(['--leader.url', s.baseUrl], { CRIBL_TOKEN: SECRET });
+    expect(auto.line('detail').status).toBe('ok');
+    expect(auto.line('detail').message).toMatch(
+      /^stream full \(auto for \d+ nodes\): health of every node every 30s; /,
+    );
+    const pinned = await check(['--leader.url', s.baseUrl, '--edge.node-detail', 'minimal'], { CRIBL_TOKEN: SECRET });
+    const edge = /edge minimal \(--edge\.node-detail\): health polls rotate at [\d.]+\/s, each node every \d+s /;
+    expect(pinned.line('detail').message).toMatch(edge);
+    expect(pinned.line('detail').message).toContain('(liveness from the listing)');
   });
 
   it('rate: intervals the allowed rate cannot cover', async () => {

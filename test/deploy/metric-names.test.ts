@@ -123,6 +123,7 @@ describe('metric names in the dashboard and the rules', async () => {
       'cribl_node_upgrade_status_timestamp_seconds',
       'cribl_group_last_commit_timestamp_seconds',
       'cribl_exporter_health_poll_age_max_seconds',
+      'cribl_exporter_health_rotation_seconds',
       'cribl_exporter_slow_nodes',
       'cribl_exporter_leader_rate_limit_requests_per_second',
       'cribl_exporter_body_build_duration_seconds',

@@ -127,6 +127,8 @@ describe('the contract is what the exporter exports, every collector on, against
         `--leader.ha-url=${dead}`,
         '--shard.total=2',
         '--shard.index=0',
+        // Edge's health polls rotate: cribl_exporter_health_rotation_seconds has a series (Stream stays full).
+        '--edge.node-detail=basic',
       ],
       { clock },
     );

@@ -8,7 +8,8 @@ import { settingsOf } from '../../src/config/types.js';
 import { Discoverer, type DiscoveryOutcome } from '../../src/discovery/discovery.js';
 import type { LeaderClient, LeaderRequest } from '../../src/leader/types.js';
 import { CollectorRuns } from '../../src/polling/collector-runs.js';
-import { DiscoveryStep } from '../../src/polling/discovery-step.js';
+import { DiscoveryStep, discoveryIntervalFor, SLOW_LISTING_FROM } from '../../src/polling/discovery-step.js';
+import { decodeWorker } from '../../src/collectors/listing/index.js';
 import type { Poller } from '../../src/polling/poller.js';
 import { captureLogger } from '../auth/helpers.js';
 import { MemorySnapshot, testPoller } from '../helpers/memory-snapshot.js';
@@ -220,7 +221,7 @@ describe('DiscoveryStep logs', () => {
     malformed: 0,
   };
 
-  function job(outcomes: DiscoveryOutcome[]) {
+  function job(outcomes: DiscoveryOutcome[], discoveryIntervalMs = 60_000) {
     const clock = new FakeClock();
     const log = captureLogger();
     const snapshot = new MemorySnapshot();
@@ -238,7 +239,7 @@ describe('DiscoveryStep logs', () => {
       clock,
       logger: log.logger,
       metrics: { discovery: () => undefined, nodes: () => undefined },
-      discoveryIntervalMs: 60_000,
+      discoveryIntervalMs,
       shard: { index: 0, total: 1 },
       maxNodes: 0,
     });
@@ -255,5 +256,49 @@ describe('DiscoveryStep logs', () => {
     const recovered = msgs().filter((m) => m === 'leader recovered: discovery succeeded again');
     expect(recovered).toHaveLength(2);
     expect(msgs().filter((m) => m === 'discovery failed')).toHaveLength(3);
+  });
+
+  it('from 100,000 listed nodes, discovers no faster than the heartbeat period, and says so once', async () => {
+    const listedNode = decodeWorker(worker('edge-0'))!;
+    const big = (n: number): DiscoveryOutcome => ({
+      ...listed,
+      nodes: new Map(
+        Array.from({ length: n }, (_, i) => [
+          `e${i}`,
+          { product: 'edge' as const, listed: { ...listedNode, id: `e${i}` } },
+        ]),
+      ),
+    });
+    const outcomes = [big(SLOW_LISTING_FROM), big(SLOW_LISTING_FROM), big(SLOW_LISTING_FROM - 1), listed];
+    const { j, clock, msgs } = job(outcomes, 15_000);
+    const signal = new AbortController().signal;
+    const ran: number[] = [];
+    const t0 = clock.now();
+    // The schedule ticks at --discovery.interval (15 s); the runs that come too early do nothing.
+    for (let i = 0; i < 10 && outcomes.length > 0; i++) {
+      const left = outcomes.length;
+      await j.discover(signal);
+      if (outcomes.length < left) ran.push((clock.now() - t0) / 1000);
+      await clock.advance(15_000);
+    }
+    expect(ran).toEqual([0, 60, 120, 135]);
+    // Runs at 0 s (100,000 nodes: 60 s from now on), 60 s, 120 s (99,999 nodes: back to 15 s), 135 s.
+    const changes = msgs().filter((m): m is string => typeof m === 'string' && m.startsWith('discovery every'));
+    expect(changes).toHaveLength(2);
+    expect(changes[0]).toContain('discovery every 60 s, not --discovery.interval');
+    expect(changes[1]).toContain('discovery every --discovery.interval (15 s) again');
+    expect(j.intervalMs).toBe(15_000);
+  });
+});
+
+describe('discoveryIntervalFor', () => {
+  it.each([
+    [15_000, { edge: 99_999 }, 15_000],
+    [15_000, { edge: 100_000 }, 60_000],
+    [15_000, { edge: 60_000, stream: 40_000 }, 60_000],
+    [120_000, { edge: 250_000 }, 120_000],
+    [60_000, { edge: 250_000 }, 60_000],
+  ] as const)('--discovery.interval %i ms with %o listed → %i ms', (setting, listed, ms) => {
+    expect(discoveryIntervalFor(setting, listed)).toBe(ms);
   });
 });

@@ -1,7 +1,7 @@
 /** `--leader.max-rps auto`: the rate a polling plan needs, the rate allowed, and how it follows the fleet. */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { allowedRate, burstFor, LeaderRate, rateNeed, type PollingPlan } from '../../src/polling/rate.js';
+import { allowedRate, burstFor, LeaderRate, rateNeed, rotationRate, type PollingPlan } from '../../src/polling/rate.js';
 
 const plan = (nodes: number, healthS = 30): PollingPlan => ({
   nodes,
@@ -59,6 +59,60 @@ describe('allowedRate', () => {
   });
 });
 
+describe('rotating products (node detail basic or minimal)', () => {
+  /** `edge` Edge nodes rotating, `stream` full-level Stream nodes; default flags: health 30 s, discovery 60 s. */
+  const mixed = (edge: number, stream = 0): PollingPlan => ({ ...plan(edge + stream), rotating: { edge } });
+
+  it.each([
+    // edge nodes rotating, stream nodes full → at most this many requests/s allowed by auto
+    [250_000, 0, 100],
+    [100_001, 0, 100],
+    [30_000, 0, 100],
+    [250_000, 1_000, 150],
+  ] as const)('%i rotating Edge nodes and %i full Stream nodes: auto allows at most %i/s', (edge, stream, most) => {
+    const a = allowedRate('auto', 1000, mixed(edge, stream));
+    expect(a.rps).toBeLessThanOrEqual(most);
+    expect(a.covers).toBe(true);
+    // The rotation gets its whole rate; each node is polled once per rotation.
+    expect(a.rotation.edge?.rps).toBeCloseTo(rotationRate(edge, 30_000), 6);
+    expect(a.rotation.edge?.seconds).toBeCloseTo(edge / rotationRate(edge, 30_000), 6);
+  });
+
+  it('counts a rotating product at its rotation rate, without metadata, and its listing pages', () => {
+    const n = rateNeed(mixed(250_000));
+    expect(n.rotation.edge).toBe(rotationRate(250_000, 30_000));
+    expect(n.primary).toBe(n.rotation.edge);
+    expect(n.riders).toBe(0);
+    // 250 pages of 1,000 per minute, with the groups: about 4 requests/s.
+    expect(n.discovery).toBeCloseTo((250 + 2 + 2) / 60, 5);
+    expect(n.total).toBeLessThan(100 / 1.25);
+  });
+
+  it.each([
+    // Edge nodes at basic → rotation seconds at most, rate
+    [25_001, 600, 50],
+    [30_000, 600, 50],
+    [100_000, 600, 166.7],
+  ] as const)('%i Edge nodes at basic: every node within %i s (%f polls/s)', (edge, most, rps) => {
+    const a = allowedRate('auto', 1000, { ...mixed(edge), rotatingLevels: { edge: 'basic' } });
+    expect(a.rotation.edge?.seconds).toBeLessThanOrEqual(most);
+    expect(a.rotation.edge?.rps).toBeCloseTo(rps, 1);
+  });
+
+  it('a small rotating product is polled every interval (its rate is its need)', () => {
+    expect(rotationRate(300, 30_000)).toBe(10);
+    expect(allowedRate('auto', 1000, mixed(300)).rotation.edge?.seconds).toBe(30);
+  });
+
+  it('a pinned rate below the need: the rotation takes what is left, the full-level nodes stay covered', () => {
+    const a = allowedRate(30, 1000, mixed(250_000, 100));
+    expect(a.covers).toBe(true);
+    const left = 30 - (rateNeed(mixed(250_000, 100)).total - rotationRate(250_000, 30_000));
+    expect(a.rotation.edge?.rps).toBeCloseTo(left, 6);
+    expect(a.rotation.edge?.seconds).toBeCloseTo(250_000 / left, 3);
+  });
+});
+
 describe('LeaderRate', () => {
   function setup(setting: number | 'auto', ceiling = 1000) {
     const lines: { msg: string; nodes?: number; neededRps?: number; allowedRps?: number; cycleSeconds?: number }[] = [];
@@ -96,5 +150,28 @@ describe('LeaderRate', () => {
     const capped = setup('auto', 300);
     capped.rate.apply(20_000);
     expect(capped.lines[0]!.msg).toContain('raise --leader.max-rps-ceiling (300)');
+  });
+
+  it('warns when a basic rotation cannot keep within 10 minutes at a pinned rate', () => {
+    const { rate, lines } = setup(60);
+    rate.apply(100_000, { rotating: { edge: 100_000 }, rotatingLevels: { edge: 'basic' } });
+    expect(lines.map((l) => l.msg)).toEqual([
+      expect.stringContaining('health polls of edge (node detail basic) rotate'),
+    ]);
+    expect(lines[0]!.msg).toContain('raise --leader.max-rps (60)');
+    const auto = setup('auto');
+    auto.rate.apply(100_000, { rotating: { edge: 100_000 }, rotatingLevels: { edge: 'basic' } });
+    expect(auto.lines).toEqual([]);
+  });
+
+  it('250,000 rotating Edge nodes: no warning, a rate under 100/s, and the discovery interval in force counts', () => {
+    const { rate, set, lines } = setup('auto');
+    const a = rate.apply(250_000, { rotating: { edge: 250_000 } });
+    expect(lines).toEqual([]);
+    expect(a.rps).toBeLessThanOrEqual(100);
+    expect(set.at(-1)?.[0]).toBe(a.rps);
+    // A discovery every 15 s would list 250 pages four times a minute; at the heartbeat period, once.
+    const fast = rate.apply(250_000, { rotating: { edge: 250_000 }, discoveryIntervalMs: 15_000 });
+    expect(fast.needed).toBeGreaterThan(a.needed + 10);
   });
 });

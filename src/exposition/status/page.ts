@@ -36,6 +36,8 @@ import {
   type FlowConcern,
 } from './throughput.js';
 import { formatAge, formatInstant } from './time.js';
+import { pollingTable, type RotationView } from './polling.js';
+import type { Product } from '@cribl-exporter/api/products';
 
 /** The health rounds: the target (the interval), how long the last complete one took, overrun and its cause. */
 export interface CycleView {
@@ -46,6 +48,10 @@ export interface CycleView {
   cause?: string;
   /** Requests per second the fleet needs (every node once per interval of each node collector, and discovery). */
   neededRps?: number;
+  /** The discovery interval in force. */
+  discoveryIntervalMs?: number;
+  /** The health polls of each rotating product (node detail basic or minimal). */
+  rotations?: Readonly<Partial<Record<Product, RotationView>>>;
 }
 
 /** A collector of a leader as the page shows it: on, or off and why, and its last answer. */
@@ -231,6 +237,8 @@ ${views.length === 0 ? NO_LEADER : leadersTable(views, now)}
 ${o.management ? workspacesTable(o.management()) : ''}
 <h2>Request budget</h2>
 ${views.length === 0 ? '' : budgetTable(views, now)}
+<h2>Node detail and polling</h2>
+${pollingTable(views.map((v) => ({ name: v.source.name, leader: v.source.snapshot.leader(), ...v.cycle })))}
 <h2>Groups and fleets</h2>
 ${groupsTable(views)}
 <h2>Data in motion</h2>
