@@ -127,8 +127,6 @@ describe('the contract is what the exporter exports, every collector on, against
         `--leader.ha-url=${dead}`,
         '--shard.total=2',
         '--shard.index=0',
-        // Edge's health polls rotate: cribl_exporter_health_rotation_seconds has a series (Stream stays full).
-        '--edge.node-detail=basic',
       ],
       { clock },
     );
@@ -146,6 +144,13 @@ describe('the contract is what the exporter exports, every collector on, against
       }
       await done;
     };
+    // Edge's health polls rotate at basic: cribl_exporter_health_rotation_seconds has a series (the exporter above
+    // keeps full, with the Edge-only node families).
+    const rotating = await startTestExporter(sim, ['--edge.node-detail=basic'], { clock });
+    closers.push(() => rotating.app.close());
+    await rotating.run('discovery');
+    await rotating.run('health');
+    exportedFamilies((await rotating.scrape()).text, exported);
     await onPrem.run('discovery');
     // Metadata of a new fleet is fetched over its second to fifth health polls.
     for (let i = 0; i < 5; i++) await onPrem.run('health');
