@@ -786,7 +786,8 @@ try {
   }
 } catch (e) {
   failure = e;
-  log(`failed: ${e instanceof Error ? e.message : String(e)}`);
+  log(`failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  if (e instanceof Error && e.cause) log("cause:", e.cause);
 } finally {
   await children.stopAll();
   await closeHttp();

@@ -37,6 +37,17 @@ import './routes.js';
 export { MAX_REQUEST_BODY } from './core/http.js';
 export { AUTH_FAILED } from './core/app.js';
 
+/**
+ * How long an idle keep-alive connection stays open (Node's default is 5 s). A server that closes an idle connection
+ * races a client that reuses it at that moment: the request goes out as the FIN comes in, and the client sees
+ * "other side closed". undici closes 2 s before the `Keep-Alive: timeout` the server announces (Node closes 1 s
+ * after it), so 5 s left a 3 s margin, which a loaded machine ate: the 50k benchmark's admin calls every 5 s died
+ * of it when its event loop stalled past its own idle timer. At 65 s, undici (and the exporter, which caps its idle
+ * connections at 60 s, src/http/transport.ts) closes first, and calls a few seconds apart never meet the server's
+ * close.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /** First leader version whose health bodies carry `overlay` (the API spec from 4.18.2 on). */
 const OVERLAY_SINCE = [4, 18, 2] as const;
 
@@ -225,6 +236,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const server: Server = opts.tls
       ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler)
       : createHttpServer(handler);
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
