@@ -8,6 +8,7 @@ import { NODE_HEALTH_MODES, UPGRADE_STATES } from './fleet.js';
 import type { SimFleet, SimNode } from './fleet.js';
 import { HA_HOST_STATES, type HaHostState, type HaModel } from './ha.js';
 import { duration } from './schema-util.js';
+import { fleetTruth } from './fleet-truth.js';
 import { groupSchema } from './scenario.js';
 import { routeName } from './route-names.js';
 
@@ -46,6 +47,9 @@ const patchNodeSchema = z.strictObject({
   /** Listing `status`; null follows the health mode again. */
   status: z.string().min(1).nullable().optional(),
   upgrade: upgradeSchema.nullable().optional(),
+  /** true: its heartbeats stop (lastMsgTime freezes, still connected); false: they resume. */
+  silent: z.boolean().optional(),
+  criblVersion: z.string().min(1).optional(),
 });
 
 const leaderSchema = z
@@ -100,6 +104,7 @@ export function nodeSummary(n: SimNode): Record<string, unknown> {
     startTime: n.startTime,
     hostile: n.hostile,
     ...(n.upgrade ? { upgrade: n.upgrade } : {}),
+    ...(n.silent ? { silent: true } : {}),
   };
 }
 
@@ -159,7 +164,19 @@ export const node: AdminHandler = async ({ fleet }, req, at) => {
   if (patch.drift !== undefined) fleet.drift(id, patch.drift);
   if (patch.status !== undefined) fleet.setListingStatus(id, patch.status);
   if (patch.upgrade !== undefined) fleet.setUpgradeStatus(id, patch.upgrade);
+  if (patch.silent !== undefined) fleet.setSilent(id, patch.silent ? n.lastMsgTime : null);
+  if (patch.criblVersion !== undefined) fleet.setCriblVersion(id, patch.criblVersion);
   return [200, nodeSummary(fleet.node(id) as SimNode)];
+};
+
+/** GET /_sim/truth?silentAfter=MS: the fleet's truth now (core/fleet-truth.ts). */
+export const getTruth: AdminHandler = (deps, _req, { search }) => {
+  const raw = new URLSearchParams(search).get('silentAfter');
+  const silentAfter = raw === null ? undefined : Number(raw);
+  if (silentAfter !== undefined && !(Number.isInteger(silentAfter) && silentAfter >= 0)) {
+    throw new AdminError(400, 'silentAfter must be a whole number of milliseconds');
+  }
+  return [200, fleetTruth(deps.fleet, deps.clock.now(), silentAfter)];
 };
 
 export const getLeader: AdminHandler = (deps) => [200, leaderSummary(deps)];
