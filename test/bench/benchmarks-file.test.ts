@@ -39,6 +39,8 @@ describe('bench/', () => {
         'exporter.mjs',
         'fair.mjs',
         'leader-cost.mjs',
+        // its Edge-heavy sizes, 100k and more (issue 51)
+        'scale.mjs',
         'bare-node.mjs',
         'bare-server.mjs',
         'cli-child.mjs',
