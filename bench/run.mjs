@@ -94,7 +94,7 @@ const { values: flags } = parseArgs({
 });
 if (flags.help) {
   console.log(
-    'Usage: npm run bench -- [--sizes 1k,2k,10k,50k] [--only sizes,fair,rate-limit,leader-cost] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--skip-fair] [--skip-leader-cost] [--skip-explain] [--leader-cost-sim-args ARGS] [--from-json FILE]',
+    'Usage: npm run bench -- [--sizes 1k,2k,10k,50k (100k and up: Edge-heavy, bench/scale.mjs)] [--only sizes,fair,rate-limit,leader-cost] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--skip-fair] [--skip-leader-cost] [--skip-explain] [--leader-cost-sim-args ARGS] [--from-json FILE]',
   );
   process.exit(0);
 }
