@@ -32,6 +32,7 @@ interface Entry {
   group: string;
   lastMsgTime: number;
   disconnected: boolean;
+  status: string;
   info: { cribl: { version: string; config: { version: string } } };
   nodeUpgradeStatus?: { state: number };
 }
@@ -58,18 +59,28 @@ async function truthFromWire(s: Simulator, at: number): Promise<Map<string, Trut
       (groups.json.items as { id: string; configVersion: string }[]).map((g) => [g.id, g.configVersion]),
     );
     for (const id of deployed.keys()) {
-      out.set(id, { nodes: 0, connected: 0, disconnected: 0, silent: 0, drifted: 0, failedUpgrades: 0, byVersion: {} });
+      out.set(id, {
+        nodes: 0,
+        connected: 0,
+        disconnected: 0,
+        silent: 0,
+        drifted: 0,
+        failedUpgrades: 0,
+        byVersion: {},
+        byStatus: {},
+      });
     }
     for (const e of await listing(s, product)) {
-      const c = out.get(e.group)!;
-      c.nodes++;
-      if (e.disconnected) c.disconnected++;
-      else c.connected++;
-      if (!e.disconnected && at - e.lastMsgTime > SILENT_AFTER_MS) c.silent++;
-      if (e.info.cribl.config.version !== deployed.get(e.group)) c.drifted++;
-      if (e.nodeUpgradeStatus?.state === 2) c.failedUpgrades++;
+      const g = out.get(e.group)!;
+      g.nodes++;
+      if (e.disconnected) g.disconnected++;
+      else g.connected++;
+      if (!e.disconnected && at - e.lastMsgTime > SILENT_AFTER_MS) g.silent++;
+      if (e.info.cribl.config.version !== deployed.get(e.group)) g.drifted++;
+      if (e.nodeUpgradeStatus?.state === 2) g.failedUpgrades++;
       const v = e.info.cribl.version;
-      c.byVersion[v] = (c.byVersion[v] ?? 0) + 1;
+      g.byVersion[v] = (g.byVersion[v] ?? 0) + 1;
+      g.byStatus[e.status] = (g.byStatus[e.status] ?? 0) + 1;
     }
   }
   return out;
@@ -111,6 +122,11 @@ describe('examples/scenarios/edge-scale.yaml', () => {
 
   it('has a truth per group that is exactly what the listing serves, now and after time passes', async () => {
     const { s, clock } = await sim({ nodes: NODES, scenario: scenario() });
+    const [a, b, c] = s.fleet.nodes().filter((n) => n.product === 'edge');
+    s.fleet.setHealth(a!.id, 'unreachable');
+    s.fleet.setHealth(b!.id, 'standby');
+    s.fleet.setListingStatus(c!.id, 'degraded');
+    expect(s.truth().products.edge.byStatus).toMatchObject({ unhealthy: 1, standby: 1, degraded: 1 });
     expect(await truthFromWire(s, clock.now())).toEqual(byGroup(s.truth()));
     // Connected nodes keep heartbeating, the silent ones stay silent, the disconnected ones stay listed.
     await clock.advance(15 * 60_000);

@@ -344,7 +344,7 @@ export class NodeView implements SimNode {
     return this.#rec.health;
   }
   get listingStatus(): string {
-    return this.entry.status ?? '';
+    return this.#rec.statusOverride ?? listingStatus(this.#rec.health);
   }
   get disconnected(): boolean {
     return this.#rec.disconnected;

@@ -25,6 +25,8 @@ export interface TruthCounts {
   failedUpgrades: number;
   /** Nodes by `info.cribl.version`. */
   byVersion: Record<string, number>;
+  /** Nodes by the listing's `status` (`healthy`, `unhealthy`, `standby`, `shutting down`, or one set by hand). */
+  byStatus: Record<string, number>;
 }
 
 /** One group's counts. */
@@ -50,6 +52,7 @@ const empty = (): TruthCounts => ({
   drifted: 0,
   failedUpgrades: 0,
   byVersion: {},
+  byStatus: {},
 });
 
 /** Counts the fleet's nodes as its listing serves them at `at` (epoch ms). */
@@ -78,6 +81,7 @@ export function fleetTruth(fleet: Fleet, at: number, silentAfterMs: number = SIL
       if (drifted) c.drifted++;
       if (failed) c.failedUpgrades++;
       c.byVersion[n.criblVersion] = (c.byVersion[n.criblVersion] ?? 0) + 1;
+      c.byStatus[n.listingStatus] = (c.byStatus[n.listingStatus] ?? 0) + 1;
     }
   }
   return { at, silentAfterMs, groups: [...groups.values()], products };
