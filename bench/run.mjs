@@ -1,5 +1,7 @@
 // npm run bench: the exporter against a simulated leader at 1k, 2k, 10k and 50k nodes, each in its own
 // process, and the figures of BENCHMARKS.md and bench/sizing.json. A benchmark, not a test: nothing here asserts a time.
+// Sizes from 100k on (asked for with --sizes, e.g. --sizes 100k,250k) are Edge-heavy (bench/scale.mjs: the
+// simulator's examples/scenarios/edge-scale.yaml, the exporter on its default flags).
 //
 //   npm run bench                                   everything; writes BENCHMARKS.md and bench/sizing.json
 //   npm run bench -- --sizes 1k,10k                 a subset of sizes (also BENCH_SIZES=1k,10k)
@@ -40,6 +42,7 @@ import autocannon from 'autocannon';
 import { Agent } from 'undici';
 import { runFair } from './fair.mjs';
 import { runLeaderCost } from './leader-cost.mjs';
+import { EDGE_HEAVY_FROM, runScaleSize } from './scale.mjs';
 import { keptSections } from './lib/kept.mjs';
 import { sizingOf } from './lib/sizing.mjs';
 import { firstMetadataDoneS } from './lib/first-metadata.mjs';
@@ -91,7 +94,7 @@ const { values: flags } = parseArgs({
 });
 if (flags.help) {
   console.log(
-    'Usage: npm run bench -- [--sizes 1k,2k,10k,50k] [--only sizes,fair,rate-limit,leader-cost] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--skip-fair] [--skip-leader-cost] [--skip-explain] [--leader-cost-sim-args ARGS] [--from-json FILE]',
+    'Usage: npm run bench -- [--sizes 1k,2k,10k,50k (100k and up: Edge-heavy, bench/scale.mjs)] [--only sizes,fair,rate-limit,leader-cost] [--concurrency N] [--out FILE|-] [--profile] [--json] [--exporter-env K=V]... [--skip-fair] [--skip-leader-cost] [--skip-explain] [--leader-cost-sim-args ARGS] [--from-json FILE]',
   );
   process.exit(0);
 }
@@ -749,12 +752,14 @@ log(
   `parts ${[...parts].join(', ')}; sizes ${sizes.map(sizeLabel).join(', ') || 'none'}; concurrency ${concurrency}; ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`,
 );
 const results = [];
+/** The Edge-heavy sizes (bench/scale.mjs). */
+const scale = [];
 let fair;
 let leaderCost;
 let failure;
 let bareNode;
 try {
-  if (!flags['skip-explain'] && sizes.length > 0) {
+  if (!flags['skip-explain'] && sizes.some((n) => n < EDGE_HEAVY_FROM)) {
     // What the runtime holds before any of the exporter is loaded, beside the sizes' memory by mapping.
     const bare = children.fork('bare node', join(here, 'bare-node.mjs'), [], { execArgv: imageNodeFlags, env: imageEnv });
     bareNode = (await bare.waitForMessage((m) => m?.ready, 60_000, 'result')).result;
@@ -762,6 +767,13 @@ try {
   }
   for (const n of sizes) {
     const t = performance.now();
+    if (n >= EDGE_HEAVY_FROM) {
+      const ctx = { children, here, repo, log, exporterEnv, imageEnv, imageNodeFlags };
+      scale.push(await runScaleSize(n, ctx));
+      scale.at(-1).benchSeconds = (performance.now() - t) / 1000;
+      log(`${sizeLabel(n)}: done in ${Math.round(scale.at(-1).benchSeconds)} s`);
+      continue;
+    }
     results.push(await runSize(n));
     results.at(-1).benchSeconds = (performance.now() - t) / 1000;
     log(`${sizeLabel(n)}: done in ${Math.round(results.at(-1).benchSeconds)} s`);
@@ -786,7 +798,8 @@ try {
   }
 } catch (e) {
   failure = e;
-  log(`failed: ${e instanceof Error ? e.message : String(e)}`);
+  log(`failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  if (e instanceof Error && e.cause) log("cause:", e.cause);
 } finally {
   await children.stopAll();
   await closeHttp();
@@ -802,6 +815,7 @@ const run = {
   imageEnv,
   imageNodeFlags,
   results,
+  scale,
   bareNode,
   fair,
   leaderCost,
@@ -812,6 +826,10 @@ writeFileSync(join(tmpRoot, 'results.json'), JSON.stringify(run, null, 2));
 if (flags.json) console.log(JSON.stringify(run, null, 2));
 // Complete: every default size and every part (the profiled run may be skipped).
 const complete =
-  !flags.sizes && !process.env.BENCH_SIZES && PARTS.every((p) => parts.has(p)) && results.length === sizes.length && !failure;
-writeReport(run, results.length > 0 || fair || leaderCost ? outFileFor(complete) : undefined);
+  !flags.sizes &&
+  !process.env.BENCH_SIZES &&
+  PARTS.every((p) => parts.has(p)) &&
+  results.length + scale.length === sizes.length &&
+  !failure;
+writeReport(run, results.length > 0 || scale.length > 0 || fair || leaderCost ? outFileFor(complete) : undefined);
 process.exitCode = failure ? 1 : 0;

@@ -2,33 +2,55 @@
 // scrapes of /metrics with time to first byte and total time.
 
 import { performance } from 'node:perf_hooks';
-import { gunzipSync } from 'node:zlib';
-import { Agent, request } from 'undici';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { Agent, interceptors, request } from 'undici';
 import { monotonicUs } from './cpu-profile.mjs';
 
 /** Prometheus 3's Accept header: what a real scraper sends. */
 export const PROMETHEUS_ACCEPT =
   'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
 
-const admin = new Agent({ connections: 2 });
+/**
+ * The admin calls' pool. A GET (idempotent) whose connection the server closed as it was reused ("other side closed":
+ * the keep-alive race, when this process's event loop stalled past its own idle timer, e.g. in a major GC of a
+ * 50k-node scrape) is sent once more on a new connection, as RFC 9112 §9.3.1 allows; nothing else is retried.
+ */
+const admin = new Agent({ connections: 2 }).compose(
+  interceptors.retry({ maxRetries: 1, minTimeout: 50, statusCodes: [], errorCodes: ['UND_ERR_SOCKET', 'ECONNRESET'] }),
+);
+const gunzipAsync = promisify(gunzip);
 
 function loopbackOnly(url) {
   const host = new URL(url).hostname;
   if (host !== '127.0.0.1') throw new Error(`refusing to send benchmark traffic to ${host}: 127.0.0.1 only`);
 }
 
+/** Awaits `p`; a failure names the request (`what`), its cause kept, and how long the connection had been idle. */
+async function named(what, p) {
+  const t0 = performance.now();
+  try {
+    return await p;
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    const s = e?.socket;
+    const where = s ? ` (local port ${s.localPort}, ${s.bytesWritten} bytes written, ${s.bytesRead} read)` : '';
+    throw new Error(`${what}: ${msg}${where} after ${Math.round(performance.now() - t0)} ms`, { cause: e });
+  }
+}
+
 /** Sends a JSON request and returns the parsed answer; throws one line on a non-2xx status. */
 export async function json(method, url, body) {
   loopbackOnly(url);
-  const res = await request(url, {
+  const res = await named(`${method} ${url}`, request(url, {
     method,
     dispatcher: admin,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
     headersTimeout: 30_000,
     bodyTimeout: 30_000,
-  });
-  const text = await res.body.text();
+  }));
+  const text = await named(`${method} ${url} (body)`, res.body.text());
   if (res.statusCode < 200 || res.statusCode > 299)
     throw new Error(`${method} ${url}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
   return text === '' ? undefined : JSON.parse(text);
@@ -38,19 +60,27 @@ export async function json(method, url, body) {
 export async function timedGet(url, { dispatcher, encoding, keep = false, accept = PROMETHEUS_ACCEPT }) {
   loopbackOnly(url);
   const t0 = performance.now();
-  const res = await request(url, {
-    dispatcher,
-    headers: { accept, 'accept-encoding': encoding },
-    headersTimeout: 120_000,
-    bodyTimeout: 120_000,
-  });
+  const res = await named(
+    `GET ${url} (${encoding})`,
+    request(url, {
+      dispatcher,
+      headers: { accept, 'accept-encoding': encoding },
+      headersTimeout: 120_000,
+      bodyTimeout: 120_000,
+    }),
+  );
   const ttfbMs = performance.now() - t0;
   const chunks = keep ? [] : undefined;
   let bytes = 0;
-  for await (const c of res.body) {
-    bytes += c.length;
-    chunks?.push(c);
-  }
+  await named(
+    `GET ${url} (${encoding}, body)`,
+    (async () => {
+      for await (const c of res.body) {
+        bytes += c.length;
+        chunks?.push(c);
+      }
+    })(),
+  );
   const totalMs = performance.now() - t0;
   if (res.statusCode !== 200) throw new Error(`GET ${url}: HTTP ${res.statusCode}`);
   return { ttfbMs, totalMs, bytes, headers: res.headers, body: chunks ? Buffer.concat(chunks) : undefined };
@@ -59,7 +89,8 @@ export async function timedGet(url, { dispatcher, encoding, keep = false, accept
 /** Fetches /metrics (gzip) and returns the decoded text. */
 export async function fetchMetricsText(url, dispatcher) {
   const r = await timedGet(url, { dispatcher, encoding: 'gzip', keep: true });
-  const raw = r.headers['content-encoding'] === 'gzip' ? gunzipSync(r.body) : r.body;
+  // Off the event loop: a 50k body's gunzip held it long enough to starve the admin pool's idle timer.
+  const raw = r.headers['content-encoding'] === 'gzip' ? await gunzipAsync(r.body) : r.body;
   return raw.toString('utf8');
 }
 

@@ -39,6 +39,8 @@ export function judgeFair(fair: Record<string, unknown> | undefined): Verdict[];
 export function judgeStatusPage(results: readonly SizeResult[]): Verdict17;
 /** Every verdict of a run, with the issue it belongs to. */
 export function allVerdicts(run: Record<string, unknown>): (Verdict17 & { issue: number })[];
+/** The Edge-heavy sizes (bench/scale.mjs, issue 51) as one table; undefined without any. */
+export function scaleSection(scale: readonly Record<string, unknown>[] | undefined): string | undefined;
 /** The sizing section from bench/sizing.json's object. */
 export function sizingSection(sizing: import('./sizing.mjs').Sizing): string;
 /** The whole BENCHMARKS.md from a run's raw results and the kept blocks of the file it replaces. */

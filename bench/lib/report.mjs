@@ -476,6 +476,49 @@ const mb = (bytes) => (bytes === undefined ? 'n/a' : `${(bytes / MB).toFixed(0)}
 const pair = (a, b, unit = '') => `${a} / ${b}${unit}`;
 const ms2 = (s) => (s ? `${fmtMs(s.p50).replace(' ms', '')} / ${fmtMs(s.p99)}` : 'n/a');
 
+/**
+ * The Edge-heavy sizes (bench/scale.mjs, issue 51) side by side: the simulator's capacity and cost, then the
+ * exporter on its default flags.
+ */
+export function scaleSection(scale) {
+  if (!scale?.length) return undefined;
+  const runs = [...scale].sort((a, b) => a.nodes - b.nodes);
+  const none = runs.map(() => undefined);
+  const c = (v, d = 0) => (v === undefined || Number.isNaN(v) ? undefined : v.toFixed(d));
+  const rps = (x) => x && `${fmtInt(Math.round(x.rps))} (${c(x.simCpuCores, 2)})`;
+  const median = (xs) => (xs?.length ? [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] : undefined);
+  const row = (name, f) => [name, ...cells(runs, none, f)];
+  const rows = [
+    row('fleet: Edge / Stream nodes, groups', (r) => r.truth && `${fmtInt(r.truth.products.edge.nodes)} / ${fmtInt(r.truth.products.stream.nodes)}, ${r.truth.groups}`),
+    row('disconnected / silent / drifted / failed upgrades', (r) => {
+      const p = r.truth?.products;
+      const s = (k) => fmtInt(p.edge[k] + p.stream[k]);
+      return p && `${s('disconnected')} / ${s('silent')} / ${s('drifted')} / ${s('failedUpgrades')}`;
+    }),
+    row('simulator: start s, RSS MB at start / end', (r) => r.simulator && `${c(r.simulator.startMs / 1000, 1)}, ${mb(r.simulator.rssAtStart)} / ${mb(r.simulator.rssEnd ?? r.simulator.rssAfterCapacity)}`),
+    row('simulator alone, req/s (its CPU, cores): /w/{id}/health', (r) => rps(r.simulator?.health)),
+    row('… /w/{id}/edge/metadata', (r) => rps(r.simulator?.metadata)),
+    row('… listing pages of 1,000', (r) => rps(r.simulator?.listingPage)),
+    row('exporter: first discovery, s (its requests)', (r) => r.firstDiscovery && `${c(r.firstDiscovery.atS, 1)} (${fmtInt(r.firstDiscovery.requests ?? 0)})`),
+    row('first complete coverage (every node’s liveness known), s', (r) => r.coverage && (r.coverage.atS === undefined ? `not reached (${fmtInt(r.coverage.connectedAtDeadline ?? 0)} nodes)` : `${c(r.coverage.atS, 1)} (${r.coverage.by})`)),
+    row('steady CPU, cores (window of 2 discoveries)', (r) => c(r.steady?.exporterCpuCores, 3)),
+    row('RSS mean / max / peak, MB', (r) => r.steady && `${mb(r.steady.rss)} / ${mb(r.steady.rssMax)} / ${mb(r.steady.peakRss)}`),
+    row('leader requests/s (health/s)', (r) => r.steady && `${c(r.steady.leaderRps, 1)} (${c(r.steady.healthPerS, 1)})`),
+    row('leader requests per discovery (listing pages + others)', (r) => c(r.steady?.perDiscovery)),
+    row('series in total / per node', (r) => r.steady?.series === undefined ? undefined : `${fmtInt(r.steady.series)} / ${c(r.steady.series / r.nodes, 1)}`),
+    row('scrape: gzip MB, time to first byte p50', (r) => r.steady?.gzipBytes === undefined ? undefined : `${mb(r.steady.gzipBytes)}, ${fmtMs(median(r.steady.scrapeTtfbMs))}`),
+    row('simulator CPU while the exporter ran, cores', (r) => c(r.simulator?.cpuWithExporterCores, 3)),
+  ];
+  const errors = runs.filter((r) => r.error).map((r) => `${r.label}: ${r.error}`);
+  return [
+    'The simulator with `examples/scenarios/edge-scale.yaml` at each size, the exporter on its default flags ' +
+      '(`bench/scale.mjs`); the steady window is two discovery intervals from first complete coverage.',
+    '',
+    table(['', ...runs.map((r) => r.label)], rows),
+    ...(errors.length ? ['', `Failed: ${errors.join('; ')}`] : []),
+  ].join('\n');
+}
+
 /** The figures of every size side by side. */
 function figures(results) {
   const timer = results.find((r) => r.steady)?.steady.gapTimerMs ?? 1;
@@ -897,6 +940,7 @@ const REPRODUCE = `Every figure above comes from \`npm run bench\` (about 40 min
 | everything above but the comparison | \`npm run bench\` |
 | one size (targets, figures, ratios, status page, profiled run) | \`npm run bench -- --sizes 10k --out -\` (\`--skip-explain\`: without the profiled run) |
 | 20,000 nodes with the default flags | \`npm run bench -- --only fair --out -\` |
+| Edge at scale (issue 51) | \`npm run bench -- --sizes 100k,250k --only sizes --out -\` (\`bench/scale.mjs\`; \`--exporter-env CRIBL_…=…\` for flags) |
 | leader-imposed rate limit (issue 40) | \`npm run bench -- --only rate-limit --out -\` |
 | leader cost per discovery (issues 39 and 48) | \`npm run bench -- --only leader-cost --out -\` (its fleet: \`bench/leader-cost.yaml\`; \`"--leader-cost-sim-args=--scenario FILE"\` for another) |
 | against blackbox_exporter | \`npm run bench:alternative\` (Debian's \`prometheus\` and \`prometheus-blackbox-exporter\`) |
@@ -1008,6 +1052,8 @@ export function renderReport(run, { kept = {} } = {}) {
   if (limit) core.push('## Leader-imposed rate limit (issue 40)', '', limit, '');
   const cost = leaderCostSection(run.leaderCost);
   if (cost) core.push('## Leader cost per discovery interval (issue 39)', '', cost, '');
+  const edge = scaleSection(run.scale);
+  if (edge) core.push('## Edge at scale: 100,000 nodes and more (issue 51)', '', edge, '');
 
   const tail = [];
   tail.push(kept.alternative ?? keptBlock('alternative', '## Against the alternative: Prometheus + blackbox_exporter\n\nNot measured yet: run `npm run bench:alternative`.'), '');

@@ -30,7 +30,7 @@ describe('bench/', () => {
     expect(files.filter((f) => f === 'ANALYSIS.md' || /^notes-.*\.md$/.test(f))).toEqual([]);
   });
 
-  it('holds the scripts of npm run bench and bench:alternative and two general probes, nothing else', () => {
+  it('holds the scripts of npm run bench and bench:alternative and the general probes, nothing else', () => {
     const scripts = readdirSync(join(ROOT, 'bench')).filter((f) => f.endsWith('.mjs'));
     expect(scripts.sort()).toEqual(
       [
@@ -39,6 +39,8 @@ describe('bench/', () => {
         'exporter.mjs',
         'fair.mjs',
         'leader-cost.mjs',
+        // its Edge-heavy sizes, 100k and more (issue 51)
+        'scale.mjs',
         'bare-node.mjs',
         'bare-server.mjs',
         'cli-child.mjs',
@@ -49,6 +51,8 @@ describe('bench/', () => {
         // general probes
         'steady-probe.mjs',
         'profile-summary.mjs',
+        // what the exporter keeps per node, in process (issue 51)
+        'memory-per-node.mjs',
       ].sort(),
     );
   });

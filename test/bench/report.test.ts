@@ -8,6 +8,7 @@ import {
   longestIdle,
   renderReport,
   REPORT_BUDGET_BYTES,
+  scaleSection,
   type SizeResult,
 } from '../../bench/lib/report.mjs';
 import { sizingOf } from '../../bench/lib/sizing.mjs';
@@ -259,6 +260,28 @@ describe('renderReport', () => {
     expect(md).toContain('No size of this run has a steady window: no sizing figures.');
     expect(md).toContain('not measured');
     expect(md).toContain('met: 25.0 s');
+  });
+
+  it('has the Edge-heavy sizes in a table of their own, n/a where a size failed before a figure', () => {
+    const counts = (nodes: number) => ({ nodes, disconnected: 30, silent: 10, drifted: 5, failedUpgrades: 2 });
+    const big = {
+      nodes: 250_000,
+      label: '250k',
+      truth: { products: { edge: counts(242_000), stream: counts(8_000) }, groups: 154 },
+      simulator: { startMs: 11_000, rssAtStart: 400e6, rssEnd: 700e6, health: { rps: 4321.4, simCpuCores: 0.97 } },
+      firstDiscovery: { atS: 31.25, requests: 420 },
+      coverage: { atS: 40, by: 'cribl_node_connected per node' },
+      steady: { exporterCpuCores: 0.5, rss: 900e6, rssMax: 950e6, peakRss: 1e9, leaderRps: 80, healthPerS: 60 },
+    };
+    const md = renderReport({ ...run, scale: [big, { nodes: 100_000, label: '100k', error: 'exporter exited (1)' }] });
+    expect(md).toContain('## Edge at scale: 100,000 nodes and more (issue 51)');
+    expect(md).toContain('|  | 100k | 250k |');
+    expect(md).toContain('| fleet: Edge / Stream nodes, groups | n/a | 242,000 / 8,000, 154 |');
+    expect(md).toContain('| disconnected / silent / drifted / failed upgrades | n/a | 60 / 20 / 10 / 4 |');
+    expect(md).toContain('| simulator alone, req/s (its CPU, cores): /w/{id}/health | n/a | 4,321 (0.97) |');
+    expect(md).toContain('| RSS mean / max / peak, MB | n/a | 900 / 950 / 1000 |');
+    expect(md).toContain('Failed: 100k: exporter exited (1)');
+    expect(scaleSection(undefined)).toBeUndefined();
   });
 
   it('reports a failed run', () => {

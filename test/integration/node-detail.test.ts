@@ -119,7 +119,7 @@ async function startFleet(seed: number): Promise<{ clock: FakeClock; sim: Simula
   const stream = f.nodes().filter((n) => n.product === 'stream');
   const edge = f.nodes().filter((n) => n.product === 'edge');
   for (const n of [stream[0], edge[0]]) f.setDisconnected(n!.id, true);
-  for (const n of [stream[1], edge[1], edge[2]]) f.setHeartbeatStalled(n!.id, true);
+  for (const n of [stream[1], edge[1], edge[2]]) f.setSilent(n!.id, n!.lastMsgTime);
   for (const n of [stream[2], edge[3], edge[4]]) f.setCriblVersion(n!.id, '4.12.1');
   for (const n of [stream[3], edge[5]]) f.drift(n!.id);
   f.setHealth(stream[4]!.id, 'unreachable');

@@ -607,3 +607,16 @@ describe('TLS', () => {
     }
   });
 });
+
+describe('idle keep-alive connections', () => {
+  it('outlive those of an undici client (capped at 60 s, closing 2 s before the announced timeout)', async () => {
+    // Closing first would race a client reusing the connection at that moment ("other side closed").
+    const { s } = await sim();
+    for (const path of [api('/health'), '/_sim/stats']) {
+      const r = await call(s.origin, path, { headers: { connection: 'keep-alive' } });
+      expect(r.headers.connection).toBe('keep-alive');
+      const timeout = Number(/timeout=(\d+)/.exec(String(r.headers['keep-alive']))?.[1]);
+      expect(timeout).toBeGreaterThan(62);
+    }
+  });
+});

@@ -40,6 +40,7 @@ export type {
   ConfigVersionStyle,
   DeployOptions,
   Fleet,
+  GroupSizes,
   SimLeaderState,
   NodeHealthMode,
   SimNode,
@@ -47,6 +48,10 @@ export type {
   UpgradeStatusInput,
 } from './core/fleet.js';
 export type { SimulatorStats } from './core/stats.js';
+export { SILENT_AFTER_MS, fleetTruth } from './core/fleet-truth.js';
+export type { FleetTruth, GroupTruth, TruthCounts } from './core/fleet-truth.js';
+export { nodeCount } from './core/scenario.js';
+export type { NodeCount } from './core/scenario.js';
 export type { RouteName, SimClient, SimUser, Simulator, SimulatorOptions } from './types.js';
 export { ROUTES, ROUTE_METHODS, endpointsMarkdown, registerEndpoint } from './routes.js';
 export { ROUTE_CONTEXTS, type RouteContext } from './core/route-docs.js';

@@ -316,6 +316,7 @@ ADMIN_TABLE.add(
   admin('GET', 'leader', core.getLeader),
   admin('POST', 'leader', core.setLeader),
   admin('GET', 'groups', core.getGroups),
+  admin('GET', 'truth', core.getTruth),
   admin('PATCH', 'groups/{id}', core.patchGroup),
   admin('GET', 'groups/{id}/dataflow', getDataflow),
   admin('GET', 'groups/{id}/throughput', getThroughput),

@@ -24,8 +24,9 @@ import { systemInfoItem } from './endpoints/system-info/index.js';
 import { LeaderInfo, context } from './core/leader-info.js';
 import { SimFleet, parseVersion } from './core/fleet.js';
 import { Workspaces } from './endpoints/workspaces/workspaces.js';
-import { randomHex, seededRandom } from './core/random.js';
-import { ScenarioError } from './core/scenario.js';
+import { pick, randomHex, seededRandom } from './core/random.js';
+import { ScenarioError, nodeCount } from './core/scenario.js';
+import { fleetTruth } from './core/fleet-truth.js';
 import type { Scenario } from './core/scenario.js';
 import { SearchJobs } from './endpoints/search-jobs/jobs.js';
 import { StatsRecorder } from './core/stats.js';
@@ -37,6 +38,17 @@ import './routes.js';
 export { MAX_REQUEST_BODY } from './core/http.js';
 export { AUTH_FAILED } from './core/app.js';
 
+/**
+ * How long an idle keep-alive connection stays open (Node's default is 5 s). A server that closes an idle connection
+ * races a client that reuses it at that moment: the request goes out as the FIN comes in, and the client sees
+ * "other side closed". undici closes 2 s before the `Keep-Alive: timeout` the server announces (Node closes 1 s
+ * after it), so 5 s left a 3 s margin, which a loaded machine ate: the 50k benchmark's admin calls every 5 s died
+ * of it when its event loop stalled past its own idle timer. At 65 s, undici (and the exporter, which caps its idle
+ * connections at 60 s, src/http/transport.ts) closes first, and calls a few seconds apart never meet the server's
+ * close.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /** First leader version whose health bodies carry `overlay` (the API spec from 4.18.2 on). */
 const OVERLAY_SINCE = [4, 18, 2] as const;
 
@@ -47,6 +59,7 @@ const OVERLAY_SINCE = [4, 18, 2] as const;
  */
 function applySignals(fleet: SimFleet, scenario: Scenario | undefined): void {
   const f = scenario?.fleet;
+  const size = fleet.size();
   const pickNodes = (count: number, apply: (id: string) => void, ok: (r: NodeRec) => boolean = () => true): void => {
     const picked = new Set<string>();
     fleet.seedStates(
@@ -75,10 +88,10 @@ function applySignals(fleet: SimFleet, scenario: Scenario | undefined): void {
   for (const [id, g] of Object.entries(scenario?.groups ?? {})) {
     pickNodes(g.drift ?? 0, drift, (r) => r.group === id && hasOlder(r) && !drifted.has(r.id));
   }
-  if (f?.drift) pickNodes(f.drift, drift, (r) => hasOlder(r) && !drifted.has(r.id));
+  if (f?.drift) pickNodes(nodeCount(f.drift, size), drift, (r) => hasOlder(r) && !drifted.has(r.id));
   if (f?.restarted) pickNodes(f.restarted, (n) => fleet.restart(n));
   for (const [i, state] of UPGRADE_STATES.entries()) {
-    const count = f?.upgrades?.[state] ?? 0;
+    const count = nodeCount(f?.upgrades?.[state], size);
     const reason = i === 1 ? undefined : 0;
     const status = { state, ...(reason === undefined ? {} : { reason }) };
     pickNodes(
@@ -91,6 +104,20 @@ function applySignals(fleet: SimFleet, scenario: Scenario | undefined): void {
     pickNodes(count, (n) => fleet.setListingStatus(n, status));
   }
   if (f?.leaderState) fleet.setLeaderState(f.leaderState);
+}
+
+/** How long before the start a scenario's silent nodes were last heard from (far past 3 heartbeats of 60 s). */
+const SILENT_FOR_MS = 10 * 60_000;
+
+/**
+ * A scenario's `criblVersions`: each node's Cribl version drawn by weight, in listing order, from a stream of its own
+ * (so that the rest of the fleet is the one the seed gives without the key).
+ */
+function applyVersions(fleet: SimFleet, weights: Record<string, number>, seed: number): void {
+  const random = seededRandom((seed ^ 0x7e5510) >>> 0);
+  const versions = Object.keys(weights);
+  const w = versions.map((v) => weights[v] ?? 0);
+  for (const node of fleet.nodes()) fleet.setCriblVersion(node.id, pick(random, versions, w));
 }
 
 /**
@@ -148,6 +175,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const streamGroups = opts.streamGroups ?? f?.streamGroups;
   const edgeFleets = opts.edgeFleets ?? f?.edgeFleets;
   const configVersions = opts.configVersions ?? f?.configVersions;
+  const edgeShare = opts.edgeShare ?? f?.edgeShare;
+  const groupSizes = opts.groupSizes ?? f?.groupSizes;
+  if (edgeShare !== undefined) fleetOpts.edgeShare = edgeShare;
+  if (groupSizes !== undefined) fleetOpts.groupSizes = groupSizes;
   if (streamGroups !== undefined) fleetOpts.streamGroups = streamGroups;
   if (edgeFleets !== undefined) fleetOpts.edgeFleets = edgeFleets;
   if (configVersions !== undefined) fleetOpts.configVersions = configVersions;
@@ -167,7 +198,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     fleet.seedStates(h.standby ?? 0, (id) => fleet.setHealth(id, 'standby'));
     fleet.seedStates(h.shuttingDown ?? 0, (id) => fleet.setHealth(id, 'shutting down'));
   }
-  if (f?.disconnected) fleet.seedStates(f.disconnected, (id) => fleet.setDisconnected(id, true));
+  if (f?.disconnected) fleet.seedStates(nodeCount(f.disconnected, nodes), (id) => fleet.setDisconnected(id, true));
+  if (f?.silent) {
+    const lastHeard = startedAt - SILENT_FOR_MS;
+    fleet.seedStates(nodeCount(f.silent, nodes), (id) => fleet.setSilent(id, lastHeard));
+  }
+  if (f?.criblVersions) applyVersions(fleet, f.criblVersions, seed);
   applySignals(fleet, scenario);
 
   const groupSpecs: Record<string, GroupConfigSpec> = {};
@@ -225,6 +261,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const server: Server = opts.tls
       ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler)
       : createHttpServer(handler);
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
@@ -306,6 +343,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     },
     stats: () => app.stats.snapshot(),
     resetStats: () => app.stats.reset(),
+    truth: (silentAfterMs) => fleetTruth(fleet, clock.now(), silentAfterMs),
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         app.stop();

@@ -10,9 +10,10 @@ import type { TokenAccess } from './core/auth.js';
 import type { GroupConfigSpec } from './core/config-store.js';
 import type { GroupFlow } from './core/dataflow.js';
 import type { FlowTruth } from './endpoints/metrics-query/truth.js';
+import type { FleetTruth } from './core/fleet-truth.js';
 import type { ThroughputWindowInput } from './endpoints/metrics-query/faults.js';
 import type { Faults, FaultsPatch } from './core/faults.js';
-import type { ConfigVersionStyle, Fleet } from './core/fleet.js';
+import type { ConfigVersionStyle, Fleet, GroupSizes } from './core/fleet.js';
 import type { Route } from './routes.js';
 import type { Scenario } from './core/scenario.js';
 import type { HaHostState, HaOptions, HostServed } from './core/ha.js';
@@ -58,6 +59,10 @@ export interface SimulatorOptions {
   edgeFleets?: number;
   /** Config versions as short commit hashes or `1.0.N`. @default 'hash', or the scenario's */
   configVersions?: ConfigVersionStyle;
+  /** Share of the nodes that are Edge nodes. @default 0.35, or the scenario's */
+  edgeShare?: number;
+  /** Spread over the groups beyond the three defaults: `even` or `varied` (1/i). @default 'even', or the scenario's */
+  groupSizes?: GroupSizes;
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** For POST /auth/login. @default [{ username: 'admin', password: 'admin' }] */
   users?: SimUser[];
@@ -176,6 +181,11 @@ export interface Simulator {
   resetState(group?: string): void;
   stats(): SimulatorStats;
   resetStats(): void;
+  /**
+   * The fleet's truth now (core/fleet-truth.ts): per group and product, nodes connected and disconnected, silent
+   * (connected, not heard from for more than `silentAfterMs`, default 3 × 60 s), drifted, failed upgrades, by version.
+   */
+  truth(silentAfterMs?: number): FleetTruth;
   /** Closes the server and every open socket promptly; pending delays are abandoned. */
   close(): Promise<void>;
 }

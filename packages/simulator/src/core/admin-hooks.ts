@@ -8,6 +8,7 @@ import { NODE_HEALTH_MODES, UPGRADE_STATES } from './fleet.js';
 import type { SimFleet, SimNode } from './fleet.js';
 import { HA_HOST_STATES, type HaHostState, type HaModel } from './ha.js';
 import { duration } from './schema-util.js';
+import { fleetTruth } from './fleet-truth.js';
 import { groupSchema } from './scenario.js';
 import { routeName } from './route-names.js';
 
@@ -40,15 +41,15 @@ const patchNodeSchema = z.strictObject({
   health: healthMode.optional(),
   disconnected: z.boolean().optional(),
   restart: z.boolean().optional(),
-  /** Heartbeats stop (lastMsgTime freezes) while the node stays listed connected. */
-  stalled: z.boolean().optional(),
-  criblVersion: z.string().min(1).optional(),
   configVersion: z.string().min(1).optional(),
   /** Config drift: commits behind the group's deployed one. */
   drift: z.number().int().min(1).optional(),
   /** Listing `status`; null follows the health mode again. */
   status: z.string().min(1).nullable().optional(),
   upgrade: upgradeSchema.nullable().optional(),
+  /** true: its heartbeats stop (lastMsgTime freezes, still connected); false: they resume. */
+  silent: z.boolean().optional(),
+  criblVersion: z.string().min(1).optional(),
 });
 
 const leaderSchema = z
@@ -103,6 +104,7 @@ export function nodeSummary(n: SimNode): Record<string, unknown> {
     startTime: n.startTime,
     hostile: n.hostile,
     ...(n.upgrade ? { upgrade: n.upgrade } : {}),
+    ...(n.silent ? { silent: true } : {}),
   };
 }
 
@@ -158,13 +160,23 @@ export const node: AdminHandler = async ({ fleet }, req, at) => {
   if (patch.restart) fleet.restart(id);
   if (patch.health !== undefined) fleet.setHealth(id, patch.health as SimNode['health']);
   if (patch.disconnected !== undefined) fleet.setDisconnected(id, patch.disconnected);
-  if (patch.stalled !== undefined) fleet.setHeartbeatStalled(id, patch.stalled);
-  if (patch.criblVersion !== undefined) fleet.setCriblVersion(id, patch.criblVersion);
   if (patch.configVersion !== undefined) fleet.setConfigVersion(id, patch.configVersion);
   if (patch.drift !== undefined) fleet.drift(id, patch.drift);
   if (patch.status !== undefined) fleet.setListingStatus(id, patch.status);
   if (patch.upgrade !== undefined) fleet.setUpgradeStatus(id, patch.upgrade);
+  if (patch.silent !== undefined) fleet.setSilent(id, patch.silent ? n.lastMsgTime : null);
+  if (patch.criblVersion !== undefined) fleet.setCriblVersion(id, patch.criblVersion);
   return [200, nodeSummary(fleet.node(id) as SimNode)];
+};
+
+/** GET /_sim/truth?silentAfter=MS: the fleet's truth now (core/fleet-truth.ts). */
+export const getTruth: AdminHandler = (deps, _req, { search }) => {
+  const raw = new URLSearchParams(search).get('silentAfter');
+  const silentAfter = raw === null ? undefined : Number(raw);
+  if (silentAfter !== undefined && !(Number.isInteger(silentAfter) && silentAfter >= 0)) {
+    throw new AdminError(400, 'silentAfter must be a whole number of milliseconds');
+  }
+  return [200, fleetTruth(deps.fleet, deps.clock.now(), silentAfter)];
 };
 
 export const getLeader: AdminHandler = (deps) => [200, leaderSummary(deps)];

@@ -18,10 +18,10 @@ export interface NodeRec {
   disconnected: boolean;
   firstMsgTime: number;
   startTime: number;
-  /** lastMsgTime frozen at disconnection (or when its heartbeats stalled). */
+  /** lastMsgTime frozen at disconnection, or while silent. */
   lastSeen: number;
-  /** Its heartbeats stopped while the leader still lists it connected (Fleet.setHeartbeatStalled). */
-  stalled?: boolean;
+  /** Connected, but its heartbeats stopped at `lastSeen` (Fleet.setSilent). */
+  silent?: boolean;
   workerProcesses: number;
   hostname: string;
   platform: 'linux' | 'win32';
@@ -41,8 +41,6 @@ export interface NodeRec {
   kube?: { namespace: string; pod: string };
   /** Cached JSON of the listing entry, split around the lastMsgTime value. */
   json?: [string, string];
-  /** Cached JSON of the metadata item after its timestamp. */
-  metaJson?: string;
 }
 
 interface OsInfo {
@@ -78,6 +76,9 @@ export const STREAM_WEIGHTS = [5, 3, 2];
 export const EDGE_FLEETS = ['default_fleet', 'retail-stores', 'factories'] as const;
 export const EDGE_WEIGHTS = [4, 4, 2];
 const GIB = 1024 ** 3;
+// Shared by every node (never changed in place): two objects instead of one per node.
+const NO_ENV: Record<string, string> = Object.freeze({});
+const UTC_ENV: Record<string, string> = Object.freeze({ TZ: 'UTC', LANG: 'en_US.UTF-8' });
 export const COMMIT_MESSAGES = [
   'Updated syslog pipeline configuration',
   'Added new HTTP Source',
@@ -207,7 +208,7 @@ export function generateNode(
     cpus,
     totalmem: cpus * 4 * GIB,
     nodeVersion: min >= 17 ? 'v22.17.1' : 'v20.18.1',
-    env: r() < 0.5 ? {} : { TZ: 'UTC', LANG: 'en_US.UTF-8' },
+    env: r() < 0.5 ? NO_ENV : UTC_ENV,
     criblVersion: r() < 0.9 ? current : older,
     configVersion: deployedVersion(g),
     distMode: edge ? 'managed-edge' : 'worker',
@@ -324,9 +325,11 @@ export function groupEntry(g: GroupRec, deploying: number): ConfigGroup {
 export class NodeView implements SimNode {
   readonly #rec: NodeRec;
   readonly #json: (rec: NodeRec) => string;
-  constructor(rec: NodeRec, json: (rec: NodeRec) => string) {
+  readonly #lastMsgTime: (rec: NodeRec) => number;
+  constructor(rec: NodeRec, json: (rec: NodeRec) => string, lastMsgTime: (rec: NodeRec) => number) {
     this.#rec = rec;
     this.#json = json;
+    this.#lastMsgTime = lastMsgTime;
   }
   get id(): string {
     return this.#rec.id;
@@ -341,7 +344,7 @@ export class NodeView implements SimNode {
     return this.#rec.health;
   }
   get listingStatus(): string {
-    return this.entry.status ?? '';
+    return this.#rec.statusOverride ?? listingStatus(this.#rec.health);
   }
   get disconnected(): boolean {
     return this.#rec.disconnected;
@@ -360,6 +363,15 @@ export class NodeView implements SimNode {
   }
   get upgrade(): NodeUpgradeStatus | undefined {
     return this.#rec.upgrade && { ...this.#rec.upgrade };
+  }
+  get criblVersion(): string {
+    return this.#rec.criblVersion;
+  }
+  get lastMsgTime(): number {
+    return this.#lastMsgTime(this.#rec);
+  }
+  get silent(): boolean {
+    return this.#rec.silent === true && !this.#rec.disconnected;
   }
   get entry(): WorkerEntry {
     return JSON.parse(this.#json(this.#rec)) as WorkerEntry;

@@ -71,6 +71,12 @@ export interface SimNode {
   readonly hostile: boolean;
   /** Edge nodes only: `nodeUpgradeStatus`. */
   readonly upgrade: NodeUpgradeStatus | undefined;
+  /** info.cribl.version: the Cribl version the node runs. */
+  readonly criblVersion: string;
+  /** The listing's `lastMsgTime` now (epoch ms). */
+  readonly lastMsgTime: number;
+  /** Connected but not heard from: its lastMsgTime is frozen (setSilent) while `disconnected` stays false. */
+  readonly silent: boolean;
   /** The entry the workers listing would serve right now (parsed from the exact wire JSON). */
   readonly entry: WorkerEntry;
 }
@@ -127,15 +133,16 @@ export interface Fleet {
   setDisconnected(id: string, disconnected: boolean): void;
   /** Restarts a node: startTime (listing and /health) and firstMsgTime become now, and it reconnects. */
   restart(id: string): void;
-  /**
-   * Stops (or resumes) a node's heartbeats while the leader still lists it connected, as a leader does until it
-   * times the node out: lastMsgTime freezes; a restart resumes them.
-   */
-  setHeartbeatStalled(id: string, stalled: boolean): void;
-  /** Sets the Cribl version the node reports (info.cribl.version). */
-  setCriblVersion(id: string, version: string): void;
   /** Sets the config version the node runs. */
   setConfigVersion(id: string, version: string): void;
+  /** Sets the Cribl version the node runs (info.cribl.version, and `cribl.version` of its metadata). */
+  setCriblVersion(id: string, version: string): void;
+  /**
+   * Silences a node: its lastMsgTime freezes at `lastMsgTime` (epoch ms) while the leader still lists it connected
+   * (heartbeats lost, the connection not yet given up); null makes it heartbeat again. Reconnecting or restarting
+   * it ends the silence too.
+   */
+  setSilent(id: string, lastMsgTime: number | null): void;
   /**
    * Config drift: the node runs the short hash of the commit `behind` commits older than its group's deployed one
    * (default 1). Returns that version; throws when the group's history is not that long.
@@ -181,4 +188,14 @@ export interface FleetOptions {
   edgeFleets?: number;
   /** @default 'hash' */
   configVersions?: ConfigVersionStyle;
+  /** Share of the generated nodes that are Edge nodes (the first two nodes are one of each). @default 0.35 */
+  edgeShare?: number;
+  /**
+   * How nodes spread over the groups of a product beyond its three default ones: `even`, or `varied` (the i-th group
+   * weighs 1/i, so a few large fleets and a long tail of small ones). @default 'even'
+   */
+  groupSizes?: GroupSizes;
 }
+
+/** How nodes spread over the groups of a product (FleetOptions.groupSizes). */
+export type GroupSizes = 'even' | 'varied';

@@ -30,6 +30,7 @@ import type {
   DeployOptions,
   Fleet,
   FleetOptions,
+  GroupSizes,
   SimLeaderState,
   NodeHealthMode,
   SimNode,
@@ -61,31 +62,46 @@ export class SimFleet implements Fleet {
   #version = 0;
   #groupCache: { version: number; byProduct: Record<Product, ConfigGroup[]> } | undefined;
   readonly #entry = (rec: NodeRec): string => this.entryJson(rec, this.clock.now());
+  readonly #heard = (rec: NodeRec): number => this.#lastMsgTime(rec, this.clock.now());
+  readonly #view = (rec: NodeRec): SimNode => new NodeView(rec, this.#entry, this.#heard);
+  readonly #streamShare: number;
 
   constructor(opts: FleetOptions) {
     this.clock = opts.clock;
     this.#random = opts.random;
     this.#leaderVersion = parseVersion(opts.leaderVersion);
     this.#semver = opts.configVersions === 'semver';
-    [this.#streamIds, this.#streamWeights] = groupNames(STREAM_GROUPS, STREAM_WEIGHTS, opts.streamGroups, 'group');
-    [this.#edgeIds, this.#edgeWeights] = groupNames(EDGE_FLEETS, EDGE_WEIGHTS, opts.edgeFleets, 'fleet');
+    const edgeShare = opts.edgeShare ?? 0.35;
+    if (!(edgeShare >= 0 && edgeShare <= 1)) throw new Error(`edgeShare must be between 0 and 1 (got ${edgeShare})`);
+    // 0.65 itself by default: 1 - 0.35 may differ from it in the last bit, and the default fleet must not change.
+    this.#streamShare = opts.edgeShare === undefined ? 0.65 : 1 - edgeShare;
+    const sizes = opts.groupSizes ?? 'even';
+    [this.#streamIds, this.#streamWeights] = groupNames(
+      STREAM_GROUPS,
+      STREAM_WEIGHTS,
+      opts.streamGroups,
+      'group',
+      sizes,
+    );
+    [this.#edgeIds, this.#edgeWeights] = groupNames(EDGE_FLEETS, EDGE_WEIGHTS, opts.edgeFleets, 'fleet', sizes);
     const now = this.clock.now();
     this.#streamIds.forEach((g) => this.#createGroup(g, 'stream', now));
     this.#edgeIds.forEach((g) => this.#createGroup(g, 'edge', now));
     for (let i = 0; i < opts.nodes; i++) {
       // The first two nodes cover both products, so even tiny fleets exercise both.
-      const product: Product = i === 0 ? 'stream' : i === 1 ? 'edge' : this.#random() < 0.65 ? 'stream' : 'edge';
+      const product: Product =
+        i === 0 ? 'stream' : i === 1 ? 'edge' : this.#random() < this.#streamShare ? 'stream' : 'edge';
       this.#insert(this.#generate({ product }, now - randomInt(this.#random, 3_600_000, 30 * 86_400_000)));
     }
   }
 
   nodes(): readonly SimNode[] {
-    return this.#all.map((r) => new NodeView(r, this.#entry));
+    return this.#all.map(this.#view);
   }
 
   node(id: string): SimNode | undefined {
     const rec = this.#byId.get(id);
-    return rec && new NodeView(rec, this.#entry);
+    return rec && this.#view(rec);
   }
 
   size(product?: Product): number {
@@ -97,7 +113,7 @@ export class SimFleet implements Fleet {
     if (opts.id === '') throw new Error('node id must not be empty');
     const rec = this.#generate(opts, this.clock.now());
     this.#insert(rec);
-    return new NodeView(rec, this.#entry);
+    return this.#view(rec);
   }
 
   addHostileNodes(product: Product = 'stream'): SimNode[] {
@@ -141,17 +157,24 @@ export class SimFleet implements Fleet {
     const rec = this.#get(id);
     if (rec.disconnected === disconnected) return;
     if (disconnected) rec.lastSeen = this.#lastMsgTime(rec, this.clock.now());
+    else delete rec.silent;
     this.#setConnected(rec, !disconnected);
     this.#touch(rec);
   }
 
-  setHeartbeatStalled(id: string, stalled: boolean): void {
+  restart(id: string): void {
     const rec = this.#get(id);
-    if ((rec.stalled === true) === stalled) return;
-    if (stalled) {
-      rec.lastSeen = this.#lastMsgTime(rec, this.clock.now());
-      rec.stalled = true;
-    } else delete rec.stalled;
+    const now = this.clock.now();
+    rec.startTime = now;
+    rec.firstMsgTime = now;
+    delete rec.silent;
+    this.#setConnected(rec, true);
+    this.#touch(rec);
+  }
+
+  setConfigVersion(id: string, version: string): void {
+    const rec = this.#get(id);
+    rec.configVersion = version;
     this.#touch(rec);
   }
 
@@ -161,19 +184,15 @@ export class SimFleet implements Fleet {
     this.#touch(rec);
   }
 
-  restart(id: string): void {
+  setSilent(id: string, lastMsgTime: number | null): void {
     const rec = this.#get(id);
-    const now = this.clock.now();
-    delete rec.stalled;
-    rec.startTime = now;
-    rec.firstMsgTime = now;
-    this.#setConnected(rec, true);
-    this.#touch(rec);
-  }
-
-  setConfigVersion(id: string, version: string): void {
-    const rec = this.#get(id);
-    rec.configVersion = version;
+    if (lastMsgTime === null) {
+      if (!rec.silent) return;
+      delete rec.silent;
+    } else {
+      rec.silent = true;
+      rec.lastSeen = lastMsgTime;
+    }
     this.#touch(rec);
   }
 
@@ -326,10 +345,12 @@ export class SimFleet implements Fleet {
     return { items: parts.join(','), count: parts.length, total: list.length };
   }
 
-  /** The wire JSON of GET /w/{id}/edge/metadata for one node. */
+  /**
+   * The wire JSON of GET /w/{id}/edge/metadata for one node. Rendered at each request, not kept: a node's metadata
+   * is asked for once per metadata interval (10 min by default), and 1.2 KB a node kept would be 300 MB at 250,000.
+   */
   metadataJson(rec: NodeRec, now: number): string {
-    rec.metaJson ??= renderMetadataTail(rec);
-    return `{"count":1,"items":[{"timestamp":${now},${rec.metaJson}]}`;
+    return `{"count":1,"items":[{"timestamp":${now},${renderMetadataTail(rec)}]}`;
   }
 
   /** `git` object of a group for `?fields=`; `localChanges` undefined leaves that key out. */
@@ -416,12 +437,11 @@ export class SimFleet implements Fleet {
 
   #touch(rec: NodeRec): void {
     delete rec.json;
-    delete rec.metaJson;
     this.#version++;
   }
 
   #lastMsgTime(rec: NodeRec, now: number): number {
-    if (rec.disconnected || rec.stalled === true) return rec.lastSeen;
+    if (rec.disconnected || rec.silent) return rec.lastSeen;
     if (now <= rec.firstMsgTime) return rec.firstMsgTime;
     return now - ((now - rec.firstMsgTime) % HEARTBEAT_PERIOD_MS);
   }
@@ -534,9 +554,10 @@ function groupNames(
   weights: readonly number[],
   count: number | undefined,
   prefix: string,
+  sizes: GroupSizes,
 ): [string[], number[]] {
   if (count === undefined || count === ids.length) return [[...ids], [...weights]];
   const out = ids.slice(0, count);
   for (let i = ids.length; i < count; i++) out.push(`${prefix}-${i + 1}`);
-  return [out, out.map(() => 1)];
+  return [out, out.map((_, i) => (sizes === 'varied' ? 1 / (i + 1) : 1))];
 }

@@ -8,7 +8,7 @@ import type { TokenAccess } from './auth.js';
 import type { PackSpec } from './config-store.js';
 import { faultsPatchSchema, formatIssues } from './faults.js';
 import type { ParsedFaultsPatch } from './faults.js';
-import type { ConfigVersionStyle, SimLeaderState } from './fleet-types.js';
+import type { ConfigVersionStyle, GroupSizes, SimLeaderState } from './fleet-types.js';
 import { routeName } from './route-names.js';
 import { invalidOutput } from '../endpoints/outputs/shapes.js';
 import { gitSchema } from '../endpoints/git-settings/scenario.js';
@@ -21,6 +21,16 @@ export class ScenarioError extends Error {
   override readonly name = 'ScenarioError';
 }
 
+/** A number of nodes, or a share of the fleet (`"3%"`, of `nodes` once the flags have given it). */
+export type NodeCount = number | `${number}%`;
+
+/** The number of nodes a NodeCount names in a fleet of `nodes` (a share rounded to the nearest node). */
+export function nodeCount(count: NodeCount | undefined, nodes: number): number {
+  if (count === undefined) return 0;
+  if (typeof count === 'number') return count;
+  return Math.round((Number(count.slice(0, -1)) / 100) * nodes);
+}
+
 /** Initial fleet settings of a scenario; command-line flags and options win over them. */
 export interface ScenarioFleet {
   nodes?: number;
@@ -31,13 +41,15 @@ export interface ScenarioFleet {
   /** How many nodes start in each non-healthy mode (picked deterministically). */
   health?: { unreachable?: number; slow?: number; standby?: number; shuttingDown?: number };
   /** How many nodes start disconnected. */
-  disconnected?: number;
+  disconnected?: NodeCount;
+  /** How many nodes start silent: connected, their last heartbeat 10 minutes before the start (Fleet.setSilent). */
+  silent?: NodeCount;
   /** How many nodes run their group's previous config version (config drift). */
-  drift?: number;
+  drift?: NodeCount;
   /** How many nodes restart when the simulator starts (startTime = start). */
   restarted?: number;
   /** How many Edge nodes start in each `nodeUpgradeStatus` state (the rest keep theirs). */
-  upgrades?: { active?: number; current?: number; failed?: number; skipped?: number };
+  upgrades?: { active?: NodeCount; current?: NodeCount; failed?: NodeCount; skipped?: NodeCount };
   /** Listing `status` values other than the health mode's, by how many nodes report them, e.g. {degraded: 2}. */
   statuses?: Record<string, number>;
   /** The leader's own state at start (/health and the whole control plane answer 420 unless healthy). */
@@ -52,6 +64,12 @@ export interface ScenarioFleet {
   sources?: number;
   /** Config versions as short commit hashes (default) or `1.0.N`. */
   configVersions?: ConfigVersionStyle;
+  /** Share of the nodes that are Edge nodes, 0 to 1 (default 0.35). */
+  edgeShare?: number;
+  /** `even` (default) or `varied`: beyond the three default groups of a product, the i-th weighs 1/i. */
+  groupSizes?: GroupSizes;
+  /** Cribl versions the nodes run, by weight (`{"4.19.0": 60, "4.18.2": 40}`), each node's drawn from the seed. */
+  criblVersions?: Record<string, number>;
 }
 
 /** Per-group settings of a scenario (`groups.<id>`). */
@@ -90,6 +108,14 @@ export interface Scenario {
 }
 
 const n = z.number().int().nonnegative();
+/** A count of nodes, or a share of the fleet such as "2.5%". */
+const count = z.union([
+  n,
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?%$/, { message: 'expected a number of nodes or a share such as "3%"' })
+    .refine((v) => Number(v.slice(0, -1)) <= 100, { message: 'a share is at most 100%' }) as z.ZodType<`${number}%`>,
+]);
 
 const access = z.enum(TOKEN_ACCESS as [TokenAccess, ...TokenAccess[]]);
 const deny = z.array(routeName).optional();
@@ -143,11 +169,17 @@ const scenarioSchema = z.strictObject({
           shuttingDown: n.optional(),
         })
         .optional(),
-      disconnected: n.optional(),
-      drift: n.optional(),
+      disconnected: count.optional(),
+      silent: count.optional(),
+      drift: count.optional(),
       restarted: n.optional(),
       upgrades: z
-        .strictObject({ active: n.optional(), current: n.optional(), failed: n.optional(), skipped: n.optional() })
+        .strictObject({
+          active: count.optional(),
+          current: count.optional(),
+          failed: count.optional(),
+          skipped: count.optional(),
+        })
         .optional(),
       statuses: z.record(z.string().min(1), n).optional(),
       leaderState: z.enum(['healthy', 'standby', 'shutting down']).optional(),
@@ -156,6 +188,18 @@ const scenarioSchema = z.strictObject({
       destinations: z.number().int().min(1).max(1_000_000).optional(),
       sources: n.max(1_000_000).optional(),
       configVersions: z.enum(['hash', 'semver']).optional(),
+      edgeShare: z.number().min(0).max(1).optional(),
+      groupSizes: z.enum(['even', 'varied']).optional(),
+      criblVersions: z
+        .record(z.string(), z.number().positive())
+        .superRefine((r, ctx) => {
+          if (Object.keys(r).length === 0) ctx.addIssue({ code: 'custom', message: 'at least one version' });
+          for (const v of Object.keys(r)) {
+            if (!/^\d+\.\d+\.\d+$/.test(v))
+              ctx.addIssue({ code: 'custom', path: [v], message: `expected a version such as "4.19.0", got "${v}"` });
+          }
+        })
+        .optional(),
     })
     .optional(),
   faults: faultsPatchSchema.default({}),
