@@ -38,7 +38,7 @@ export function suggestResources({ cpuCores, rssBytes, peakBytes }, rules = SIZI
  * largest size measured (past it, shard). Sizes without a steady window are left out.
  */
 export function sizingOf(run) {
-  const sizes = [...(run.results ?? [])]
+  const sizes = [...(run.results ?? []), ...(run.scale ?? []).map(scaleAsSize)]
     .filter((r) => r.steady?.exporterCpuCores !== undefined && r.steady?.rss !== undefined)
     .sort((a, b) => a.nodes - b.nodes)
     .map((r) => {
@@ -67,6 +67,15 @@ export function sizingOf(run) {
     sizes,
     shardAbove: sizes.at(-1)?.nodes,
   };
+}
+
+/**
+ * An Edge-heavy size (bench/scale.mjs: default flags, so its node detail level is auto's for the fleet) as a sizing
+ * size: its steady window, and as peak the larger of the window's maximum and the lifetime peak.
+ */
+function scaleAsSize(r) {
+  if (!r.steady) return r;
+  return { nodes: r.nodes, steady: { ...r.steady, peakRss: Math.max(r.steady.peakRss ?? 0, r.steady.rssMax ?? 0) } };
 }
 
 function round(x, digits) {
