@@ -502,7 +502,7 @@ describe('renderReport: kept sections, sizing and the size budget', () => {
     expect(md).toContain('| above 50,000 | shard:');
   });
 
-  it('takes the Edge-heavy sizes (bench/scale.mjs) into the sizing, their peak the larger of the window and lifetime', () => {
+  it('takes the Edge-heavy sizes (bench/scale.mjs) into the sizing, peak the larger of window and lifetime', () => {
     const steady = { exporterCpuCores: 0.27, rss: 600e6, rssMax: 720e6, peakRss: 750e6 };
     const s = sizingOf({ ...run, scale: [{ nodes: 250_000, steady }, { nodes: 100_000 }] });
     expect(s.sizes.map((x) => x.nodes)).toEqual([1000, 2000, 10_000, 50_000, 250_000]);
