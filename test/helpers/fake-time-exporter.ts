@@ -54,7 +54,12 @@ export interface FakeTimeExporter {
   app: App;
   /** Moves the clock `ms` forward in steps of `stepMs`, letting the I/O of each step complete. */
   runFor(ms: number, stepMs?: number): Promise<void>;
-  /** Waits until every request the exporter has in flight is inside the simulator (answered or held there). */
+  /**
+   * Waits until every request the exporter has in flight is inside the simulator (answered or held there) and no
+   * sleep on the clock was added or ended for 3 turns of the event loop: work that ends in a sleep (the next poll's
+   * pacing) has reached it. Without the second condition, a busy machine moved the clock on before some sleeps began,
+   * and a run's fake-time result depended on the machine's speed.
+   */
   settle(): Promise<void>;
   /** The /metrics samples now (with `only`, those of these metrics alone: a large fleet's body parses faster). */
   scrape(only?: readonly string[]): Promise<Sample[]>;
@@ -100,10 +105,13 @@ export async function startFakeTimeExporter(
   const inFlight = (): number => app.status().reduce((n, s) => n + s.budget.inFlight + s.budget.detached, 0);
   const settle = async (): Promise<void> => {
     let calm = 0;
+    let sleepers = -1;
     for (let i = 0; i < 20_000 && calm < 3; i++) {
       await new Promise<void>((r) => setImmediate(r));
       const inSims = [sim, ...(opts.more ?? [])].reduce((n, s) => n + s.stats().inFlight, 0);
-      calm = inFlight() === inSims ? calm + 1 : 0;
+      const now = clock.pending;
+      calm = inFlight() === inSims && now === sleepers ? calm + 1 : 0;
+      sleepers = now;
     }
   };
   return {
