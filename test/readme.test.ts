@@ -12,6 +12,7 @@ import { ROOT } from './deploy/prometheusrule.js';
 import { flagTable } from '../src/config/flags.js';
 import { createSelfMetrics } from '../src/telemetry/self-metrics.js';
 import { loadRuleGroups, RULE_FILES } from './deploy/prometheusrule.js';
+import { leftToFirstRun } from './helpers/repeat.js';
 
 // npm pack, npm install -g, npx, npm run demo: see TOOL_TIMEOUT_MS.
 toolTimeouts();
@@ -154,153 +155,153 @@ function commandsOf(section: string): string[] {
 // repository (its node_modules linked), into a global npm prefix of its own, against a simulated leader instead of
 // leader.example.com, and on a free port instead of 9864 (other exporters may run on this machine).
 // .ci/run sets CRIBL_TESTS_REPEAT on its second and third Node versions: these npm steps ran on the first.
-const REPEAT = process.env.CRIBL_TESTS_REPEAT === '1';
-if (REPEAT) console.warn('README install tests skipped: they ran on the first Node version of this CI run');
-
-describe.skipIf(REPEAT)('README: Install, then "Pointing it at a real leader", run as written', () => {
-  const readme = readFileSync(README, 'utf8');
-  const install = commandsOf(section(readme, 'Install'));
-  const step2 = commandsOf(section(readme, 'Pointing it at a real leader'));
-  const { name, version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    name: string;
-    version: string;
-  };
-  let dir: string;
-  let clone: string;
-  let env: NodeJS.ProcessEnv;
-  let sim: Simulator;
-  const children: ChildProcess[] = [];
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'readme-install-'));
-    clone = join(dir, 'clone');
-    const skip = /[/\\](node_modules|\.git|dist|artifacts|\.bench-tmp)$|\.tgz$/;
-    cpSync(ROOT, clone, { recursive: true, filter: (src) => !skip.test(src) });
-    symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
-    const prefix = join(dir, 'global');
-    env = {
-      ...process.env,
-      npm_config_prefix: prefix,
-      npm_config_audit: 'false',
-      npm_config_fund: 'false',
-      npm_config_update_notifier: 'false',
-      PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
+describe.skipIf(leftToFirstRun('README install tests', "npm's verdict"))(
+  'README: Install, then "Pointing it at a real leader", run as written',
+  () => {
+    const readme = readFileSync(README, 'utf8');
+    const install = commandsOf(section(readme, 'Install'));
+    const step2 = commandsOf(section(readme, 'Pointing it at a real leader'));
+    const { name, version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
     };
-    sim = await startSimulator({ nodes: 6, seed: 5 });
-  });
+    let dir: string;
+    let clone: string;
+    let env: NodeJS.ProcessEnv;
+    let sim: Simulator;
+    const children: ChildProcess[] = [];
 
-  afterAll(async () => {
-    for (const c of children) {
-      // The demo runs in its own process group (npm → node): end the whole group.
-      try {
-        process.kill(-c.pid!, 'SIGTERM');
-      } catch {
-        c.kill('SIGTERM');
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'readme-install-'));
+      clone = join(dir, 'clone');
+      const skip = /[/\\](node_modules|\.git|dist|artifacts|\.bench-tmp)$|\.tgz$/;
+      cpSync(ROOT, clone, { recursive: true, filter: (src) => !skip.test(src) });
+      symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+      const prefix = join(dir, 'global');
+      env = {
+        ...process.env,
+        npm_config_prefix: prefix,
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+        npm_config_update_notifier: 'false',
+        PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
+      };
+      sim = await startSimulator({ nodes: 6, seed: 5 });
+    });
+
+    afterAll(async () => {
+      for (const c of children) {
+        // The demo runs in its own process group (npm → node): end the whole group.
+        try {
+          process.kill(-c.pid!, 'SIGTERM');
+        } catch {
+          c.kill('SIGTERM');
+        }
       }
-    }
-    await sim?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-
-  // Asynchronous: the simulated leader runs in this process and must keep answering meanwhile.
-  const sh = (command: string, extra: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; out: string }> =>
-    new Promise((resolve) => {
-      const child = spawn('bash', ['-c', command], { cwd: clone, env: { ...env, ...extra } });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      child.on('close', (status) => resolve({ status, out }));
+      await sim?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-  it('shows the commands this test runs', () => {
-    expect(install).toEqual([
-      'npm pack',
-      `npm install -g ./${name}-${version}.tgz`,
-      'cribl-exporter --version',
-      `npx --yes ./${name}-${version}.tgz --version`,
-    ]);
-    expect(step2.map((c) => c.split(' ').slice(0, 2).join(' '))).toEqual([
-      "export CRIBL_TOKEN='…'",
-      'cribl-exporter check',
-      'cribl-exporter --leader.url',
-      'curl -s',
-    ]);
-  });
-
-  it('installs from the packed tarball, globally and with npx', async () => {
-    for (const command of install) {
-      const r = await sh(command);
-      expect(r.status, `${command}\n${r.out}`).toBe(0);
-      if (command.endsWith('--version')) expect(r.out).toContain(`cribl-exporter ${version} (Node.js`);
-    }
-    expect(existsSync(join(clone, `${name}-${version}.tgz`))).toBe(true);
-    // The README the package carries links to docs/: the package carries them too.
-    const installed = join(dir, 'global', 'lib', 'node_modules', name);
-    for (const doc of DOCS) expect(existsSync(join(installed, doc)), `${doc} in the installed package`).toBe(true);
-  });
-
-  it('runs `npm run build && node dist/cli.js --help` and `npm run demo` as the README says', async () => {
-    const dev = commandsOf(section(readme, 'Development'));
-    const help = dev.find((c) => c.includes('dist/cli.js --help'))!;
-    const r = await sh(help);
-    expect(r.status, r.out).toBe(0);
-    expect(r.out).toMatch(/^Usage: cribl-exporter \[command\] \[flags\]$/m);
-    const top = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-    expect(top).toMatch(/^npm ci && npm run demo /m);
-    // `npm ci` is CI's first step (it would replace the linked node_modules here); the demo is the second.
-    const demo = spawn('bash', ['-c', 'exec npm run demo'], {
-      cwd: clone,
-      env: { ...env, CRIBL_WEB_LISTEN_ADDRESS: '127.0.0.1:0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    children.push(demo);
-    const status = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      demo.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /Status page +(http:\/\/\S+\/)\n/.exec(out);
-        if (m) resolve(m[1]!);
+    // Asynchronous: the simulated leader runs in this process and must keep answering meanwhile.
+    const sh = (command: string, extra: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; out: string }> =>
+      new Promise((resolve) => {
+        const child = spawn('bash', ['-c', command], { cwd: clone, env: { ...env, ...extra } });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', (status) => resolve({ status, out }));
       });
-      demo.on('exit', (code) => reject(new Error(`npm run demo exited with ${code}: ${out}`)));
+
+    it('shows the commands this test runs', () => {
+      expect(install).toEqual([
+        'npm pack',
+        `npm install -g ./${name}-${version}.tgz`,
+        'cribl-exporter --version',
+        `npx --yes ./${name}-${version}.tgz --version`,
+      ]);
+      expect(step2.map((c) => c.split(' ').slice(0, 2).join(' '))).toEqual([
+        "export CRIBL_TOKEN='…'",
+        'cribl-exporter check',
+        'cribl-exporter --leader.url',
+        'curl -s',
+      ]);
     });
-    expect((await fetch(status)).status).toBe(200);
-    process.kill(-demo.pid!, 'SIGTERM');
-  });
 
-  it('checks the leader, runs the exporter against it and finds cribl_leader_up 1', async () => {
-    const leader = (c: string): string => c.replace('https://leader.example.com:9000/api/v1', sim.baseUrl);
-    const token = { CRIBL_TOKEN: sim.token };
-    expect(step2[0]).toBe("export CRIBL_TOKEN='…'");
-
-    const check = await sh(leader(step2[1]!), token);
-    expect(check.status, check.out).toBe(0);
-    expect(check.out).toMatch(/^no problem found, /m);
-
-    const child = spawn('bash', ['-c', `exec ${leader(step2[2]!)}`], {
-      cwd: clone,
-      env: { ...env, ...token, CRIBL_WEB_LISTEN_ADDRESS: '127.0.0.1:0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    it('installs from the packed tarball, globally and with npx', async () => {
+      for (const command of install) {
+        const r = await sh(command);
+        expect(r.status, `${command}\n${r.out}`).toBe(0);
+        if (command.endsWith('--version')) expect(r.out).toContain(`cribl-exporter ${version} (Node.js`);
+      }
+      expect(existsSync(join(clone, `${name}-${version}.tgz`))).toBe(true);
+      // The README the package carries links to docs/: the package carries them too.
+      const installed = join(dir, 'global', 'lib', 'node_modules', name);
+      for (const doc of DOCS) expect(existsSync(join(installed, doc)), `${doc} in the installed package`).toBe(true);
     });
-    children.push(child);
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /"url":"(http:\/\/[^"]+)\/metrics"/.exec(out);
-        if (m) resolve(m[1]!);
+
+    it('runs `npm run build && node dist/cli.js --help` and `npm run demo` as the README says', async () => {
+      const dev = commandsOf(section(readme, 'Development'));
+      const help = dev.find((c) => c.includes('dist/cli.js --help'))!;
+      const r = await sh(help);
+      expect(r.status, r.out).toBe(0);
+      expect(r.out).toMatch(/^Usage: cribl-exporter \[command\] \[flags\]$/m);
+      const top = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+      expect(top).toMatch(/^npm ci && npm run demo /m);
+      // `npm ci` is CI's first step (it would replace the linked node_modules here); the demo is the second.
+      const demo = spawn('bash', ['-c', 'exec npm run demo'], {
+        cwd: clone,
+        env: { ...env, CRIBL_WEB_LISTEN_ADDRESS: '127.0.0.1:0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
       });
-      child.on('exit', (code) => reject(new Error(`the exporter exited with ${code}: ${out}`)));
+      children.push(demo);
+      const status = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        demo.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /Status page +(http:\/\/\S+\/)\n/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        demo.on('exit', (code) => reject(new Error(`npm run demo exited with ${code}: ${out}`)));
+      });
+      expect((await fetch(status)).status).toBe(200);
+      process.kill(-demo.pid!, 'SIGTERM');
     });
-    const curl = step2[3]!.replace('localhost:9864', new URL(url).host);
-    let r = await sh(curl);
-    for (let i = 0; i < 200 && !/^cribl_leader_up 1$/m.test(r.out); i++) {
-      await new Promise((done) => setTimeout(done, 100));
-      r = await sh(curl);
-    }
-    expect(r.out).toMatch(/^cribl_leader_up 1$/m);
-  });
-});
+
+    it('checks the leader, runs the exporter against it and finds cribl_leader_up 1', async () => {
+      const leader = (c: string): string => c.replace('https://leader.example.com:9000/api/v1', sim.baseUrl);
+      const token = { CRIBL_TOKEN: sim.token };
+      expect(step2[0]).toBe("export CRIBL_TOKEN='…'");
+
+      const check = await sh(leader(step2[1]!), token);
+      expect(check.status, check.out).toBe(0);
+      expect(check.out).toMatch(/^no problem found, /m);
+
+      const child = spawn('bash', ['-c', `exec ${leader(step2[2]!)}`], {
+        cwd: clone,
+        env: { ...env, ...token, CRIBL_WEB_LISTEN_ADDRESS: '127.0.0.1:0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(child);
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /"url":"(http:\/\/[^"]+)\/metrics"/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.on('exit', (code) => reject(new Error(`the exporter exited with ${code}: ${out}`)));
+      });
+      const curl = step2[3]!.replace('localhost:9864', new URL(url).host);
+      let r = await sh(curl);
+      for (let i = 0; i < 200 && !/^cribl_leader_up 1$/m.test(r.out); i++) {
+        await new Promise((done) => setTimeout(done, 100));
+        r = await sh(curl);
+      }
+      expect(r.out).toMatch(/^cribl_leader_up 1$/m);
+    });
+  },
+);
 
 // The simulated leader's console examples (docs/simulator.md, which the README links to), run as written: the
 // simulate command, then its admin API with curl, on the port the simulator got instead of 9000.

@@ -55,10 +55,10 @@ export interface FakeTimeExporter {
   /** Moves the clock `ms` forward in steps of `stepMs`, letting the I/O of each step complete. */
   runFor(ms: number, stepMs?: number): Promise<void>;
   /**
-   * Waits until every request the exporter has in flight is inside the simulator (answered or held there) and no
-   * sleep on the clock was added or ended for 3 turns of the event loop: work that ends in a sleep (the next poll's
-   * pacing) has reached it. Without the second condition, a busy machine moved the clock on before some sleeps began,
-   * and a run's fake-time result depended on the machine's speed.
+   * Waits until every request the exporter has in flight is inside the simulator (answered or held there) and the
+   * number of sleeps on the clock stayed the same for 3 turns of the event loop: work that ends in a sleep (the next
+   * poll's pacing) has reached it. Without the second condition, a busy machine moved the clock on before some sleeps
+   * began, and a run's fake-time result depended on the machine's speed.
    */
   settle(): Promise<void>;
   /** The /metrics samples now (with `only`, those of these metrics alone: a large fleet's body parses faster). */
