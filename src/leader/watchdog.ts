@@ -1,64 +1,80 @@
 /**
  * Deadlines of the exchanges in flight (an exchange's headers, then its body's idle timeout, re-armed on every chunk;
- * a budget permit's deadline), each a timer of its own on the injected clock: undici's own timers cannot be driven by
- * tests. One shared timer for every deadline did not pay for itself (BENCHMARKS.md, "Mechanisms": watchdog).
+ * a budget permit's deadline), watched by one timer on the injected clock (undici's own timers cannot be driven by
+ * tests) instead of one timer, one AbortController and one abort listener per deadline: at 50,000 nodes that
+ * machinery cost more than a tenth of the exporter's steady CPU (BENCHMARKS.md, "Mechanisms": watchdog). The timer
+ * sleeps until the earliest deadline; a deadline pushed later is only a field update.
  */
 
 import type { Clock } from '@cribl-exporter/api/clock';
-import { sleepUntil } from '../util/timer.js';
+import { Alarm } from '../util/timer.js';
 
 /** One watched exchange. */
 export interface Watch {
+  /** Epoch ms at which `onExpire` runs unless re-armed or removed first. */
+  expiresAt: number;
   /** The duration last armed (for the timeout message). */
   phaseMs: number;
   readonly onExpire: (phaseMs: number) => void;
 }
 
-// Reason for cancelling our own timers: abort() without one builds a DOMException (with a stack) each time.
-const CANCELLED = new Error('deadline cancelled');
-
 export class Watchdog {
   readonly #clock: Clock;
-  readonly #timers = new Map<Watch, AbortController>();
+  readonly #watches = new Set<Watch>();
+  readonly #alarm: Alarm;
+  #expiring = false;
   #closed = false;
 
   constructor(clock: Clock) {
     this.#clock = clock;
+    this.#alarm = new Alarm(clock, () => this.#expire());
   }
 
   /** Watches a new exchange for `ms` from now. */
   add(ms: number, onExpire: (phaseMs: number) => void): Watch {
-    const w: Watch = { phaseMs: ms, onExpire };
-    this.arm(w, ms);
+    const w: Watch = { expiresAt: this.#clock.now() + ms, phaseMs: ms, onExpire };
+    this.#watches.add(w);
+    this.#ensure(w.expiresAt);
     return w;
   }
 
   /** Moves a watch's deadline to `ms` from now. */
   arm(w: Watch, ms: number): void {
-    this.remove(w);
-    if (this.#closed) return;
+    w.expiresAt = this.#clock.now() + ms;
     w.phaseMs = ms;
-    const timer = new AbortController();
-    this.#timers.set(w, timer);
-    sleepUntil(this.#clock, this.#clock.now() + ms, timer.signal).then(
-      () => {
-        if (this.#timers.get(w) !== timer) return;
-        this.#timers.delete(w);
-        w.onExpire(w.phaseMs);
-      },
-      () => undefined,
-    );
+    this.#ensure(w.expiresAt);
+  }
+
+  #ensure(at: number): void {
+    // Callbacks may add or re-arm watches: #expire accounts for them, no second timer.
+    if (!this.#closed && !this.#expiring) this.#alarm.set(at);
   }
 
   remove(w: Watch): void {
-    this.#timers.get(w)?.abort(CANCELLED);
-    this.#timers.delete(w);
+    this.#watches.delete(w);
   }
 
-  /** Stops every timer; watches still registered never expire. */
+  /** Stops the timer; watches still registered never expire. */
   close(): void {
     this.#closed = true;
-    for (const timer of this.#timers.values()) timer.abort(CANCELLED);
-    this.#timers.clear();
+    this.#alarm.cancel();
+  }
+
+  #expire(): void {
+    const now = this.#clock.now();
+    this.#expiring = true;
+    try {
+      for (const w of this.#watches) {
+        if (w.expiresAt <= now) {
+          this.#watches.delete(w);
+          w.onExpire(w.phaseMs);
+        }
+      }
+    } finally {
+      this.#expiring = false;
+    }
+    let next = Infinity;
+    for (const w of this.#watches) if (w.expiresAt < next) next = w.expiresAt;
+    if (next < Infinity) this.#ensure(next);
   }
 }

@@ -19,8 +19,9 @@ export async function sleepUntil(clock: Clock, atMs: number, signal?: AbortSigna
 const CANCELLED = new Error('timer cancelled');
 
 /**
- * One timer on the injected clock that calls `fire` by the earliest time asked of it: the budget's and the poller's
- * one timer for many wake-ups. A timer already set for the same or an earlier time is kept.
+ * One timer on the injected clock that calls `fire` by the earliest time asked of it: the budget's, the poller's
+ * and the watchdog's one timer for many wake-ups (a timer started and cancelled per request or per finished poll
+ * costs more than the work it wakes). A timer already set for the same or an earlier time is kept.
  */
 export class Alarm {
   readonly #clock: Clock;

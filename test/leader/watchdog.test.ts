@@ -52,6 +52,19 @@ describe('Watchdog', () => {
     expect(fired).toEqual(['early', 'rearmed', 'late']);
   });
 
+  it('watches added by an expiring callback are watched too', async () => {
+    const clock = new FakeClock();
+    const w = new Watchdog(clock);
+    const fired: number[] = [];
+    const t0 = clock.now();
+    w.add(100, () => {
+      fired.push(clock.now() - t0);
+      w.add(20, () => fired.push(clock.now() - t0));
+    });
+    await clock.advance(200);
+    expect(fired).toEqual([100, 120]);
+  });
+
   it('stops after close', async () => {
     const clock = new FakeClock();
     const w = new Watchdog(clock);
