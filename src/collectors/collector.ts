@@ -125,6 +125,12 @@ export interface RunContext<S> {
   /** Replaces the collector's facts of the groups named (groupKey); the others keep theirs. */
   setGroupFacts(facts: ReadonlyMap<string, unknown>): void;
   /**
+   * Replaces the collector's facts of the nodes named (NodeItem.key); the others keep theirs. Facts a node family
+   * reads belong on its node: a build compares them node by node (src/exposition/body/staleness.ts), where facts it
+   * reads through the node's group are compared as the group, whose change renders the family anew for every node.
+   */
+  setNodeFacts(facts: ReadonlyMap<string, unknown>): void;
+  /**
    * Sets one of the collector's own gauges (`gauges`); a gauge several collectors set (one declares it) reads the
    * largest of their values.
    */

@@ -32,7 +32,7 @@ export interface CollectorMetrics {
 
 export interface CollectorRunsOptions {
   client: LeaderClient;
-  store: Pick<LeaderSnapshot, 'groups' | 'nodes' | 'leader' | 'setLeaderFacts' | 'setGroupFacts'>;
+  store: Pick<LeaderSnapshot, 'groups' | 'nodes' | 'leader' | 'setLeaderFacts' | 'setGroupFacts' | 'setNodesFacts'>;
   clock: Clock;
   logger: Logger;
   settingsOf: (c: Collector) => unknown;
@@ -131,6 +131,7 @@ export class CollectorRuns {
       leaderFacts: () => store.leader().facts[c.name],
       setLeaderFacts: (facts) => store.setLeaderFacts(c.name, facts),
       setGroupFacts: (facts) => store.setGroupFacts(c.name, facts),
+      setNodeFacts: (facts) => store.setNodesFacts(c.name, facts),
       setGauge: (name, value) => {
         const by = this.#gauges.get(name) ?? new Map<string, number>();
         this.#gauges.set(name, by.set(c.name, value));
@@ -186,6 +187,7 @@ export class CollectorRuns {
       // What it read before the refusal is not current any more: its series go until it answers again.
       store.setLeaderFacts(c.name, undefined);
       store.setGroupFacts(c.name, new Map(store.groups().map((g) => [groupKey(g.product, g.id), undefined])));
+      store.setNodesFacts(c.name, new Map(store.nodes().map((n) => [n.key, undefined])));
       const fields = { collector: c.name, endpoint: off.endpoint, reason: off.reason };
       const what =
         off.reason === 'not_found'

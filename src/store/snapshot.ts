@@ -113,6 +113,20 @@ export class LeaderSnapshot {
     this.#changed();
   }
 
+  /** Replaces one collector's facts of the nodes named (by key), at once; unknown nodes are passed over. */
+  setNodesFacts(collector: string, facts: ReadonlyMap<string, unknown>): void {
+    let changed = false;
+    for (const [key, value] of facts) {
+      const prev = this.#nodes.get(key);
+      if (!prev) continue;
+      const next = withFacts(prev.facts, collector, value);
+      if (next === prev.facts) continue;
+      this.#nodes.set(key, { key, ident: prev.ident, facts: next });
+      changed = true;
+    }
+    if (changed) this.#changed();
+  }
+
   deleteNode(key: string): void {
     if (this.#nodes.delete(key)) this.#changed();
   }

@@ -1,11 +1,14 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { groupKey, type Collector, type GroupItem } from '../../src/collectors/collector.js';
+import { groupKey, type Collector, type GroupItem, type NodeItem } from '../../src/collectors/collector.js';
 import { dataflow } from '../../src/collectors/dataflow/index.js';
 import {
   connectorRows,
+  foldNode,
   growing,
   throughputFacts,
+  throughputNodeFacts,
+  type NodeFigures,
   type ThroughputFacts,
 } from '../../src/collectors/throughput/facts.js';
 import { SKIPPED, throughput } from '../../src/collectors/throughput/index.js';
@@ -169,6 +172,10 @@ function harness(answer: Answer, extra: Record<string, unknown> = {}) {
     { product: 'stream', id: 'default', facts: {} },
     { product: 'edge', id: 'fleet1', facts: {} },
   ]);
+  for (const nodeId of ['w1', 'w2']) {
+    store.putNode(nodeId, { product: 'stream', group: 'default', nodeId }, 'listing', {});
+  }
+  store.putNode('e1', { product: 'edge', group: 'fleet1', nodeId: 'e1' }, 'listing', {});
   const metrics = new Map<string, number>();
   const logs: string[] = [];
   const runs = new CollectorRuns({
@@ -191,7 +198,12 @@ function harness(answer: Answer, extra: Record<string, unknown> = {}) {
   };
   const facts = (id = 'default'): ThroughputFacts | undefined =>
     throughputFacts.of(store.group(id === 'fleet1' ? 'edge' : 'stream', id));
-  return { clock, client, bodies, store, metrics, logs, run, facts };
+  const node = (key: string): NodeItem | undefined => store.nodes().find((n) => n.key === key);
+  const nodeFacts = (key: string): NodeFigures | undefined => {
+    const n = node(key);
+    return n && throughputNodeFacts.of(n);
+  };
+  return { clock, client, bodies, store, metrics, logs, run, facts, node, nodeFacts };
 }
 
 const ok = (results: unknown[]): FakeAnswer => ({ status: 200, json: { results } });
@@ -258,8 +270,36 @@ describe('the throughput collector', () => {
       ['splunk_lb', { out_events: 120 }, { blocked: 1, pq_size: 4096 }],
       ['s3_archive', { out_events: 60, dropped_events: 4 }, { blocked: 0 }],
     ]);
-    expect(f.nodes.get('w1')).toMatchObject({ gauges: { free_mem: 2e9, load_avg: 1.5, heartbeat_lag: 0.2 } });
-    expect(f.nodes.get('w1')?.counters).toEqual({});
+    expect(h.nodeFacts('w1')).toMatchObject({ gauges: { free_mem: 2e9, load_avg: 1.5, heartbeat_lag: 0.2 } });
+    expect(h.nodeFacts('w1')?.counters).toEqual({});
+  });
+
+  describe('a Stream node’s figures after a window (foldNode)', () => {
+    const w = { earliestMs: 0, latestMs: 60_000, priming: false, skippedMs: 0 };
+    const seen: NodeFigures = { counters: { in_events: 5 }, gauges: { free_mem: 1 }, seenMs: T0 };
+    const silentOnce: NodeFigures = { ...seen, gauges: {} };
+    it.each<[string, NodeFigures | undefined, Record<string, number> | undefined, number, unknown]>([
+      ['first report', undefined, { in_events: 3, free_mem: 2 }, T0, { gauges: { free_mem: 2 }, seenMs: T0 }],
+      [
+        'reported again: counters add',
+        seen,
+        { in_events: 3, free_mem: 2 },
+        T0 + 60_000,
+        { counters: { in_events: 8 } },
+      ],
+      ['not reported: counters stay, gauges go', seen, undefined, T0 + 60_000, silentOnce],
+      ['never reported', undefined, undefined, T0, undefined],
+      ['silent for over an hour: forgotten', silentOnce, undefined, T0 + 3_600_001, undefined],
+    ])('%s', (_name, prev, values, now, want) => {
+      const got = foldNode(prev, values, w, now);
+      if (want === undefined) expect(got).toBeUndefined();
+      else expect(got).toMatchObject(want as object);
+    });
+
+    it('what a window left as it was stays the same (nothing of it to render again)', () => {
+      expect(foldNode(silentOnce, undefined, w, T0 + 120_000)).toBe(silentOnce);
+      expect(foldNode(seen, { free_mem: 3 }, w, T0 + 60_000)?.counters).toBe(seen.counters);
+    });
   });
 
   it('a source that stops reporting stays, flat; a gauge not reported goes', async () => {
@@ -278,7 +318,7 @@ describe('the throughput collector', () => {
     expect(f.destinations[0]?.gauges).toEqual({});
   });
 
-  it('renders the families with the group’s labels; the node’s from its group’s facts', async () => {
+  it('renders the families with the group’s labels; the node’s from its own facts', async () => {
     const h = harness(steady);
     await h.run(0);
     await h.run();
@@ -299,13 +339,13 @@ describe('the throughput collector', () => {
     );
     expect(text).not.toContain('cribl_destination_backpressure{');
     expect(text).toContain(`cribl_source_received_bytes_total{${base},source="syslog",type="syslog"} 1000\n`);
-    const node = renderNode(nodeItem({}, { nodeId: 'w1' }), '', g);
+    const node = renderNode(h.node('w1')!, '', g);
     expect(family(node, 'cribl_node_memory_free_bytes')).toBe(
       `cribl_node_memory_free_bytes{${base},node_id="w1"} 2000000000\n`,
     );
     expect(family(node, 'cribl_node_worker_process_heartbeat_lag_seconds')).toContain('} 0.2\n');
     expect(family(node, 'cribl_node_received_events_total')).toBe('');
-    expect(family(renderNode(nodeItem({}, { nodeId: 'w2' }), '', g), 'cribl_node_load_average')).toBe('');
+    expect(family(renderNode(h.node('w2')!, '', g), 'cribl_node_load_average')).toBe('');
     // Before any window (or while the collector is off): no series at all, never zeros.
     const empty: GroupItem = { product: 'stream', id: 'x', facts: {} };
     for (const f of throughput.families.group ?? []) expect(f.sample(empty, '', undefined)).toBe('');
@@ -339,7 +379,7 @@ describe('the throughput collector', () => {
     const aggs = (h.bodies[3]?.aggs as { aggregations: string[] }).aggregations;
     expect(aggs).toContain('sum("total.in_events").as("in_events")');
     await h.run();
-    expect(h.facts()?.nodes.get('w1')?.counters).toEqual({ in_events: 5, out_events: 4 });
+    expect(h.nodeFacts('w1')?.counters).toEqual({ in_events: 5, out_events: 4 });
   });
 
   it('after an outage catches up; beyond max-catch-up skips and counts the skipped seconds', async () => {
@@ -364,15 +404,17 @@ describe('the throughput collector', () => {
     expect(h.metrics.get(SKIPPED)).toBe(21 * 60 - 600);
   });
 
-  it('a 403 turns it off for the leader (its facts go); an answer again turns it on', async () => {
+  it('a 403 turns it off for the leader (its facts go, its nodes’ too); an answer again turns it on', async () => {
     let refuse = false;
     const h = harness((req, b) => (refuse ? { status: 403, json: {} } : steady(req, b)));
     await h.run(0);
     expect(h.facts()).toBeDefined();
+    expect(h.nodeFacts('w1')).toBeDefined();
     refuse = true;
     await h.run();
     expect(h.metrics.get('enabled:throughput')).toBe(0);
     expect(h.facts()).toBeUndefined();
+    expect(h.nodeFacts('w1')).toBeUndefined();
     expect(h.logs.join('')).toContain('POST /system/metrics/query');
     refuse = false;
     await h.run();

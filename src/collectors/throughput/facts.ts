@@ -1,5 +1,6 @@
 /**
- * What the throughput collector keeps of each group (its group facts) and of the leader (its windows), and how one
+ * What the throughput collector keeps of each group (its group facts), of each Stream node (its node facts: what the
+ * node families read, compared node by node when a body is built) and of the leader (its windows), and how one
  * answered window changes them: counters add the window's sums, gauges are the window's, the status page's view is
  * recomputed. Items are immutable: a window makes new ones.
  */
@@ -52,8 +53,6 @@ export interface ThroughputFacts {
   readonly totals?: Counters;
   readonly destinations: readonly ConnectorFacts[];
   readonly sources: readonly ConnectorFacts[];
-  /** By node id (the store's `__worker_node`). */
-  readonly nodes: ReadonlyMap<string, NodeFigures>;
   /** Group windows answered, oldest first (the sparkline's points). */
   readonly history: readonly ThroughputPoint[];
   /** What the status page reads (view.ts). */
@@ -68,7 +67,10 @@ export interface ThroughputLeaderFacts {
 
 export const throughputFacts = factsKey<ThroughputFacts>(NAME);
 
-export const EMPTY_FACTS: ThroughputFacts = { destinations: [], sources: [], nodes: new Map(), history: [] };
+/** The collector's facts of a Stream node. */
+export const throughputNodeFacts = factsKey<NodeFigures>(NAME);
+
+export const EMPTY_FACTS: ThroughputFacts = { destinations: [], sources: [], history: [] };
 
 /** Points of history kept (the last hour at the default interval). */
 export const HISTORY = 60;
@@ -143,26 +145,32 @@ export function foldConnectors(
   return out;
 }
 
-/** A group's nodes after a window of the node scope; nodes silent for an hour are forgotten. */
-export function foldNodes(
-  prev: ReadonlyMap<string, NodeFigures>,
-  rows: ReadonlyMap<string, Readonly<Record<string, number>>> | undefined,
+/**
+ * A node's figures after a window of the node scope (`values`: its row, if the window had one): the same object when
+ * nothing changed, undefined once it has been silent for an hour.
+ */
+export function foldNode(
+  prev: NodeFigures | undefined,
+  values: Readonly<Record<string, number>> | undefined,
   w: Planned,
   nowMs: number,
-): Map<string, NodeFigures> {
-  const out = new Map<string, NodeFigures>();
-  for (const [id, n] of prev) {
-    if (rows?.has(id) || nowMs - n.seenMs > NODE_FORGET_MS) continue;
-    out.set(id, { ...n, gauges: {} });
-  }
-  for (const [id, values] of rows ?? []) {
-    out.set(id, {
-      counters: addWindow(prev.get(id)?.counters, values, COUNTERS.node, w.priming),
+): NodeFigures | undefined {
+  if (values) {
+    const counters = addWindow(prev?.counters, values, COUNTERS.node, w.priming);
+    // Counters a window left as they were stay the same object: their families are not rendered again.
+    return {
+      counters: prev && sameCounters(prev.counters, counters) ? prev.counters : counters,
       gauges: gaugesOf(values, GAUGES.node),
       seenMs: nowMs,
-    });
+    };
   }
-  return out;
+  if (!prev || nowMs - prev.seenMs > NODE_FORGET_MS) return undefined;
+  return Object.keys(prev.gauges).length === 0 ? prev : { ...prev, gauges: {} };
+}
+
+function sameCounters(a: Counters, b: Counters): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }
 
 /** A group's totals after a window of the group scope, and the window's point of history. */

@@ -1,12 +1,12 @@
 /**
  * The throughput families: per group (its totals, its destinations and sources, labelled as cribl_*_health so that
- * they join), and per Stream node (read from its group's facts). Counters are what the windows summed since the
+ * they join), and per Stream node (its node facts). Counters are what the windows summed since the
  * collector's first window; gauges are the last window's. A figure the leader never reported is absent, not 0.
  */
 import { formatValue } from '../../format/escape.js';
-import type { GroupFamily, GroupItem, NodeFamily, NodeItem, NodeContext } from '../collector.js';
+import type { GroupFamily, GroupItem, NodeFamily, NodeItem } from '../collector.js';
 import { each, line, q } from '../sample.js';
-import { throughputFacts, type ConnectorFacts, type NodeFigures } from './facts.js';
+import { throughputFacts, throughputNodeFacts, type ConnectorFacts, type NodeFigures } from './facts.js';
 
 const groupCounter = (name: string, alias: string, what: string): GroupFamily => ({
   name,
@@ -146,8 +146,7 @@ export const GROUP_FAMILIES: readonly GroupFamily[] = [
   ),
 ];
 
-const figures = (n: NodeItem, c: NodeContext): NodeFigures | undefined =>
-  throughputFacts.of(c.group)?.nodes.get(n.ident.nodeId);
+const figures = (n: NodeItem): NodeFigures | undefined => throughputNodeFacts.of(n);
 
 const EDGE = ' Stream worker nodes only: Edge nodes are not split per node in the store (no series for them).';
 
@@ -162,8 +161,8 @@ function perNode(
     type,
     what: what + EDGE,
     labels: [],
-    sample: (n, base, c) => {
-      const f = figures(n, c);
+    sample: (n, base) => {
+      const f = figures(n);
       const v = f && read(f);
       return v === undefined ? '' : line(name, base, '', formatValue(v));
     },

@@ -10,16 +10,17 @@
 import { boolRow, durationRow, intervalRow } from '../../settings/table.js';
 import { formatDuration } from '@cribl-exporter/api/duration';
 import { MAX_SERIES, reportOverLimit } from '../dataflow/index.js';
-import { collector, groupKey, type GroupItem, type RunContext } from '../collector.js';
+import { collector, groupKey, type GroupItem, type NodeItem, type RunContext } from '../collector.js';
 import { GROUP_FAMILIES, NODE_FAMILIES } from './families.js';
 import {
   capConnectors,
   connectorRows,
   EMPTY_FACTS,
   foldConnectors,
-  foldNodes,
+  foldNode,
   foldTotals,
   throughputFacts,
+  throughputNodeFacts,
   viewOf,
   type ThroughputFacts,
   type ThroughputLeaderFacts,
@@ -45,14 +46,13 @@ function groupsById(groups: readonly GroupItem[]): Map<string, GroupItem> {
   return out;
 }
 
-/** Folds one scope's answer into every group's facts. */
+/** Folds one scope's answer (but the node scope's: foldNodes) into every group's facts. */
 function fold(
   facts: Map<string, ThroughputFacts>,
   groups: ReadonlyMap<string, GroupItem>,
   spec: QuerySpec,
   rows: readonly Row[],
   w: Planned,
-  nowMs: number,
 ): void {
   const factsOf = (g: GroupItem): ThroughputFacts => facts.get(groupKey(g.product, g.id)) ?? EMPTY_FACTS;
   const put = (g: GroupItem, f: ThroughputFacts) => facts.set(groupKey(g.product, g.id), f);
@@ -64,18 +64,7 @@ function fold(
       // A group the store has nothing of in this window keeps its counters flat (and no point of history).
       put(g, values ? { ...f, ...foldTotals(f, values, w) } : f);
     }
-  } else if (spec.scope === 'node') {
-    const byGroup = new Map<string, Map<string, Readonly<Record<string, number>>>>();
-    for (const r of rows) {
-      const [group = '', node = ''] = r.keys;
-      const m = byGroup.get(group) ?? new Map<string, Readonly<Record<string, number>>>();
-      byGroup.set(group, m.set(node, r.values));
-    }
-    for (const g of groups.values()) {
-      const f = factsOf(g);
-      put(g, { ...f, nodes: foldNodes(f.nodes, byGroup.get(g.id), w, nowMs) });
-    }
-  } else {
+  } else if (spec.scope !== 'node') {
     const byGroup = connectorRows(rows, spec);
     const kind = spec.scope;
     for (const g of groups.values()) {
@@ -83,6 +72,24 @@ function fold(
       const list = foldConnectors(g, kind === 'destination' ? f.destinations : f.sources, byGroup.get(g.id), kind, w);
       put(g, kind === 'destination' ? { ...f, destinations: list } : { ...f, sources: list });
     }
+  }
+}
+
+/** Folds the node scope's answer into the Stream nodes' facts: `out` gets those that changed, by node key. */
+function foldNodes(
+  out: Map<string, unknown>,
+  nodes: readonly NodeItem[],
+  rows: readonly Row[],
+  w: Planned,
+  nowMs: number,
+): void {
+  const byNode = new Map<string, Readonly<Record<string, number>>>();
+  for (const r of rows) byNode.set(`${r.keys[0] ?? ''}\u0000${r.keys[1] ?? ''}`, r.values);
+  for (const n of nodes) {
+    if (n.ident.product !== 'stream') continue;
+    const prev = throughputNodeFacts.of(n);
+    const next = foldNode(prev, byNode.get(`${n.ident.group}\u0000${n.ident.nodeId}`), w, nowMs);
+    if (next !== prev) out.set(n.key, next);
   }
 }
 
@@ -95,6 +102,7 @@ async function run(ctx: RunContext<Settings>): Promise<void> {
   const groups = groupsById(ctx.groups());
   const facts = new Map<string, ThroughputFacts>();
   for (const g of groups.values()) facts.set(groupKey(g.product, g.id), throughputFacts.of(g) ?? EMPTY_FACTS);
+  const nodeFacts = new Map<string, unknown>();
   let skippedMs = 0;
   let decodeError: string | undefined;
   let answered = false;
@@ -110,7 +118,8 @@ async function run(ctx: RunContext<Settings>): Promise<void> {
     answered = true;
     cursors[spec.scope] = w.latestMs;
     skippedMs = Math.max(skippedMs, w.skippedMs);
-    fold(facts, groups, spec, res.body, w, now);
+    if (spec.scope === 'node') foldNodes(nodeFacts, ctx.nodes(), res.body, w, now);
+    else fold(facts, groups, spec, res.body, w);
   }
   if (decodeError !== undefined && decodeError !== prev.decodeError) {
     ctx.logger.warn(
@@ -131,6 +140,7 @@ async function run(ctx: RunContext<Settings>): Promise<void> {
   const withViews = new Map<string, ThroughputFacts>();
   for (const [key, f] of capped.facts) withViews.set(key, { ...f, view: viewOf(f) });
   ctx.setGroupFacts(withViews);
+  ctx.setNodeFacts(nodeFacts);
   ctx.setLeaderFacts({
     cursors,
     ...(decodeError === undefined ? {} : { decodeError }),
