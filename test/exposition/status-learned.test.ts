@@ -2,25 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { createStatusPage } from '../../src/exposition/status/page.js';
 import type { BudgetState } from '../../src/leader/budget.js';
+import { budgetState } from '../helpers/budget.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
-const budget = (over: Partial<BudgetState>): BudgetState => ({
-  limit: 4,
-  maxConcurrency: 8,
-  inFlight: 0,
-  waiting: 0,
-  paused: false,
-  held: false,
-  pauseUntil: 0,
-  rate: 29,
-  maxRps: 188,
-  learnedRps: undefined,
-  detached: 0,
-  latencyMs: undefined,
-  baselineMs: undefined,
-  pausedMs: 0,
-  ...over,
-});
+const budget = (over: Partial<BudgetState>): BudgetState =>
+  budgetState({ limit: 4, rate: 29, maxRps: 188, latencyMs: undefined, baselineMs: undefined, ...over });
 
 async function pageWith(b: BudgetState, clock: FakeClock): Promise<string> {
   return createStatusPage({

@@ -7,10 +7,10 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Product } from '@cribl-exporter/api/products';
 import { detailFacts, type DetailFacts, type NodeDetail } from '../../src/collectors/detail.js';
-import type { BudgetState } from '../../src/leader/budget.js';
 import type { LeaderRequest, LeaderResult } from '../../src/leader/types.js';
 import type { DiscoveredNode, PollerOptions } from '../../src/polling/poller.js';
 import { rotationRate } from '../../src/polling/rate.js';
+import { budgetView } from '../helpers/budget.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { fakeLeaderClient } from '../helpers/fake-leader-client.js';
 import { fleet, MemorySnapshot, testPoller } from '../helpers/memory-snapshot.js';
@@ -171,26 +171,10 @@ describe('rotating health polls (basic, minimal)', () => {
 
   it('a product that goes from full to minimal leaves the rounds: an overrun in force is cleared', async () => {
     // One poll at a time, 50 ms each: 20 polls/s for 1,000 nodes every 10 s, below the pinned rate's need.
-    const state: BudgetState = {
-      limit: 8,
-      maxConcurrency: 8,
-      inFlight: 0,
-      waiting: 0,
-      paused: false,
-      held: false,
-      pauseUntil: 0,
-      rate: 20,
-      maxRps: 20,
-      learnedRps: undefined,
-      detached: 0,
-      latencyMs: 5,
-      baselineMs: 5,
-      pausedMs: 0,
-    };
     const t = setup(
       {
         maxOutstanding: 1,
-        budget: { state: () => state, capacityPerSecond: () => 20 },
+        budget: budgetView({ rate: 20, maxRps: 20 }),
         rate: { setting: 20, ceiling: 1000 },
       },
       50,

@@ -4,10 +4,9 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { BudgetState } from '../../src/leader/budget.js';
 import type { LeaderRequest, LeaderResult } from '../../src/leader/types.js';
-import type { BudgetView } from '../../src/polling/rounds.js';
 import { QUANTUM_MAX_POLLS, quantumFor, type PollerOptions } from '../../src/polling/poller.js';
+import { budgetView } from '../helpers/budget.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { fakeLeaderClient } from '../helpers/fake-leader-client.js';
 import { fleet, MemorySnapshot, testPoller } from '../helpers/memory-snapshot.js';
@@ -218,35 +217,6 @@ describe('per-node schedule', () => {
     await t.stop();
   });
 });
-
-/** A budget view whose state the test sets. */
-function budgetView(
-  over: Partial<BudgetState>,
-  capacity = Infinity,
-): BudgetView & { set(o: Partial<BudgetState>): void } {
-  let state: BudgetState = {
-    limit: 8,
-    maxConcurrency: 8,
-    inFlight: 0,
-    waiting: 0,
-    paused: false,
-    held: false,
-    pauseUntil: 0,
-    rate: 1000,
-    maxRps: 1000,
-    learnedRps: undefined,
-    detached: 0,
-    latencyMs: 5,
-    baselineMs: 5,
-    pausedMs: 0,
-    ...over,
-  };
-  return {
-    state: () => state,
-    capacityPerSecond: () => Math.min(state.rate, capacity),
-    set: (o) => (state = { ...state, ...o }),
-  };
-}
 
 describe('overrun: only the budget, and the log names the real cause', () => {
   /** One poll at a time (maxOutstanding 1), each taking `ms`: 1000 / ms polls per second at most. */
