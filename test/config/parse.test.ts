@@ -329,6 +329,17 @@ describe('errors name the setting in one line', () => {
     ],
     ['bad log format', { argv: [L, '--log.format=text'] }, '--log.format: "text" is not one of json, pretty'],
     [
+      'bad node detail level',
+      { argv: [L, '--edge.node-detail=bogus'] },
+      '--edge.node-detail: "bogus" is not one of auto, full, basic, minimal',
+    ],
+    [
+      'bad node detail level env',
+      { argv: [L], env: { CRIBL_STREAM_NODE_DETAIL: 'Full' } },
+      'CRIBL_STREAM_NODE_DETAIL: "Full" is not one of auto, full, basic, minimal',
+    ],
+    ['empty node detail level', { argv: [L, '--stream.node-detail='] }, '--stream.node-detail: must not be empty'],
+    [
       'bad env boolean',
       { argv: [L], env: { CRIBL_LEADER_INSECURE_SKIP_VERIFY: 'yes' } },
       'CRIBL_LEADER_INSECURE_SKIP_VERIFY: "yes" is not a boolean (use true or false)',
