@@ -138,6 +138,10 @@ onImageNode(repo);
 let sizes;
 let parts;
 let concurrency;
+// The sizes up to 50k measure every node's families, so each product's node detail is pinned to full (through the
+// environment, which builds older than that setting ignore): at auto a product of over 25,000 nodes is at basic,
+// whose rotating health polls cannot cover the fleet within the coverage deadline. --exporter-env overrides it.
+const PER_NODE_ENV = { CRIBL_EDGE_NODE_DETAIL: 'full', CRIBL_STREAM_NODE_DETAIL: 'full' };
 const exporterEnv = {};
 // The image's allocator and V8 settings (Dockerfile); --exporter-env overrides the variables.
 const { env: imageEnv, nodeFlags: imageNodeFlags } = imageSettings(repo);
@@ -276,7 +280,7 @@ async function explainCpu(n, { adminUrl, baseUrl, token, args, dir }) {
   await json('POST', `${adminUrl}/stats/reset`);
   const exp = children.fork(`exporter ${sizeLabel(n)}, profiled`, join(here, 'exporter.mjs'), args, {
     execArgv: [...imageNodeFlags, '--cpu-prof', '--cpu-prof-dir', profDir],
-    env: { ...imageEnv, ...exporterEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
+    env: { ...imageEnv, ...PER_NODE_ENV, ...exporterEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
   });
   const pid = exp.proc.pid;
   const t0 = performance.now();
@@ -423,7 +427,7 @@ async function runSize(n) {
   const t0 = performance.now();
   const exp = children.fork(`exporter ${label}`, join(here, 'exporter.mjs'), args, {
     execArgv,
-    env: { ...imageEnv, ...exporterEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
+    env: { ...imageEnv, ...PER_NODE_ENV, ...exporterEnv, CRIBL_LEADER_URL: baseUrl, CRIBL_TOKEN: token },
   });
   const firstDiscovery = exp
     .waitForLine(jsonLine('first discovery complete'), 600_000, 'first discovery')
