@@ -32,7 +32,6 @@ import { isCommitHash, sameCommit } from '../group-version/index.js';
 import { metadataFacts } from '../node-metadata/index.js';
 import { bit, failureInfo, gauge, gaugeOf, line, q, stateSet } from '../sample.js';
 import { formatDuration } from '@cribl-exporter/api/duration';
-import { Interner } from './intern.js';
 
 export const NAME = 'listing';
 
@@ -126,9 +125,6 @@ export function decodeWorkerEnvelope(json: unknown): WorkerEnvelope {
 /** Longest stretch of entry validation between two yields to the event loop. */
 const DECODE_SLICE_MS = 4;
 
-/** The listing's repeated strings, one copy each, for every leader's listing (strings are immutable). */
-const shared = new Interner();
-
 /** A listing entry as kept, or undefined when it is malformed (restarts are counted by `withRestarts`). */
 export function decodeWorker(entry: unknown): ListedNode | undefined {
   const w = listedWorkerSchema.safeParse(entry).data;
@@ -140,14 +136,14 @@ export function decodeWorker(entry: unknown): ListedNode | undefined {
     state !== undefined && Number.isInteger(state) && state >= 0 && state < UPGRADE_STATES.length ? state : undefined;
   return {
     id: w.id,
-    group: shared.of(w.group),
+    group: w.group,
     hostname: info.hostname,
-    version: shared.of(cribl.version),
-    platform: shared.of(info.platform),
-    arch: shared.of(info.architecture),
-    distMode: shared.of(cribl.distMode),
-    configVersion: shared.of(cribl.config.version),
-    status: shared.of(w.status),
+    version: cribl.version,
+    platform: info.platform,
+    arch: info.architecture,
+    distMode: cribl.distMode,
+    configVersion: cribl.config.version,
+    status: w.status,
     firstMsgTime: w.firstMsgTime,
     lastMsgTime: w.lastMsgTime,
     startTime: cribl.startTime,
