@@ -83,12 +83,16 @@ function foldNodes(
   w: Planned,
   nowMs: number,
 ): void {
-  const byNode = new Map<string, Readonly<Record<string, number>>>();
-  for (const r of rows) byNode.set(`${r.keys[0] ?? ''}\u0000${r.keys[1] ?? ''}`, r.values);
+  const byGroup = new Map<string, Map<string, Readonly<Record<string, number>>>>();
+  for (const r of rows) {
+    const [group = '', node = ''] = r.keys;
+    const m = byGroup.get(group) ?? new Map<string, Readonly<Record<string, number>>>();
+    byGroup.set(group, m.set(node, r.values));
+  }
   for (const n of nodes) {
     if (n.ident.product !== 'stream') continue;
     const prev = throughputNodeFacts.of(n);
-    const next = foldNode(prev, byNode.get(`${n.ident.group}\u0000${n.ident.nodeId}`), w, nowMs);
+    const next = foldNode(prev, byGroup.get(n.ident.group)?.get(n.ident.nodeId), w, nowMs);
     if (next !== prev) out.set(n.key, next);
   }
 }
