@@ -71,7 +71,7 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
         ],
       ]),
     );
-    // The throughput collector: counters, gauges and a node's figures, with hostile ids and types.
+    // The throughput collector: counters and gauges, with hostile ids and types (a node's figures: below).
     const conn = (id: string, type: string) => ({
       id,
       type,
@@ -88,16 +88,6 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
             totals: { in_events: 1e6, in_bytes: 2e9, out_events: 9e5, out_bytes: 1.9e9, dropped_events: 3 },
             destinations: [conn(HOSTILE[3]!, HOSTILE[2]!), conn('s3', 's3')],
             sources: [conn(HOSTILE[4]!, HOSTILE[7]!)],
-            nodes: new Map([
-              [
-                `${HOSTILE[1]!}-1`,
-                {
-                  counters: { in_events: 5, in_bytes: 50, out_events: 4, out_bytes: 40 },
-                  gauges: { free_mem: 4.2e9, load_avg: 1.25, heartbeat_lag: 0.4 },
-                  seenMs: 1,
-                },
-              ],
-            ]),
             history: [],
           },
         ],
@@ -166,6 +156,14 @@ async function realisticBody(format: 'text' | 'openmetrics' = 'text'): Promise<s
           },
         }),
       );
+      // The throughput collector's figures of a Stream node.
+      if (i === 1) {
+        s.setNodeFacts(id, 'throughput', {
+          counters: { in_events: 5, in_bytes: 50, out_events: 4, out_bytes: 40 },
+          gauges: { free_mem: 4.2e9, load_avg: 1.25, heartbeat_lag: 0.4 },
+          seenMs: 1,
+        });
+      }
     });
   });
   const body = testBody(leaders, { management, clock });
