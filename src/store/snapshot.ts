@@ -107,24 +107,24 @@ export class LeaderSnapshot {
 
   /** Replaces one collector's facts of a node; nothing for an unknown node. */
   setNodeFacts(key: string, collector: string, facts: unknown): void {
-    const prev = this.#nodes.get(key);
-    if (!prev) return;
-    this.#nodes.set(key, { key, ident: prev.ident, facts: withFacts(prev.facts, collector, facts) });
-    this.#changed();
+    if (this.#writeNodeFacts(key, collector, facts)) this.#changed();
   }
 
   /** Replaces one collector's facts of the nodes named (by key), at once; unknown nodes are passed over. */
   setNodesFacts(collector: string, facts: ReadonlyMap<string, unknown>): void {
     let changed = false;
-    for (const [key, value] of facts) {
-      const prev = this.#nodes.get(key);
-      if (!prev) continue;
-      const next = withFacts(prev.facts, collector, value);
-      if (next === prev.facts) continue;
-      this.#nodes.set(key, { key, ident: prev.ident, facts: next });
-      changed = true;
-    }
+    for (const [key, value] of facts) changed = this.#writeNodeFacts(key, collector, value) || changed;
     if (changed) this.#changed();
+  }
+
+  /** Whether the node is known and its facts changed. */
+  #writeNodeFacts(key: string, collector: string, facts: unknown): boolean {
+    const prev = this.#nodes.get(key);
+    if (!prev) return false;
+    const next = withFacts(prev.facts, collector, facts);
+    if (next === prev.facts) return false;
+    this.#nodes.set(key, { key, ident: prev.ident, facts: next });
+    return true;
   }
 
   deleteNode(key: string): void {
