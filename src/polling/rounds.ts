@@ -270,8 +270,9 @@ export class CycleMonitor {
       return {
         cause: 'slow_nodes',
         text:
-          `${slowNodes} nodes answer slower than --leader.timeout.headers, not at all, or not yet ` +
-          '(cribl_exporter_slow_nodes); the request budget is not the cause, raising --leader.max-rps will not help',
+          `${slowNodes === 1 ? '1 node answers' : `${slowNodes} nodes answer`} slower than --leader.timeout.headers, ` +
+          'not at all, or not yet (cribl_exporter_slow_nodes); the request budget is not the cause, raising ' +
+          '--leader.max-rps will not help',
         fields: { slowNodes },
       };
     }
@@ -282,8 +283,9 @@ export class CycleMonitor {
       return {
         cause: 'slow_nodes',
         text:
-          `${unsent} polls wait for a request slot, every one held by answers slow to come or to end (slow nodes, ` +
-          'bodies that drip); the request budget is not the cause, raising --leader.max-rps will not help',
+          `${unsent === 1 ? '1 poll waits' : `${unsent} polls wait`} for a request slot, every one held by ` +
+          'answers slow to come or to end (slow nodes, bodies that drip); the request budget is not the cause, ' +
+          'raising --leader.max-rps will not help',
         fields: { unsentPolls: unsent, waitingForSlot: queued },
       };
     }
