@@ -236,7 +236,9 @@ export const BUDGET = {
     parse: (r) => asInt(r, 1),
     kind: 'int',
     default: '8',
-    help: 'Most requests in flight to the leader at once (at least 1).',
+    help:
+      'Most requests in flight to the leader at once (at least 1). A node poll the leader only waits on (a slow ' +
+      'node, after 2 s) gives its slot back; up to twice this many such polls stay open beside them.',
   }),
   connectTimeoutMs: leader('timeout.connect', {
     parse: asDuration,

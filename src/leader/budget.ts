@@ -137,6 +137,13 @@ const LATENCY_CUT = 0.8;
 const DETACH_AFTER_MIN_MS = 2_000;
 const DETACH_AFTER_MEDIANS = 10;
 /**
+ * Slow requests given their slots back, at most, in windows (`maxConcurrency` each): what the leader holds open for
+ * nodes that do not answer. One window was not enough: with more timing-out nodes than that in flight (15 of a
+ * 300-node fleet, test/integration/starved-budget.test.ts), the rest kept their slots, a 429 then cut the window
+ * below them, and nothing was sent for seconds, until one timed out (13 healthy nodes' answers 1.5 rounds old).
+ */
+const DETACHED_WINDOWS = 2;
+/**
  * Lane requests (discovery's listings, the leader's own /health) that may be in flight beyond a window full of node
  * polls: whatever node polls hold (slow or dripping answers), the listing is sent. The collectors' reads have
  * priority but no lane: beyond the window they would take the starved fleet's share of the rate.
@@ -496,13 +503,13 @@ export class RequestBudget {
    * time the next one becomes slow, when some could still be detached.
    */
   #detachSlow(now: number): number | undefined {
-    if (this.#slow.size === 0 || this.#detached >= this.#maxConcurrency) return undefined;
+    if (this.#slow.size === 0 || this.#detached >= DETACHED_WINDOWS * this.#maxConcurrency) return undefined;
     const after = Math.max(DETACH_AFTER_MIN_MS, DETACH_AFTER_MEDIANS * (this.#latency.median ?? 0));
     let next: number | undefined;
     for (const h of this.#slow) {
       if (h.detached) continue;
       if (now - h.at >= after) {
-        if (this.#detached >= this.#maxConcurrency) return undefined;
+        if (this.#detached >= DETACHED_WINDOWS * this.#maxConcurrency) return undefined;
         h.detached = true;
         this.#detached++;
         this.#inFlight--;

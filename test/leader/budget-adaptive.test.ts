@@ -297,6 +297,33 @@ describe('RequestBudget slow host-context requests', () => {
     expect(budget.state().limit).toBe(9);
   });
 
+  it('more slow node requests than a window give their slots back too, up to two windows of them', async () => {
+    const { clock, budget } = setup({ maxRps: 1000, burst: 1000, maxConcurrency: 2, initialConcurrency: 2 });
+    const slow: Permit[] = [];
+    const acquireSlow = () =>
+      void budget.acquire({ detachable: true }).then((p) => {
+        if (p.granted) slow.push(p);
+      });
+    for (let i = 0; i < 6; i++) acquireSlow();
+    await clock.advance(0);
+    expect(slow).toHaveLength(2);
+    await clock.advance(2_000); // the first two detach, two more are sent
+    expect(slow).toHaveLength(4);
+    await clock.advance(2_000); // those two detach as well: a window's worth more than one window
+    expect(slow).toHaveLength(6);
+    expect(budget.state()).toMatchObject({ inFlight: 2, detached: 4 });
+    await clock.advance(2_000); // four detached is the most: the last two keep their slots
+    expect(budget.state()).toMatchObject({ inFlight: 2, detached: 4 });
+    let next = false;
+    void budget.acquire({ detachable: true }).then(() => (next = true));
+    await clock.advance(10_000);
+    expect(next).toBe(false);
+    slow[0]!.release('node_timeout');
+    await clock.advance(2_000);
+    expect(budget.state().detached).toBe(4);
+    expect(next).toBe(true);
+  });
+
   it('requests that cannot detach (discovery) keep their slot', async () => {
     const { clock, budget } = setup({ maxRps: 1000, burst: 1000, maxConcurrency: 1, initialConcurrency: 1 });
     await permit(budget);
