@@ -11,6 +11,7 @@ import { vi } from 'vitest';
 import type { AutoDetail } from '../../src/collectors/detail.js';
 import { startApp, type App } from '../../src/exporter/app.js';
 import { parseConfig } from '../../src/config/parse.js';
+import { slicedPaused } from '../../src/util/yield.js';
 import type { Schedule } from '../../src/polling/scheduler.js';
 import type { Simulator } from '@cribl-exporter/simulator';
 import type { FakeClock } from './fake-clock.js';
@@ -55,10 +56,13 @@ export interface FakeTimeExporter {
   /** Moves the clock `ms` forward in steps of `stepMs`, letting the I/O of each step complete. */
   runFor(ms: number, stepMs?: number): Promise<void>;
   /**
-   * Waits until every request the exporter has in flight is inside the simulator (answered or held there) and the
-   * number of sleeps on the clock stayed the same for 3 turns of the event loop: work that ends in a sleep (the next
-   * poll's pacing) has reached it. Without the second condition, a busy machine moved the clock on before some sleeps
-   * began, and a run's fake-time result depended on the machine's speed.
+   * Waits until every request the exporter has in flight is inside the simulator (answered or held there), no
+   * time-sliced loop is paused mid-way (src/util/yield.ts: a listing's decoding, applying it) and the number of sleeps
+   * on the clock stayed the same for 3 turns of the event loop: work that ends in a sleep (the next poll's pacing)
+   * has reached it. Without the second condition, a busy machine moved the clock on before some sleeps began, and a
+   * run's fake-time result depended on the machine's speed; without the time-sliced loops, a listing's decoding cut
+   * into several slices (its slices are real milliseconds) outlasted the 3 turns, and whether the clock moved on
+   * during the first discovery depended on the machine too (starved-budget.test.ts: two different runs by it).
    */
   settle(): Promise<void>;
   /** The /metrics samples now (with `only`, those of these metrics alone: a large fleet's body parses faster). */
@@ -110,7 +114,7 @@ export async function startFakeTimeExporter(
       await new Promise<void>((r) => setImmediate(r));
       const inSims = [sim, ...(opts.more ?? [])].reduce((n, s) => n + s.stats().inFlight, 0);
       const now = clock.pending;
-      calm = inFlight() === inSims && now === sleepers ? calm + 1 : 0;
+      calm = inFlight() === inSims && slicedPaused() === 0 && now === sleepers ? calm + 1 : 0;
       sleepers = now;
     }
   };
@@ -118,6 +122,8 @@ export async function startFakeTimeExporter(
     app,
     settle,
     async runFor(ms, stepMs = 10) {
+      // What ran since the last step (the app's start, the test's own requests) reaches its end before time moves.
+      await settle();
       const end = clock.now() + ms;
       while (clock.now() < end) {
         await clock.advance(Math.min(stepMs, end - clock.now()));
