@@ -84,6 +84,24 @@ const ANSWERS: [string, typeof GROUP_QUERY, unknown, Row[]][] = [
     },
     [{ keys: ['g', 'w1'], values: { heartbeat_lag: 4, free_mem: 200 } }],
   ],
+  [
+    'three buckets of a key between another key’s: an average is the mean of the buckets that had it',
+    nodeQuery(false),
+    {
+      results: [
+        { __worker_group: 'g', __worker_node: 'w1', starttime: 0, endtime: 30, free_mem: 100 },
+        { __worker_group: 'g', __worker_node: 'w2', starttime: 0, endtime: 30, free_mem: 7 },
+        { __worker_group: 'g', __worker_node: 'w1', starttime: 30, endtime: 60, free_mem: 300, load_avg: 1 },
+        { __worker_group: 'h', __worker_node: 'w1', starttime: 0, endtime: 30, load_avg: 9 },
+        { __worker_group: 'g', __worker_node: 'w1', starttime: 60, endtime: 90, free_mem: 500, load_avg: 3 },
+      ],
+    },
+    [
+      { keys: ['g', 'w1'], values: { free_mem: 300, load_avg: 2 } },
+      { keys: ['g', 'w2'], values: { free_mem: 7 } },
+      { keys: ['h', 'w1'], values: { load_avg: 9 } },
+    ],
+  ],
   ['an empty answer (what relative times get)', GROUP_QUERY, { results: [] }, []],
 ];
 

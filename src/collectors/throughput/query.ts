@@ -140,40 +140,64 @@ function envelopeProblem(json: unknown): string {
   return `expected {results: [...]}, got {${keys}}`;
 }
 
+/** A split value: a non-empty string (a row without one is a roll-up of the others). */
+const isKey = (v: unknown): v is string => typeof v === 'string' && v !== '';
+
 /**
  * The rows of an answer, one per key, roll-ups dropped; the buckets of a key (bucketed answers) merged by each
  * aggregation's rule (sum, max; avg: the mean of the buckets). Throws on an envelope that is not `{results: [...]}`.
+ *
+ * Allocates per row only what it returns (a node answer is a row per Stream node each window): its keys, its values,
+ * and an index entry under its first key; the bucket counts an average needs exist only for a key that repeats.
  */
 export function decodeRows(json: unknown, spec: QuerySpec): Row[] {
   const parsed = envelope.safeParse(json);
   if (!parsed.success) throw new Error(envelopeProblem(json));
-  const byKey = new Map<string, { keys: string[]; values: Record<string, number>; n: Record<string, number> }>();
+  const out: Row[] = [];
+  // Rows by their first key, then the others joined (no string built for the one or two keys of every query).
+  const index = new Map<string, Map<string, Row>>();
+  let buckets: Map<Row, Record<string, number>> | undefined;
   for (const raw of parsed.data.results) {
     if (typeof raw !== 'object' || raw === null) continue;
     const r = raw as Record<string, unknown>;
-    const keys: string[] = [];
-    for (const k of spec.splitBys) {
-      const v = r[k];
-      if (typeof v !== 'string' || v === '') break;
-      keys.push(v);
+    const keys = spec.splitBys.map((k) => r[k]);
+    if (keys.length === 0 || !keys.every(isKey)) continue;
+    const rest = keys.length === 2 ? (keys[1] as string) : keys.slice(1).join('\u0000');
+    let byRest = index.get(keys[0] as string);
+    if (!byRest) index.set(keys[0] as string, (byRest = new Map<string, Row>()));
+    const row = byRest.get(rest);
+    if (!row) {
+      const values: Record<string, number> = {};
+      for (const x of spec.measures) {
+        const v = r[x.alias];
+        if (typeof v === 'number' && Number.isFinite(v)) values[x.alias] = v;
+      }
+      const fresh: Row = { keys, values };
+      byRest.set(rest, fresh);
+      out.push(fresh);
+      continue;
     }
-    if (keys.length !== spec.splitBys.length) continue;
-    const id = keys.join('\u0000');
-    let acc = byKey.get(id);
-    if (!acc) byKey.set(id, (acc = { keys, values: {}, n: {} }));
+    buckets ??= new Map<Row, Record<string, number>>();
+    const values = row.values as Record<string, number>;
+    let n = buckets.get(row);
+    if (!n) {
+      n = {};
+      for (const a of Object.keys(values)) n[a] = 1;
+      buckets.set(row, n);
+    }
     for (const x of spec.measures) {
       const v = r[x.alias];
       if (typeof v !== 'number' || !Number.isFinite(v)) continue;
-      const prev = acc.values[x.alias];
-      const n = acc.n[x.alias] ?? 0;
-      acc.n[x.alias] = n + 1;
-      if (prev === undefined) acc.values[x.alias] = v;
-      else if (x.agg === 'sum') acc.values[x.alias] = prev + v;
-      else if (x.agg === 'max') acc.values[x.alias] = Math.max(prev, v);
-      else acc.values[x.alias] = prev + (v - prev) / (n + 1);
+      const prev = values[x.alias];
+      const count = n[x.alias] ?? 0;
+      n[x.alias] = count + 1;
+      if (prev === undefined) values[x.alias] = v;
+      else if (x.agg === 'sum') values[x.alias] = prev + v;
+      else if (x.agg === 'max') values[x.alias] = Math.max(prev, v);
+      else values[x.alias] = prev + (v - prev) / (count + 1);
     }
   }
-  return [...byKey.values()].map(({ keys, values }) => ({ keys, values }));
+  return out;
 }
 
 /** A connector as the store names it: `type:id`, or `type:id:transport`. */
