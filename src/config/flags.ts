@@ -238,7 +238,8 @@ export const BUDGET = {
     default: '8',
     help:
       'Most requests in flight to the leader at once (at least 1). A node poll the leader only waits on (a slow ' +
-      'node, after 2 s) gives its slot back; up to twice this many such polls stay open beside them.',
+      'node: in flight 10 times the median answer, at least 2 s) gives its slot back; up to twice this many such ' +
+      'polls stay open beside them.',
   }),
   connectTimeoutMs: leader('timeout.connect', {
     parse: asDuration,
