@@ -121,6 +121,8 @@ export interface RunContext<S> {
   nodes(): readonly NodeItem[];
   /** The collector's facts of the leader, as last written. */
   leaderFacts(): unknown;
+  /** The leader's item as the store holds it now: every collector's facts of it (the node detail levels: detail.ts). */
+  leader(): ScopeItem;
   setLeaderFacts(facts: unknown): void;
   /** Replaces the collector's facts of the groups named (groupKey); the others keep theirs. */
   setGroupFacts(facts: ReadonlyMap<string, unknown>): void;

@@ -129,6 +129,7 @@ export class CollectorRuns {
       groups: () => store.groups(),
       nodes: () => store.nodes(),
       leaderFacts: () => store.leader().facts[c.name],
+      leader: () => store.leader(),
       setLeaderFacts: (facts) => store.setLeaderFacts(c.name, facts),
       setGroupFacts: (facts) => store.setGroupFacts(c.name, facts),
       setNodeFacts: (facts) => store.setNodesFacts(c.name, facts),

@@ -1,3 +1,4 @@
+import type { AutoDetail } from '../../src/collectors/detail.js';
 import pino from 'pino';
 import { request } from 'undici';
 import { gunzipSync } from 'node:zlib';
@@ -34,6 +35,8 @@ export async function startTestExporter(
     bodyBuilder?: 'inline' | 'worker' | 'auto';
     /** @default silent */
     logger?: pino.Logger;
+    /** `auto` node detail's thresholds (small ones, for a test to cross). @default AUTO_DETAIL */
+    autoDetail?: AutoDetail;
   } = {},
 ): Promise<TestExporter> {
   const sched = manualSchedule();
@@ -68,6 +71,7 @@ export async function startTestExporter(
     schedule: sched.schedule,
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.bodyBuilder ? { bodyBuilder: opts.bodyBuilder } : {}),
+    ...(opts.autoDetail ? { autoDetail: opts.autoDetail } : {}),
   });
   return {
     app,

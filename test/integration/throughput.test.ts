@@ -2,7 +2,8 @@
  * Issue 48 against the simulated leader on a fake clock: every throughput counter equals the simulator's truth for
  * exactly the windows queried (no gap, no overlap), through a 3-minute outage of the metrics store (caught up) and
  * a 20-minute one (skipped and counted); every gauge equals the truth of the last window; a blocked destination
- * shows within three intervals; a 403 on the store leaves every other family exact and node polling untouched.
+ * shows within three intervals; a 403 on the store leaves every other family exact and node polling untouched; at
+ * Stream's basic node detail the node scope is not queried, and its figures come back primed with full.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -283,6 +284,74 @@ const OWNED = new RegExp(
   '^cribl_(group_(received|sent|dropped)_|destination_(sent|dropped|blocked|backpressure|pq_queue)|' +
     'source_(received|pq_queue)|node_(memory_free|load_average|worker_process_heartbeat|received|sent))',
 );
+
+describe("Stream's node detail level (--stream.node-detail, auto)", () => {
+  const nodeSeries = (samples: readonly Sample[]): Sample[] =>
+    samples.filter((x) => NODE_GAUGES.some(([name]) => name === x.name));
+  const queried = (sim: Simulator): number => sim.stats().requests['/system/metrics/query']?.['200'] ?? 0;
+
+  it('at basic the node scope is not queried: three queries an interval, no node figures, groups exact', async () => {
+    const r = await rig(['--stream.node-detail', 'basic']);
+    const from = end(T0);
+    await tick(r, 2);
+    const now = r.clock.now();
+    const samples = (await r.exp.scrape()).samples;
+    expect(nodeSeries(samples)).toEqual([]);
+    // Three runs (the first primes the windows), three queries each.
+    expect(queried(r.sim)).toBe(9);
+    for (const g of groupsOf(r.sim)) {
+      const c = counted(r.sim, g, [[from, end(now)]]);
+      for (const [name, k] of GROUP) expect(value(samples, name, { group: g }), `${g} ${name}`).toBe(c.totals[k]);
+    }
+  });
+
+  it('across auto’s threshold the node figures leave with the level and come back primed', async () => {
+    const clock = new FakeClock(T0);
+    const sim = await startSimulator({ nodes: 12, seed: 9, clock });
+    open.push(sim);
+    const stream = sim.fleet.size('stream');
+    const exp = await startTestExporter(sim, ['--throughput.per-node'], {
+      clock,
+      autoDetail: { fullUpTo: stream, basicUpTo: stream + 10 },
+    });
+    open.push({ close: () => exp.app.close() });
+    const interval = async (): Promise<Sample[]> => {
+      await clock.advance(INTERVAL);
+      await exp.run('discovery');
+      await exp.run('health');
+      await exp.run('throughput');
+      return (await exp.scrape()).samples;
+    };
+    await exp.run('discovery');
+    await exp.run('throughput');
+    let s = await interval();
+    const streamNodes = sim.fleet.nodes().filter((n) => n.product === 'stream');
+    expect(nodeSeries(s).length).toBe(streamNodes.length * NODE_GAUGES.length);
+    expect(queried(sim)).toBe(8);
+
+    // One more Stream node than full's threshold: Stream goes basic at the next discovery.
+    const extra = sim.fleet.addNode({ product: 'stream', group: streamNodes[0]!.group }).id;
+    s = await interval();
+    expect(nodeSeries(s)).toEqual([]);
+    expect(queried(sim)).toBe(11);
+
+    sim.fleet.removeNode(extra);
+    s = await interval();
+    // Back at full: the node scope primes again (its counters from 0, not the time it was off), its gauges those of
+    // the window just read.
+    expect(queried(sim)).toBe(15);
+    const now = clock.now();
+    for (const g of sim.fleet.groups('stream').map((x) => x.id)) {
+      const last = sim.throughput(g, end(now - INTERVAL), end(now))!;
+      for (const [id, truth] of Object.entries(last.nodes)) {
+        for (const [name, k] of NODE_GAUGES)
+          expect(value(s, name, { group: g, node_id: id }), `${id} ${name}`).toBe(truth[k]);
+        for (const [name] of NODE_COUNTERS) expect(value(s, name, { group: g, node_id: id }), `${id} ${name}`).toBe(0);
+      }
+    }
+    expect(nodeSeries(s).length).toBe(streamNodes.length * NODE_GAUGES.length);
+  });
+});
 
 describe('a 403 on POST /system/metrics/query', () => {
   it('turns the collector off alone: its families go, every other family exact, node polling untouched', async () => {

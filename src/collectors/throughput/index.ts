@@ -2,7 +2,8 @@
  * Data in motion, from the leader's metrics store (POST /system/metrics/query, docs/ARCHITECTURE.md step 4), every
  * --throughput.interval (`--[no-]collector.throughput`, on by default): events and bytes per group, destination and
  * source, drops, blocked destinations and backpressure, persistent queue sizes, and Stream nodes' memory, load and
- * heartbeat lag. Four queries a window whatever the fleet's size (one per scope, groups split in `splitBys`).
+ * heartbeat lag. Four queries a window whatever the fleet's size (one per scope, groups split in `splitBys`); three
+ * while Stream's node detail level is not `full` (the node scope's families are full-level ones).
  *
  * query.ts: the queries and their decoder; windows.ts: contiguous windows, catch-up and delta-to-cumulative;
  * facts.ts: what is kept per group and the status page's view (view.ts); families.ts: the families.
@@ -10,6 +11,7 @@
 import { boolRow, durationRow, intervalRow } from '../../settings/table.js';
 import { formatDuration } from '@cribl-exporter/api/duration';
 import { MAX_SERIES, reportOverLimit } from '../dataflow/index.js';
+import { detailFacts, exported, levelOf } from '../detail.js';
 import { collector, groupKey, type GroupItem, type NodeItem, type RunContext } from '../collector.js';
 import { GROUP_FAMILIES, NODE_FAMILIES } from './families.js';
 import {
@@ -25,7 +27,7 @@ import {
   type ThroughputFacts,
   type ThroughputLeaderFacts,
 } from './facts.js';
-import { GROUP_QUERY, metricsQuery, queries, type QuerySpec, type Row } from './query.js';
+import { GROUP_QUERY, metricsQuery, queries, type QuerySpec, type Row, type ScopeName } from './query.js';
 import { NAME } from './view.js';
 import { planWindow, type Planned, type WindowSettings } from './windows.js';
 
@@ -97,20 +99,44 @@ function foldNodes(
   }
 }
 
+/**
+ * Whether Stream's node detail level in force exports the node families (full-level ones, untagged). At `basic` and
+ * `minimal` no node series of this collector is exported, so the node scope is not queried: its answer is a row per
+ * Stream node each window (megabytes at tens of thousands of nodes), and its facts would be kept for nothing.
+ */
+const nodeScopeExported = (ctx: RunContext<Settings>): boolean =>
+  exported(levelOf(detailFacts.of(ctx.leader()), 'stream'), undefined);
+
+/**
+ * Leaves the node scope: every Stream node's figures go, and its cursor, so that the scope primes again when the
+ * level comes back to full (its counters count from 0 then, not the time it was off).
+ */
+function dropNodeScope(
+  cursors: Partial<Record<ScopeName, number>>,
+  nodes: readonly NodeItem[],
+  out: Map<string, unknown>,
+) {
+  delete cursors.node;
+  for (const n of nodes) if (throughputNodeFacts.of(n) !== undefined) out.set(n.key, undefined);
+}
+
 /** One window of every scope: each scope's query, its answer folded in; a failed one is tried at the next run. */
 async function run(ctx: RunContext<Settings>): Promise<void> {
   const s = ctx.settings;
   const now = ctx.clock.now();
   const prev = (ctx.leaderFacts() as ThroughputLeaderFacts | undefined) ?? { cursors: {} };
-  const cursors = { ...prev.cursors };
+  const cursors: Partial<Record<ScopeName, number>> = { ...prev.cursors };
+  const withNodes = nodeScopeExported(ctx);
   const groups = groupsById(ctx.groups());
   const facts = new Map<string, ThroughputFacts>();
   for (const g of groups.values()) facts.set(groupKey(g.product, g.id), throughputFacts.of(g) ?? EMPTY_FACTS);
   const nodeFacts = new Map<string, unknown>();
+  if (!withNodes) dropNodeScope(cursors, ctx.nodes(), nodeFacts);
   let skippedMs = 0;
   let decodeError: string | undefined;
   let answered = false;
   for (const spec of queries(s.perNode)) {
+    if (spec.scope === 'node' && !withNodes) continue;
     const w = planWindow(cursors[spec.scope], now, s);
     if (!w) continue;
     const res = await ctx.client.request(metricsQuery(spec, w, ctx.deadline, ctx.signal));
@@ -134,6 +160,7 @@ async function run(ctx: RunContext<Settings>): Promise<void> {
   }
   if (!answered && decodeError === undefined) {
     // Nothing answered (an outage, a refusal): the facts stay as they were; a refusal clears them (collector-runs).
+    ctx.setNodeFacts(nodeFacts);
     ctx.setLeaderFacts({ ...prev, cursors } satisfies ThroughputLeaderFacts);
     return;
   }
@@ -159,7 +186,8 @@ export const throughput = collector({
       true,
       'Read events, bytes, drops, blocked destinations, queue sizes and Stream nodes’ memory, load and heartbeat ' +
         'lag from the leader’s metrics store every --throughput.interval (cribl_group_sent_events_total, …): four ' +
-        'requests, whatever the number of groups.',
+        'requests, whatever the number of groups (three while Stream’s node detail level is not full: no node ' +
+        'figures).',
     ),
     intervalMs: intervalRow(
       'throughput.interval',
