@@ -5,7 +5,7 @@
 // settings; --node-arg adds or replaces a flag), waits until every node's first metadata fetch is done (as
 // `npm run bench` does; --wait S: S seconds from the listening line instead), then measures a window with a
 // gzip scrape every 15 s: the exporter's cores (and by thread), CPU per leader request answered (all its work: polls,
-// discovery, builds, scrapes), RSS, and the body builds in the window. With --profile, V8 CPU profiles of every thread land in
+// discovery, builds, scrapes), RSS and the main thread's V8 heap, and the body builds in the window. With --profile, V8 CPU profiles of every thread land in
 // DIR (bench/profile-summary.mjs reads them; the profiler itself costs about a fifth more CPU). With --ttfb, after the
 // window: rounds of 2 concurrent gzip scrapes as `npm run bench` makes them (12 s, 25 s from 20,000 nodes, at most 25 rounds), their time to
 // first byte and the longest event-loop gap meanwhile (the scrapes start builds of their own: not in the window).
@@ -143,6 +143,9 @@ console.log(
       .sort((a, b) => b - a),
     rssMB: Math.round(s1.rss / MB),
     peakRssMB: Math.round(s1.peakRss / MB),
+    // The main thread's V8 heap at the window's end (used, and reserved: what --heap-growing-percent keeps).
+    heapUsedMB: Math.round(s1.heapUsed / MB),
+    heapTotalMB: Math.round(s1.heapTotal / MB),
     builds: builds.map((b) => ({
       wallMs: Math.round(b.wallMs),
       loopMs: Math.round(b.activeMs),
