@@ -1,6 +1,6 @@
 // The exporter's steady state at one fleet size, for issue 17's CPU work (not part of `npm run bench`):
 //   node bench/steady-probe.mjs [--nodes 50000] [--window 60] [--profile DIR] [--node-arg=FLAG]... [--env K=V]... [--stdout FILE] [--wait S] [--gap-timer MS]
-//     [--ttfb]
+//     [--ttfb] [--memory]
 // Starts the simulator and the exporter as the benchmark does (bench/exporter.mjs, the image's flags and allocator
 // settings; --node-arg adds or replaces a flag), waits until every node's first metadata fetch is done (as
 // `npm run bench` does; --wait S: S seconds from the listening line instead), then measures a window with a
@@ -37,6 +37,7 @@ const { values: o } = parseArgs({
     'gap-timer': { type: 'string' },
     env: { type: 'string', multiple: true, default: [] },
     ttfb: { type: 'boolean', default: false },
+    memory: { type: 'boolean', default: false },
   },
 });
 const n = Number(o.nodes);
@@ -123,6 +124,17 @@ if (o.ttfb) {
   ttfb = { n: t.n, p50Ms: +t.p50.toFixed(1), p99Ms: +t.p99.toFixed(1), loopMaxGapMs: Math.round(loop.maxGapMs) };
 }
 const MB = 1e6;
+// --memory: after the window, a full GC (with --expose-gc on the exporter) and resident memory by mapping kind.
+let memory;
+if (o.memory) {
+  const h = await exp.call('heap', {});
+  memory = {
+    externalMB: Math.round(s1.external / MB),
+    arrayBuffersMB: Math.round(s1.arrayBuffers / MB),
+    afterGc: { rssMB: Math.round(h.mem.rss / MB), heapUsedMB: Math.round(h.mem.heapUsed / MB), heapTotalMB: Math.round(h.mem.heapTotal / MB) },
+    mappings: h.mappings,
+  };
+}
 console.log(
   JSON.stringify({
     nodes: n,
@@ -153,6 +165,7 @@ console.log(
       maxGapMs: Math.round(b.maxGapMs),
     })),
     ...(ttfb ? { ttfb } : {}),
+    ...(memory ? { memory } : {}),
   }),
 );
 await exp.stop();
