@@ -3,9 +3,9 @@
 // event loop was blocked, with the functions that filled them.
 //   node bench/profile-summary.mjs <file.cpuprofile> [--top 25] [--from S] [--to S] [--blocks 5]
 // dist/ is minified (scripts/bundle.mjs), so its functions show as `#y dist/chunk-….js`: for src/'s names, profile
-// an unminified bundle (a copy of scripts/bundle.mjs with `minify: false`, run with `--outdir $PWD/xpdist`):
-// `--exporter-env BENCH_DIST=$PWD/xpdist` for bench/run.mjs, `--env BENCH_DIST=$PWD/xpdist` for steady-probe.mjs.
-// tsc's build/ cannot stand in for dist/: it has no commands.js (the commands are src/commands/, one module each).
+// an unminified bundle (`node scripts/bundle.mjs --unminified --outdir $PWD/xpdist`): `--exporter-env
+// BENCH_DIST=$PWD/xpdist` for bench/run.mjs, `--env BENCH_DIST=$PWD/xpdist` for steady-probe.mjs. tsc's build/ cannot
+// stand in for dist/: it has no commands.js (the commands are src/commands/, one module each).
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

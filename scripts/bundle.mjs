@@ -1,5 +1,5 @@
 // dist/: the exporter as it ships (npm package, image), bundled and minified by esbuild from src/.
-//   node scripts/bundle.mjs [--outdir DIR]
+//   node scripts/bundle.mjs [--outdir DIR] [--unminified]   (--unminified: src/'s names in a CPU profile)
 // Why a bundle (issue 17; bench/notes-gc.md at 19e074a^, eleventh round): V8 keeps every loaded module's source text in the heap
 // and each CommonJS module its wrapper, and a bundler keeps only the parts of zod that are used (src/ imports it as a
 // namespace for that). Idle with the image's flags (bench/base-mem.mjs at 19e074a^, 0 nodes), against tsc's one file per module:
@@ -18,7 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { outdir: { type: 'string', default: join(root, 'dist') } } });
+const { values } = parseArgs({
+  options: { outdir: { type: 'string', default: join(root, 'dist') }, unminified: { type: 'boolean', default: false } },
+});
 
 /** Entry points: `out` is the path under dist/ (without .js). */
 const ENTRIES = [
@@ -41,7 +43,7 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.18',
-  minify: true,
+  minify: !values.unminified,
   sourcemap: 'linked',
   // The maps name src/'s files and lines; the sources themselves are in the repository, not in every package.
   sourcesContent: false,
